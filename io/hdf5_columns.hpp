@@ -1,0 +1,96 @@
+#pragma once
+// A small RAII layer over the serial HDF5 C API for column files (DESIGN.md §3):
+// every dataset is 1-D, chunked, shuffle+deflate and extendible, so h5py/pandas read
+// it without our code. Every HDF5 failure becomes an hpc::Error naming the file and
+// the object. Serial HDF5 is not thread-safe: callers keep one thread per file.
+//
+// Column element types: uint8_t, uint32_t, int32_t, uint64_t, float, double and
+// std::string (stored as variable-length UTF-8).
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hpc::h5 {
+
+// Owns one hid_t and closes it with the matching H5*close function.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer close) : id_(id), close_(close) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
+  Handle& operator=(Handle&& other) noexcept;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  void reset();
+  // Closes now and reports failure (a destructor cannot); used where the close
+  // is the moment data reaches the disk.
+  herr_t close_checked();
+
+ private:
+  hid_t id_ = -1;
+  Closer close_ = nullptr;
+};
+
+enum class Mode { kCreate, kReadOnly, kReadWrite };
+
+// An open HDF5 file. Object paths are relative to the root ("hits/query", "db").
+class File {
+ public:
+  // kCreate truncates; errors read "cannot create <path>: <reason>" / "cannot open ...".
+  File(const std::string& path, Mode mode);
+  File(File&&) = default;
+  File& operator=(File&&) = default;
+
+  hid_t id() const { return file_.get(); }
+  const std::string& path() const { return path_; }
+  bool is_open() const { return file_.valid(); }
+  void flush();
+  void close();  // throws if HDF5 cannot write out what it holds
+
+  bool exists(const std::string& object_path) const;  // every component checked
+  // Creates every missing group along `group_path` ("staging/hits"); returns the last.
+  Handle create_groups(const std::string& group_path);
+
+ private:
+  Handle file_;
+  std::string path_;
+};
+
+// Chunk length for a column: 64Ki elements, or fewer when the caller knows the data is tiny.
+constexpr size_t kDefaultChunk = 64 * 1024;
+constexpr int kDeflateLevel = 4;
+
+// Creates an empty extendible column (parent groups created as needed).
+template <class T>
+void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk);
+template <class T>
+void append(File& file, const std::string& path, const std::vector<T>& values);
+// create_column + append, with a chunk no larger than the data.
+template <class T>
+void write_column(File& file, const std::string& path, const std::vector<T>& values,
+                  size_t max_chunk = kDefaultChunk);
+// The whole column in one read (HDF5 converts stored numeric types to T).
+template <class T>
+std::vector<T> read_all(const File& file, const std::string& path);
+uint64_t column_length(const File& file, const std::string& path);
+
+// Attributes on any object ("" or "/" is the root). Setting replaces an existing one.
+void set_attribute(File& file, const std::string& object, const std::string& name, const std::string& value);
+void set_attribute(File& file, const std::string& object, const std::string& name, int64_t value);
+void set_attribute(File& file, const std::string& object, const std::string& name, double value);
+bool has_attribute(const File& file, const std::string& object, const std::string& name);
+std::string read_string_attribute(const File& file, const std::string& object, const std::string& name);
+int64_t read_int_attribute(const File& file, const std::string& object, const std::string& name);
+double read_double_attribute(const File& file, const std::string& object, const std::string& name);
+
+// True when `path` is a readable file that starts with the HDF5 signature.
+bool is_hdf5(const std::string& path);
+
+}  // namespace hpc::h5

@@ -1,0 +1,61 @@
+#pragma once
+// HDF5 result sink (rank 0 only; serial HDF5). Layout (DESIGN.md §3):
+//   attributes on '/': program, version, command_line, workload, matrix, gap_open,
+//     gap_extend, backend, db_sequences, db_residues, tile sizes, start_time, end_time,
+//     status ("incomplete" until finish() succeeds, then "complete")
+//   /queries/{id,length}  /targets/{id,length}
+//   /hits/{query,target,score,bits,evalue,qstart,qend,tstart,tend,identity,cigar}
+//     query/target are indices into /queries and /targets; coordinates 1-based inclusive.
+//   /staging/hits/... the same columns plus 'tile': rows of finished tiles, appended as they
+//     land; finish() turns them into the final sorted /hits.
+//   /tiles/{id,status}: the ledger of finished tiles (written in the same flush as their rows).
+// Every dataset is 1-D, chunked, shuffle+deflate, extendible: readable by h5py/pandas.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/core/alignment.hpp"
+#include "src/core/sequence.hpp"
+
+namespace hpc {
+
+class ResultFile {
+ public:
+  // Creates (truncates) `path`, status "incomplete". Throws hpc::Error naming the path
+  // if it cannot be created.
+  explicit ResultFile(const std::string& path);
+  ~ResultFile();
+  ResultFile(const ResultFile&) = delete;
+  ResultFile& operator=(const ResultFile&) = delete;
+
+  void set_attribute(const std::string& name, const std::string& value);
+  void set_attribute(const std::string& name, int64_t value);
+  void set_attribute(const std::string& name, double value);
+
+  // group: "queries" or "targets".
+  void write_sequences(const std::string& group, const SequenceSet& seqs);
+  // Appends one finished tile: its rows to /staging/hits and its id to /tiles, then flushes.
+  void append_tile(uint32_t tile_id, const std::vector<Hit>& hits);
+  // Writes /hits (already final: sorted and cut by the caller), sets end_time and status
+  // "complete", flushes and closes.
+  void finish(const std::vector<Hit>& final_hits);
+  const std::string& path() const { return path_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+};
+
+// Read side (view, tests, merge).
+struct HitTable {
+  std::vector<std::string> query_ids, target_ids;
+  std::vector<uint32_t> query_lengths, target_lengths;
+  std::vector<Hit> hits;
+  std::string status;  // "complete" / "incomplete"
+};
+HitTable read_hit_table(const std::string& path, const std::string& group = "hits");
+std::string read_string_attribute(const std::string& path, const std::string& name);
+
+}  // namespace hpc

@@ -1,0 +1,58 @@
+// Generic backend factory: picks CPU or CUDA behind the one SearchBackend interface.
+#include "kernels/backend.hpp"
+
+#include "kernels/cpu/cpu_backend.hpp"
+#include "src/core/error.hpp"
+#ifdef HPCALIGN_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
+
+namespace hpc {
+
+BackendKind parse_backend_kind(const std::string& s) {
+  if (s == "auto") return BackendKind::Auto;
+  if (s == "cpu") return BackendKind::Cpu;
+  if (s == "cuda") return BackendKind::Cuda;
+  throw Error("unknown backend '" + s + "' (expected auto, cpu or cuda)");
+}
+
+bool cuda_available() {
+#ifdef HPCALIGN_HAVE_CUDA
+  return cuda_device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+static BackendKind resolve(BackendKind kind) {
+  if (kind == BackendKind::Auto) return cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
+  if (kind == BackendKind::Cuda && !cuda_available()) {
+#ifdef HPCALIGN_HAVE_CUDA
+    throw Error("--backend cuda: no CUDA GPU is visible to this process (check CUDA_VISIBLE_DEVICES and the driver)");
+#else
+    throw Error("--backend cuda: this hpcalign was built without CUDA support (no CUDA compiler at configure time)");
+#endif
+  }
+  return kind;
+}
+
+int backend_device_count(BackendKind kind) {
+#ifdef HPCALIGN_HAVE_CUDA
+  if (resolve(kind) == BackendKind::Cuda) return cuda_device_count();
+#else
+  resolve(kind);
+#endif
+  return 1;
+}
+
+std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads) {
+#ifdef HPCALIGN_HAVE_CUDA
+  if (resolve(kind) == BackendKind::Cuda) return make_cuda_search_backend(device);
+#else
+  resolve(kind);
+  (void)device;
+#endif
+  return make_cpu_search_backend(threads);
+}
+
+}  // namespace hpc

@@ -1,0 +1,74 @@
+#pragma once
+// The backend interface: what executes one tile. CPU and CUDA implement it with
+// identical scores; the scheduler never knows which one it drives.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/database.hpp"
+#include "src/core/alignment.hpp"
+#include "src/core/scoring.hpp"
+#include "src/core/sequence.hpp"
+#include "src/plan/tile.hpp"
+
+namespace hpc {
+
+// What the planner needs to size tiles (DESIGN.md "Occupancy formulas").
+struct DeviceCapacity {
+  std::string name;               // "cpu (16 threads, avx2)" / "NVIDIA H100 80GB HBM3"
+  int compute_units = 1;          // threads, or SMs
+  int resident_per_unit = 1;      // alignments in flight per unit: SIMD lanes, or the occupancy
+                                  // formula B x threads_per_block / lanes_per_alignment
+  uint64_t memory_bytes = 0;      // memory free for tiles after the database and profiles
+  uint64_t concurrent() const { return uint64_t(compute_units) * uint64_t(resident_per_unit); }
+};
+
+struct SearchSetup {
+  const SequenceSet* queries = nullptr;
+  const Database* db = nullptr;
+  ScoreMatrix matrix;
+  GapCosts gaps;
+  uint32_t max_hits = 10;  // per query per tile: the top-k kept
+};
+
+struct ScoredTarget {
+  int32_t score;
+  uint32_t target;  // index in db->seqs (file order)
+};
+// Top-k order: score descending, then target index ascending (deterministic across tilings).
+inline bool scored_target_order(const ScoredTarget& a, const ScoredTarget& b) {
+  return a.score != b.score ? a.score > b.score : a.target < b.target;
+}
+
+struct AlignRequest {
+  uint32_t query;
+  uint32_t target;
+};
+
+class SearchBackend {
+ public:
+  virtual ~SearchBackend() = default;
+  virtual std::string name() const = 0;
+  virtual DeviceCapacity capacity() const = 0;
+  // Called once per run before any tile: upload the database, build profiles.
+  virtual void prepare(const SearchSetup& setup) = 0;
+  // For each query of the tile (in tile.queries order), its top max_hits targets of
+  // the tile's partition with score > 0, in scored_target_order. Exact scores.
+  virtual std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) = 0;
+  // Local alignments (coordinates + CIGAR) of the given pairs, following the tie rule of
+  // src/align/reference.hpp.
+  virtual std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) = 0;
+};
+
+enum class BackendKind { Auto, Cpu, Cuda };
+BackendKind parse_backend_kind(const std::string& s);  // throws hpc::Error
+// How many independent backend instances this process can drive (GPUs visible, or 1 for CPU).
+int backend_device_count(BackendKind kind);
+// Instance `device` (0-based). CPU: `threads` worker threads (0 = all cores).
+// Throws hpc::Error with a clear message when the kind is unavailable (e.g. cuda without a GPU).
+std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads);
+// True when this binary was built with CUDA and a GPU is visible.
+bool cuda_available();
+
+}  // namespace hpc

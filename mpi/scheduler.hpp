@@ -1,0 +1,64 @@
+#pragma once
+// Tile scheduling: dynamic self-scheduling, largest tile first (LPT), like hmmsearch --mpi.
+// The same master logic runs over MPI (rank 0 master, ranks 1.. workers, one per GPU) or
+// over threads in one process (one worker per GPU, or one CPU worker).
+//
+// A workload provides a Worker per worker (owning its backend) and a handler that the
+// master calls for every finished tile, in completion order, on the master's thread only
+// (so the HDF5 sink needs no locking).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "src/plan/tile.hpp"
+
+namespace hpc {
+
+class TileWorker {
+ public:
+  virtual ~TileWorker() = default;
+  virtual DeviceCapacity capacity() const = 0;
+  // Executes one tile and returns its result as bytes (src/core/wire.hpp).
+  virtual std::string run(const Tile& tile) = 0;
+};
+
+struct SchedulerHooks {
+  // Creates the worker for `worker_index`. `device_slot` is the worker index locally and
+  // the node-local rank under MPI; the workload maps it onto its devices (modulo count).
+  std::function<std::unique_ptr<TileWorker>(int worker_index, int device_slot)> make_worker;
+  // Called once on the master with every worker's capacity; returns the tiles to run.
+  std::function<std::vector<Tile>(const std::vector<DeviceCapacity>&)> plan;
+  // Called on the master for each finished tile.
+  std::function<void(const Tile&, const std::string& result)> on_result;
+};
+
+// MPI context: whether this process was started by mpirun/srun, its rank and size.
+struct MpiContext {
+  bool active = false;
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+  bool is_master() const { return rank == 0; }
+};
+// Initialises MPI when launched under mpirun/srun (detected from the environment), so a
+// plain `hpcalign ...` never needs an MPI runtime. Safe to call once per process.
+MpiContext mpi_start(int* argc, char*** argv);
+void mpi_stop(const MpiContext& ctx);
+// Aborts every rank (used when the master fails mid-run).
+[[noreturn]] void mpi_abort(const MpiContext& ctx, int code);
+
+// Runs all tiles. Local: `workers` threads (device slots 0..workers-1).
+// MPI (ctx.active && size > 1): rank 0 masters, the other ranks work (device slot = local
+// rank). Errors on a worker reach the master, which throws hpc::Error naming the tile and
+// the worker; the caller then aborts the other ranks.
+void run_tiles_local(int workers, const SchedulerHooks& hooks);
+void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks);
+
+// Wire format of a Tile (for MPI).
+std::string encode_tile(const Tile& t);
+Tile decode_tile(const std::string& bytes);
+
+}  // namespace hpc

@@ -1,0 +1,15 @@
+#pragma once
+// One function per subcommand; each parses its own options (Boost.Program_options)
+// and returns the exit code. Usage errors exit 2, run errors 1.
+#include <string>
+#include <vector>
+
+#include "mpi/scheduler.hpp"
+
+namespace hpc::cli {
+
+int search(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
+int makedb(const std::vector<std::string>& args);
+int view(const std::vector<std::string>& args);
+
+}  // namespace hpc::cli

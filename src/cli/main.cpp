@@ -1,0 +1,55 @@
+// hpcalign: GPU-accelerated protein sequence alignment for HPC clusters.
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "src/cli/commands.hpp"
+#include "src/core/error.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: hpcalign <command> [options]   (hpcalign <command> --help for its options)\n"
+    "\n"
+    "commands:\n"
+    "  search   Smith-Waterman search of queries against a protein database (HDF5 hits)\n"
+    "  makedb   encode a FASTA database into an HDF5 database file for fast loading\n"
+    "  view     print a result file (BLAST tabular: --format blast6)\n"
+    "\n"
+    "Runs as one process (threads, one per GPU or the CPU backend) or under mpirun/srun\n"
+    "(rank 0 plans and writes the HDF5 file, the other ranks compute, one per GPU).\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  hpc::MpiContext mpi = hpc::mpi_start(&argc, &argv);
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+  const std::string cmd = argc > 1 ? argv[1] : "";
+  int rc = 0;
+  try {
+    if (cmd == "search")
+      rc = hpc::cli::search(args, command_line, mpi);
+    else if (cmd == "makedb")
+      rc = hpc::cli::makedb(args);
+    else if (cmd == "view")
+      rc = hpc::cli::view(args);
+    else if (cmd == "--version" || cmd == "version")
+      std::cout << "hpcalign " << HPCALIGN_VERSION << "\n";
+    else if (cmd == "--help" || cmd == "-h" || cmd == "help")
+      std::cout << kUsage;
+    else {
+      std::cerr << (cmd.empty() ? std::string() : "hpcalign: unknown command '" + cmd + "'\n") << kUsage;
+      rc = 2;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "hpcalign: error: " << (mpi.active && !mpi.is_master() ? "rank " + std::to_string(mpi.rank) + ": " : "")
+              << e.what() << "\n";
+    if (mpi.active && mpi.size > 1) hpc::mpi_abort(mpi, 1);
+    rc = 1;
+  }
+  hpc::mpi_stop(mpi);
+  return rc;
+}

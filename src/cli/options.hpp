@@ -1,0 +1,17 @@
+#pragma once
+// Shared Boost.Program_options plumbing for the subcommands.
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace hpc::cli {
+
+namespace po = boost::program_options;
+
+// Parses args into vm. Returns -1 to go on, or the exit code to return now (help printed: 0;
+// usage error printed: 2).
+int parse_or_help(const std::vector<std::string>& args, const std::string& usage, const po::options_description& opts,
+                  const po::positional_options_description* positional, po::variables_map& vm);
+
+}  // namespace hpc::cli

@@ -1,0 +1,24 @@
+#include <iostream>
+
+#include "src/cli/commands.hpp"
+#include "src/cli/options.hpp"
+#include "src/workloads/view.hpp"
+
+namespace hpc::cli {
+
+int view(const std::vector<std::string>& args) {
+  std::string path, format;
+  po::options_description opts("view options");
+  opts.add_options()
+    ("file", po::value(&path)->required(), "hpcalign result file (HDF5)")
+    ("format", po::value(&format)->default_value("blast6"),
+     "blast6: BLAST -outfmt 6 (qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore)");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  const std::string usage = "usage: hpcalign view OUT.h5 [--format blast6]";
+  if (int rc = parse_or_help(args, usage, opts, &pos, vm); rc >= 0) return rc;
+  return run_view(path, format, std::cout, std::cerr);
+}
+
+}  // namespace hpc::cli

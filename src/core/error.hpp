@@ -1,0 +1,29 @@
+#pragma once
+// Errors the user can act on. InputError carries the file and line so every
+// message reads "file:line: what is wrong" (DESIGN.md: errors name file and line).
+#include <stdexcept>
+#include <string>
+
+namespace hpc {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class InputError : public Error {
+ public:
+  InputError(const std::string& file, long line, const std::string& what)
+      : Error(format(file, line, what)), file_(file), line_(line) {}
+  const std::string& file() const { return file_; }
+  long line() const { return line_; }
+
+ private:
+  static std::string format(const std::string& file, long line, const std::string& what) {
+    return line > 0 ? file + ":" + std::to_string(line) + ": " + what : file + ": " + what;
+  }
+  std::string file_;
+  long line_;
+};
+
+}  // namespace hpc

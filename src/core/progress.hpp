@@ -1,0 +1,26 @@
+#pragma once
+// Progress of a tiled run: a live line on stderr when it is a terminal (tiles done/total,
+// GCUPS, ETA), and a one-line summary at the end in every case.
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace hpc {
+
+class Progress {
+ public:
+  Progress(std::string label, size_t total_tiles, uint64_t total_cells, bool quiet);
+  void tile_done(uint64_t cells);
+  // Clears the live line and prints "label: N tiles, C cells in S s, G GCUPS".
+  void finish();
+  double seconds() const;
+
+ private:
+  std::string label_;
+  size_t total_tiles_, done_tiles_ = 0;
+  uint64_t total_cells_, done_cells_ = 0;
+  bool live_, quiet_;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+};
+
+}  // namespace hpc

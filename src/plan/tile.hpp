@@ -1,0 +1,17 @@
+#pragma once
+// A tile is the unit of work, scheduling, checkpointing and output (DESIGN.md §1).
+// search: (query batch) x (database length partition).
+#include <cstdint>
+#include <vector>
+
+namespace hpc {
+
+struct Tile {
+  uint32_t id = 0;
+  std::vector<uint32_t> queries;   // query indices (file order), similar lengths
+  uint32_t part_begin = 0;         // range of positions in Database::by_length
+  uint32_t part_end = 0;
+  uint64_t cells = 0;              // cost estimate: sum over pairs of |q| x |t|
+};
+
+}  // namespace hpc

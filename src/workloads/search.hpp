@@ -1,0 +1,29 @@
+#pragma once
+// `hpcalign search`: Smith-Waterman of a query set against a database.
+// job -> plan of tiles -> scheduler (MPI or local) -> backend (CUDA or CPU) -> HDF5 sink.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mpi/scheduler.hpp"
+
+namespace hpc {
+
+struct SearchOptions {
+  std::string query_path, db_path, out_path;
+  std::string matrix = "BLOSUM62";
+  int gap_open = 11, gap_extend = 1;
+  uint32_t max_hits = 10;
+  double max_evalue = 10.0;
+  std::string backend = "auto";
+  int threads = 0;
+  std::optional<double> lambda, K;  // override the published Karlin-Altschul parameters
+  bool verbose = false, quiet = false;
+  std::string command_line;
+};
+
+// Runs the search; returns the process exit code. Errors are thrown as hpc::Error /
+// InputError (the caller prints them). Under MPI every rank calls it.
+int run_search(const SearchOptions& opt, const MpiContext& mpi);
+
+}  // namespace hpc

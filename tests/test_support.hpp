@@ -1,0 +1,47 @@
+#pragma once
+// Helpers shared by the test executables.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "io/fasta.hpp"
+
+namespace hpc::test {
+
+// The compiled-in paths can be overridden by the environment, so test binaries built here
+// also run on the GPU machine, where the tree lives elsewhere.
+inline std::string env_or(const char* var, const char* fallback) {
+  const char* v = std::getenv(var);
+  return v && *v ? std::string(v) : std::string(fallback);
+}
+inline std::string data_path(const std::string& name) { return env_or("HPCALIGN_TEST_DATA", HPCALIGN_TEST_DATA) + "/" + name; }
+inline std::string shared_path(const std::string& name) { return env_or("HPCALIGN_SHARED_DATA", HPCALIGN_SHARED_DATA) + "/" + name; }
+inline std::string binary_path() { return env_or("HPCALIGN_BINARY", HPCALIGN_BINARY); }
+
+// Path of a fresh temporary directory (removed by the OS's tmp cleaning, not by us).
+inline std::string temp_dir() {
+  char tmpl[] = "/tmp/hpcalign-test-XXXXXX";
+  const char* d = mkdtemp(tmpl);
+  return d ? std::string(d) : std::string("/tmp");
+}
+
+// Runs a shell command, returns its stdout; sets *status to the exit code.
+inline std::string run_command(const std::string& cmd, int* status = nullptr) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int rc = pclose(p);
+  if (status) *status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return out;
+}
+
+inline bool have_program(const std::string& name) {
+  int st = 0;
+  run_command("command -v " + name + " >/dev/null 2>&1", &st);
+  return st == 0;
+}
+
+}  // namespace hpc::test

@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "src/plan/search_plan.hpp"
+
+using namespace hpc;
+
+namespace {
+
+SequenceSet random_set(size_t n, uint32_t max_len, uint32_t seed) {
+  std::mt19937 rng(seed);
+  SequenceSet s;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<uint8_t> r(1 + rng() % max_len, 0);
+    s.add("s" + std::to_string(i), r.data(), r.size());
+  }
+  return s;
+}
+
+DeviceCapacity cap(int units, int resident, uint64_t mem = 0) {
+  DeviceCapacity c;
+  c.name = "test";
+  c.compute_units = units;
+  c.resident_per_unit = resident;
+  c.memory_bytes = mem;
+  return c;
+}
+
+// Every (query, target) pair must be covered exactly once, whatever the sizing.
+void expect_exact_cover(const SearchPlan& plan, const SequenceSet& q, const Database& db) {
+  std::map<std::pair<uint32_t, uint32_t>, int> seen;
+  uint64_t cells = 0;
+  for (const Tile& t : plan.tiles) {
+    uint64_t tc = 0;
+    for (uint32_t qi : t.queries)
+      for (uint32_t p = t.part_begin; p < t.part_end; ++p) {
+        ++seen[{qi, db.by_length[p]}];
+        tc += uint64_t(q.length(qi)) * db.seqs.length(db.by_length[p]);
+      }
+    EXPECT_EQ(tc, t.cells) << "tile " << t.id;
+    cells += tc;
+  }
+  EXPECT_EQ(seen.size(), q.size() * db.seqs.size());
+  for (auto& [pair, n] : seen) EXPECT_EQ(n, 1);
+  EXPECT_EQ(cells, plan.total_cells);
+  EXPECT_EQ(cells, q.total_residues() * db.seqs.total_residues());
+}
+
+}  // namespace
+
+TEST(SearchPlan, CoversEveryPairOnceAndIsLargestFirst) {
+  auto q = random_set(37, 900, 1);
+  auto db = make_database(random_set(5000, 1200, 2));
+  for (size_t workers : {1, 2, 4}) {
+    std::vector<DeviceCapacity> caps(workers, cap(2, 16));
+    auto plan = plan_search(q, db, caps);
+    expect_exact_cover(plan, q, db);
+    EXPECT_GE(plan.tiles.size(), workers * 4) << "enough tiles to balance " << workers << " workers";
+    for (size_t i = 1; i < plan.tiles.size(); ++i) EXPECT_GE(plan.tiles[i - 1].cells, plan.tiles[i].cells);
+    std::set<uint32_t> ids;
+    for (auto& t : plan.tiles) ids.insert(t.id);
+    EXPECT_EQ(ids.size(), plan.tiles.size());
+  }
+}
+
+TEST(SearchPlan, FewQueriesSplitTheDatabaseButKeepTheDeviceFull) {
+  auto q = random_set(1, 300, 3);
+  auto db = make_database(random_set(10000, 500, 4));
+  // A GPU-like device: 132 SMs x 1024 resident alignments -> one partition cannot be split
+  // below 4 x 135168 pairs, so a 10,000-sequence database stays whole.
+  auto gpu = plan_search(q, db, {cap(132, 1024)});
+  EXPECT_EQ(gpu.partitions, 1u);
+  expect_exact_cover(gpu, q, db);
+  // A 2-thread CPU fills with few pairs: the database is cut for load balance.
+  auto cpu = plan_search(q, db, {cap(2, 16), cap(2, 16)});
+  EXPECT_GE(cpu.partitions, 8u);
+  expect_exact_cover(cpu, q, db);
+  // Partitions follow the length order, so each one holds similar lengths.
+  for (const Tile& t : cpu.tiles)
+    for (uint32_t p = t.part_begin + 1; p < t.part_end; ++p)
+      EXPECT_LE(db.seqs.length(db.by_length[p - 1]), db.seqs.length(db.by_length[p]));
+}
+
+TEST(SearchPlan, MemoryBoundForcesMorePartitions) {
+  auto q = random_set(8, 100, 5);
+  auto db = make_database(random_set(4000, 100, 6));
+  auto roomy = plan_search(q, db, {cap(1, 1)});
+  auto tight = plan_search(q, db, {cap(1, 1, /*memory=*/16 * 1024)});
+  EXPECT_GT(tight.partitions, roomy.partitions);
+  expect_exact_cover(tight, q, db);
+}
+
+TEST(SearchPlan, EmptyInputsGiveNoTiles) {
+  SequenceSet none;
+  auto db = make_database(random_set(10, 10, 7));
+  EXPECT_TRUE(plan_search(none, db, {cap(1, 1)}).tiles.empty());
+}

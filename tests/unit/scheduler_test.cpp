@@ -1,0 +1,107 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "mpi/scheduler.hpp"
+#include "src/core/error.hpp"
+#include "src/core/wire.hpp"
+
+using namespace hpc;
+
+namespace {
+
+class EchoWorker : public TileWorker {
+ public:
+  EchoWorker(int slot, std::atomic<int>* runs, uint32_t fail_tile) : slot_(slot), runs_(runs), fail_tile_(fail_tile) {}
+  DeviceCapacity capacity() const override {
+    DeviceCapacity c;
+    c.name = "echo" + std::to_string(slot_);
+    return c;
+  }
+  std::string run(const Tile& t) override {
+    ++*runs_;
+    if (t.id == fail_tile_) throw Error("planted failure");
+    std::this_thread::sleep_for(std::chrono::microseconds(100 * (t.id % 3)));
+    WireWriter w;
+    w.put(t.id * 10);
+    w.put(slot_);
+    return w.take();
+  }
+
+ private:
+  int slot_;
+  std::atomic<int>* runs_;
+  uint32_t fail_tile_;
+};
+
+SchedulerHooks hooks_for(int ntiles, std::atomic<int>* runs, std::map<uint32_t, uint32_t>* results,
+                         std::vector<DeviceCapacity>* seen_caps, uint32_t fail_tile = UINT32_MAX) {
+  SchedulerHooks h;
+  h.make_worker = [=](int, int slot) { return std::make_unique<EchoWorker>(slot, runs, fail_tile); };
+  h.plan = [=](const std::vector<DeviceCapacity>& caps) {
+    *seen_caps = caps;
+    std::vector<Tile> tiles(ntiles);
+    for (int i = 0; i < ntiles; ++i) tiles[i].id = static_cast<uint32_t>(i);
+    return tiles;
+  };
+  h.on_result = [=](const Tile& t, const std::string& bytes) {
+    WireReader r(bytes);
+    (*results)[t.id] = r.get<uint32_t>();
+  };
+  return h;
+}
+
+}  // namespace
+
+TEST(LocalScheduler, RunsEveryTileExactlyOnceOnEveryWorkerCount) {
+  for (int workers : {1, 2, 5}) {
+    std::atomic<int> runs{0};
+    std::map<uint32_t, uint32_t> results;
+    std::vector<DeviceCapacity> caps;
+    run_tiles_local(workers, hooks_for(50, &runs, &results, &caps));
+    EXPECT_EQ(runs.load(), 50);
+    ASSERT_EQ(results.size(), 50u);
+    for (auto& [id, v] : results) EXPECT_EQ(v, id * 10);
+    ASSERT_EQ(caps.size(), size_t(workers));
+    for (int w = 0; w < workers; ++w) EXPECT_EQ(caps[w].name, "echo" + std::to_string(w));
+  }
+}
+
+TEST(LocalScheduler, WorkerFailureNamesTheTile) {
+  std::atomic<int> runs{0};
+  std::map<uint32_t, uint32_t> results;
+  std::vector<DeviceCapacity> caps;
+  try {
+    run_tiles_local(2, hooks_for(20, &runs, &results, &caps, /*fail_tile=*/7));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tile 7"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("planted failure"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LocalScheduler, StartFailureIsReported) {
+  SchedulerHooks h;
+  h.make_worker = [](int, int) -> std::unique_ptr<TileWorker> { throw Error("no such device"); };
+  h.plan = [](const std::vector<DeviceCapacity>&) { return std::vector<Tile>(3); };
+  h.on_result = [](const Tile&, const std::string&) {};
+  EXPECT_THROW(run_tiles_local(2, h), Error);
+}
+
+TEST(TileWire, RoundTrip) {
+  Tile t;
+  t.id = 42;
+  t.queries = {3, 1, 4, 1, 5};
+  t.part_begin = 100;
+  t.part_end = 2000;
+  t.cells = 123456789012345ull;
+  Tile u = decode_tile(encode_tile(t));
+  EXPECT_EQ(u.id, t.id);
+  EXPECT_EQ(u.queries, t.queries);
+  EXPECT_EQ(u.part_begin, t.part_begin);
+  EXPECT_EQ(u.part_end, t.part_end);
+  EXPECT_EQ(u.cells, t.cells);
+  EXPECT_THROW(decode_tile(encode_tile(t).substr(0, 10)), Error);
+}
