@@ -1,0 +1,204 @@
+#include "io/fasta.hpp"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+
+// Decisions (see io/fasta.hpp for the contract):
+// - A single '*' ending a record is a stop-codon marker and is dropped (as BLAST does);
+//   a '*' elsewhere is kept as the stop code.
+// - Whitespace (including '\r' of CRLF files) inside sequence lines is skipped; blank
+//   lines anywhere are ignored.
+// - A NUL byte (or, before the first header, any non-text byte) means the file is binary.
+
+namespace hpc {
+
+namespace {
+
+constexpr size_t kReadBlock = size_t(1) << 20;    // bytes per gzread call
+constexpr unsigned kZlibBuffer = 1u << 18;        // zlib's own input buffer
+constexpr uint8_t kSkip = 0xFE;                   // whitespace inside a sequence line
+constexpr uint8_t kRare = 0xFD;                   // U/O/J: stored as X, counted
+
+// Byte -> code, with whitespace and the rare letters marked, so the hot loop has a
+// single test (code < kAlphabetSize) for the usual case.
+std::array<uint8_t, 256> build_byte_classes() {
+  std::array<uint8_t, 256> t = residue_codes();
+  for (unsigned char c : {' ', '\t', '\r', '\v', '\f'}) t[c] = kSkip;
+  for (unsigned char c : {'U', 'O', 'J', 'u', 'o', 'j'}) t[c] = kRare;
+  return t;
+}
+
+std::string describe_byte(unsigned char c) {
+  char buf[32];
+  if (c >= 0x21 && c < 0x7F)
+    std::snprintf(buf, sizeof buf, "'%c'", c);
+  else
+    std::snprintf(buf, sizeof buf, "byte 0x%02X", c);
+  return buf;
+}
+
+struct GzCloser {
+  void operator()(gzFile_s* f) const { gzclose_r(f); }
+};
+
+class FastaParser {
+ public:
+  explicit FastaParser(const std::string& path) : path_(path), classes_(build_byte_classes()) {
+    set_.source = path;
+  }
+
+  // Residues can be at most the bytes of a plain file: one allocation, no regrowth.
+  void reserve(size_t residues) { set_.residues.reserve(residues); }
+  void feed(const char* p, size_t n);
+  SequenceSet finish();
+  size_t rare_letters() const { return rare_; }
+
+ private:
+  void start_record();
+  void end_record();
+  void parse_sequence(const unsigned char* p, size_t n);
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(path_, line_, what); }
+
+  std::string path_;
+  std::array<uint8_t, 256> classes_;
+  SequenceSet set_;
+  long line_ = 1;              // line of the byte being read
+  bool at_line_start_ = true;
+  bool in_header_ = false;
+  bool in_record_ = false;     // a header has been seen
+  long header_line_ = 0;
+  std::string header_;
+  size_t filled_ = 0;          // residues of set_.residues in use (the rest is slack)
+  size_t rare_ = 0;
+};
+
+void FastaParser::feed(const char* data, size_t n) {
+  const char* p = data;
+  const char* end = data + n;
+  while (p < end) {
+    if (at_line_start_ && *p == '>') {
+      end_record();
+      header_.clear();
+      header_line_ = line_;
+      in_header_ = true;
+      ++p;
+    }
+    at_line_start_ = false;
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+    const char* stop = nl ? nl : end;
+    if (in_header_)
+      header_.append(p, size_t(stop - p));
+    else
+      parse_sequence(reinterpret_cast<const unsigned char*>(p), size_t(stop - p));
+    if (!nl) return;
+    if (in_header_) start_record();
+    in_header_ = false;
+    at_line_start_ = true;
+    ++line_;
+    p = nl + 1;
+  }
+}
+
+void FastaParser::start_record() {
+  // Id: the first whitespace-delimited word of the header.
+  if (header_.find('\0') != std::string::npos)
+    throw InputError(path_, header_line_, "binary data (NUL byte): not a FASTA file");
+  const char* ws = " \t\r\v\f";
+  const size_t b = header_.find_first_not_of(ws);
+  if (b == std::string::npos) throw InputError(path_, header_line_, "header with an empty id");
+  const size_t e = header_.find_first_of(ws, b);
+  set_.ids.emplace_back(header_, b, e == std::string::npos ? std::string::npos : e - b);
+  in_record_ = true;
+}
+
+void FastaParser::end_record() {
+  if (!in_record_) return;
+  const size_t start = set_.offsets.back();
+  if (filled_ > start && set_.residues[filled_ - 1] == kCodeStop) --filled_;  // stop-codon marker
+  if (filled_ == start)
+    throw InputError(path_, header_line_, "sequence '" + set_.ids.back() + "' has no residues");
+  set_.offsets.push_back(filled_);
+  in_record_ = false;
+}
+
+void FastaParser::parse_sequence(const unsigned char* p, size_t n) {
+  if (!in_record_) {  // only blank lines may precede the first header
+    for (size_t i = 0; i < n; ++i)
+      if (classes_[p[i]] != kSkip) {
+        if (p[i] < 0x20 || p[i] >= 0x7F) fail("binary data (" + describe_byte(p[i]) + "): not a FASTA file");
+        fail("text before the first '>' header (" + describe_byte(p[i]) + ")");
+      }
+    return;
+  }
+  if (set_.residues.size() < filled_ + n)  // grow geometrically (within the reserve if any)
+    set_.residues.resize(std::max(filled_ + n, std::max(2 * set_.residues.size(), set_.residues.capacity())));
+  uint8_t* out = set_.residues.data() + filled_;
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t code = classes_[p[i]];
+    if (code < kAlphabetSize) {
+      out[k++] = code;
+    } else if (code == kRare) {
+      out[k++] = kCodeX;
+      ++rare_;
+    } else if (code != kSkip) {
+      if (p[i] == 0) fail("binary data (NUL byte): not a FASTA file");
+      fail("invalid character " + describe_byte(p[i]) + " in sequence '" + set_.ids.back() + "'");
+    }
+  }
+  filled_ += k;
+}
+
+SequenceSet FastaParser::finish() {
+  if (in_header_) start_record();  // last line was a header without a newline
+  end_record();
+  if (set_.empty()) throw InputError(path_, 0, "no sequences");
+  set_.residues.resize(filled_);
+  if (set_.residues.capacity() - filled_ > filled_ / 4) set_.residues.shrink_to_fit();  // give back big slack
+  return std::move(set_);
+}
+
+}  // namespace
+
+SequenceSet read_fasta(const std::string& path, FastaReport* report) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "is a directory, not a FASTA file");
+
+  std::unique_ptr<gzFile_s, GzCloser> file(gzopen(path.c_str(), "rb"));
+  if (!file) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  gzbuffer(file.get(), kZlibBuffer);
+
+  FastaParser parser(path);
+  if (gzdirect(file.get())) parser.reserve(size_t(st.st_size));
+  std::vector<char> block(kReadBlock);
+  for (;;) {
+    const int n = gzread(file.get(), block.data(), static_cast<unsigned>(block.size()));
+    int err = Z_OK;
+    const char* msg = gzerror(file.get(), &err);
+    // A truncated gzip stream ends with Z_BUF_ERROR but gzread still returns 0.
+    if (n < 0 || err != Z_OK) {
+      std::string why = err == Z_ERRNO ? std::strerror(errno) : msg;
+      if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);  // zlib prefixes the path
+      throw InputError(path, 0, "corrupt or truncated gzip data (" + why + ")");
+    }
+    if (n == 0) break;
+    parser.feed(block.data(), size_t(n));
+  }
+  SequenceSet set = parser.finish();
+  if (report) report->rare_letters = parser.rare_letters();
+  return set;
+}
+
+}  // namespace hpc

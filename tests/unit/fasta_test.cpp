@@ -1,0 +1,240 @@
+// io/fasta.cpp: records, ids, residue mapping, gzip, and every input error with its line.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "io/fasta.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+namespace {
+
+std::string write_file(const std::string& name, const std::string& content) {
+  static const std::string dir = test::temp_dir();
+  const std::string path = dir + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+std::string write_gz(const std::string& name, const std::string& content) {
+  const std::string path = write_file(name, "");
+  gzFile f = gzopen(path.c_str(), "wb");
+  EXPECT_NE(f, nullptr);
+  EXPECT_EQ(gzwrite(f, content.data(), unsigned(content.size())), int(content.size()));
+  gzclose(f);
+  return path;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string residues_of(const SequenceSet& s, size_t i) { return decode(s.view(i).data, s.length(i)); }
+
+// Reads `content` and returns the InputError it must raise.
+InputError expect_input_error(const std::string& name, const std::string& content) {
+  const std::string path = write_file(name, content);
+  try {
+    read_fasta(path);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << name << ": no InputError";
+  return InputError(path, -1, "none");
+}
+
+TEST(Fasta, MultiLineAndSingleLineRecords) {
+  const std::string path = write_file("mixed.fa", ">one first\nACDE\nFGHI\nK\n>two\nLMNPQRSTVWY\n>three\nAC\n");
+  const SequenceSet s = read_fasta(path);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s.ids, (std::vector<std::string>{"one", "two", "three"}));
+  EXPECT_EQ(residues_of(s, 0), "ACDEFGHIK");
+  EXPECT_EQ(residues_of(s, 1), "LMNPQRSTVWY");
+  EXPECT_EQ(residues_of(s, 2), "AC");
+  EXPECT_EQ(s.offsets, (std::vector<uint64_t>{0, 9, 20, 22}));
+  EXPECT_EQ(s.total_residues(), 22u);
+  EXPECT_EQ(s.source, path);
+}
+
+TEST(Fasta, IdIsFirstWordOfHeader) {
+  const SequenceSet s = read_fasta(
+      write_file("ids.fa", ">sp|P02232.2|LGB1_VICFA RecName: x\nA\n>  spaced\tdesc\nA\n>tab\tafter\nA\n>last"
+                           "\r\nA\n"));
+  EXPECT_EQ(s.ids, (std::vector<std::string>{"sp|P02232.2|LGB1_VICFA", "spaced", "tab", "last"}));
+}
+
+TEST(Fasta, LowerCaseIsFolded) {
+  const SequenceSet s = read_fasta(write_file("lower.fa", ">a\nacdefghiklmnpqrstvwybzx\n"));
+  EXPECT_EQ(residues_of(s, 0), "ACDEFGHIKLMNPQRSTVWYBZX");
+}
+
+TEST(Fasta, RareLettersScoreAsXAndAreCounted) {
+  FastaReport report;
+  const SequenceSet s = read_fasta(write_file("rare.fa", ">a\nAUOJ\n>b\nuoCj\n"), &report);
+  EXPECT_EQ(residues_of(s, 0), "AXXX");
+  EXPECT_EQ(residues_of(s, 1), "XXCX");
+  EXPECT_EQ(report.rare_letters, 6u);
+}
+
+TEST(Fasta, TrailingStopIsDroppedInnerStopKept) {
+  const SequenceSet s = read_fasta(write_file("stop.fa", ">a\nAC*DE*\n>b\nKL\n*\n>c\nM*\n*\n"));
+  EXPECT_EQ(residues_of(s, 0), "AC*DE");
+  EXPECT_EQ(residues_of(s, 1), "KL");
+  EXPECT_EQ(residues_of(s, 2), "M*");  // only one stop marker is dropped
+}
+
+TEST(Fasta, CrlfBlankLinesAndInnerWhitespace) {
+  const SequenceSet s =
+      read_fasta(write_file("crlf.fa", "\r\n\n>a desc\r\nAC DE\r\n\r\n\tFG\r\n\n>b\r\nKL\r\n\r\n"));
+  EXPECT_EQ(s.ids, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(residues_of(s, 0), "ACDEFG");
+  EXPECT_EQ(residues_of(s, 1), "KL");
+}
+
+TEST(Fasta, LastLineWithoutNewline) {
+  const SequenceSet s = read_fasta(write_file("nonl.fa", ">a\nACD"));
+  EXPECT_EQ(residues_of(s, 0), "ACD");
+}
+
+TEST(Fasta, RealTestDataFiles) {
+  const SequenceSet bali = read_fasta(test::data_path("balifam2000.fa"));
+  EXPECT_EQ(bali.size(), 2000u);
+  EXPECT_EQ(bali.total_residues(), 341439u);
+  EXPECT_EQ(bali.offsets.size(), 2001u);
+  EXPECT_EQ(bali.offsets.back(), 341439u);
+
+  const SequenceSet q = read_fasta(test::data_path("queries3.fa"));
+  ASSERT_EQ(q.size(), 3u);
+  EXPECT_EQ(q.length(0), 144u);
+  EXPECT_EQ(q.length(1), 375u);
+  EXPECT_EQ(q.length(2), 729u);
+  EXPECT_EQ(q.ids[0], "gi|122087146|sp|P02232.2|LGB1_VICFA");
+  EXPECT_EQ(residues_of(q, 0).substr(0, 10), "MGFTEKQEAL");
+}
+
+TEST(Fasta, GzipEqualsPlain) {
+  const std::string plain = test::data_path("balifam2000.fa");
+  const std::string gz = write_gz("bali.fa.gz", slurp(plain));
+  const SequenceSet a = read_fasta(plain), b = read_fasta(gz);
+  EXPECT_EQ(a.ids, b.ids);
+  EXPECT_EQ(a.offsets, b.offsets);
+  EXPECT_EQ(a.residues, b.residues);
+  EXPECT_EQ(b.source, gz);
+}
+
+TEST(Fasta, TruncatedGzipIsAnInputError) {
+  const std::string full = slurp(write_gz("full.fa.gz", slurp(test::data_path("balifam2000.fa"))));
+  ASSERT_GT(full.size(), 1000u);
+  const InputError e = expect_input_error("cut.fa.gz", full.substr(0, full.size() / 2));
+  EXPECT_NE(std::string(e.what()).find("gzip"), std::string::npos) << e.what();
+}
+
+TEST(Fasta, CorruptGzipIsAnInputError) {
+  std::string bytes = slurp(write_gz("ok.fa.gz", slurp(test::data_path("queries3.fa"))));
+  for (size_t i = 20; i < bytes.size() - 8; i += 7) bytes[i] = char(bytes[i] ^ 0x5A);
+  const InputError e = expect_input_error("bad.fa.gz", bytes);
+  EXPECT_NE(std::string(e.what()).find("gzip"), std::string::npos) << e.what();
+}
+
+// Records bigger than the 1 MiB read block: headers and lines straddle block ends.
+TEST(Fasta, RecordsSpanningReadBlocks) {
+  std::mt19937 rng(7);
+  std::string content, expect_all;
+  std::vector<std::string> ids;
+  for (int r = 0; r < 40; ++r) {
+    ids.push_back("rec" + std::to_string(r) + std::string(r * 37 % 200, 'h'));
+    content += ">" + ids.back() + " description\n";
+    const size_t len = 1 + rng() % 200000;
+    for (size_t i = 0; i < len; ++i) {
+      const char c = "ACDEFGHIKLMNPQRSTVWY"[rng() % 20];
+      content += c;
+      expect_all += c;
+      if (i % 61 == 60) content += '\n';
+    }
+    content += '\n';
+  }
+  ASSERT_GT(content.size(), 3u << 20);
+  const SequenceSet s = read_fasta(write_file("big.fa", content));
+  EXPECT_EQ(s.ids, ids);
+  EXPECT_EQ(decode(s.residues.data(), s.residues.size()), expect_all);
+  // An error far into the file still reports its line.
+  const long lines = long(std::count(content.begin(), content.end(), '\n'));
+  const InputError e = expect_input_error("big_bad.fa", content + ">tail\nAC-D\n");
+  EXPECT_EQ(e.line(), lines + 2);
+}
+
+TEST(FastaErrors, MissingFileIsNamed) {
+  const std::string path = test::temp_dir() + "/does_not_exist.fa";
+  try {
+    read_fasta(path);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+TEST(FastaErrors, EmptyFileHasNoSequences) {
+  for (const char* content : {"", "\n\n  \r\n"}) {
+    const InputError e = expect_input_error("empty.fa", content);
+    EXPECT_NE(std::string(e.what()).find("no sequences"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FastaErrors, TextBeforeFirstHeader) {
+  const InputError e = expect_input_error("pre.fa", "\nACDE\n>a\nAC\n");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(std::string(e.what()).find("before the first '>'"), std::string::npos) << e.what();
+}
+
+TEST(FastaErrors, HeaderWithEmptyId) {
+  EXPECT_EQ(expect_input_error("noid.fa", ">a\nAC\n>\nAC\n").line(), 3);
+  EXPECT_EQ(expect_input_error("noid2.fa", ">a\nAC\n\n>   \t\nAC\n").line(), 4);
+  EXPECT_EQ(expect_input_error("noid3.fa", ">a\nAC\n>").line(), 3);
+}
+
+TEST(FastaErrors, RecordWithoutResiduesNamesItsHeaderLine) {
+  EXPECT_EQ(expect_input_error("nores.fa", ">a\nAC\n>b\n>c\nAC\n").line(), 3);
+  EXPECT_EQ(expect_input_error("nores_last.fa", ">a\nAC\n\n>b x\n\n").line(), 4);
+  EXPECT_EQ(expect_input_error("only_stop.fa", ">a\n*\n").line(), 1);
+}
+
+TEST(FastaErrors, InvalidBytesNameLineAndCharacter) {
+  struct Case {
+    std::string content;
+    long line;
+    std::string shown;
+  };
+  const std::vector<Case> cases = {
+      {">a\nACDE\nAC1D\n", 3, "'1'"},
+      {">a\nAC\n>b\nAC-DE\n", 4, "'-'"},
+      {">a\nAC.D\n", 2, "'.'"},
+      {">a\nAC\x01" "D\n", 2, "0x01"},
+      {">a\nAC\xC3\xA9\n", 2, "0xC3"},
+  };
+  for (const Case& c : cases) {
+    const InputError e = expect_input_error("invalid.fa", c.content);
+    EXPECT_EQ(e.line(), c.line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(c.shown), std::string::npos) << e.what();
+  }
+}
+
+TEST(FastaErrors, BinaryInput) {
+  const std::string elf("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12);
+  EXPECT_NE(std::string(expect_input_error("bin1", elf).what()).find("binary"), std::string::npos);
+  const std::string nul_in_seq(">a\nAC\0D\n", 8);
+  const InputError e = expect_input_error("bin2", nul_in_seq);
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(std::string(e.what()).find("binary"), std::string::npos) << e.what();
+}
+
+}  // namespace
+}  // namespace hpc
