@@ -18,6 +18,13 @@
 //      Inside a gap it prefers closing the gap (the open move) over extending it,
 //      so gaps are as short as the score allows at each step.
 //   3. Local mode stops at the first cell (walking back) whose H is 0.
+// Details the rule implies (the reference implements them; kernels must agree):
+//   - semiglobal end-cell candidates include the border cells of the last row/column,
+//     H(0,n) = H(m,0) = 0, so the score is never negative; a 0 score gives the empty
+//     alignment (like local with score 0).
+//   - global: the walk runs along row 0 / column 0 as one end gap ("3D", "2I").
+//   - a sequence that contributes no residue (e.g. the empty query of a global "3D")
+//     has start = end = 0.
 #include <cstdint>
 
 #include "src/core/alignment.hpp"
