@@ -1,0 +1,127 @@
+#include "io/database.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "io/fasta.hpp"
+#include "io/hdf5_columns.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+constexpr const char* kFormat = "hpcalign-db";
+constexpr int64_t kFormatVersion = 1;
+// Residues are read in one go at load; 256 KiB chunks keep the chunk index small
+// (~800 chunks for 207M residues) while each chunk still inflates from cache.
+constexpr size_t kResidueChunk = 256 * 1024;
+
+[[noreturn]] void reject(const std::string& path, const std::string& why) {
+  throw InputError(path, 0, "is not an hpcalign database (" + why + ")");
+}
+
+// Checks everything later stages index with, so a damaged file fails here with its
+// name rather than as an out-of-bounds read inside a kernel.
+void validate(const Database& db) {
+  const SequenceSet& s = db.seqs;
+  const std::string& path = db.path;
+  if (s.ids.empty()) reject(path, "it holds no sequences");
+  if (s.offsets.size() != s.ids.size() + 1)
+    reject(path, "/db/offsets has " + std::to_string(s.offsets.size()) + " entries for " +
+                     std::to_string(s.ids.size()) + " sequences");
+  if (s.offsets.front() != 0) reject(path, "/db/offsets does not start at 0");
+  for (size_t i = 1; i < s.offsets.size(); ++i) {
+    if (s.offsets[i] < s.offsets[i - 1]) reject(path, "/db/offsets decreases at entry " + std::to_string(i));
+    if (s.offsets[i] - s.offsets[i - 1] > UINT32_MAX)
+      reject(path, "sequence " + std::to_string(i - 1) + " is longer than 2^32-1 residues");
+  }
+  if (s.offsets.back() != s.residues.size())
+    reject(path, "/db/offsets ends at " + std::to_string(s.offsets.back()) + " but /db/residues holds " +
+                     std::to_string(s.residues.size()));
+  const auto bad = std::find_if(s.residues.begin(), s.residues.end(), [](uint8_t c) { return c >= kAlphabetSize; });
+  if (bad != s.residues.end())
+    reject(path, "residue code " + std::to_string(*bad) + " at position " +
+                     std::to_string(bad - s.residues.begin()) + " is outside the alphabet");
+
+  if (db.by_length.size() != s.size())
+    reject(path, "/db/by_length has " + std::to_string(db.by_length.size()) + " entries for " +
+                     std::to_string(s.size()) + " sequences");
+  std::vector<bool> seen(s.size(), false);
+  for (size_t k = 0; k < db.by_length.size(); ++k) {
+    const uint32_t i = db.by_length[k];
+    if (i >= s.size() || seen[i]) reject(path, "/db/by_length is not a permutation of the sequences");
+    seen[i] = true;
+    if (k > 0 && s.length(db.by_length[k - 1]) > s.length(i)) reject(path, "/db/by_length is not sorted by length");
+  }
+}
+
+Database read_hdf5_database(const std::string& path) {
+  h5::File f(path, h5::Mode::kReadOnly);
+  if (!h5::has_attribute(f, "", "format")) reject(path, "no 'format' attribute");
+  const std::string format = h5::read_string_attribute(f, "", "format");
+  if (format != kFormat) reject(path, "format is '" + format + "'");
+  const int64_t version = h5::has_attribute(f, "", "format_version") ? h5::read_int_attribute(f, "", "format_version") : -1;
+  if (version != kFormatVersion)
+    throw InputError(path, 0, "hpcalign database format version " + std::to_string(version) +
+                                  " is not supported (this build reads version " + std::to_string(kFormatVersion) + ")");
+  for (const char* column : {"db/residues", "db/offsets", "db/ids", "db/by_length"})
+    if (!f.exists(column)) reject(path, std::string("missing /") + column);
+
+  Database db;
+  db.path = path;
+  // Whole datasets in one read each: this is what keeps a 200M-residue load near a second.
+  db.seqs.residues = h5::read_all<uint8_t>(f, "db/residues");
+  db.seqs.offsets = h5::read_all<uint64_t>(f, "db/offsets");
+  db.seqs.ids = h5::read_all<std::string>(f, "db/ids");
+  db.by_length = h5::read_all<uint32_t>(f, "db/by_length");
+  db.seqs.source = path;
+  validate(db);
+  return db;
+}
+
+}  // namespace
+
+Database make_database(SequenceSet seqs) {
+  if (seqs.size() > UINT32_MAX) throw Error(seqs.source + ": more than 2^32-1 sequences");
+  Database db;
+  db.path = seqs.source;
+  db.by_length.resize(seqs.size());
+  std::iota(db.by_length.begin(), db.by_length.end(), 0u);
+  // Stable sort of indices in file order: equal lengths keep ascending index order.
+  std::stable_sort(db.by_length.begin(), db.by_length.end(),
+                   [&](uint32_t a, uint32_t b) { return seqs.length(a) < seqs.length(b); });
+  db.seqs = std::move(seqs);
+  return db;
+}
+
+Database load_database(const std::string& path) {
+  if (is_hdf5_file(path)) return read_hdf5_database(path);
+  Database db = make_database(read_fasta(path));
+  db.path = path;
+  return db;
+}
+
+void write_database(const Database& db, const std::string& path) {
+  const SequenceSet& s = db.seqs;
+  if (db.by_length.size() != s.size())
+    throw Error("cannot write " + path + ": database order has " + std::to_string(db.by_length.size()) +
+                " entries for " + std::to_string(s.size()) + " sequences");
+  h5::File f(path, h5::Mode::kCreate);
+  h5::write_column(f, "db/residues", s.residues, kResidueChunk);
+  h5::write_column(f, "db/offsets", s.offsets);
+  h5::write_column(f, "db/ids", s.ids);
+  h5::write_column(f, "db/by_length", db.by_length);
+  h5::set_attribute(f, "", "format", std::string(kFormat));
+  h5::set_attribute(f, "", "format_version", kFormatVersion);
+  h5::set_attribute(f, "", "sequences", static_cast<int64_t>(s.size()));
+  h5::set_attribute(f, "", "residues", static_cast<int64_t>(s.total_residues()));
+  h5::set_attribute(f, "", "source", s.source.empty() ? db.path : s.source);
+  h5::set_attribute(f, "", "program", std::string("hpcalign"));
+  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
+  f.close();
+}
+
+bool is_hdf5_file(const std::string& path) { return h5::is_hdf5(path); }
+
+}  // namespace hpc

@@ -1,0 +1,467 @@
+#include "io/hdf5_columns.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <fstream>
+#include <type_traits>
+
+#include "src/core/error.hpp"
+
+namespace hpc::h5 {
+namespace {
+
+// We report errors ourselves; HDF5's own stack dump on stderr would only confuse users.
+void silence_hdf5_errors() {
+  static const bool silenced = [] {
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)silenced;
+}
+
+// The innermost HDF5 error description, which is the one that says what went wrong
+// ("unable to open file: ... error message = 'Permission denied'" -> "Permission denied").
+std::string hdf5_reason() {
+  std::string reason;
+  auto take_first = [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+    auto* s = static_cast<std::string*>(out);
+    if (n == 0 && e->desc) *s = e->desc;
+    return 0;
+  };
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_first, &reason);
+  H5Eclear2(H5E_DEFAULT);
+  const std::string key = "error message = '";
+  const size_t at = reason.find(key);
+  if (at != std::string::npos) {
+    const size_t begin = at + key.size();
+    const size_t end = reason.find('\'', begin);
+    reason = reason.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  }
+  return reason.empty() ? "HDF5 error" : reason;
+}
+
+[[noreturn]] void fail(const std::string& what, const std::string& object, const std::string& file) {
+  throw Error(file + ": cannot " + what + " '" + object + "': " + hdf5_reason());
+}
+
+hid_t check(hid_t id, const char* what, const std::string& object, const File& f) {
+  if (id < 0) fail(what, object, f.path());
+  return id;
+}
+
+std::string display_name(const std::string& object) { return object.empty() ? "/" : object; }
+
+// "." names the root for H5Oopen; any other path is relative to the root.
+const char* object_name(const std::string& object) {
+  return object.empty() || object == "/" ? "." : object.c_str();
+}
+
+// Variable-length UTF-8: h5py returns these as str, not bytes.
+Handle utf8_string_type() {
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(t.get(), H5T_VARIABLE);
+  H5Tset_cset(t.get(), H5T_CSET_UTF8);
+  return t;
+}
+
+template <class T> hid_t native_type();
+template <> hid_t native_type<uint8_t>() { return H5T_NATIVE_UINT8; }
+template <> hid_t native_type<uint32_t>() { return H5T_NATIVE_UINT32; }
+template <> hid_t native_type<int32_t>() { return H5T_NATIVE_INT32; }
+template <> hid_t native_type<uint64_t>() { return H5T_NATIVE_UINT64; }
+template <> hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
+template <> hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
+template <> hid_t native_type<int64_t>() { return H5T_NATIVE_INT64; }
+
+// Memory type for T; the Handle keeps a string type alive (numeric types need no closing).
+template <class T>
+Handle memory_type() {
+  if constexpr (std::is_same_v<T, std::string>) return utf8_string_type();
+  else return Handle(native_type<T>(), nullptr);
+}
+
+// Appends commit one chunk per flush; a cache of a few chunks keeps the partial last
+// chunk in memory between appends of the same open dataset.
+Handle dataset_access() {
+  Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  H5Pset_chunk_cache(dapl.get(), 521, 8u << 20, 0.75);
+  return dapl;
+}
+
+Handle open_dataset(const File& f, const std::string& path) {
+  if (!f.exists(path)) throw Error(f.path() + ": no dataset '" + path + "'");
+  Handle dapl = dataset_access();
+  return Handle(check(H5Dopen2(f.id(), path.c_str(), dapl.get()), "open dataset", path, f), H5Dclose);
+}
+
+hsize_t extent_of(const Handle& dset, const std::string& path, const File& f) {
+  Handle space(check(H5Dget_space(dset.get()), "read the shape of", path, f), H5Sclose);
+  if (H5Sget_simple_extent_ndims(space.get()) != 1)
+    throw Error(f.path() + ": dataset '" + path + "' is not one-dimensional");
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
+  return n;
+}
+
+Handle open_object(const File& f, const std::string& object) {
+  return Handle(check(H5Oopen(f.id(), object_name(object), H5P_DEFAULT), "open", display_name(object), f),
+                H5Oclose);
+}
+
+// Writes a scalar attribute, replacing any earlier one (its type may differ).
+void write_scalar_attribute(File& f, const std::string& object, const std::string& name, hid_t type,
+                            const void* value) {
+  Handle obj = open_object(f, object);
+  const std::string what = display_name(object) + "@" + name;
+  const htri_t present = H5Aexists(obj.get(), name.c_str());
+  if (present < 0) fail("check attribute", what, f.path());
+  if (present > 0 && H5Adelete(obj.get(), name.c_str()) < 0) fail("replace attribute", what, f.path());
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  Handle attr(check(H5Acreate2(obj.get(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                    "create attribute", what, f),
+              H5Aclose);
+  if (H5Awrite(attr.get(), type, value) < 0) fail("write attribute", what, f.path());
+}
+
+Handle open_attribute(const File& f, const std::string& object, const std::string& name) {
+  if (!has_attribute(f, object, name))
+    throw Error(f.path() + ": no attribute '" + name + "' on '" + display_name(object) + "'");
+  Handle obj = open_object(f, object);
+  return Handle(check(H5Aopen(obj.get(), name.c_str(), H5P_DEFAULT), "open attribute",
+                      display_name(object) + "@" + name, f),
+                H5Aclose);
+}
+
+template <class T>
+T read_scalar_attribute(const File& f, const std::string& object, const std::string& name) {
+  Handle attr = open_attribute(f, object, name);
+  Handle type(H5Aget_type(attr.get()), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+    throw Error(f.path() + ": attribute '" + name + "' on '" + display_name(object) + "' is not a number");
+  T value{};
+  if (H5Aread(attr.get(), native_type<T>(), &value) < 0)
+    fail("read attribute", display_name(object) + "@" + name, f.path());
+  return value;
+}
+
+// Undoes HDF5's shuffle filter on one chunk: byte j of element i sits at [j * chunk + i].
+void unshuffle(const uint8_t* in, size_t chunk, size_t elem, uint8_t* out, size_t count) {
+  for (size_t j = 0; j < elem; ++j)
+    for (size_t i = 0; i < count; ++i) out[i * elem + j] = in[j * chunk + i];
+}
+
+// True when `dset` is stored exactly as create_column<T> writes it: chunked, shuffle
+// then deflate, in T's native type. Sets `chunk` to the chunk length.
+template <class T>
+bool has_our_layout(const Handle& dset, hsize_t& chunk) {
+  Handle dcpl(H5Dget_create_plist(dset.get()), H5Pclose);
+  if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_chunk(dcpl.get(), 1, &chunk) != 1) return false;
+  if (H5Pget_nfilters(dcpl.get()) != 2) return false;
+  const H5Z_filter_t expected[2] = {H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE};
+  for (unsigned k = 0; k < 2; ++k) {
+    unsigned flags = 0, config = 0, values[8];
+    size_t n_values = 8;
+    if (H5Pget_filter2(dcpl.get(), k, &flags, &n_values, values, 0, nullptr, &config) != expected[k]) return false;
+  }
+  Handle stored(H5Dget_type(dset.get()), H5Tclose);
+  return H5Tequal(stored.get(), native_type<T>()) > 0;
+}
+
+// HDF5 inflates chunks one after another on one core (~230 MB/s: about a second for
+// 207M residues). Reading the compressed chunks as they are and inflating them on all
+// cores leaves mostly the I/O. Returns false (and the caller uses H5Dread, which then
+// reports any real error) whenever the dataset is not laid out as we write it.
+template <class T>
+bool read_chunks_in_parallel(const Handle& dset, hsize_t n, std::vector<T>& out) {
+  const unsigned threads = std::min(16u, std::thread::hardware_concurrency());
+  hsize_t chunk = 0;
+  if (threads < 2 || !has_our_layout<T>(dset, chunk) || chunk == 0) return false;
+  const hsize_t n_chunks = (n + chunk - 1) / chunk;
+  if (n_chunks < 4) return false;
+
+  std::vector<std::vector<uint8_t>> packed(n_chunks);
+  for (hsize_t k = 0; k < n_chunks; ++k) {
+    hsize_t offset = k * chunk, bytes = 0;
+    uint32_t skipped_filters = 0;
+    if (H5Dget_chunk_storage_size(dset.get(), &offset, &bytes) < 0 || bytes == 0) return false;
+    packed[k].resize(bytes);
+    if (H5Dread_chunk(dset.get(), H5P_DEFAULT, &offset, &skipped_filters, packed[k].data()) < 0 ||
+        skipped_filters != 0)
+      return false;
+  }
+
+  out.resize(n);
+  std::atomic<hsize_t> next{0};
+  std::atomic<bool> ok{true};
+  auto inflate_chunks = [&] {
+    const size_t chunk_bytes = chunk * sizeof(T);
+    std::vector<uint8_t> plain(chunk_bytes);
+    for (hsize_t k = next++; k < n_chunks && ok; k = next++) {
+      uLongf len = chunk_bytes;
+      if (uncompress(plain.data(), &len, packed[k].data(), packed[k].size()) != Z_OK || len != chunk_bytes) {
+        ok = false;
+        return;
+      }
+      const hsize_t first = k * chunk, count = std::min(chunk, n - first);
+      auto* dst = reinterpret_cast<uint8_t*>(out.data() + first);
+      if (sizeof(T) == 1) std::memcpy(dst, plain.data(), count);
+      else unshuffle(plain.data(), chunk, sizeof(T), dst, count);
+      std::vector<uint8_t>().swap(packed[k]);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t + 1 < threads; ++t) pool.emplace_back(inflate_chunks);
+  inflate_chunks();
+  for (auto& t : pool) t.join();
+  return ok;
+}
+
+}  // namespace
+
+// ---- Handle ----
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = other.id_;
+    close_ = other.close_;
+    other.id_ = -1;
+  }
+  return *this;
+}
+
+void Handle::reset() {
+  if (id_ >= 0 && close_) close_(id_);
+  id_ = -1;
+}
+
+herr_t Handle::close_checked() {
+  herr_t rc = 0;
+  if (id_ >= 0 && close_) rc = close_(id_);
+  id_ = -1;
+  return rc;
+}
+
+// ---- File ----
+
+File::File(const std::string& path, Mode mode) : path_(path) {
+  silence_hdf5_errors();
+  hid_t id = -1;
+  if (mode == Mode::kCreate) {
+    id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (id < 0) throw Error("cannot create " + path + ": " + hdf5_reason());
+  } else {
+    const unsigned flags = mode == Mode::kReadOnly ? H5F_ACC_RDONLY : H5F_ACC_RDWR;
+    id = H5Fopen(path.c_str(), flags, H5P_DEFAULT);
+    if (id < 0) throw Error("cannot open " + path + ": " + hdf5_reason());
+  }
+  file_ = Handle(id, H5Fclose);
+}
+
+void File::flush() {
+  if (H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) < 0) fail("flush", "/", path_);
+}
+
+void File::close() {
+  if (file_.valid() && file_.close_checked() < 0) fail("close", "/", path_);
+}
+
+bool File::exists(const std::string& object_path) const {
+  // H5Lexists needs every parent to exist, so walk the path one component at a time.
+  size_t pos = 0;
+  while (pos < object_path.size()) {
+    size_t slash = object_path.find('/', pos);
+    if (slash == std::string::npos) slash = object_path.size();
+    const std::string prefix = object_path.substr(0, slash);
+    if (slash > pos && H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    pos = slash + 1;
+  }
+  return true;
+}
+
+Handle File::create_groups(const std::string& group_path) {
+  if (exists(group_path))
+    return Handle(check(H5Gopen2(file_.get(), group_path.c_str(), H5P_DEFAULT), "open group", group_path, *this),
+                  H5Gclose);
+  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  return Handle(check(H5Gcreate2(file_.get(), group_path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                      "create group", group_path, *this),
+                H5Gclose);
+}
+
+// ---- columns ----
+
+template <class T>
+void create_column(File& f, const std::string& path, size_t chunk) {
+  const hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk_len = std::max<size_t>(chunk, 1);
+  Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
+  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (H5Pset_chunk(dcpl.get(), 1, &chunk_len) < 0 || H5Pset_shuffle(dcpl.get()) < 0 ||
+      H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0)
+    fail("set up compression for", path, f.path());
+  Handle type = memory_type<T>();
+  Handle dapl = dataset_access();
+  Handle dset(check(H5Dcreate2(f.id(), path.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(), dapl.get()),
+                    "create dataset", path, f),
+              H5Dclose);
+}
+
+template <class T>
+void append(File& f, const std::string& path, const std::vector<T>& values) {
+  if (values.empty()) return;
+  Handle dset = open_dataset(f, path);
+  const hsize_t old_n = extent_of(dset, path, f), count = values.size(), new_n = old_n + count;
+  if (H5Dset_extent(dset.get(), &new_n) < 0) fail("extend dataset", path, f.path());
+  Handle file_space(check(H5Dget_space(dset.get()), "select rows of", path, f), H5Sclose);
+  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &old_n, nullptr, &count, nullptr) < 0)
+    fail("select rows of", path, f.path());
+  Handle mem_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  Handle type = memory_type<T>();
+  herr_t rc;
+  if constexpr (std::is_same_v<T, std::string>) {
+    std::vector<const char*> ptrs(values.size());
+    for (size_t i = 0; i < values.size(); ++i) ptrs[i] = values[i].c_str();
+    rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data());
+  } else {
+    rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data());
+  }
+  if (rc < 0) fail("write dataset", path, f.path());
+}
+
+template <class T>
+void write_column(File& f, const std::string& path, const std::vector<T>& values, size_t max_chunk) {
+  create_column<T>(f, path, std::min(std::max<size_t>(values.size(), 1), max_chunk));
+  append(f, path, values);
+}
+
+template <class T>
+std::vector<T> read_all(const File& f, const std::string& path) {
+  Handle dset = open_dataset(f, path);
+  const hsize_t n = extent_of(dset, path, f);
+  std::vector<T> out;
+  if (n == 0) return out;
+  Handle type = memory_type<T>();
+  if constexpr (std::is_same_v<T, std::string>) {
+    Handle stored(H5Dget_type(dset.get()), H5Tclose);
+    if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
+      throw Error(f.path() + ": dataset '" + path + "' does not hold variable-length strings");
+    std::vector<char*> ptrs(n, nullptr);
+    if (H5Dread(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
+      fail("read dataset", path, f.path());
+    out.reserve(n);
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    Handle space(H5Dget_space(dset.get()), H5Sclose);
+#if H5_VERSION_GE(1, 12, 0)
+    H5Treclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
+#else
+    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
+#endif
+  } else {
+    if (read_chunks_in_parallel(dset, n, out)) return out;
+    out.resize(n);
+    if (H5Dread(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+      fail("read dataset", path, f.path());
+  }
+  return out;
+}
+
+uint64_t column_length(const File& f, const std::string& path) {
+  Handle dset = open_dataset(f, path);
+  return extent_of(dset, path, f);
+}
+
+#define HPC_H5_COLUMN(T)                                                                         \
+  template void create_column<T>(File&, const std::string&, size_t);                            \
+  template void append<T>(File&, const std::string&, const std::vector<T>&);                    \
+  template void write_column<T>(File&, const std::string&, const std::vector<T>&, size_t);      \
+  template std::vector<T> read_all<T>(const File&, const std::string&);
+HPC_H5_COLUMN(uint8_t)
+HPC_H5_COLUMN(uint32_t)
+HPC_H5_COLUMN(int32_t)
+HPC_H5_COLUMN(uint64_t)
+HPC_H5_COLUMN(float)
+HPC_H5_COLUMN(double)
+HPC_H5_COLUMN(std::string)
+#undef HPC_H5_COLUMN
+
+// ---- attributes ----
+
+void set_attribute(File& f, const std::string& object, const std::string& name, const std::string& value) {
+  Handle type = utf8_string_type();
+  const char* p = value.c_str();
+  write_scalar_attribute(f, object, name, type.get(), &p);
+}
+
+void set_attribute(File& f, const std::string& object, const std::string& name, int64_t value) {
+  write_scalar_attribute(f, object, name, H5T_NATIVE_INT64, &value);
+}
+
+void set_attribute(File& f, const std::string& object, const std::string& name, double value) {
+  write_scalar_attribute(f, object, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+bool has_attribute(const File& f, const std::string& object, const std::string& name) {
+  if (!f.exists(object == "/" ? "" : object)) return false;
+  const htri_t present = H5Aexists_by_name(f.id(), object_name(object), name.c_str(), H5P_DEFAULT);
+  if (present < 0) fail("check attribute", display_name(object) + "@" + name, f.path());
+  return present > 0;
+}
+
+std::string read_string_attribute(const File& f, const std::string& object, const std::string& name) {
+  Handle attr = open_attribute(f, object, name);
+  const std::string what = display_name(object) + "@" + name;
+  Handle stored(H5Aget_type(attr.get()), H5Tclose);
+  if (H5Tget_class(stored.get()) != H5T_STRING)
+    throw Error(f.path() + ": attribute '" + name + "' on '" + display_name(object) + "' is not a string");
+  if (H5Tis_variable_str(stored.get()) > 0) {
+    Handle type = utf8_string_type();
+    char* p = nullptr;
+    if (H5Aread(attr.get(), type.get(), &p) < 0) fail("read attribute", what, f.path());
+    std::string value = p ? p : "";
+    H5free_memory(p);
+    return value;
+  }
+  // Fixed-length strings (written by other tools): read the bytes, stop at the first NUL.
+  const size_t size = H5Tget_size(stored.get());
+  std::string buf(size, '\0');
+  if (H5Aread(attr.get(), stored.get(), buf.data()) < 0) fail("read attribute", what, f.path());
+  return buf.substr(0, buf.find('\0'));
+}
+
+int64_t read_int_attribute(const File& f, const std::string& object, const std::string& name) {
+  return read_scalar_attribute<int64_t>(f, object, name);
+}
+
+double read_double_attribute(const File& f, const std::string& object, const std::string& name) {
+  return read_scalar_attribute<double>(f, object, name);
+}
+
+bool is_hdf5(const std::string& path) {
+  // The signature sits at offset 0, or after a user block at 512, 1024, 2048, ... bytes.
+  static const char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  for (std::streamoff at = 0; at + 8 <= size; at = at == 0 ? 512 : at * 2) {
+    char head[8];
+    in.seekg(at);
+    if (!in.read(head, 8)) return false;
+    if (std::memcmp(head, kSignature, 8) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace hpc::h5

@@ -1,0 +1,238 @@
+#include "io/result_file.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <type_traits>
+
+#include "io/hdf5_columns.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+// Staging columns take one small append per tile; a short chunk keeps the cost of
+// rewriting the partial last chunk at every flush small.
+constexpr size_t kStagingChunk = 8 * 1024;
+constexpr size_t kLedgerChunk = 1024;
+constexpr uint8_t kTileDone = 1;
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The hit table as columns, the shape it has on disk.
+struct HitColumns {
+  std::vector<uint32_t> query, target, qstart, qend, tstart, tend;
+  std::vector<int32_t> score;
+  std::vector<double> bits, evalue;
+  std::vector<float> identity;  // fraction of alignment columns that are '=' (0..1)
+  std::vector<std::string> cigar;
+
+  HitColumns() = default;
+  explicit HitColumns(const std::vector<Hit>& hits) {
+    for (const Hit& h : hits) {
+      query.push_back(h.query);
+      target.push_back(h.target);
+      score.push_back(h.aln.score);
+      bits.push_back(h.bits);
+      evalue.push_back(h.evalue);
+      qstart.push_back(h.aln.qstart);
+      qend.push_back(h.aln.qend);
+      tstart.push_back(h.aln.tstart);
+      tend.push_back(h.aln.tend);
+      identity.push_back(static_cast<float>(cigar_stats(h.aln.cigar).identity()));
+      cigar.push_back(h.aln.cigar);
+    }
+  }
+
+  // Visits every column with its name: one list for create, append and read.
+  template <class F>
+  void for_each(F&& f) {
+    f("query", query);
+    f("target", target);
+    f("score", score);
+    f("bits", bits);
+    f("evalue", evalue);
+    f("qstart", qstart);
+    f("qend", qend);
+    f("tstart", tstart);
+    f("tend", tend);
+    f("identity", identity);
+    f("cigar", cigar);
+  }
+};
+
+void create_hit_columns(h5::File& file, const std::string& group, size_t chunk) {
+  HitColumns empty;
+  empty.for_each([&](const char* name, auto& column) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    h5::create_column<T>(file, group + "/" + name, chunk);
+  });
+}
+
+void append_hit_columns(h5::File& file, const std::string& group, HitColumns& cols) {
+  cols.for_each([&](const char* name, auto& column) { h5::append(file, group + "/" + name, column); });
+}
+
+}  // namespace
+
+struct ResultFile::Impl {
+  h5::File file;
+  bool finished = false;
+  explicit Impl(const std::string& path) : file(path, h5::Mode::kCreate) {}
+
+  void require_open(const char* what) const {
+    if (finished) throw Error(file.path() + ": cannot " + what + " after the result file was finished");
+  }
+};
+
+ResultFile::ResultFile(const std::string& path) : impl_(std::make_unique<Impl>(path)), path_(path) {
+  h5::File& f = impl_->file;
+  h5::set_attribute(f, "", "program", std::string("hpcalign"));
+  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
+  h5::set_attribute(f, "", "start_time", utc_now_iso8601());
+  h5::set_attribute(f, "", "status", std::string("incomplete"));
+  create_hit_columns(f, "staging/hits", kStagingChunk);
+  h5::create_column<uint32_t>(f, "staging/hits/tile", kStagingChunk);
+  h5::create_column<uint32_t>(f, "tiles/id", kLedgerChunk);
+  h5::create_column<uint8_t>(f, "tiles/status", kLedgerChunk);
+  // On disk at once: a run that dies before its first tile still leaves a readable file.
+  f.flush();
+}
+
+ResultFile::~ResultFile() {
+  // An unfinished file stays "incomplete"; whatever was flushed per tile is kept.
+  // Closing cannot throw from a destructor, so errors here are dropped.
+  try {
+    if (impl_ && impl_->file.is_open()) impl_->file.close();
+  } catch (const Error&) {
+  }
+}
+
+void ResultFile::set_attribute(const std::string& name, const std::string& value) {
+  impl_->require_open("set an attribute");
+  h5::set_attribute(impl_->file, "", name, value);
+}
+
+void ResultFile::set_attribute(const std::string& name, int64_t value) {
+  impl_->require_open("set an attribute");
+  h5::set_attribute(impl_->file, "", name, value);
+}
+
+void ResultFile::set_attribute(const std::string& name, double value) {
+  impl_->require_open("set an attribute");
+  h5::set_attribute(impl_->file, "", name, value);
+}
+
+void ResultFile::write_sequences(const std::string& group, const SequenceSet& seqs) {
+  impl_->require_open("write sequences");
+  if (group != "queries" && group != "targets")
+    throw Error(path_ + ": sequence group must be 'queries' or 'targets', not '" + group + "'");
+  std::vector<uint32_t> lengths(seqs.size());
+  for (size_t i = 0; i < seqs.size(); ++i) lengths[i] = seqs.length(i);
+  h5::write_column(impl_->file, group + "/id", seqs.ids);
+  h5::write_column(impl_->file, group + "/length", lengths);
+}
+
+void ResultFile::append_tile(uint32_t tile_id, const std::vector<Hit>& hits) {
+  impl_->require_open("append a tile");
+  h5::File& f = impl_->file;
+  HitColumns cols(hits);
+  append_hit_columns(f, "staging/hits", cols);
+  h5::append(f, "staging/hits/tile", std::vector<uint32_t>(hits.size(), tile_id));
+  // The ledger row goes in the same flush as the rows: after a crash a tile is either
+  // done with all its rows on disk, or not done (rows without a ledger entry are ignored).
+  h5::append(f, "tiles/id", std::vector<uint32_t>{tile_id});
+  h5::append(f, "tiles/status", std::vector<uint8_t>{kTileDone});
+  f.flush();
+}
+
+void ResultFile::finish(const std::vector<Hit>& final_hits) {
+  impl_->require_open("finish");
+  h5::File& f = impl_->file;
+  HitColumns cols(final_hits);
+  create_hit_columns(f, "hits", std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk));
+  append_hit_columns(f, "hits", cols);
+  h5::set_attribute(f, "", "end_time", utc_now_iso8601());
+  h5::set_attribute(f, "", "status", std::string("complete"));
+  f.flush();
+  impl_->finished = true;
+  f.close();
+}
+
+// ---- read side ----
+
+namespace {
+
+h5::File open_result_file(const std::string& path) {
+  if (!std::ifstream(path)) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  if (!h5::is_hdf5(path)) throw Error(path + " is not an hpcalign result file (not HDF5)");
+  h5::File f(path, h5::Mode::kReadOnly);
+  if (h5::has_attribute(f, "", "format") && h5::read_string_attribute(f, "", "format") == "hpcalign-db")
+    throw Error(path + " is an hpcalign database (from makedb), not a result file");
+  if (!h5::has_attribute(f, "", "program") || h5::read_string_attribute(f, "", "program") != "hpcalign" ||
+      !h5::has_attribute(f, "", "status"))
+    throw Error(path + " is not an hpcalign result file");
+  return f;
+}
+
+template <class T>
+std::vector<T> read_column(const h5::File& f, const std::string& path) {
+  return f.exists(path) ? h5::read_all<T>(f, path) : std::vector<T>{};
+}
+
+}  // namespace
+
+HitTable read_hit_table(const std::string& path, const std::string& group) {
+  h5::File f = open_result_file(path);
+  HitTable t;
+  t.status = h5::read_string_attribute(f, "", "status");
+  t.query_ids = read_column<std::string>(f, "queries/id");
+  t.query_lengths = read_column<uint32_t>(f, "queries/length");
+  t.target_ids = read_column<std::string>(f, "targets/id");
+  t.target_lengths = read_column<uint32_t>(f, "targets/length");
+  if (!f.exists(group)) throw Error(path + ": no '" + group + "' table in this result file");
+
+  HitColumns cols;
+  size_t rows = 0;
+  bool first = true;
+  cols.for_each([&](const char* name, auto& column) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    column = h5::read_all<T>(f, group + "/" + name);
+    if (first) rows = column.size();
+    first = false;
+    if (column.size() != rows)
+      throw Error(path + ": column '" + group + "/" + name + "' has " + std::to_string(column.size()) +
+                  " rows, expected " + std::to_string(rows));
+  });
+  t.hits.resize(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    Hit& h = t.hits[i];
+    h.query = cols.query[i];
+    h.target = cols.target[i];
+    h.bits = cols.bits[i];
+    h.evalue = cols.evalue[i];
+    h.aln.score = cols.score[i];
+    h.aln.qstart = cols.qstart[i];
+    h.aln.qend = cols.qend[i];
+    h.aln.tstart = cols.tstart[i];
+    h.aln.tend = cols.tend[i];
+    h.aln.cigar = std::move(cols.cigar[i]);
+  }
+  return t;
+}
+
+std::string read_string_attribute(const std::string& path, const std::string& name) {
+  h5::File f(path, h5::Mode::kReadOnly);
+  return h5::read_string_attribute(f, "", name);
+}
+
+}  // namespace hpc

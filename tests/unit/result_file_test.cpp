@@ -1,0 +1,399 @@
+// io/hdf5_columns.cpp and io/result_file.cpp: column round trips, the result layout,
+// status before/after finish, the tile ledger, attributes and error messages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <fstream>
+#include <random>
+#include <regex>
+
+#include "io/hdf5_columns.hpp"
+#include "io/result_file.hpp"
+#include "src/core/error.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  static const std::string dir = test::temp_dir();
+  return dir + "/" + name;
+}
+
+Hit make_hit(uint32_t q, uint32_t t, int32_t score, double bits, double evalue, uint32_t qs, uint32_t ts,
+             const std::string& cigar) {
+  const CigarStats s = cigar_stats(cigar);
+  Hit h;
+  h.query = q;
+  h.target = t;
+  h.bits = bits;
+  h.evalue = evalue;
+  h.aln.score = score;
+  h.aln.cigar = cigar;
+  h.aln.qstart = cigar.empty() ? 0 : qs;
+  h.aln.tstart = cigar.empty() ? 0 : ts;
+  h.aln.qend = cigar.empty() ? 0 : qs + s.query_span - 1;
+  h.aln.tend = cigar.empty() ? 0 : ts + s.target_span - 1;
+  return h;
+}
+
+// Random but reproducible hits with CIGARs of every op.
+std::vector<Hit> random_hits(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> run(1, 30), op(0, 9);
+  std::vector<Hit> hits;
+  hits.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string cigar;
+    const int ops = 1 + int(rng() % 5);
+    for (int k = 0; k < ops; ++k) {
+      const int o = op(rng);
+      const char c = o < 6 ? '=' : o < 8 ? 'X' : o < 9 ? 'I' : 'D';
+      cigar += std::to_string(run(rng)) + c;
+    }
+    hits.push_back(make_hit(uint32_t(rng() % 50), uint32_t(rng() % 100000), int32_t(rng() % 3000) - 5,
+                            (rng() % 100000) / 97.0, std::ldexp(double(rng() % 1000 + 1), -int(rng() % 700)),
+                            1 + rng() % 500, 1 + rng() % 5000, cigar));
+  }
+  return hits;
+}
+
+void expect_same_hits(const std::vector<Hit>& got, const std::vector<Hit>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    EXPECT_EQ(got[i].query, want[i].query);
+    EXPECT_EQ(got[i].target, want[i].target);
+    EXPECT_EQ(got[i].bits, want[i].bits);
+    EXPECT_EQ(got[i].evalue, want[i].evalue);
+    EXPECT_EQ(got[i].aln.score, want[i].aln.score);
+    EXPECT_EQ(got[i].aln.qstart, want[i].aln.qstart);
+    EXPECT_EQ(got[i].aln.qend, want[i].aln.qend);
+    EXPECT_EQ(got[i].aln.tstart, want[i].aln.tstart);
+    EXPECT_EQ(got[i].aln.tend, want[i].aln.tend);
+    EXPECT_EQ(got[i].aln.cigar, want[i].aln.cigar);
+    if (::testing::Test::HasFailure()) return;  // one broken row is enough to read
+  }
+}
+
+SequenceSet small_set(const std::vector<std::pair<std::string, size_t>>& seqs) {
+  SequenceSet s;
+  for (const auto& [id, n] : seqs) {
+    const std::vector<uint8_t> codes(n, 0);
+    s.add(id, codes.data(), n);
+  }
+  return s;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// ---- the column layer ----
+
+TEST(Hdf5Columns, EveryTypeRoundTripsAcrossAppends) {
+  const std::string path = temp_path("columns.h5");
+  {
+    h5::File f(path, h5::Mode::kCreate);
+    h5::create_column<uint8_t>(f, "a/b/u8", 3);  // tiny chunk: appends cross chunk edges
+    h5::append(f, "a/b/u8", std::vector<uint8_t>{0, 255, 7});
+    h5::append(f, "a/b/u8", std::vector<uint8_t>{});
+    h5::append(f, "a/b/u8", std::vector<uint8_t>{1, 2, 3, 4});
+    h5::write_column(f, "u32", std::vector<uint32_t>{0, 4294967295u});
+    h5::write_column(f, "i32", std::vector<int32_t>{-2147483647 - 1, 0, 5});
+    h5::write_column(f, "u64", std::vector<uint64_t>{0, 18446744073709551615ull});
+    h5::write_column(f, "f32", std::vector<float>{0.5f, -1e30f});
+    h5::write_column(f, "f64", std::vector<double>{1e-300, 3.141592653589793});
+    h5::create_column<std::string>(f, "text", 2);
+    h5::append(f, "text", std::vector<std::string>{"", "sp|P1|X", "\xc3\xa9t\xc3\xa9"});
+    h5::append(f, "text", std::vector<std::string>{std::string(5000, 'x')});
+    f.close();
+  }
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_all<uint8_t>(f, "a/b/u8"), (std::vector<uint8_t>{0, 255, 7, 1, 2, 3, 4}));
+  EXPECT_EQ(h5::column_length(f, "a/b/u8"), 7u);
+  EXPECT_EQ(h5::read_all<uint32_t>(f, "u32"), (std::vector<uint32_t>{0, 4294967295u}));
+  EXPECT_EQ(h5::read_all<int32_t>(f, "i32"), (std::vector<int32_t>{-2147483647 - 1, 0, 5}));
+  EXPECT_EQ(h5::read_all<uint64_t>(f, "u64"), (std::vector<uint64_t>{0, 18446744073709551615ull}));
+  EXPECT_EQ(h5::read_all<float>(f, "f32"), (std::vector<float>{0.5f, -1e30f}));
+  EXPECT_EQ(h5::read_all<double>(f, "f64"), (std::vector<double>{1e-300, 3.141592653589793}));
+  EXPECT_EQ(h5::read_all<std::string>(f, "text"),
+            (std::vector<std::string>{"", "sp|P1|X", "\xc3\xa9t\xc3\xa9", std::string(5000, 'x')}));
+  EXPECT_TRUE(f.exists("a/b"));
+  EXPECT_FALSE(f.exists("a/c/u8"));
+}
+
+// Many chunks with a partial last one: read_all inflates these on several threads and
+// undoes the shuffle itself, so every byte position of every element type is checked.
+TEST(Hdf5Columns, ManyChunkColumnsReadBackExactly) {
+  const std::string path = temp_path("many-chunks.h5");
+  std::mt19937_64 rng(7);
+  std::vector<uint8_t> bytes(1000003);
+  std::vector<uint64_t> wide(300007);
+  std::vector<double> reals(300007);
+  std::vector<int32_t> ints(300007);
+  for (auto& b : bytes) b = uint8_t(rng() % 24);
+  for (auto& w : wide) w = rng();
+  for (auto& r : reals) r = std::ldexp(double(rng() >> 11), -int(rng() % 900));
+  for (auto& i : ints) i = int32_t(uint32_t(rng()));
+  {
+    h5::File f(path, h5::Mode::kCreate);
+    h5::write_column(f, "bytes", bytes, 65536);
+    h5::write_column(f, "wide", wide, 10000);
+    h5::write_column(f, "reals", reals, 4099);
+    h5::create_column<int32_t>(f, "ints", 5000);
+    h5::append(f, "ints", std::vector<int32_t>(ints.begin(), ints.begin() + 123457));
+    h5::append(f, "ints", std::vector<int32_t>(ints.begin() + 123457, ints.end()));
+  }
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_TRUE(h5::read_all<uint8_t>(f, "bytes") == bytes);
+  EXPECT_TRUE(h5::read_all<uint64_t>(f, "wide") == wide);
+  EXPECT_TRUE(h5::read_all<double>(f, "reals") == reals);
+  EXPECT_TRUE(h5::read_all<int32_t>(f, "ints") == ints);
+  // A stored type other than the one asked for goes through HDF5's conversion instead.
+  const std::vector<double> widened = h5::read_all<double>(f, "ints");
+  ASSERT_EQ(widened.size(), ints.size());
+  EXPECT_EQ(widened[200000], double(ints[200000]));
+}
+
+TEST(Hdf5Columns, AttributesRoundTripAndReplace) {
+  const std::string path = temp_path("attrs.h5");
+  {
+    h5::File f(path, h5::Mode::kCreate);
+    h5::write_column(f, "g/col", std::vector<uint32_t>{1});
+    h5::set_attribute(f, "", "name", std::string("first"));
+    h5::set_attribute(f, "", "name", std::string("second"));  // replaced, not duplicated
+    h5::set_attribute(f, "/", "count", int64_t(-9000000000LL));
+    h5::set_attribute(f, "g/col", "scale", 0.125);
+    h5::set_attribute(f, "g", "count", std::string("now a string"));
+  }
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_string_attribute(f, "", "name"), "second");
+  EXPECT_EQ(h5::read_int_attribute(f, "", "count"), -9000000000LL);
+  EXPECT_EQ(h5::read_double_attribute(f, "g/col", "scale"), 0.125);
+  EXPECT_EQ(h5::read_string_attribute(f, "g", "count"), "now a string");
+  EXPECT_FALSE(h5::has_attribute(f, "", "missing"));
+  EXPECT_FALSE(h5::has_attribute(f, "no/such/object", "name"));
+  EXPECT_NE(error_of([&] { h5::read_string_attribute(f, "", "count"); }).find("not a string"), std::string::npos);
+  EXPECT_NE(error_of([&] { h5::read_string_attribute(f, "", "missing"); }).find("no attribute 'missing'"),
+            std::string::npos);
+}
+
+TEST(Hdf5Columns, ErrorsNameFileAndObject) {
+  const std::string path = temp_path("errors.h5");
+  h5::File f(path, h5::Mode::kCreate);
+  h5::write_column(f, "nums", std::vector<double>{1.0});
+  const std::string missing = error_of([&] { h5::read_all<double>(f, "nope"); });
+  EXPECT_NE(missing.find(path), std::string::npos) << missing;
+  EXPECT_NE(missing.find("'nope'"), std::string::npos) << missing;
+  const std::string twice = error_of([&] { h5::create_column<double>(f, "nums"); });
+  EXPECT_NE(twice.find(path + ": cannot create dataset 'nums'"), std::string::npos) << twice;
+  const std::string wrong = error_of([&] { h5::read_all<std::string>(f, "nums"); });
+  EXPECT_NE(wrong.find("variable-length strings"), std::string::npos) << wrong;
+  EXPECT_NE(error_of([] { h5::File("/nonexistent-dir/x.h5", h5::Mode::kReadOnly); })
+                .find("cannot open /nonexistent-dir/x.h5: "),
+            std::string::npos);
+}
+
+TEST(Hdf5Columns, SignatureCheck) {
+  const std::string h5path = temp_path("sig.h5");
+  { h5::File f(h5path, h5::Mode::kCreate); }
+  const std::string text = temp_path("sig.txt");
+  std::ofstream(text) << ">a\nACGT\n";
+  EXPECT_TRUE(h5::is_hdf5(h5path));
+  EXPECT_FALSE(h5::is_hdf5(text));
+  EXPECT_FALSE(h5::is_hdf5(temp_path("does-not-exist")));
+}
+
+// ---- the result file ----
+
+TEST(ResultFile, RoundTripWithSequencesTilesAndFinalHits) {
+  const std::string path = temp_path("small.h5");
+  const std::vector<Hit> tile0 = {make_hit(0, 1, 50, 25.5, 1e-3, 1, 1, "10="),
+                                  make_hit(1, 0, 40, 20.25, 0.5, 3, 2, "2=1X1I3=2D4=")};
+  const std::vector<Hit> tile1 = {make_hit(0, 0, 80, 40.0, 1e-20, 1, 1, "20=")};
+  {
+    ResultFile rf(path);
+    rf.write_sequences("queries", small_set({{"q0", 30}, {"q1", 12}}));
+    rf.write_sequences("targets", small_set({{"t0", 25}, {"t1", 10}}));
+    rf.append_tile(7, tile0);
+    rf.append_tile(3, tile1);
+    std::vector<Hit> final_hits = tile0;
+    final_hits.insert(final_hits.end(), tile1.begin(), tile1.end());
+    std::sort(final_hits.begin(), final_hits.end(), hit_order);
+    rf.finish(final_hits);
+  }
+  const HitTable t = read_hit_table(path);
+  EXPECT_EQ(t.status, "complete");
+  EXPECT_EQ(t.query_ids, (std::vector<std::string>{"q0", "q1"}));
+  EXPECT_EQ(t.query_lengths, (std::vector<uint32_t>{30, 12}));
+  EXPECT_EQ(t.target_ids, (std::vector<std::string>{"t0", "t1"}));
+  EXPECT_EQ(t.target_lengths, (std::vector<uint32_t>{25, 10}));
+  expect_same_hits(t.hits, {tile1[0], tile0[0], tile0[1]});
+
+  const HitTable staged = read_hit_table(path, "staging/hits");
+  expect_same_hits(staged.hits, {tile0[0], tile0[1], tile1[0]});
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_all<uint32_t>(f, "staging/hits/tile"), (std::vector<uint32_t>{7, 7, 3}));
+  // identity is the '=' fraction of the CIGAR: 2=1X1I3=2D4= has 9 of 13 columns identical.
+  const std::vector<float> identity = h5::read_all<float>(f, "hits/identity");
+  EXPECT_EQ(identity, (std::vector<float>{1.0f, 1.0f, float(9.0 / 13.0)}));
+}
+
+TEST(ResultFile, EmptyHitsRoundTrip) {
+  const std::string path = temp_path("empty.h5");
+  {
+    ResultFile rf(path);
+    rf.append_tile(0, {});
+    rf.finish({});
+  }
+  const HitTable t = read_hit_table(path);
+  EXPECT_EQ(t.status, "complete");
+  EXPECT_TRUE(t.hits.empty());
+  h5::File f(path, h5::Mode::kReadOnly);
+  for (const char* col : {"hits/query", "hits/cigar", "hits/identity", "staging/hits/tile"})
+    EXPECT_EQ(h5::column_length(f, col), 0u) << col;
+  EXPECT_EQ(h5::read_all<uint32_t>(f, "tiles/id"), (std::vector<uint32_t>{0}));
+}
+
+TEST(ResultFile, HundredThousandRowsAcrossChunkBoundaries) {
+  const std::string path = temp_path("large.h5");
+  const std::vector<Hit> hits = random_hits(100000, 42);
+  std::vector<Hit> final_hits = hits;
+  std::sort(final_hits.begin(), final_hits.end(), hit_order);
+  // Uneven tiles so appends start and end in the middle of 8Ki staging chunks.
+  const std::vector<size_t> tile_sizes = {1, 8191, 8193, 30000, 3, 53612};
+  {
+    ResultFile rf(path);
+    size_t at = 0;
+    for (size_t k = 0; k < tile_sizes.size(); ++k) {
+      rf.append_tile(uint32_t(k), std::vector<Hit>(hits.begin() + at, hits.begin() + at + tile_sizes[k]));
+      at += tile_sizes[k];
+    }
+    ASSERT_EQ(at, hits.size());
+    rf.finish(final_hits);
+  }
+  expect_same_hits(read_hit_table(path).hits, final_hits);
+  expect_same_hits(read_hit_table(path, "staging/hits").hits, hits);
+  h5::File f(path, h5::Mode::kReadOnly);
+  const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
+  ASSERT_EQ(tile.size(), hits.size());
+  EXPECT_EQ(tile[0], 0u);
+  EXPECT_EQ(tile[8191], 1u);
+  EXPECT_EQ(tile[8192], 2u);
+  EXPECT_EQ(tile.back(), 5u);
+}
+
+TEST(ResultFile, StatusIsIncompleteUntilFinish) {
+  const std::string path = temp_path("status.h5");
+  const Hit h = make_hit(0, 0, 10, 5.0, 2.0, 1, 1, "3=");
+  {
+    ResultFile rf(path);
+    rf.write_sequences("queries", small_set({{"q", 3}}));
+    rf.append_tile(4, {h});
+    rf.append_tile(9, {h, h});
+    // A crash here leaves what the tiles flushed, marked incomplete: read it while open.
+    EXPECT_EQ(read_string_attribute(path, "status"), "incomplete");
+    EXPECT_EQ(read_hit_table(path, "staging/hits").hits.size(), 3u);
+  }  // destroyed without finish(), as an interrupted run would be
+  const HitTable t = read_hit_table(path, "staging/hits");
+  EXPECT_EQ(t.status, "incomplete");
+  EXPECT_EQ(t.hits.size(), 3u);
+  EXPECT_NE(error_of([&] { read_hit_table(path); }).find("no 'hits' table"), std::string::npos);
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_FALSE(h5::has_attribute(f, "", "end_time"));
+}
+
+TEST(ResultFile, LedgerHasOneDoneRowPerAppendedTile) {
+  const std::string path = temp_path("ledger.h5");
+  const std::vector<uint32_t> ids = {12, 0, 5, 99, 3};
+  {
+    ResultFile rf(path);
+    for (uint32_t id : ids) rf.append_tile(id, std::vector<Hit>(id % 3, make_hit(0, id, 1, 1, 1, 1, 1, "1=")));
+    rf.finish({});
+  }
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_all<uint32_t>(f, "tiles/id"), ids);
+  EXPECT_EQ(h5::read_all<uint8_t>(f, "tiles/status"), std::vector<uint8_t>(ids.size(), 1));
+  const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
+  EXPECT_EQ(tile, (std::vector<uint32_t>{5, 5}));  // only tile 5 had rows (id % 3 of them)
+}
+
+TEST(ResultFile, AttributesRoundTrip) {
+  const std::string path = temp_path("meta.h5");
+  {
+    ResultFile rf(path);
+    rf.set_attribute("workload", std::string("search"));
+    rf.set_attribute("matrix", std::string("BLOSUM62"));
+    rf.set_attribute("gap_open", int64_t(11));
+    rf.set_attribute("db_residues", int64_t(207000000000LL));
+    rf.set_attribute("lambda", 0.267);
+    rf.finish({});
+    EXPECT_NE(error_of([&] { rf.set_attribute("late", int64_t(1)); }).find("after the result file was finished"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { rf.finish({}); }).find("cannot finish"), std::string::npos);
+  }
+  EXPECT_EQ(read_string_attribute(path, "workload"), "search");
+  EXPECT_EQ(read_string_attribute(path, "matrix"), "BLOSUM62");
+  EXPECT_EQ(read_string_attribute(path, "program"), "hpcalign");
+  EXPECT_EQ(read_string_attribute(path, "version"), HPCALIGN_VERSION);
+  EXPECT_EQ(read_string_attribute(path, "status"), "complete");
+  const std::regex iso(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)");
+  EXPECT_TRUE(std::regex_match(read_string_attribute(path, "start_time"), iso));
+  EXPECT_TRUE(std::regex_match(read_string_attribute(path, "end_time"), iso));
+  EXPECT_LE(read_string_attribute(path, "start_time"), read_string_attribute(path, "end_time"));
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_int_attribute(f, "", "gap_open"), 11);
+  EXPECT_EQ(h5::read_int_attribute(f, "", "db_residues"), 207000000000LL);
+  EXPECT_EQ(h5::read_double_attribute(f, "", "lambda"), 0.267);
+}
+
+TEST(ResultFile, UnwritablePathNamesThePath) {
+  EXPECT_EQ(error_of([] { ResultFile rf("/nonexistent-dir/out.h5"); })
+                .rfind("cannot create /nonexistent-dir/out.h5: ", 0),
+            0u);
+  const std::string dir = test::temp_dir();  // a directory cannot be truncated into a file
+  EXPECT_EQ(error_of([&] { ResultFile rf(dir); }).rfind("cannot create " + dir + ": ", 0), 0u);
+}
+
+TEST(ResultFile, RejectsFilesThatAreNotResults) {
+  const std::string text = temp_path("not-h5.txt");
+  std::ofstream(text) << "qseqid\tsseqid\n";
+  EXPECT_NE(error_of([&] { read_hit_table(text); }).find(text + " is not an hpcalign result file"),
+            std::string::npos);
+  const std::string other = temp_path("other.h5");
+  {
+    h5::File f(other, h5::Mode::kCreate);
+    h5::write_column(f, "hits/query", std::vector<uint32_t>{1});
+  }
+  EXPECT_NE(error_of([&] { read_hit_table(other); }).find(other + " is not an hpcalign result file"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { read_hit_table(temp_path("missing.h5")); }).find("cannot open"), std::string::npos);
+  EXPECT_NE(error_of([&] { ResultFile(temp_path("seq.h5")).write_sequences("subjects", {}); })
+                .find("must be 'queries' or 'targets'"),
+            std::string::npos);
+}
+
+TEST(ResultFile, MismatchedColumnLengthsAreReported) {
+  const std::string path = temp_path("ragged.h5");
+  {
+    ResultFile rf(path);
+    rf.finish({make_hit(0, 0, 1, 1, 1, 1, 1, "1=")});
+  }
+  {
+    h5::File f(path, h5::Mode::kReadWrite);
+    h5::append(f, "hits/score", std::vector<int32_t>{5});
+  }
+  EXPECT_NE(error_of([&] { read_hit_table(path); }).find("column 'hits/score' has 2 rows, expected 1"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hpc
