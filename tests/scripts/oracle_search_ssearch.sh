@@ -14,8 +14,8 @@ for backend in cpu; do
 done
 # -m 9: the raw 'sw' score is the 3rd field after the tab-separated alignment columns.
 ssearch36 -q -s BP62 -f -11 -g -1 -m 9 -b 2000 -d 0 -E 1e6 -z -1 -T 2 "$Q" "$DB" >"$WORK/ssearch.txt" 2>/dev/null
-# Robust parse: the line before the first tab holds "id ... (len) [f] sw bits E"; -m 9 adds
-# "%_id %_sim sw alen ..." after the tab, so we take the sw column of the tab part.
+# In the "best scores" list (-m 9), each line is "id description (len) s-w<TAB>%_id %_sim sw ...":
+# the raw Smith-Waterman score is the last word before the tab.
 python3 - "$WORK/ssearch.txt" "$WORK/ours.tsv" <<'PY'
 import re, sys
 ssearch, ours = sys.argv[1], sys.argv[2]
@@ -34,9 +34,10 @@ for line in open(ssearch):
         if not line.strip():
             listing = False
             continue
-        left, _, right = line.partition("\t")
-        target = left.split()[0]
-        sw = int(right.split()[2])  # -m 9 columns after the tab: %_id %_sim sw alen ...
+        words = line.partition("\t")[0].split()
+        if len(words) < 3:
+            continue
+        target, sw = words[0], int(words[-1])
         best.setdefault((query, target), set()).add(sw)
 checked = bad = 0
 for row in open(ours):
