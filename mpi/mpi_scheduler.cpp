@@ -1,10 +1,13 @@
-// MPI master/worker scheduler. Rank 0 plans and sinks; ranks 1.. execute tiles.
-// Each worker holds up to two tiles (one running, one queued in its MPI inbox) so the
-// next tile is already there when one finishes.
+// MPI master/worker scheduler. Rank 0 plans, schedules and sinks; every rank, rank 0
+// included (in a second thread, when MPI grants MPI_THREAD_MULTIPLE), runs one worker,
+// so `mpirun -np 4` on a 4-GPU node drives all 4 GPUs.
+// Each worker holds up to two tiles (one running, one queued in its inbox) so the next
+// tile is already there when one finishes.
 #include <mpi.h>
 
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
@@ -13,23 +16,40 @@
 namespace hpc {
 namespace {
 
-enum Tag : int { kCapacity = 1, kTile = 2, kResult = 3, kStop = 4, kError = 5 };
+// Two tags keep the master's mail apart from its own worker's (both live on rank 0).
+constexpr int kToWorker = 10, kToMaster = 11;
+enum Kind : uint8_t { kTile = 'T', kStop = 'S', kCapacity = 'C', kResult = 'R', kError = 'E' };
 constexpr int kInFlight = 2;
 
-void send_bytes(const std::string& bytes, int dest, int tag) {
+void send(int dest, int tag, Kind kind, const std::string& payload) {
+  WireWriter w;
+  w.put<uint8_t>(kind);
+  w.put(payload);
+  const std::string bytes = w.take();
   MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
 }
 
-std::string recv_bytes(int source, int* from, int* tag) {
+struct Message {
+  int from;
+  Kind kind;
+  std::string payload;
+};
+
+Message receive(int source, int tag) {
+  // Matched probe: the probed message cannot be taken by another thread before we read it.
+  MPI_Message handle;
   MPI_Status st;
-  MPI_Probe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+  MPI_Mprobe(source, tag, MPI_COMM_WORLD, &handle, &st);
   int n = 0;
   MPI_Get_count(&st, MPI_BYTE, &n);
   std::string bytes(static_cast<size_t>(n), '\0');
-  MPI_Recv(bytes.data(), n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  if (from) *from = st.MPI_SOURCE;
-  if (tag) *tag = st.MPI_TAG;
-  return bytes;
+  MPI_Mrecv(bytes.data(), n, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+  WireReader r(bytes);
+  Message m;
+  m.from = st.MPI_SOURCE;
+  m.kind = static_cast<Kind>(r.get<uint8_t>());
+  m.payload = r.get_string();
+  return m;
 }
 
 std::string encode_capacity(const DeviceCapacity& c) {
@@ -51,6 +71,13 @@ DeviceCapacity decode_capacity(const std::string& bytes) {
   return c;
 }
 
+std::string tile_error(uint32_t id, const std::string& what) {
+  WireWriter w;
+  w.put(id);
+  w.put(what);
+  return w.take();
+}
+
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
@@ -59,47 +86,51 @@ int env_int(const char* name, int fallback) {
 void worker_loop(const MpiContext& ctx, const SchedulerHooks& hooks) {
   std::unique_ptr<TileWorker> worker;
   try {
-    worker = hooks.make_worker(ctx.rank - 1, ctx.local_rank);
-    send_bytes(encode_capacity(worker->capacity()), 0, kCapacity);
+    worker = hooks.make_worker(ctx.rank, ctx.local_rank);
+    send(0, kToMaster, kCapacity, encode_capacity(worker->capacity()));
   } catch (const std::exception& e) {
-    send_bytes(e.what(), 0, kError);
+    send(0, kToMaster, kError, tile_error(UINT32_MAX, e.what()));
   }
   for (;;) {
-    int tag = 0;
-    std::string msg = recv_bytes(0, nullptr, &tag);
-    if (tag == kStop) break;
-    if (!worker) continue;  // failed at start: the master will stop us
-    const Tile tile = decode_tile(msg);
+    Message m = receive(0, kToWorker);
+    if (m.kind == kStop) break;
+    if (!worker) continue;  // failed at start or on a tile: the master stops us
+    const Tile tile = decode_tile(m.payload);
     try {
       WireWriter w;
       w.put(tile.id);
       w.put(worker->run(tile));
-      send_bytes(w.take(), 0, kResult);
+      send(0, kToMaster, kResult, w.take());
     } catch (const std::exception& e) {
-      WireWriter w;
-      w.put(tile.id);
-      w.put(std::string(e.what()));
-      send_bytes(w.take(), 0, kError);
+      send(0, kToMaster, kError, tile_error(tile.id, e.what()));
       worker.reset();
     }
   }
 }
 
-void master_loop(const MpiContext& ctx, const SchedulerHooks& hooks) {
-  const int workers = ctx.size - 1;
-  std::vector<DeviceCapacity> caps(workers);
-  std::string start_error;
-  for (int i = 0; i < workers; ++i) {
-    int from = 0, tag = 0;
-    std::string msg = recv_bytes(MPI_ANY_SOURCE, &from, &tag);
-    if (tag == kError)
-      start_error = "rank " + std::to_string(from) + ": " + msg;
-    else
-      caps[from - 1] = decode_capacity(msg);
-  }
+void master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks& hooks) {
+  std::vector<int> ranks;  // ranks that run a worker
+  for (int r = master_works ? 0 : 1; r < ctx.size; ++r) ranks.push_back(r);
   auto stop_all = [&] {
-    for (int r = 1; r < ctx.size; ++r) send_bytes({}, r, kStop);
+    for (int r : ranks) send(r, kToWorker, kStop, {});
   };
+  auto fail = [&](const Message& m) {
+    WireReader r(m.payload);
+    const auto id = r.get<uint32_t>();
+    const std::string what = r.get_string();
+    const std::string where = id == UINT32_MAX ? "starting on rank " : "tile " + std::to_string(id) + " failed on rank ";
+    return Error(where + std::to_string(m.from) + ": " + what);
+  };
+
+  std::vector<DeviceCapacity> caps(ranks.size());
+  std::string start_error;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Message m = receive(MPI_ANY_SOURCE, kToMaster);
+    if (m.kind == kError)
+      start_error = fail(m).what();
+    else
+      caps[m.from - ranks.front()] = decode_capacity(m.payload);
+  }
   if (!start_error.empty()) {
     stop_all();
     throw Error(start_error);
@@ -108,29 +139,24 @@ void master_loop(const MpiContext& ctx, const SchedulerHooks& hooks) {
   size_t next = 0, outstanding = 0;
   auto send_next = [&](int rank) {
     if (next >= tiles.size()) return;
-    send_bytes(encode_tile(tiles[next++]), rank, kTile);
+    send(rank, kToWorker, kTile, encode_tile(tiles[next++]));
     ++outstanding;
   };
   for (int k = 0; k < kInFlight; ++k)
-    for (int r = 1; r < ctx.size; ++r) send_next(r);
+    for (int r : ranks) send_next(r);
   auto find_tile = [&](uint32_t id) -> const Tile& {
     for (const Tile& t : tiles)
       if (t.id == id) return t;
     throw Error("internal: result for unknown tile " + std::to_string(id));
   };
   while (outstanding > 0) {
-    int from = 0, tag = 0;
-    std::string msg = recv_bytes(MPI_ANY_SOURCE, &from, &tag);
-    WireReader r(msg);
+    Message m = receive(MPI_ANY_SOURCE, kToMaster);
+    if (m.kind == kError) throw fail(m);
+    WireReader r(m.payload);
     const auto id = r.get<uint32_t>();
-    std::string payload = r.get_string();
-    if (tag == kError) {
-      std::cerr << "hpcalign: tile " << id << " failed on rank " << from << ": " << payload << "\n";
-      throw Error("tile " + std::to_string(id) + " failed on rank " + std::to_string(from) + ": " + payload);
-    }
     --outstanding;
-    hooks.on_result(find_tile(id), payload);
-    send_next(from);
+    hooks.on_result(find_tile(id), r.get_string());
+    send_next(m.from);
   }
   stop_all();
 }
@@ -144,8 +170,9 @@ MpiContext mpi_start(int* argc, char*** argv) {
                         std::getenv("PMI_SIZE") || std::getenv("HPCALIGN_FORCE_MPI");
   if (!launched) return ctx;
   int provided = 0;
-  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   ctx.active = true;
+  ctx.threads_multiple = provided >= MPI_THREAD_MULTIPLE;
   MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ctx.size);
   ctx.local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("SLURM_LOCALID", env_int("MPI_LOCALRANKID", 0)));
@@ -162,10 +189,18 @@ void mpi_abort(const MpiContext& ctx, int code) {
 }
 
 void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks) {
-  if (ctx.is_master())
-    master_loop(ctx, hooks);
-  else
-    worker_loop(ctx, hooks);
+  if (!ctx.is_master()) return worker_loop(ctx, hooks);
+  // Rank 0's own worker needs a second thread that talks MPI: only with THREAD_MULTIPLE.
+  const bool master_works = ctx.threads_multiple && !std::getenv("HPCALIGN_MASTER_IDLE");
+  std::thread own;
+  if (master_works) own = std::thread([&] { worker_loop(ctx, hooks); });
+  try {
+    master_loop(ctx, master_works, hooks);
+  } catch (...) {
+    if (own.joinable()) own.detach();  // the caller aborts every rank
+    throw;
+  }
+  if (own.joinable()) own.join();
 }
 
 }  // namespace hpc

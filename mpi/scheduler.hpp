@@ -41,6 +41,7 @@ struct MpiContext {
   int rank = 0;
   int size = 1;
   int local_rank = 0;
+  bool threads_multiple = false;  // MPI granted MPI_THREAD_MULTIPLE (rank 0 can also work)
   bool is_master() const { return rank == 0; }
 };
 // Initialises MPI when launched under mpirun/srun (detected from the environment), so a
@@ -51,8 +52,9 @@ void mpi_stop(const MpiContext& ctx);
 [[noreturn]] void mpi_abort(const MpiContext& ctx, int code);
 
 // Runs all tiles. Local: `workers` threads (device slots 0..workers-1).
-// MPI (ctx.active && size > 1): rank 0 masters, the other ranks work (device slot = local
-// rank). Errors on a worker reach the master, which throws hpc::Error naming the tile and
+// MPI (ctx.active && size > 1): rank 0 masters, and every rank works, rank 0 too in a second
+// thread where MPI allows it (HPCALIGN_MASTER_IDLE=1 keeps rank 0 from working); the device
+// slot is the local rank. Errors on a worker reach the master, which throws hpc::Error naming the tile and
 // the worker; the caller then aborts the other ranks.
 void run_tiles_local(int workers, const SchedulerHooks& hooks);
 void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks);
