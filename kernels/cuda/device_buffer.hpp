@@ -1,0 +1,68 @@
+#pragma once
+// Owning device and pinned-host buffers that only grow (tiles reuse them).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "kernels/cuda/cuda_check.hpp"
+
+namespace hpc::cuda {
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { release(); }
+
+  // Ensures room for n elements; old contents are not kept.
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    release();
+    CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+    capacity_ = n;
+  }
+  void upload(const T* host, size_t n, cudaStream_t s) {
+    reserve(n);
+    if (n) CUDA_CHECK(cudaMemcpyAsync(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice, s));
+  }
+  T* get() const { return ptr_; }
+  size_t capacity() const { return capacity_; }
+  void release() {
+    if (ptr_) cudaFree(ptr_);  // no throw from destructors; a failed free is not actionable
+    ptr_ = nullptr;
+    capacity_ = 0;
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    CUDA_CHECK(cudaMallocHost(&ptr_, n * sizeof(T)));
+    capacity_ = n;
+  }
+  T* get() const { return ptr_; }
+  T& operator[](size_t i) const { return ptr_[i]; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+}  // namespace hpc::cuda

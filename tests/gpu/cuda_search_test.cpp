@@ -1,0 +1,321 @@
+// CUDA search backend vs the scalar reference: every score the GPU returns must equal
+// reference_score(Local, ...), and top-k order must follow scored_target_order.
+// Each test skips cleanly on machines without a GPU (CI).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <thread>
+
+#include "io/database.hpp"
+#include "io/fasta.hpp"
+#include "io/matrix.hpp"
+#include "kernels/backend.hpp"
+#ifdef HPCALIGN_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
+#include "src/align/reference.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+#ifndef HPCALIGN_HAVE_CUDA
+// CPU-only build: the CUDA entry points do not exist; every test below skips.
+inline int cuda_device_count() { return 0; }
+inline std::unique_ptr<SearchBackend> make_cuda_search_backend(int) { throw Error("built without CUDA"); }
+#endif
+namespace {
+
+#define REQUIRE_GPU() \
+  if (hpc::cuda_device_count() == 0) GTEST_SKIP() << "no GPU"
+
+SequenceSet make_set(const std::vector<std::string>& seqs) {
+  SequenceSet s;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    std::vector<uint8_t> codes;
+    for (char c : seqs[i]) codes.push_back(encode_residue(static_cast<unsigned char>(c)));
+    s.add("s" + std::to_string(i), codes.data(), codes.size());
+  }
+  return s;
+}
+
+std::string random_protein(std::mt19937& rng, size_t n, const std::string& letters = "ARNDCQEGHILKMFPSTWYV") {
+  std::uniform_int_distribution<size_t> pick(0, letters.size() - 1);
+  std::string s(n, 'A');
+  for (auto& c : s) c = letters[pick(rng)];
+  return s;
+}
+
+SearchSetup blosum62_setup(const SequenceSet& queries, const Database& db, uint32_t max_hits) {
+  SearchSetup s;
+  s.queries = &queries;
+  s.db = &db;
+  s.matrix = load_matrix("BLOSUM62");
+  s.gaps = GapCosts{11, 1};
+  s.max_hits = max_hits;
+  return s;
+}
+
+Tile make_tile(const std::vector<uint32_t>& queries, uint32_t begin, uint32_t end) {
+  Tile t;
+  t.queries = queries;
+  t.part_begin = begin;
+  t.part_end = end;
+  return t;
+}
+
+// Brute force over every pair of the partition with the scalar reference (threaded).
+std::vector<std::vector<ScoredTarget>> reference_top(const SearchSetup& s, const Tile& tile) {
+  const uint32_t n = tile.part_end - tile.part_begin;
+  std::vector<std::vector<ScoredTarget>> out(tile.queries.size());
+  for (size_t qi = 0; qi < tile.queries.size(); ++qi) {
+    std::vector<ScoredTarget> all(n);
+    const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w)
+      pool.emplace_back([&, w] {
+        for (uint32_t k = w; k < n; k += workers) {
+          const uint32_t t = s.db->by_length[tile.part_begin + k];
+          all[k] = {reference_score(AlignMode::Local, s.queries->view(tile.queries[qi]), s.db->seqs.view(t),
+                                    s.matrix, s.gaps),
+                    t};
+        }
+      });
+    for (auto& th : pool) th.join();
+    std::sort(all.begin(), all.end(), scored_target_order);
+    for (const auto& st : all) {
+      if (st.score <= 0 || out[qi].size() == s.max_hits) break;
+      out[qi].push_back(st);
+    }
+  }
+  return out;
+}
+
+void expect_same_hits(const std::vector<std::vector<ScoredTarget>>& got,
+                      const std::vector<std::vector<ScoredTarget>>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t q = 0; q < want.size(); ++q) {
+    ASSERT_EQ(got[q].size(), want[q].size()) << "query slot " << q;
+    for (size_t k = 0; k < want[q].size(); ++k) {
+      EXPECT_EQ(got[q][k].score, want[q][k].score) << "query slot " << q << " rank " << k;
+      EXPECT_EQ(got[q][k].target, want[q][k].target) << "query slot " << q << " rank " << k;
+    }
+  }
+}
+
+struct Db2M {
+  SequenceSet queries = read_fasta(test::shared_path("cudasw_queries20.fa"));
+  Database db = make_database(read_fasta(test::data_path("db2M.fa")));
+};
+const Db2M& db2m() {
+  static const Db2M data;
+  return data;
+}
+
+std::vector<uint32_t> iota_queries(size_t n) {
+  std::vector<uint32_t> q(n);
+  for (uint32_t i = 0; i < n; ++i) q[i] = i;
+  return q;
+}
+
+TEST(CudaSearch, CapacityDescribesTheDevice) {
+  REQUIRE_GPU();
+  auto be = make_cuda_search_backend(0);
+  const DeviceCapacity c = be->capacity();
+  EXPECT_FALSE(c.name.empty());
+  EXPECT_EQ(be->name(), c.name);
+  EXPECT_GT(c.compute_units, 0);
+  EXPECT_GE(c.resident_per_unit, 256);
+  EXPECT_GT(c.memory_bytes, 0u);
+}
+
+TEST(CudaSearch, BadDeviceIndexIsAnError) {
+  REQUIRE_GPU();
+  EXPECT_THROW(make_cuda_search_backend(cuda_device_count()), Error);
+}
+
+// All 20 queries, every score of three partitions (shortest, middle, longest targets).
+TEST(CudaSearch, Queries20AllScoresMatchReference) {
+  REQUIRE_GPU();
+  const auto& d = db2m();
+  const uint32_t n = uint32_t(d.db.seqs.size());
+  auto be = make_cuda_search_backend(0);
+  const std::vector<std::pair<uint32_t, uint32_t>> parts = {{0, 301}, {n / 2, n / 2 + 64}, {n - 41, n}};
+  for (const auto& [b, e] : parts) {
+    SearchSetup s = blosum62_setup(d.queries, d.db, e - b);
+    be->prepare(s);
+    const Tile tile = make_tile(iota_queries(d.queries.size()), b, e);
+    expect_same_hits(be->search_tile(tile), reference_top(s, tile));
+  }
+}
+
+// Top 10 over the whole 2M-residue database for a few queries.
+TEST(CudaSearch, Top10OverWholeDatabase) {
+  REQUIRE_GPU();
+  const auto& d = db2m();
+  SearchSetup s = blosum62_setup(d.queries, d.db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const Tile tile = make_tile({0, 2, 9}, 0, uint32_t(d.db.seqs.size()));
+  const auto got = be->search_tile(tile);
+  expect_same_hits(got, reference_top(s, tile));
+  for (const auto& q : got) EXPECT_EQ(q.size(), 10u);
+}
+
+// The same tile twice and split in two partitions: deterministic, and the merged halves agree.
+TEST(CudaSearch, SplitPartitionsAgreeWithWhole) {
+  REQUIRE_GPU();
+  const auto& d = db2m();
+  SearchSetup s = blosum62_setup(d.queries, d.db, 25);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const uint32_t n = uint32_t(d.db.seqs.size());
+  const auto q = iota_queries(d.queries.size());
+  const auto whole = be->search_tile(make_tile(q, 0, n));
+  expect_same_hits(be->search_tile(make_tile(q, 0, n)), whole);
+  const auto lo = be->search_tile(make_tile(q, 0, n / 3));
+  const auto hi = be->search_tile(make_tile(q, n / 3, n));
+  for (size_t i = 0; i < q.size(); ++i) {
+    std::vector<ScoredTarget> merged = lo[i];
+    merged.insert(merged.end(), hi[i].begin(), hi[i].end());
+    std::sort(merged.begin(), merged.end(), scored_target_order);
+    merged.resize(std::min<size_t>(merged.size(), 25));
+    expect_same_hits({merged}, {whole[i]});
+  }
+}
+
+// Identical 5,000-residue sequences rich in W/C score far above 32767: the 16-bit lanes
+// overflow and the pair must be rescored exactly.
+TEST(CudaSearch, OverflowingPairsAreRescoredExactly) {
+  REQUIRE_GPU();
+  std::mt19937 rng(7);
+  const std::string big = random_protein(rng, 5000, "WCWHYC");
+  std::string mutated = big;
+  for (size_t i = 0; i < mutated.size(); i += 37) mutated[i] = 'G';
+  std::vector<std::string> targets = {big, mutated, random_protein(rng, 5000), big.substr(0, 3000)};
+  for (int k = 0; k < 300; ++k) targets.push_back(random_protein(rng, 50 + k * 7));
+  const SequenceSet queries = make_set({big, random_protein(rng, 400)});
+  const Database db = make_database(make_set(targets));
+  SearchSetup s = blosum62_setup(queries, db, uint32_t(targets.size()));
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const Tile tile = make_tile({0, 1}, 0, uint32_t(db.seqs.size()));
+  const auto got = be->search_tile(tile);
+  expect_same_hits(got, reference_top(s, tile));
+  ASSERT_FALSE(got[0].empty());
+  EXPECT_EQ(got[0][0].target, 0u);
+  EXPECT_GT(got[0][0].score, 32767);
+}
+
+TEST(CudaSearch, Query35000AgainstShortTargets) {
+  REQUIRE_GPU();
+  std::mt19937 rng(11);
+  const SequenceSet queries = make_set({random_protein(rng, 35000)});
+  const auto& d = db2m();
+  SearchSetup s = blosum62_setup(queries, d.db, 700);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const Tile tile = make_tile({0}, 0, 700);
+  expect_same_hits(be->search_tile(tile), reference_top(s, tile));
+}
+
+TEST(CudaSearch, SingleSequenceDatabase) {
+  REQUIRE_GPU();
+  std::mt19937 rng(3);
+  const std::string t = random_protein(rng, 777);
+  const SequenceSet queries = make_set({t.substr(100, 300), random_protein(rng, 50), "W"});
+  const Database db = make_database(make_set({t}));
+  SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const Tile tile = make_tile({0, 1, 2}, 0, 1);
+  const auto got = be->search_tile(tile);
+  expect_same_hits(got, reference_top(s, tile));
+  ASSERT_EQ(got[0].size(), 1u);
+  EXPECT_EQ(got[0][0].target, 0u);
+}
+
+TEST(CudaSearch, EmptyPartitionGivesNoHits) {
+  REQUIRE_GPU();
+  const auto& d = db2m();
+  SearchSetup s = blosum62_setup(d.queries, d.db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const auto got = be->search_tile(make_tile({0, 1, 2}, 500, 500));
+  ASSERT_EQ(got.size(), 3u);
+  for (const auto& q : got) EXPECT_TRUE(q.empty());
+}
+
+TEST(CudaSearch, QueriesOfLengthOne) {
+  REQUIRE_GPU();
+  const SequenceSet queries = make_set({"W", "A", "C"});
+  const auto& d = db2m();
+  SearchSetup s = blosum62_setup(queries, d.db, 50);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const Tile tile = make_tile({0, 1, 2}, 0, 2000);
+  const auto got = be->search_tile(tile);
+  expect_same_hits(got, reference_top(s, tile));
+  ASSERT_FALSE(got[0].empty());
+  EXPECT_EQ(got[0][0].score, 11);  // W-W in BLOSUM62
+}
+
+TEST(CudaSearch, AlignMatchesReference) {
+  REQUIRE_GPU();
+  const auto& d = db2m();
+  SearchSetup s = blosum62_setup(d.queries, d.db, 5);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const auto hits = be->search_tile(make_tile({0, 1}, 0, uint32_t(d.db.seqs.size())));
+  std::vector<AlignRequest> req;
+  std::vector<int32_t> search_score;
+  for (uint32_t q = 0; q < 2; ++q)
+    for (const auto& h : hits[q]) {
+      req.push_back({q, h.target});
+      search_score.push_back(h.score);
+    }
+  const auto alns = be->align(req);
+  ASSERT_EQ(alns.size(), req.size());
+  for (size_t k = 0; k < req.size(); ++k) {
+    const Alignment want = reference_align(AlignMode::Local, d.queries.view(req[k].query),
+                                           d.db.seqs.view(req[k].target), s.matrix, s.gaps);
+    EXPECT_EQ(alns[k].score, want.score);
+    EXPECT_EQ(alns[k].cigar, want.cigar);
+    EXPECT_EQ(alns[k].score, search_score[k]);
+  }
+}
+
+// Throughput: HPCALIGN_BENCH_DB=db.fa hpcalign_gpu_tests --gtest_also_run_disabled_tests
+//   --gtest_filter='*Benchmark*'. TCUPS = sum |q| x database residues / seconds of search_tile.
+TEST(CudaSearch, DISABLED_Benchmark) {
+  REQUIRE_GPU();
+  const char* path = std::getenv("HPCALIGN_BENCH_DB");
+  if (!path) GTEST_SKIP() << "set HPCALIGN_BENCH_DB";
+  const SequenceSet queries = read_fasta(test::shared_path("cudasw_queries20.fa"));
+  const Database db = make_database(read_fasta(path));
+  SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  auto t0 = std::chrono::steady_clock::now();
+  be->prepare(s);
+  const double prep = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  uint64_t qres = queries.total_residues();
+  const Tile tile = make_tile(iota_queries(queries.size()), 0, uint32_t(db.seqs.size()));
+  be->search_tile(tile);  // warm-up
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    t0 = std::chrono::steady_clock::now();
+    const auto hits = be->search_tile(tile);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    ASSERT_EQ(hits.size(), queries.size());
+  }
+  const double cells = double(qres) * double(db.seqs.total_residues());
+  std::printf("BENCH device=%s targets=%zu residues=%llu prepare=%.3fs search=%.4fs TCUPS=%.3f\n",
+              be->name().c_str(), db.seqs.size(), (unsigned long long)db.seqs.total_residues(), prep, best,
+              cells / best / 1e12);
+}
+
+}  // namespace
+}  // namespace hpc
