@@ -1,0 +1,284 @@
+#include "io/hmm_file.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+std::string slurp(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw InputError(path, 0, std::string("cannot open HMM file: ") + std::strerror(errno));
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(f, gzclose_r);
+  std::string text;
+  std::vector<char> block(1 << 20);
+  for (;;) {
+    const int n = gzread(f, block.data(), unsigned(block.size()));
+    if (n < 0) {
+      int err = 0;
+      throw InputError(path, 0, std::string("cannot read HMM file (") + gzerror(f, &err) + ")");
+    }
+    if (n == 0) break;
+    text.append(block.data(), size_t(n));
+  }
+  return text;
+}
+
+std::vector<std::string> split_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// The rest of a tagged line after the tag and its whitespace ("DESC  some words").
+std::string rest_after_tag(const std::string& line) {
+  size_t p = line.find_first_of(" \t");
+  if (p == std::string::npos) return "";
+  p = line.find_first_not_of(" \t", p);
+  if (p == std::string::npos) return "";
+  size_t e = line.find_last_not_of(" \t\r");
+  return line.substr(p, e - p + 1);
+}
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& name) : name_(name) {
+    std::istringstream in(text);
+    for (std::string l; std::getline(in, l);) {
+      if (!l.empty() && l.back() == '\r') l.pop_back();
+      lines_.push_back(std::move(l));
+    }
+  }
+
+  std::vector<HmmModel> parse_all() {
+    std::vector<HmmModel> models;
+    for (;;) {
+      skip_blank();
+      if (at_end()) break;
+      models.push_back(parse_one());
+    }
+    if (models.empty()) throw InputError(name_, 0, "no HMM in the file");
+    return models;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(name_, long(pos_ + 1), what); }
+  [[noreturn]] void fail_at_end(const std::string& what) const { throw InputError(name_, long(lines_.size()), what); }
+  bool at_end() const { return pos_ >= lines_.size(); }
+  void skip_blank() {
+    while (!at_end() && split_words(lines_[pos_]).empty()) ++pos_;
+  }
+  // The words of the next line (the body has no blank lines), failing with `what` at EOF.
+  std::vector<std::string> next_words(const std::string& what) {
+    if (at_end()) fail_at_end("premature end of file: " + what);
+    return split_words(lines_[pos_]);
+  }
+
+  float number(const std::string& tok, const std::string& what) const {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(tok.c_str(), &end);
+    if (end == tok.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+      fail("invalid " + what + " '" + tok + "': expected a number");
+    return float(v);
+  }
+  int integer(const std::string& tok, const std::string& what) const {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(tok.c_str(), &end, 10);
+    if (end == tok.c_str() || *end != '\0' || errno == ERANGE || v < 0 || v > 1000000)
+      fail("invalid " + what + " '" + tok + "': expected a non-negative integer");
+    return int(v);
+  }
+  // A -ln(p) field: '*' is p = 0. Converted as HMMER does: expf of the float-rounded value.
+  float probability(const std::string& tok, const std::string& what) const {
+    if (tok == "*") return 0.0f;
+    const float v = number(tok, what);
+    if (v < 0) fail("invalid " + what + " '" + tok + "': -ln(p) cannot be negative");
+    return std::exp(-v);
+  }
+  bool yes_no(const std::vector<std::string>& w) const {
+    if (w.size() < 2) fail("missing yes/no after " + w[0]);
+    std::string v = w[1];
+    for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (v == "yes") return true;
+    if (v == "no") return false;
+    fail("expected yes or no after " + w[0] + ", got '" + w[1] + "'");
+  }
+
+  template <size_t N>
+  void probabilities(const std::vector<std::string>& w, size_t first, std::array<float, N>& out, const std::string& what) {
+    if (w.size() < first + N)
+      fail("too few fields on " + what + ": expected " + std::to_string(N) + ", got " + std::to_string(w.size() - std::min(first, w.size())));
+    for (size_t i = 0; i < N; ++i) out[i] = probability(w[first + i], what);
+  }
+
+  HmmModel parse_one() {
+    HmmModel m;
+    m.source = name_;
+    m.first_line = long(pos_ + 1);
+    const auto magic = split_words(lines_[pos_]);
+    const std::string& tag0 = magic[0];
+    if (tag0.rfind("HMMER3/", 0) != 0 || tag0.size() != 8 || tag0[7] < 'b' || tag0[7] > 'f') {
+      if (tag0.rfind("HMMER2", 0) == 0) fail("HMMER2 format is not supported (convert it with hmmconvert)");
+      if (tag0 == "HMMER3/a") fail("HMMER3/a format is not supported (convert it with hmmconvert)");
+      fail("expected a HMMER3/f header (HMMER3/b..f), found '" + tag0 + "'");
+    }
+    m.format = tag0.substr(5);
+    const char version = tag0[7];
+    ++pos_;
+    parse_header(m);
+    parse_body(m, version);
+    return m;
+  }
+
+  void parse_header(HmmModel& m) {
+    bool have_alph = false;
+    int stats_seen = 0;
+    for (;;) {
+      if (at_end()) fail_at_end("premature end of file in the header of model '" + m.name + "' (no HMM line)");
+      const std::string& line = lines_[pos_];
+      const auto w = split_words(line);
+      if (w.empty()) fail("blank line inside an HMM header");
+      const std::string& tag = w[0];
+      auto need = [&](size_t n) {
+        if (w.size() < n) fail("too few fields on " + tag + " line");
+      };
+      if (tag == "HMM") break;
+      if (tag == "NAME") need(2), m.name = w[1];
+      else if (tag == "ACC") need(2), m.accession = w[1];
+      else if (tag == "DESC") m.description = rest_after_tag(line);
+      else if (tag == "LENG") {
+        need(2);
+        m.length = integer(w[1], "LENG");
+        if (m.length <= 0) fail("LENG must be positive");
+      } else if (tag == "MAXL") need(2), m.max_length = integer(w[1], "MAXL");
+      else if (tag == "ALPH") {
+        need(2);
+        std::string a = w[1];
+        for (char& c : a) c = char(std::tolower(static_cast<unsigned char>(c)));
+        if (a == "dna" || a == "rna")
+          fail("model '" + m.name + "' has a " + w[1] + " alphabet: protein models only (ALPH amino)");
+        if (a != "amino") fail("unknown alphabet '" + w[1] + "' (protein models only: ALPH amino)");
+        have_alph = true;
+      } else if (tag == "RF") m.has_rf = yes_no(w);
+      else if (tag == "MM") m.has_mm = yes_no(w);
+      else if (tag == "CONS") m.has_cons = yes_no(w);
+      else if (tag == "CS") m.has_cs = yes_no(w);
+      else if (tag == "MAP") m.has_map = yes_no(w);
+      else if (tag == "DATE") m.date = rest_after_tag(line);
+      else if (tag == "COM") m.command_log += (m.command_log.empty() ? "" : "\n") + rest_after_tag(line);
+      else if (tag == "NSEQ") need(2), m.nseq = integer(w[1], "NSEQ");
+      else if (tag == "EFFN") need(2), m.effn = number(w[1], "EFFN");
+      else if (tag == "CKSUM") need(2), m.checksum = std::strtoul(w[1].c_str(), nullptr, 10);
+      else if (tag == "GA" || tag == "TC" || tag == "NC") {
+        need(3);
+        m.cutoffs.push_back({tag, {number(w[1], tag), number(w[2], tag)}});
+      } else if (tag == "STATS") {
+        need(5);
+        if (w[1] != "LOCAL") fail("STATS: expected LOCAL, got '" + w[1] + "'");
+        const float a = number(w[3], "STATS value"), b = number(w[4], "STATS value");
+        if (w[2] == "MSV") m.msv_mu = a, m.msv_lambda = b, stats_seen |= 1;
+        else if (w[2] == "VITERBI") m.vit_mu = a, m.vit_lambda = b, stats_seen |= 2;
+        else if (w[2] == "FORWARD") m.fwd_tau = a, m.fwd_lambda = b, stats_seen |= 4;
+        else fail("STATS: unknown distribution '" + w[2] + "' (MSV, VITERBI or FORWARD)");
+      } else if (tag == "BM" || tag == "SM") {
+        // hmmbuild 3.0 wrote calibration commands here; nothing to keep.
+      } else {
+        fail("unrecognized header tag '" + tag + "'");
+      }
+      ++pos_;
+    }
+    if (m.name.empty()) fail("model has no NAME line");
+    if (m.length <= 0) fail("model '" + m.name + "' has no LENG line");
+    if (!have_alph) fail("model '" + m.name + "' has no ALPH line");
+    if (stats_seen != 0 && stats_seen != 7) fail("model '" + m.name + "' is missing one or more STATS LOCAL lines");
+    m.has_stats = stats_seen == 7;
+    // The HMM line names the 20 residues in HMMER's order.
+    const auto w = split_words(lines_[pos_]);
+    if (w.size() != 1 + kHmmAlphabet) fail("HMM line must list the 20 amino acids");
+    for (int x = 0; x < kHmmAlphabet; ++x)
+      if (w[1 + x].size() != 1 || std::toupper(static_cast<unsigned char>(w[1 + x][0])) != kHmmResidues[x])
+        fail("HMM line: expected residue " + std::string(1, kHmmResidues[x]) + " in column " + std::to_string(x + 1) +
+             ", got '" + w[1 + x] + "'");
+    ++pos_;
+    next_words("transition header line after HMM");  // "m->m m->i ..." carries nothing
+    ++pos_;
+  }
+
+  void parse_body(HmmModel& m, char version) {
+    const int M = m.length;
+    m.mat.assign(M + 1, {});
+    m.ins.assign(M + 1, {});
+    m.t.assign(M + 1, {});
+    m.map.assign(M + 1, 0);
+    m.consensus.assign(M + 1, ' ');
+    m.rf.assign(M + 1, ' ');
+    m.mm.assign(M + 1, ' ');
+    m.cs.assign(M + 1, ' ');
+    auto w = next_words("model body");
+    if (!w.empty() && w[0] == "COMPO") {
+      probabilities(w, 1, m.compo, "COMPO line");
+      m.has_compo = true;
+      ++pos_;
+      w = next_words("node 0 insert emissions");
+    }
+    probabilities(w, 0, m.ins[0], "node 0 insert emission line");
+    ++pos_;
+    probabilities(next_words("node 0 transitions"), 0, m.t[0], "node 0 transition line");
+    ++pos_;
+    // Annotation columns after the 20 match emissions, by format version.
+    const bool has_cons_col = version >= 'e', has_mm_col = version >= 'f';
+    const size_t annot = 3 + (has_cons_col ? 1 : 0) + (has_mm_col ? 1 : 0);
+    for (int k = 1; k <= M; ++k) {
+      const std::string node = "node " + std::to_string(k);
+      w = next_words(node + " match line (model has LENG " + std::to_string(M) + ")");
+      if (w[0] == "//") fail("model '" + m.name + "' ends after " + std::to_string(k - 1) + " nodes; LENG says " + std::to_string(M));
+      if (w[0] != std::to_string(k)) fail("expected match line of node " + std::to_string(k) + ", found '" + w[0] + "'");
+      probabilities(w, 1, m.mat[k], node + " match line");
+      if (w.size() < 1 + kHmmAlphabet + annot)
+        fail(node + " match line: missing annotation fields (MAP" + std::string(has_cons_col ? " CONS" : "") + " RF" +
+             (has_mm_col ? " MM" : "") + " CS)");
+      size_t f = 1 + kHmmAlphabet;
+      const std::string& map = w[f++];
+      if (m.has_map) m.map[k] = integer(map, "MAP field");
+      if (has_cons_col) m.consensus[k] = w[f++][0];
+      m.rf[k] = w[f++][0];
+      if (has_mm_col) m.mm[k] = w[f++][0];
+      m.cs[k] = w[f++][0];
+      ++pos_;
+      probabilities(next_words(node + " insert line"), 0, m.ins[k], node + " insert emission line");
+      ++pos_;
+      probabilities(next_words(node + " transition line"), 0, m.t[k], node + " transition line");
+      ++pos_;
+    }
+    w = next_words("missing // at the end of model '" + m.name + "'");
+    if (w.empty() || w[0] != "//") fail("expected // after node " + std::to_string(M) + " of model '" + m.name + "'");
+    ++pos_;
+  }
+
+  std::string name_;
+  std::vector<std::string> lines_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string& name) {
+  return Parser(text, name).parse_all();
+}
+
+std::vector<HmmModel> read_hmm_file(const std::string& path) { return parse_hmm_text(slurp(path), path); }
+
+}  // namespace hpc

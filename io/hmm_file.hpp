@@ -1,0 +1,53 @@
+#pragma once
+// HMMER3 profile HMM text files (formats 3/b .. 3/f, as written by hmmbuild 3.x), plain
+// or gzip, one model or many concatenated (Pfam style). Probabilities are stored in the
+// file as -ln p ('*' = probability 0); we keep them as probabilities converted exactly as
+// HMMER's reader does (expf of the negated value, in single precision), so that profiles
+// built from them match HMMER bit for bit. Only protein (ALPH amino) models are accepted.
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpc {
+
+constexpr int kHmmAlphabet = 20;  // HMMER's amino order: ACDEFGHIKLMNPQRSTVWY
+constexpr char kHmmResidues[] = "ACDEFGHIKLMNPQRSTVWY";
+// Node transition order in the file and here: MM MI MD IM II DM DD.
+enum HmmTransition { kTMM = 0, kTMI, kTMD, kTIM, kTII, kTDM, kTDD, kHmmTransitions };
+
+struct HmmModel {
+  std::string format;  // "3/f", "3/e", ...
+  std::string name, accession, description;
+  int length = 0;       // M, the number of match states (LENG)
+  int max_length = 0;   // MAXL (0 when absent)
+  bool has_rf = false, has_mm = false, has_cons = false, has_cs = false, has_map = false;
+  std::string date, command_log;
+  int nseq = 0;
+  float effn = 0;
+  unsigned long checksum = 0;
+  // Pfam cutoffs (GA/TC/NC: two values each) when present.
+  std::vector<std::pair<std::string, std::array<float, 2>>> cutoffs;
+  // STATS LOCAL {MSV,VITERBI} mu lambda and FORWARD tau lambda.
+  bool has_stats = false;
+  float msv_mu = 0, msv_lambda = 0, vit_mu = 0, vit_lambda = 0, fwd_tau = 0, fwd_lambda = 0;
+  bool has_compo = false;
+  std::array<float, kHmmAlphabet> compo{};  // average match emission composition
+  // Indexed by node 0..M. mat[0] is unused (HMMER convention), ins[0]/t[0] describe the
+  // begin node. Per-node annotation (consensus, rf, cs, mm) are strings of length M+1,
+  // index 0 a space, like HMMER.
+  std::vector<std::array<float, kHmmAlphabet>> mat, ins;
+  std::vector<std::array<float, kHmmTransitions>> t;
+  std::vector<int> map;
+  std::string consensus, rf, mm, cs;
+  std::string source;  // file it came from
+  long first_line = 0; // line of its HMMER3 header, for messages
+};
+
+// Reads every model in `path`. Throws InputError(file, line, ...) for anything malformed,
+// and for nucleic-acid models ("protein models only"). An empty file is an error.
+std::vector<HmmModel> read_hmm_file(const std::string& path);
+// Parses models from text already in memory (`name` is used in messages).
+std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string& name);
+
+}  // namespace hpc

@@ -1,0 +1,76 @@
+#include "src/hmm/filter_pipeline.hpp"
+
+#include "src/core/error.hpp"
+
+namespace hpc::hmm {
+
+namespace {
+constexpr double kLn2 = 0.69314718055994529;  // eslCONST_LOG2
+
+void require_model_data(const HmmModel& m) {
+  if (!m.has_stats)
+    throw InputError(m.source, m.first_line, "model '" + m.name + "' has no STATS LOCAL lines (calibrate it with hmmbuild 3.x)");
+  if (!m.has_compo) throw InputError(m.source, m.first_line, "model '" + m.name + "' has no COMPO line (needed by the bias filter)");
+}
+}  // namespace
+
+unsigned parse_stages(const std::string& s) {
+  if (s == "msv") return kStageMsv;
+  if (s == "msv,bias") return kStageMsv | kStageBias;
+  if (s == "msv,bias,vit") return kStageMsv | kStageBias | kStageVit;
+  throw Error("--stages must be msv, msv,bias or msv,bias,vit (got '" + s + "')");
+}
+
+std::string stages_name(unsigned stages) {
+  std::string n = "msv";
+  if (stages & kStageBias) n += ",bias";
+  if (stages & kStageVit) n += ",vit";
+  return n;
+}
+
+ModelFilters::ModelFilters(const HmmModel& m)
+    : name(m.name),
+      length(m.length),
+      msv_mu(m.msv_mu),
+      msv_lambda(m.msv_lambda),
+      vit_mu(m.vit_mu),
+      vit_lambda(m.vit_lambda),
+      msv(build_msv_profile(m)),
+      vit(build_vit_profile(m)),
+      bias((require_model_data(m), m.length), m.compo) {}
+
+PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws) {
+  PairResult r;
+  if (L <= 0) return r;
+  const float nullsc = null_one_score(L);
+  const float usc = msv_filter_score(m.msv, seq, L, ws);
+  // Same types as p7_Pipeline: float score, double P.
+  float bits = float(double(usc - nullsc) / kLn2);
+  double P = gumbel_survival(bits, m.msv_mu, m.msv_lambda);
+  r.msv_bits = bits;
+  r.msv_pvalue = P;
+  if (P > s.F1) return r;
+  r.msv_pass = true;
+
+  float filtersc = nullsc;
+  if (s.stages & kStageBias) {
+    filtersc = m.bias.score(seq, L);
+    bits = float(double(usc - filtersc) / kLn2);
+    P = gumbel_survival(bits, m.msv_mu, m.msv_lambda);
+    if (P > s.F1) return r;
+  }
+  r.bias_pass = true;
+
+  if ((s.stages & kStageVit) && P > s.F2) {
+    const float vfsc = viterbi_filter_score(m.vit, seq, L, ws);
+    bits = float(double(vfsc - filtersc) / kLn2);
+    P = gumbel_survival(bits, m.vit_mu, m.vit_lambda);
+    r.vit_bits = bits;
+    r.vit_pvalue = P;
+    if (P > s.F2) return r;
+  }
+  r.passed = true;
+  return r;
+}
+
+}  // namespace hpc::hmm

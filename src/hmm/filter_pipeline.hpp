@@ -1,0 +1,53 @@
+#pragma once
+// HMMER 3.3.2's acceleration pipeline up to the Viterbi filter (p7_Pipeline), for one
+// model against one target:
+//   MSV:  bits = (msv - null1) / ln2, P from the model's STATS LOCAL MSV Gumbel; pass P <= F1
+//   bias: the same MSV score against the composition-filter null (p7_bg_FilterScore); P <= F1
+//   Vit:  only when the bias P is still > F2: bits = (vit - filter null) / ln2, P from
+//         STATS LOCAL VITERBI; pass P <= F2
+// Zero-length targets are skipped (never pass), as hmmsearch does.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "io/hmm_file.hpp"
+#include "kernels/cpu/msv_filters.hpp"
+#include "src/hmm/null_model.hpp"
+#include "src/hmm/profile.hpp"
+
+namespace hpc::hmm {
+
+enum Stage : unsigned { kStageMsv = 1, kStageBias = 2, kStageVit = 4 };
+// "msv", "msv,bias" or "msv,bias,vit" -> stage mask; throws hpc::Error otherwise.
+unsigned parse_stages(const std::string& s);
+std::string stages_name(unsigned stages);
+
+struct FilterSettings {
+  double F1 = 0.02, F2 = 1e-3;
+  unsigned stages = kStageMsv | kStageBias | kStageVit;
+};
+
+// Everything derived from one model that the filters need (built once, read by all threads).
+struct ModelFilters {
+  std::string name;
+  int length = 0;
+  float msv_mu = 0, msv_lambda = 0, vit_mu = 0, vit_lambda = 0;
+  MsvProfile msv;
+  VitProfile vit;
+  BiasFilter bias;
+  explicit ModelFilters(const HmmModel& m);
+};
+
+struct PairResult {
+  float msv_bits = NAN;
+  double msv_pvalue = 1.0;
+  bool msv_pass = false;
+  bool bias_pass = false;
+  float vit_bits = NAN;    // NaN when the Viterbi filter did not run
+  double vit_pvalue = NAN;
+  bool passed = false;     // passed every requested stage
+};
+
+PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws);
+
+}  // namespace hpc::hmm

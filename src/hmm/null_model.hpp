@@ -1,0 +1,48 @@
+#pragma once
+// HMMER 3.3.2's null models, reproduced in the same floating-point steps so scores
+// agree bit for bit:
+//  - null1: iid background (Swiss-Prot 50.8 frequencies) with a geometric length
+//    distribution of mean L (p1 = L/(L+1)), score = L ln p1 + ln(1-p1);
+//  - the bias-filter null: a two-state HMM (background / model composition) scored by
+//    Forward, with the same length distribution imposed (p7_bg_FilterScore).
+// Target residues are our alphabet codes (src/core/alphabet.hpp).
+#include <array>
+#include <cstdint>
+
+#include "io/hmm_file.hpp"
+#include "src/core/alphabet.hpp"
+
+namespace hpc::hmm {
+
+// Background frequencies in HMMER's residue order (ACDEFGHIKLMNPQRSTVWY).
+const std::array<float, kHmmAlphabet>& background_frequencies();
+
+// For each of our residue codes: the HMMER residues it stands for. Standard residues map
+// to one; B = {D,N}, Z = {Q,E}, X = all 20 (HMMER's degenerate symbols); '*' to none
+// (HMMER's nonresidue symbol).
+struct ResidueClass {
+  int count = 0;
+  std::array<int8_t, kHmmAlphabet> members{};
+};
+const std::array<ResidueClass, kAlphabetSize>& residue_classes();
+bool is_nonresidue(uint8_t code);  // '*'
+
+// null1 score (nats) for a target of length L.
+float null_one_score(int L);
+
+// The two-state composition filter HMM of one model.
+class BiasFilter {
+ public:
+  BiasFilter(int model_length, const std::array<float, kHmmAlphabet>& compo);
+  // Filter null score (nats) of a target; the length model is set from L as hmmsearch does.
+  float score(const uint8_t* residues, int L) const;
+
+ private:
+  std::array<std::array<float, 2>, kAlphabetSize> odds_{};  // emission odds per code, state
+  float t10_ = 0, t11_ = 0;                                   // biased-state transitions
+};
+
+// P(S >= x) for a Gumbel with location mu and scale lambda (esl_gumbel_surv).
+double gumbel_survival(double x, double mu, double lambda);
+
+}  // namespace hpc::hmm

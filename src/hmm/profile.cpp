@@ -1,0 +1,148 @@
+#include "src/hmm/profile.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "src/hmm/null_model.hpp"
+
+namespace hpc::hmm {
+namespace {
+
+constexpr double kLn2 = 0.69314718055994529;  // eslCONST_LOG2
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// p7_hmm_CalculateOccupancy: probability that match state k is used (float, with the
+// (1 - occ) term in double, as HMMER writes it).
+std::vector<float> match_occupancy(const HmmModel& m) {
+  std::vector<float> occ(m.length + 1, 0.0f);
+  occ[1] = m.t[0][kTMI] + m.t[0][kTMM];
+  for (int k = 2; k <= m.length; ++k)
+    occ[k] = float(double(occ[k - 1] * (m.t[k - 1][kTMM] + m.t[k - 1][kTMI])) +
+                   (1.0 - double(occ[k - 1])) * double(m.t[k - 1][kTDM]));
+  return occ;
+}
+
+float log_prob(float p) { return float(std::log(double(p))); }
+
+}  // namespace
+
+uint8_t unbiased_byte(float scale, float score) {
+  const float cost = -1.0f * std::round(scale * score);
+  return cost > 255.0f ? 255 : uint8_t(int(cost));
+}
+
+uint8_t biased_byte(float scale, uint8_t bias, float score) {
+  const float cost = -1.0f * std::round(scale * score);
+  // HMMER casts the (possibly negative) cost to a byte and adds the bias modulo 256.
+  return cost > float(255 - bias) ? 255 : uint8_t(int(cost) + bias);
+}
+
+int16_t word_score(float scale, float score) {
+  const float s = std::round(scale * score);
+  if (s >= 32767.0f) return 32767;
+  if (s <= -32768.0f) return -32768;
+  return int16_t(s);
+}
+
+std::vector<std::vector<float>> match_scores(const HmmModel& model) {
+  const int M = model.length;
+  const auto& bg = background_frequencies();
+  const auto& classes = residue_classes();
+  std::vector<std::vector<float>> sc(kAlphabetSize, std::vector<float>(M + 1, kNegInf));
+  std::array<float, kHmmAlphabet> s{};
+  for (int k = 1; k <= M; ++k) {
+    for (int x = 0; x < kHmmAlphabet; ++x) s[x] = float(std::log(double(model.mat[k][x]) / double(bg[x])));
+    for (int code = 0; code < kAlphabetSize; ++code) {
+      const ResidueClass& rc = classes[code];
+      if (rc.count == 0) continue;  // '*': -infinity
+      if (code < 20) {
+        sc[code][k] = s[rc.members[0]];
+        continue;
+      }
+      // esl_abc_FExpectScVec: background-weighted mean over the degenerate set, summed
+      // over all 20 residues with 0/1 weights (so a -inf non-member gives NaN, as in Easel).
+      float result = 0.0f, denom = 0.0f;
+      for (int y = 0; y < kHmmAlphabet; ++y) {
+        int member = 0;
+        for (int j = 0; j < rc.count; ++j) member |= rc.members[j] == y;
+        result += float(member) * bg[y] * s[y];
+        denom += float(member) * bg[y];
+      }
+      sc[code][k] = denom > 0.0f ? result / denom : 0.0f;
+    }
+  }
+  return sc;
+}
+
+MsvProfile build_msv_profile(const HmmModel& model) {
+  MsvProfile p;
+  const int M = p.M = model.length;
+  const auto sc = match_scores(model);
+  // The bias comes from the largest score over the 20 residues' match and insert scores;
+  // inserts score 0, and HMMER starts its max at 0.
+  float max = 0.0f;
+  for (int code = 0; code < 20; ++code)
+    for (int k = 1; k <= M; ++k) max = std::max(max, sc[code][k]);
+  p.scale = float(3.0 / kLn2);
+  p.base = 190;
+  p.bias = unbiased_byte(p.scale, -1.0f * max);
+  p.cost.assign(size_t(kAlphabetSize) * (M + 1), 255);
+  for (int code = 0; code < kAlphabetSize; ++code)
+    for (int k = 1; k <= M; ++k) p.cost[size_t(code) * (M + 1) + k] = biased_byte(p.scale, p.bias, sc[code][k]);
+  p.tbm = unbiased_byte(p.scale, std::log(2.0f / (float(M) * float(M + 1))));
+  p.tec = unbiased_byte(p.scale, std::log(0.5f));
+  return p;
+}
+
+uint8_t MsvProfile::tjb(int L) const { return unbiased_byte(scale, std::log(3.0f / float(L + 3))); }
+
+VitProfile build_vit_profile(const HmmModel& model) {
+  VitProfile p;
+  const int M = p.M = model.length;
+  p.scale = float(500.0 / kLn2);
+  p.base = 12000;
+  const auto sc = match_scores(model);
+  p.emit.assign(size_t(kAlphabetSize) * (M + 1), -32768);
+  for (int code = 0; code < kAlphabetSize; ++code)
+    for (int k = 1; k <= M; ++k) p.emit[size_t(code) * (M + 1) + k] = word_score(p.scale, sc[code][k]);
+
+  // Profile transition scores (float), node 0 and node M transitions impossible except B->M.
+  // tsc_bm[k] is the local entry into M_{k+1} (HMMER stores it off by one).
+  const auto occ = match_occupancy(model);
+  float Z = 0.0f;
+  for (int k = 1; k <= M; ++k) Z += occ[k] * float(M - k + 1);
+  std::vector<float> tsc_bm(M + 1, kNegInf);
+  for (int k = 1; k <= M; ++k) tsc_bm[k - 1] = float(std::log(double(occ[k] / Z)));
+  auto tsc = [&](int k, int which) -> float {
+    if (k < 1 || k >= M) return kNegInf;
+    return log_prob(model.t[k][which]);
+  };
+  auto word = [&](float s, int16_t maxval) { return std::min<int16_t>(word_score(p.scale, s), maxval); };
+
+  p.bm.assign(M + 1, -32768), p.mm = p.im = p.dm = p.md = p.mi = p.ii = p.dd = p.bm;
+  for (int k = 1; k <= M; ++k) {
+    p.bm[k] = word(tsc_bm[k - 1], 0);
+    p.mm[k] = word(tsc(k - 1, kTMM), 0);
+    p.im[k] = word(tsc(k - 1, kTIM), 0);
+    p.dm[k] = word(tsc(k - 1, kTDM), 0);
+    p.md[k] = word(tsc(k, kTMD), 0);
+    p.mi[k] = word(tsc(k, kTMI), 0);
+    p.ii[k] = word(tsc(k, kTII), -1);  // HMMER forbids a zero-cost I->I loop
+    p.dd[k] = word(tsc(k, kTDD), 0);
+  }
+  p.e_loop = p.e_move = word_score(p.scale, float(-kLn2));
+  for (int k = 2; k < M - 1; ++k) {
+    const int b = int(word_score(p.scale, tsc(k, kTDD))) + int(word_score(p.scale, tsc(k + 1, kTDM))) -
+                  int(word_score(p.scale, tsc_bm[k + 1]));
+    p.ddbound = std::max(p.ddbound, b);
+  }
+  return p;
+}
+
+int16_t VitProfile::move(int L) const {
+  const float pmove = (2.0f + 1.0f) / (float(L) + 2.0f + 1.0f);  // nj = 1 (multihit)
+  return word_score(scale, std::log(pmove));
+}
+
+}  // namespace hpc::hmm

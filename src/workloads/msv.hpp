@@ -1,0 +1,29 @@
+#pragma once
+// `hpcalign msv`: HMMER3 profile search filters (MSV, bias, Viterbi), exact to HMMER 3.3.2's
+// hmmsearch pipeline. Tiles are (model) x (database length partition), scheduled like the
+// other workloads (local threads or MPI); rank 0 writes the HDF5 file:
+//   /msv/{model,target,msv_bits,msv_pvalue,bias_pass,vit_bits,vit_pvalue,passed}
+//      survivors of every requested stage (or every pair with --all), in tile completion order
+//   /models/{name,length}  /targets/{id,length}
+//   /pipeline/{model,targets,past_msv,past_bias,past_vit}: hmmsearch's pipeline counts
+//   /tiles/{id,status}; run attributes on '/', status "incomplete" until the run completes.
+#include <string>
+
+#include "mpi/scheduler.hpp"
+
+namespace hpc {
+
+struct MsvOptions {
+  std::string model_path, db_path, out_path;
+  double F1 = 0.02, F2 = 1e-3;
+  std::string stages = "msv,bias,vit";
+  std::string backend = "auto";
+  bool all_pairs = false;
+  int threads = 0;
+  bool verbose = false, quiet = false;
+  std::string command_line;
+};
+
+int run_msv(const MsvOptions& opt, const MpiContext& mpi);
+
+}  // namespace hpc

@@ -1,0 +1,124 @@
+// Oracle: our MSV / bias / Viterbi filter pass counts equal hmmsearch 3.3.2's pipeline
+// statistics ("Passed MSV filter", "Passed bias filter", "Passed Vit filter") exactly, for
+// the tutorial models, HMMER testsuite models, on balifam1000 and a 2M-residue database.
+// No float-rounding exceptions were needed: every count is equal.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <fstream>
+#include <regex>
+
+#include "io/database.hpp"
+#include "io/hdf5_columns.hpp"
+#include "io/hmm_file.hpp"
+#include "src/hmm/filter_pipeline.hpp"
+#include "test_support.hpp"
+
+using namespace hpc;
+using namespace hpc::test;
+
+namespace {
+
+const char* kModels[] = {"globins4.hmm", "Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
+                         "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz", "XYPPX.hmm"};
+
+using Counts = std::array<long, 3>;  // MSV, bias, Vit
+
+Counts hmmsearch_counts(const std::string& model, const std::string& db, const std::string& dir) {
+  const std::string out = dir + "/hmmsearch.out";
+  int status = 0;
+  run_command("hmmsearch --cpu 2 -o " + out + " " + model + " " + db + " 2>&1", &status);
+  EXPECT_EQ(status, 0) << "hmmsearch failed on " << model;
+  std::ifstream in(out);
+  std::string line;
+  Counts c{-1, -1, -1};
+  const std::regex re(R"(^Passed (MSV|bias|Vit) filter:\s+(\d+))");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, re)) c[m[1] == "MSV" ? 0 : m[1] == "bias" ? 1 : 2] = std::stol(m[2]);
+  }
+  return c;
+}
+
+Counts our_counts(const HmmModel& model, const Database& db) {
+  const hmm::ModelFilters f(model);
+  hmm::FilterWorkspace ws;
+  Counts c{0, 0, 0};
+  for (size_t t = 0; t < db.seqs.size(); ++t) {
+    const SeqView v = db.seqs.view(t);
+    const hmm::PairResult r = hmm::run_filters(f, v.data, int(v.length), hmm::FilterSettings{}, ws);
+    c[0] += r.msv_pass, c[1] += r.bias_pass, c[2] += r.passed;
+  }
+  return c;
+}
+
+class MsvOracle : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(temp_dir());
+    int status = 0;
+    run_command("python3 " + shared_path("../tools/make_db.py") + " --residues 2e6 --seed 1 > " + *dir_ + "/db2M.fa",
+                &status);
+    ASSERT_EQ(status, 0);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  void SetUp() override {
+    if (!have_program("hmmsearch")) GTEST_SKIP() << "hmmsearch not installed";
+  }
+  void compare_all(const std::string& db_path) {
+    const Database db = load_database(db_path);
+    for (const char* name : kModels) {
+      const std::string path = data_path(std::string("hmm/") + name);
+      const HmmModel model = read_hmm_file(path).at(0);
+      const Counts theirs = hmmsearch_counts(path, db_path, *dir_);
+      const Counts ours = our_counts(model, db);
+      EXPECT_EQ(ours[0], theirs[0]) << name << ": Passed MSV filter";
+      EXPECT_EQ(ours[1], theirs[1]) << name << ": Passed bias filter";
+      EXPECT_EQ(ours[2], theirs[2]) << name << ": Passed Vit filter";
+      std::cout << "  " << name << " MSV " << ours[0] << "/" << theirs[0] << "  bias " << ours[1] << "/" << theirs[1]
+                << "  Vit " << ours[2] << "/" << theirs[2] << "\n";
+    }
+  }
+  static std::string* dir_;
+};
+std::string* MsvOracle::dir_ = nullptr;
+
+}  // namespace
+
+TEST_F(MsvOracle, Balifam1000CountsEqualHmmsearch) { compare_all(shared_path("balifam1000.fa")); }
+
+TEST_F(MsvOracle, Synthetic2MCountsEqualHmmsearch) { compare_all(*dir_ + "/db2M.fa"); }
+
+TEST_F(MsvOracle, CommandLineSummaryAndHdf5AgreeWithHmmsearch) {
+  // Three models in one file through the real binary: stdout summary, /pipeline and /msv rows.
+  const std::string models = *dir_ + "/three.hmm";
+  run_command("cat " + data_path("hmm/globins4.hmm") + " " + data_path("hmm/fn3.hmm") + " " +
+              data_path("hmm/Pkinase.hmm") + " > " + models);
+  const std::string db = shared_path("balifam1000.fa"), out = *dir_ + "/msv.h5";
+  int status = 0;
+  const std::string stdout_text =
+      run_command(binary_path() + " msv -m " + models + " -d " + db + " -o " + out + " --threads 2 --quiet", &status);
+  ASSERT_EQ(status, 0) << stdout_text;
+  h5::File f(out, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_string_attribute(f, "", "status"), "complete");
+  EXPECT_EQ(h5::read_string_attribute(f, "", "workload"), "msv");
+  const auto past_msv = h5::read_all<uint64_t>(f, "pipeline/past_msv");
+  const auto past_bias = h5::read_all<uint64_t>(f, "pipeline/past_bias");
+  const auto past_vit = h5::read_all<uint64_t>(f, "pipeline/past_vit");
+  const auto row_model = h5::read_all<uint32_t>(f, "msv/model");
+  const auto row_passed = h5::read_all<uint8_t>(f, "msv/passed");
+  const auto names = h5::read_all<std::string>(f, "models/name");
+  ASSERT_EQ(names.size(), 3u);
+  for (uint32_t m = 0; m < 3; ++m) {
+    const char* file = m == 0 ? "hmm/globins4.hmm" : m == 1 ? "hmm/fn3.hmm" : "hmm/Pkinase.hmm";
+    const Counts theirs = hmmsearch_counts(data_path(file), db, *dir_);
+    EXPECT_EQ(long(past_msv[m]), theirs[0]) << names[m];
+    EXPECT_EQ(long(past_bias[m]), theirs[1]) << names[m];
+    EXPECT_EQ(long(past_vit[m]), theirs[2]) << names[m];
+    long rows = 0;
+    for (size_t i = 0; i < row_model.size(); ++i) rows += row_model[i] == m && row_passed[i];
+    EXPECT_EQ(rows, theirs[2]) << names[m] << ": survivors written to /msv";
+    EXPECT_NE(stdout_text.find("Query:       " + names[m]), std::string::npos) << stdout_text;
+  }
+  EXPECT_NE(stdout_text.find("Passed MSV filter:"), std::string::npos) << stdout_text;
+}
