@@ -9,7 +9,10 @@
 namespace hpc::cli {
 
 int search(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
+int allvsall(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 int makedb(const std::vector<std::string>& args);
 int view(const std::vector<std::string>& args);
+int msv(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
+int pss(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 
 }  // namespace hpc::cli

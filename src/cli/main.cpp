@@ -14,8 +14,11 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  search   Smith-Waterman search of queries against a protein database (HDF5 hits)\n"
+    "  allvsall every pair of a sequence set (or A x B) aligned: local, global, semiglobal\n"
     "  makedb   encode a FASTA database into an HDF5 database file for fast loading\n"
+    "  pss      pairwise statistical significance (permutations, Gumbel fit, P-values)\n"
     "  view     print a result file (BLAST tabular: --format blast6)\n"
+    "  msv      HMMER3 profile search filters (MSV, bias, Viterbi), exact to HMMER 3.3.2\n"
     "\n"
     "Runs as one process (threads, one per GPU or the CPU backend) or under mpirun/srun\n"
     "(rank 0 plans and writes the HDF5 file, the other ranks compute, one per GPU).\n";
@@ -32,10 +35,15 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "search")
       rc = hpc::cli::search(args, command_line, mpi);
+    else if (cmd == "allvsall")
+      rc = hpc::cli::allvsall(args, command_line, mpi);
     else if (cmd == "makedb")
       rc = hpc::cli::makedb(args);
+    else if (cmd == "pss")
+      rc = hpc::cli::pss(args, command_line, mpi);
     else if (cmd == "view")
       rc = hpc::cli::view(args);
+    else if (cmd == "msv") rc = hpc::cli::msv(args, command_line, mpi);
     else if (cmd == "--version" || cmd == "version")
       std::cout << "hpcalign " << HPCALIGN_VERSION << "\n";
     else if (cmd == "--help" || cmd == "-h" || cmd == "help")
