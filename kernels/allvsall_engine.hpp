@@ -1,0 +1,49 @@
+#pragma once
+// What executes the pairs of an all-vs-all tile. The CPU engine (kernels/cpu/allvsall_cpu.hpp)
+// is the twin every other engine matches bit for bit: same scores, same alignments (the tie
+// rule of src/align/reference.hpp).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "src/core/alignment.hpp"
+#include "src/core/scoring.hpp"
+#include "src/core/sequence.hpp"
+#include "src/plan/allvsall_plan.hpp"
+
+namespace hpc {
+
+struct AllVsAllSetup {
+  const SequenceSet* queries = nullptr;
+  const SequenceSet* targets = nullptr;  // == queries for a square screen
+  ScoreMatrix matrix;
+  GapCosts gaps;
+  AlignMode mode = AlignMode::Local;
+  // Traceback bytes one pair may use before the reduced-space path takes over;
+  // 0 = the engine decides from its memory.
+  uint64_t traceback_budget = 0;
+};
+
+class AllVsAllEngine {
+ public:
+  virtual ~AllVsAllEngine() = default;
+  virtual std::string name() const = 0;
+  virtual DeviceCapacity capacity() const = 0;
+  // Exact scores, scores[k] for pairs[k]; pairs sorted by query run fastest.
+  virtual std::vector<int32_t> score(const std::vector<PairIndex>& pairs) = 0;
+  // Alignments (score, coordinates, CIGAR) following the tie rule.
+  virtual std::vector<Alignment> align(const std::vector<PairIndex>& pairs) = 0;
+  // Pairs align() sent down the reduced-space path so far (for logs and tests).
+  virtual uint64_t reduced_space_pairs() const = 0;
+};
+
+// Engine instance `device` of `kind` (BackendKind::Auto: a GPU when one is visible and this
+// build has the CUDA all-vs-all kernel, else the CPU). threads: CPU threads, 0 = all cores.
+std::unique_ptr<AllVsAllEngine> make_allvsall_engine(BackendKind kind, int device, int threads,
+                                                     const AllVsAllSetup& setup);
+// Instances this process can drive for `kind` (GPUs visible, or 1 for the CPU).
+int allvsall_engine_count(BackendKind kind);
+
+}  // namespace hpc

@@ -1,0 +1,63 @@
+#pragma once
+// Cuts an all-vs-all screen into tiles = (window i) x (window j) of the pair matrix.
+//
+// Sequences are sorted longest first (ties by file index) and cut into windows of
+// consecutive sequences, so a window holds similar lengths (a GPU thread group's pairs
+// finish together). Square mode (-i alone): tiles (i, j) with i <= j only; a diagonal
+// tile (i, i) holds the unordered pairs inside window i, no self pairs. Rectangle mode
+// (-i A -j B): every (i, j). Every pair lands in exactly one tile.
+//
+// Window size (sequences per window), from the weakest worker's DeviceCapacity:
+//   fill:    a tile of W x W pairs should fill the device fill_waves times:
+//            W_fill = ceil(sqrt(fill_waves x concurrent));
+//   balance: at least tiles_per_worker tiles per worker, but never below one full wave
+//            (W >= ceil(sqrt(concurrent))): an idle SM costs more than a long tail;
+//   memory:  a window also closes before its residues pass R = sqrt(memory_bytes), so a
+//            whole tile's traceback bits (4 bits per cell, sum of |a||b| over its pairs
+//            <= R x R cells = R x R / 2 bytes) fit in half the device memory. A single
+//            sequence longer than R gets a window of its own.
+// Tile cost = sum over its pairs of |a| x |b|; tiles are returned largest first (LPT).
+//
+// Tile encoding (src/plan/tile.hpp has no room for two windows, and both are needed on
+// any rank): tile.queries = the query-side window's sequences (file indices, longest
+// first); [part_begin, part_end) = the target-side window as positions in the target
+// length order (length_order(targets)). Workers recover the pairs with tile_pairs().
+#include <cstdint>
+#include <vector>
+
+#include "kernels/backend.hpp"
+#include "src/core/sequence.hpp"
+#include "src/plan/tile.hpp"
+
+namespace hpc {
+
+struct AllVsAllPlanOptions {
+  int tiles_per_worker = 4;
+  int fill_waves = 4;
+  uint32_t max_window = 8192;  // sequences per window at most
+};
+
+struct AllVsAllPlan {
+  bool square = true;
+  std::vector<uint32_t> query_windows, target_windows;  // window edges: positions in length order
+  std::vector<Tile> tiles;                               // largest first (LPT), ties by id
+  uint32_t window_sequences = 0;                         // W: the count bound used
+  uint64_t window_residues = 0;                          // R: the memory bound used (0: none)
+  uint64_t total_cells = 0, total_pairs = 0;
+};
+
+// Indices sorted longest first, ties by index.
+std::vector<uint32_t> length_order(const SequenceSet& s);
+
+// targets == nullptr: square screen of `queries` against itself.
+AllVsAllPlan plan_allvsall(const SequenceSet& queries, const SequenceSet* targets,
+                           const std::vector<DeviceCapacity>& caps, const AllVsAllPlanOptions& opt = {});
+
+struct PairIndex {
+  uint32_t query, target;  // file indices; in square mode query < target
+};
+// The pairs of a tile, sorted by (query, target). target_order = length_order(targets)
+// (of the queries themselves in square mode).
+std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square);
+
+}  // namespace hpc

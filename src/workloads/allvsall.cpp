@@ -1,0 +1,215 @@
+#include "src/workloads/allvsall.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <limits>
+
+#include "io/fasta.hpp"
+#include "io/matrix.hpp"
+#include "io/result_file.hpp"
+#include "kernels/allvsall_engine.hpp"
+#include "src/core/error.hpp"
+#include "src/core/progress.hpp"
+#include "src/plan/allvsall_plan.hpp"
+#include "src/stats/karlin.hpp"
+#include "src/workloads/hit_wire.hpp"
+#include "src/workloads/run_attributes.hpp"
+#include "src/workloads/worker_threads.hpp"
+
+namespace hpc {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Everything a rank needs; loaded identically on every rank.
+struct AllVsAllJob {
+  SequenceSet queries, targets_storage;
+  const SequenceSet* targets = nullptr;  // &queries for a square screen
+  bool square = true;
+  std::vector<uint32_t> target_order;    // length_order(*targets): decodes tiles
+  AllVsAllSetup setup;
+  std::optional<KarlinParams> karlin;    // local mode only
+};
+
+SequenceSet read_input(const std::string& path, bool quiet) {
+  FastaReport rep;
+  SequenceSet s = read_fasta(path, &rep);
+  if (rep.rare_letters && !quiet)
+    std::cerr << "hpcalign: warning: " << path << ": " << rep.rare_letters << " U/O/J residues scored as X\n";
+  return s;
+}
+
+std::optional<KarlinParams> karlin_for(const AllVsAllOptions& opt, const ScoreMatrix& m, AlignMode mode) {
+  if (opt.lambda.has_value() != opt.K.has_value()) throw Error("--lambda and --K must be given together");
+  if (mode != AlignMode::Local) {
+    if (opt.max_evalue) throw Error("--max-evalue needs --mode local (global and semiglobal scores have no E-values)");
+    return std::nullopt;
+  }
+  if (opt.lambda) {
+    if (!(*opt.lambda > 0) || !(*opt.K > 0)) throw Error("--lambda and --K must be positive");
+    return KarlinParams{*opt.lambda, *opt.K, 0};
+  }
+  auto p = published_gapped_params(m.name, {opt.gap_open, opt.gap_extend});
+  if (!p && opt.max_evalue)
+    throw Error("--max-evalue: no published Karlin-Altschul parameters for " + m.name + " with gap costs " +
+                std::to_string(opt.gap_open) + "/" + std::to_string(opt.gap_extend) + "; give --lambda and --K");
+  return p;
+}
+
+void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
+  if (opt.gap_open < 0 || opt.gap_extend < 1) throw Error("gap costs must satisfy --gapopen >= 0 and --gapextend >= 1");
+  if (opt.max_evalue && !(*opt.max_evalue > 0)) throw Error("--max-evalue must be positive");
+  job.setup.mode = parse_align_mode(opt.mode);
+  job.setup.matrix = load_matrix(opt.matrix);
+  job.setup.gaps = {opt.gap_open, opt.gap_extend};
+  job.setup.traceback_budget = opt.traceback_budget;
+  job.karlin = karlin_for(opt, job.setup.matrix, job.setup.mode);
+  job.queries = read_input(opt.input_path, opt.quiet);
+  job.square = opt.second_path.empty();
+  if (!job.square) job.targets_storage = read_input(opt.second_path, opt.quiet);
+  job.targets = job.square ? &job.queries : &job.targets_storage;
+  job.setup.queries = &job.queries;
+  job.setup.targets = job.targets;
+  job.target_order = length_order(*job.targets);
+}
+
+class AllVsAllWorker : public TileWorker {
+ public:
+  AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine)
+      : job_(job), opt_(opt), engine_(std::move(engine)) {}
+  DeviceCapacity capacity() const override { return engine_->capacity(); }
+
+  std::string run(const Tile& tile) override {
+    const std::vector<PairIndex> pairs = tile_pairs(tile, job_.target_order, job_.square);
+    const std::vector<int32_t> scores = engine_->score(pairs);
+    std::vector<Hit> hits;
+    std::vector<PairIndex> kept;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      Hit h;
+      h.query = pairs[k].query;
+      h.target = pairs[k].target;
+      h.aln.score = scores[k];
+      h.bits = h.evalue = kNaN;
+      if (job_.karlin) {
+        h.bits = bit_score(*job_.karlin, h.aln.score);
+        h.evalue = evalue(*job_.karlin, h.aln.score, job_.queries.length(h.query), job_.targets->length(h.target));
+      }
+      if (opt_.min_score && h.aln.score < *opt_.min_score) continue;
+      if (opt_.max_evalue && !(h.evalue <= *opt_.max_evalue)) continue;
+      hits.push_back(h);
+      kept.push_back(pairs[k]);
+    }
+    if (!opt_.score_only) {
+      const std::vector<Alignment> alns = engine_->align(kept);
+      for (size_t k = 0; k < hits.size(); ++k) {
+        if (alns[k].score != hits[k].aln.score)
+          throw Error("internal: alignment score " + std::to_string(alns[k].score) + " differs from the score pass (" +
+                      std::to_string(hits[k].aln.score) + ") for " + job_.queries.ids[hits[k].query] + " and " +
+                      job_.targets->ids[hits[k].target]);
+        hits[k].aln = alns[k];
+      }
+    }
+    return encode_hits(hits);
+  }
+
+ private:
+  const AllVsAllJob& job_;
+  const AllVsAllOptions& opt_;
+  std::unique_ptr<AllVsAllEngine> engine_;
+};
+
+bool canonical_order(const Hit& a, const Hit& b) {
+  return a.query != b.query ? a.query < b.query : a.target < b.target;
+}
+
+void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAllJob& job, const AllVsAllPlan& plan,
+                      const std::vector<DeviceCapacity>& caps) {
+  write_run_attributes(out, "allvsall", opt.command_line, caps.empty() ? "" : caps.front().name, caps.size());
+  out.set_attribute("mode", std::string(to_string(job.setup.mode)));
+  out.set_attribute("matrix", job.setup.matrix.name);
+  out.set_attribute("gap_open", int64_t(opt.gap_open));
+  out.set_attribute("gap_extend", int64_t(opt.gap_extend));
+  out.set_attribute("screen", std::string(job.square ? "square (upper triangle, no self pairs)" : "rectangle"));
+  out.set_attribute("query_file", opt.input_path);
+  out.set_attribute("target_file", job.square ? opt.input_path : opt.second_path);
+  out.set_attribute("score_only", int64_t(opt.score_only));
+  if (opt.min_score) out.set_attribute("min_score", int64_t(*opt.min_score));
+  if (opt.max_evalue) out.set_attribute("max_evalue", *opt.max_evalue);
+  if (job.karlin) {
+    out.set_attribute("lambda", job.karlin->lambda);
+    out.set_attribute("K", job.karlin->K);
+    out.set_attribute("evalue_search_space", std::string("per pair: query length x target length"));
+  }
+  out.set_attribute("pairs", int64_t(plan.total_pairs));
+  out.set_attribute("cells", int64_t(plan.total_cells));
+  out.set_attribute("tiles", int64_t(plan.tiles.size()));
+  out.set_attribute("window_sequences", int64_t(plan.window_sequences));
+  out.set_attribute("window_residues", int64_t(plan.window_residues));
+  out.set_attribute("query_windows", int64_t(plan.query_windows.empty() ? 0 : plan.query_windows.size() - 1));
+  out.set_attribute("target_windows", int64_t(plan.target_windows.empty() ? 0 : plan.target_windows.size() - 1));
+  out.set_attribute("traceback_budget", int64_t(opt.traceback_budget));
+}
+
+}  // namespace
+
+AlignMode parse_align_mode(const std::string& s) {
+  if (s == "local") return AlignMode::Local;
+  if (s == "global") return AlignMode::Global;
+  if (s == "semiglobal") return AlignMode::SemiGlobal;
+  throw Error("--mode must be local, global or semiglobal (got '" + s + "')");
+}
+
+int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
+  AllVsAllJob job;
+  load_job(opt, job);
+  const BackendKind kind = parse_backend_kind(opt.backend);
+  const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
+  const bool distributed = mpi.active && mpi.size > 1;
+
+  std::unique_ptr<ResultFile> out;
+  std::vector<Hit> collected;
+  AllVsAllPlan plan;
+  std::unique_ptr<Progress> progress;
+
+  SchedulerHooks hooks;
+  hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
+    const int devices = allvsall_engine_count(kind);
+    return std::make_unique<AllVsAllWorker>(job, opt, make_allvsall_engine(kind, slot % devices, threads, job.setup));
+  };
+  hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
+    plan = plan_allvsall(job.queries, job.square ? nullptr : job.targets, caps);
+    if (opt.verbose)
+      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << (caps.empty() ? "" : caps.front().name) << "; plan: "
+                << plan.total_pairs << " pairs in " << plan.tiles.size() << " tiles, windows of <= "
+                << plan.window_sequences << " sequences / " << plan.window_residues << " residues\n";
+    write_attributes(*out, opt, job, plan, caps);
+    out->write_sequences("queries", job.queries);
+    out->write_sequences("targets", *job.targets);
+    progress = std::make_unique<Progress>("allvsall", plan.tiles.size(), plan.total_cells, opt.quiet);
+    return plan.tiles;
+  };
+  hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
+    std::vector<Hit> hits = decode_hits(bytes);
+    out->append_tile(tile.id, hits);
+    collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
+    progress->tile_done(tile.cells);
+  };
+
+  if (mpi.is_master()) out = std::make_unique<ResultFile>(opt.out_path);  // fail fast on an unwritable path
+  if (distributed)
+    run_tiles_mpi(mpi, hooks);
+  else
+    run_tiles_local(allvsall_engine_count(kind), hooks);
+
+  if (!mpi.is_master()) return 0;
+  std::sort(collected.begin(), collected.end(), canonical_order);
+  out->finish(collected);
+  progress->finish();
+  if (!opt.quiet)
+    std::cerr << "hpcalign: " << collected.size() << " of " << plan.total_pairs << " pairs written to " << opt.out_path
+              << "\n";
+  return 0;
+}
+
+}  // namespace hpc

@@ -1,0 +1,17 @@
+#include "src/workloads/worker_threads.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
+namespace hpc {
+
+int default_worker_threads(const MpiContext& mpi) {
+  const int hc = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (!mpi.active) return hc;
+  const char* ls = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int local = ls ? std::max(1, std::atoi(ls)) : 1;
+  return std::max(1, hc / local);
+}
+
+}  // namespace hpc

@@ -1,0 +1,84 @@
+// CUDA all-vs-all engine = CPU engine: scores and alignments (CIGAR, coordinates) of every
+// pair of a few hundred balifam2000 sequences, in every mode, plus long synthetic sequences
+// with a small traceback budget, so the host reduced-space path runs beside the device.
+// Skips when no GPU is visible.
+#include <gtest/gtest.h>
+
+#include "io/fasta.hpp"
+#include "io/matrix.hpp"
+#include "kernels/cpu/allvsall_cpu.hpp"
+#ifdef HPCALIGN_HAVE_CUDA
+#include "kernels/cuda/allvsall_cuda.hpp"
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
+#include "src/align/reduced_space.hpp"
+#include "src/core/error.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+#ifndef HPCALIGN_HAVE_CUDA
+inline int cuda_device_count() { return 0; }
+inline std::unique_ptr<AllVsAllEngine> make_cuda_allvsall_engine(int, const AllVsAllSetup&) { throw Error("built without CUDA"); }
+#endif
+namespace {
+
+SequenceSet sample(uint32_t count, uint32_t long_ones) {
+  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
+  SequenceSet s;
+  for (uint32_t i = 0; i < count; ++i) s.add(all.ids[i * 5], all.view(i * 5).data, all.length(i * 5));
+  // Long sequences: concatenations of many family members (related to each other in parts).
+  for (uint32_t k = 0; k < long_ones; ++k) {
+    std::vector<uint8_t> res;
+    for (uint32_t i = k; res.size() < 4000 + 700 * k; i += 7) res.insert(res.end(), all.view(i).data, all.view(i).data + all.length(i));
+    s.add("long" + std::to_string(k), res.data(), res.size());
+  }
+  return s;
+}
+
+void compare(AlignMode mode, const SequenceSet& s, uint64_t budget, bool alignments) {
+  AllVsAllSetup setup;
+  setup.queries = setup.targets = &s;
+  setup.matrix = load_matrix("BLOSUM62");
+  setup.mode = mode;
+  setup.traceback_budget = budget;
+  std::vector<PairIndex> pairs;
+  for (uint32_t a = 0; a < s.size(); ++a)
+    for (uint32_t b = a + 1; b < s.size(); ++b) pairs.push_back({a, b});
+  CpuAllVsAll cpu(setup, 0);
+  auto gpu = make_cuda_allvsall_engine(0, setup);
+  const auto cs = cpu.score(pairs), gs = gpu->score(pairs);
+  size_t bad = 0;
+  for (size_t k = 0; k < pairs.size() && bad < 10; ++k)
+    if (cs[k] != gs[k]) ++bad, ADD_FAILURE() << s.ids[pairs[k].query] << " vs " << s.ids[pairs[k].target] << ": cpu " << cs[k] << " gpu " << gs[k];
+  ASSERT_EQ(bad, 0u);
+  if (!alignments) return;
+  const auto ca = cpu.align(pairs), ga = gpu->align(pairs);
+  for (size_t k = 0; k < pairs.size() && bad < 10; ++k) {
+    const Alignment &c = ca[k], &g = ga[k];
+    if (c.score != g.score || c.cigar != g.cigar || c.qstart != g.qstart || c.qend != g.qend || c.tstart != g.tstart || c.tend != g.tend)
+      ++bad, ADD_FAILURE() << s.ids[pairs[k].query] << " vs " << s.ids[pairs[k].target] << ": cpu " << c.score << " "
+                           << c.cigar << " gpu " << g.score << " " << g.cigar;
+  }
+  EXPECT_EQ(bad, 0u);
+  if (budget) EXPECT_GT(gpu->reduced_space_pairs(), 0u) << "the long pairs must take the host path";
+}
+
+class AllVsAllGpu : public ::testing::TestWithParam<AlignMode> {
+ protected:
+  void SetUp() override {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA GPU visible";
+  }
+};
+
+TEST_P(AllVsAllGpu, ScoresEqualCpuOn400Sequences) { compare(GetParam(), sample(400, 0), 0, false); }
+
+TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), sample(200, 0), 0, true); }
+
+// Pairs with a long sequence exceed a 4 MB budget: host reduced-space path on both sides.
+TEST_P(AllVsAllGpu, LongPairsTakeTheReducedSpacePath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
+
+INSTANTIATE_TEST_SUITE_P(Modes, AllVsAllGpu, ::testing::Values(AlignMode::Local, AlignMode::Global, AlignMode::SemiGlobal),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace hpc

@@ -1,0 +1,132 @@
+// The all-vs-all planner: every pair exactly once (square: unordered, no self pairs;
+// rectangle: every (a, b)), costs add up, LPT order, windows sorted longest first.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "src/core/error.hpp"
+#include "src/plan/allvsall_plan.hpp"
+
+namespace hpc {
+namespace {
+
+SequenceSet random_set(size_t n, uint32_t max_len, uint32_t seed) {
+  std::mt19937 rng(seed);
+  SequenceSet s;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<uint8_t> r(1 + rng() % max_len, 0);
+    s.add("s" + std::to_string(i), r.data(), r.size());
+  }
+  return s;
+}
+
+DeviceCapacity cap(int units, int resident, uint64_t mem = 0) {
+  DeviceCapacity c;
+  c.name = "test";
+  c.compute_units = units;
+  c.resident_per_unit = resident;
+  c.memory_bytes = mem;
+  return c;
+}
+
+void expect_exact_cover(const AllVsAllPlan& plan, const SequenceSet& a, const SequenceSet* b) {
+  const SequenceSet& t = b ? *b : a;
+  const std::vector<uint32_t> order = length_order(t);
+  std::map<std::pair<uint32_t, uint32_t>, int> seen;
+  uint64_t cells = 0;
+  for (size_t k = 0; k < plan.tiles.size(); ++k) {
+    const Tile& tile = plan.tiles[k];
+    if (k > 0) EXPECT_GE(plan.tiles[k - 1].cells, tile.cells) << "tiles must be largest first";
+    uint64_t tile_cells = 0;
+    const auto pairs = tile_pairs(tile, order, b == nullptr);
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      ++seen[{pairs[p].query, pairs[p].target}];
+      tile_cells += uint64_t(a.length(pairs[p].query)) * t.length(pairs[p].target);
+      if (p > 0) EXPECT_TRUE(pairs[p - 1].query < pairs[p].query ||
+                             (pairs[p - 1].query == pairs[p].query && pairs[p - 1].target < pairs[p].target));
+    }
+    EXPECT_EQ(tile_cells, tile.cells) << "tile " << tile.id;
+    cells += tile_cells;
+  }
+  EXPECT_EQ(cells, plan.total_cells);
+  if (b) {
+    EXPECT_EQ(seen.size(), a.size() * b->size());
+    EXPECT_EQ(plan.total_pairs, a.size() * b->size());
+  } else {
+    EXPECT_EQ(seen.size(), a.size() * (a.size() - 1) / 2);
+    EXPECT_EQ(plan.total_pairs, a.size() * (a.size() - 1) / 2);
+    for (const auto& [pair, count] : seen) EXPECT_LT(pair.first, pair.second);
+  }
+  for (const auto& [pair, count] : seen) EXPECT_EQ(count, 1) << pair.first << "," << pair.second;
+}
+
+TEST(AllVsAllPlan, SquareCoversEveryUnorderedPairOnce) {
+  for (size_t n : {2, 3, 17, 100, 257}) {
+    const SequenceSet s = random_set(n, 400, uint32_t(n));
+    for (const auto& caps : {std::vector<DeviceCapacity>{cap(1, 1)}, std::vector<DeviceCapacity>{cap(16, 32)},
+                             std::vector<DeviceCapacity>{cap(2, 4), cap(2, 4), cap(2, 4)},
+                             std::vector<DeviceCapacity>{cap(132, 1024, 1 << 30)}}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " concurrent=" + std::to_string(caps[0].concurrent()));
+      expect_exact_cover(plan_allvsall(s, nullptr, caps), s, nullptr);
+    }
+  }
+}
+
+TEST(AllVsAllPlan, RectangleCoversEveryPairOnce) {
+  const SequenceSet a = random_set(37, 300, 1), b = random_set(91, 500, 2);
+  for (const auto& caps : {std::vector<DeviceCapacity>{cap(1, 1)}, std::vector<DeviceCapacity>{cap(4, 8), cap(4, 8)}})
+    expect_exact_cover(plan_allvsall(a, &b, caps), a, &b);
+  const SequenceSet one = random_set(1, 50, 3);
+  expect_exact_cover(plan_allvsall(one, &b, {cap(1, 1)}), one, &b);
+}
+
+TEST(AllVsAllPlan, LoneSequenceHasNoPairs) {
+  const SequenceSet s = random_set(1, 50, 4);
+  const AllVsAllPlan plan = plan_allvsall(s, nullptr, {cap(1, 1)});
+  EXPECT_TRUE(plan.tiles.empty());
+  EXPECT_EQ(plan.total_pairs, 0u);
+}
+
+TEST(AllVsAllPlan, WindowsHoldSimilarLengthsLongestFirst) {
+  const SequenceSet s = random_set(200, 1000, 5);
+  const AllVsAllPlan plan = plan_allvsall(s, nullptr, {cap(4, 4)});
+  const auto order = length_order(s);
+  for (size_t p = 1; p < order.size(); ++p) EXPECT_GE(s.length(order[p - 1]), s.length(order[p]));
+  for (const Tile& t : plan.tiles)
+    for (size_t k = 1; k < t.queries.size(); ++k) EXPECT_GE(s.length(t.queries[k - 1]), s.length(t.queries[k]));
+}
+
+TEST(AllVsAllPlan, SizingFollowsFillBalanceAndMemory) {
+  const SequenceSet s = random_set(2000, 500, 6);
+  // Fill: 4 waves of 16 x 16 alignments -> W = 32 (balance would allow 2000/3 per window).
+  EXPECT_EQ(plan_allvsall(s, nullptr, {cap(16, 16)}).window_sequences, 32u);
+  // Balance: 8 workers x 4 tiles need k(k+1)/2 >= 32 -> 8 windows of 250; fill allows 400.
+  EXPECT_EQ(plan_allvsall(s, nullptr, std::vector<DeviceCapacity>(8, cap(200, 200))).window_sequences, 250u);
+  // ...but never below one full wave: sqrt(200 x 200) = 200 (64 workers would want 87).
+  EXPECT_EQ(plan_allvsall(s, nullptr, std::vector<DeviceCapacity>(64, cap(200, 200))).window_sequences, 200u);
+  // Memory: R = sqrt(1 MB) = 1024 residues per window at most (unless one sequence is longer).
+  const SequenceSet small = random_set(300, 500, 7);
+  const AllVsAllPlan mem = plan_allvsall(small, nullptr, {cap(16, 16, 1 << 20)});
+  EXPECT_EQ(mem.window_residues, 1024u);
+  EXPECT_GT(mem.query_windows.size(), 300u / 32 + 2) << "the memory bound must cut windows shorter than W";
+  const auto order = length_order(small);
+  for (size_t w = 0; w + 1 < mem.query_windows.size(); ++w) {
+    uint64_t res = 0;
+    for (uint32_t p = mem.query_windows[w]; p < mem.query_windows[w + 1]; ++p) res += small.length(order[p]);
+    if (mem.query_windows[w + 1] - mem.query_windows[w] > 1) EXPECT_LE(res, 1024u);
+  }
+  expect_exact_cover(mem, small, nullptr);
+}
+
+TEST(AllVsAllPlan, TilePairsRejectsBadRanges) {
+  Tile t;
+  t.queries = {0};
+  t.part_begin = 0;
+  t.part_end = 5;
+  EXPECT_THROW(tile_pairs(t, {0, 1}, true), Error);
+}
+
+}  // namespace
+}  // namespace hpc
