@@ -5,6 +5,7 @@
 // pair of the tile in packed 16-bit lanes (work units longest first, LPT), overflowing
 // pairs are rescored exactly in 32-bit, then each query's scores are radix-sorted on the
 // GPU by (score desc, target asc) and only the top max_hits come back.
+// align(): coordinates and CIGARs on the GPU as well (kernels/cuda/traceback.hpp).
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -14,11 +15,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
 #include "kernels/cuda/sw_ops.cuh"
+#include "kernels/cuda/traceback.hpp"
 #include "src/align/reference.hpp"
 
 namespace hpc {
@@ -134,6 +137,7 @@ class CudaSearchBackend final : public SearchBackend {
   DeviceBuffer<uint8_t> sort_temp_;
   PinnedBuffer<uint64_t> top_host_;
   PinnedBuffer<uint32_t> counters_host_;
+  std::unique_ptr<cuda::GpuTraceback> traceback_;
 };
 
 void CudaSearchBackend::prepare(const SearchSetup& setup) {
@@ -180,6 +184,7 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
   table32_.upload(t32.data(), t32.size(), stream_);
   counters_.reserve(2);
   counters_host_.reserve(2);
+  traceback_ = std::make_unique<cuda::GpuTraceback>(setup.matrix, setup.gaps, stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -342,14 +347,22 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partiti
 }
 
 std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>& pairs) {
-  // Tracebacks are few (top hits only): the scalar reference on the host keeps the tie rule.
-  std::vector<Alignment> out;
-  out.reserve(pairs.size());
+  CUDA_CHECK(cudaSetDevice(device_));
+  if (!traceback_) throw Error("CUDA backend: align() before prepare()");
+  std::vector<std::pair<SeqView, SeqView>> views;
+  views.reserve(pairs.size());
   for (const AlignRequest& r : pairs) {
     if (r.query >= setup_.queries->size() || r.target >= setup_.db->seqs.size())
       throw Error("CUDA backend: align() pair out of range");
-    out.push_back(reference_align(AlignMode::Local, setup_.queries->view(r.query), setup_.db->seqs.view(r.target),
-                                  setup_.matrix, setup_.gaps));
+    views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = traceback_->align(views);
+  if (std::getenv("HPCALIGN_CUDA_TIMING")) {
+    const auto& st = traceback_->last_stats();
+    std::fprintf(stderr, "align %zu pairs: %.3f ms (gpu %zu in %zu batch(es), host %zu)\n", pairs.size(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                 st.gpu_pairs, st.trace_batches, st.host_pairs);
   }
   return out;
 }

@@ -1,0 +1,215 @@
+// Host side of the GPU traceback (see traceback.hpp and traceback_kernels.cu).
+#include "kernels/cuda/traceback.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <thread>
+
+#include "src/align/reference.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc::cuda {
+namespace {
+
+// Ops come end to start from the walk; the CIGAR runs start to end (as reference.cpp).
+std::string cigar_from_reversed(const char* ops, uint32_t n) {
+  std::string cigar;
+  for (uint32_t k = n; k > 0;) {
+    const char op = ops[k - 1];
+    uint32_t run = 0;
+    while (k > 0 && ops[k - 1] == op) --k, ++run;
+    cigar += std::to_string(run);
+    cigar += op;
+  }
+  return cigar;
+}
+
+// reference_align over the listed pairs on all host cores.
+void align_on_host(const std::vector<std::pair<SeqView, SeqView>>& pairs, const std::vector<size_t>& which,
+                   const ScoreMatrix& matrix, GapCosts gaps, std::vector<Alignment>& out) {
+  if (which.empty()) return;
+  std::atomic<size_t> next{0};
+  std::vector<std::string> errors(std::max(1u, std::thread::hardware_concurrency()));
+  auto work = [&](size_t w) {
+    try {
+      for (size_t k; (k = next.fetch_add(1)) < which.size();) {
+        const auto& p = pairs[which[k]];
+        out[which[k]] = reference_align(AlignMode::Local, p.first, p.second, matrix, gaps);
+      }
+    } catch (const std::exception& e) {
+      errors[w] = e.what();
+      next = which.size();
+    }
+  };
+  const size_t n_threads = std::min(errors.size(), which.size());
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < n_threads; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors)
+    if (!e.empty()) throw Error(e);
+}
+
+struct TraceItem {
+  size_t pair;       // index in the caller's list
+  TbPair locate;     // the whole pair, as located
+  TbEnd end;
+  uint64_t bytes;    // device memory the trace of its rectangle needs
+};
+
+}  // namespace
+
+GpuTraceback::GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream)
+    : matrix_(matrix), gaps_(gaps), stream_(stream) {
+  static_assert(kTbAlphabet == kAlphabetSize, "the kernels index the substitution table by alphabet code");
+  std::vector<int32_t> flat(kTbAlphabet * kTbAlphabet);
+  for (int a = 0; a < kTbAlphabet; ++a)
+    for (int b = 0; b < kTbAlphabet; ++b) flat[a * kTbAlphabet + b] = matrix(uint8_t(a), uint8_t(b));
+  matrix_dev_.upload(flat.data(), flat.size(), stream_);
+}
+
+// The kernels use int32 with -infinity = -2^30. Every real value (a path from the border)
+// stays within +-B, B = (m + n + 2) x (open + extend + max |s|), and every value derived from
+// -infinity stays below -2^30 + B; with B < 2^29 both stay apart and nothing wraps, so each
+// comparison decides as in the reference's int64.
+bool GpuTraceback::int32_safe(uint32_t m, uint32_t n) const {
+  if (gaps_.open < 0 || gaps_.extend < 0) return false;
+  const uint64_t smax = uint64_t(std::max(std::abs(matrix_.max_score()), std::abs(matrix_.min_score())));
+  const uint64_t step = uint64_t(gaps_.open) + uint64_t(gaps_.extend) + smax;
+  return (uint64_t(m) + n + 2) * step < (uint64_t(1) << 29);
+}
+
+uint64_t GpuTraceback::budget_bytes() const {
+  if (const char* env = std::getenv("HPCALIGN_CUDA_TRACEBACK_BYTES")) return std::strtoull(env, nullptr, 10);
+  size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  return (free_b + bits_.capacity() * sizeof(uint32_t)) / 2;
+}
+
+std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, SeqView>>& pairs) {
+  stats_ = {};
+  std::vector<Alignment> out(pairs.size());
+  std::vector<size_t> on_host;
+
+  // Locate: every pair the int32 kernels can take; residues de-duplicated by sequence.
+  std::vector<uint8_t> residues;
+  std::map<const uint8_t*, uint64_t> placed;
+  auto place = [&](SeqView v) {
+    auto it = placed.find(v.data);
+    if (it != placed.end()) return it->second;
+    const uint64_t off = residues.size();
+    residues.insert(residues.end(), v.data, v.data + v.length);
+    placed.emplace(v.data, off);
+    return off;
+  };
+  std::vector<TraceItem> items;
+  uint64_t col_rows = 0;
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const SeqView q = pairs[k].first, t = pairs[k].second;
+    if (q.length == 0 || t.length == 0) continue;  // score 0, nothing aligned
+    if (!int32_safe(q.length, t.length)) {
+      on_host.push_back(k);
+      continue;
+    }
+    TraceItem it{};
+    it.pair = k;
+    it.locate.q_off = place(q);
+    it.locate.t_off = place(t);
+    it.locate.m = q.length;
+    it.locate.n = t.length;
+    it.locate.col_off = col_rows;
+    col_rows += q.length;
+    items.push_back(it);
+  }
+  if (!items.empty()) {
+    std::vector<TbPair> descs;
+    for (const auto& it : items) descs.push_back(it.locate);
+    residues_.upload(residues.data(), residues.size(), stream_);
+    pairs_.upload(descs.data(), descs.size(), stream_);
+    colbuf_.reserve(col_rows);
+    ends_.reserve(items.size());
+    const int oe = gaps_.open + gaps_.extend;
+    launch_tb_locate(stream_, residues_.get(), pairs_.get(), uint32_t(items.size()), matrix_dev_.get(), oe,
+                     gaps_.extend, colbuf_.get(), ends_.get());
+    std::vector<TbEnd> ends(items.size());
+    CUDA_CHECK(cudaMemcpyAsync(ends.data(), ends_.get(), ends.size() * sizeof(TbEnd), cudaMemcpyDeviceToHost,
+                               stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+    // Trace: rectangles in batches within the budget, largest first.
+    const uint64_t budget = budget_bytes();
+    std::vector<TraceItem> todo;
+    for (size_t k = 0; k < items.size(); ++k) {
+      TraceItem it = items[k];
+      it.end = ends[k];
+      if (it.end.score == 0) {
+        out[it.pair] = Alignment{};
+        continue;
+      }
+      it.bytes = tb_bits_words(it.end.rows, it.end.cols) * sizeof(uint32_t) + it.end.rows + it.end.cols +
+                 uint64_t(it.end.rows) * sizeof(int2);
+      if (it.bytes > budget) on_host.push_back(it.pair);
+      else todo.push_back(it);
+    }
+    std::stable_sort(todo.begin(), todo.end(), [](const TraceItem& a, const TraceItem& b) { return a.bytes > b.bytes; });
+    for (size_t first = 0; first < todo.size();) {
+      size_t last = first;
+      uint64_t bytes = 0, words = 0, ops = 0, rows = 0;
+      std::vector<TbPair> batch;
+      while (last < todo.size() && (last == first || bytes + todo[last].bytes <= budget)) {
+        const TraceItem& it = todo[last++];
+        TbPair p;
+        p.q_off = it.locate.q_off + (it.end.i - it.end.rows);  // first row i0 = i - rows + 1 (1-based)
+        p.t_off = it.locate.t_off + (it.end.j - it.end.cols);
+        p.m = it.end.rows;
+        p.n = it.end.cols;
+        p.col_off = rows;
+        p.bits_off = words;
+        p.ops_off = ops;
+        rows += p.m;
+        words += tb_bits_words(p.m, p.n);
+        ops += uint64_t(p.m) + p.n;
+        bytes += it.bytes;
+        batch.push_back(p);
+      }
+      pairs_.upload(batch.data(), batch.size(), stream_);
+      colbuf_.reserve(rows);
+      bits_.reserve(words);
+      ops_.reserve(std::max<uint64_t>(ops, 1));
+      walks_.reserve(batch.size());
+      launch_tb_trace(stream_, residues_.get(), pairs_.get(), uint32_t(batch.size()), matrix_dev_.get(),
+                      gaps_.open + gaps_.extend, gaps_.extend, colbuf_.get(), bits_.get(), ops_.get(), walks_.get());
+      std::vector<TbWalk> walks(batch.size());
+      std::vector<char> op_bytes(ops);
+      CUDA_CHECK(cudaMemcpyAsync(walks.data(), walks_.get(), walks.size() * sizeof(TbWalk), cudaMemcpyDeviceToHost,
+                                 stream_));
+      CUDA_CHECK(cudaMemcpyAsync(op_bytes.data(), ops_.get(), ops, cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+      for (size_t b = 0; b < batch.size(); ++b) {
+        const TraceItem& it = todo[first + b];
+        const TbWalk& w = walks[b];
+        if (w.end_h != it.end.score)
+          throw Error("internal error: GPU traceback pass disagrees with its score pass (" + std::to_string(w.end_h) +
+                      " vs " + std::to_string(it.end.score) + ")");
+        Alignment& a = out[it.pair];
+        a.score = it.end.score;
+        a.cigar = cigar_from_reversed(op_bytes.data() + batch[b].ops_off, w.n_ops);
+        const uint32_t i0 = it.end.i - it.end.rows + 1, j0 = it.end.j - it.end.cols + 1;
+        const uint32_t qs = i0 + w.i, ts = j0 + w.j;  // first residue consumed, 1-based
+        if (it.end.i >= qs) a.qstart = qs, a.qend = it.end.i;
+        if (it.end.j >= ts) a.tstart = ts, a.tend = it.end.j;
+      }
+      stats_.gpu_pairs += batch.size();
+      ++stats_.trace_batches;
+      first = last;
+    }
+  }
+  stats_.host_pairs = on_host.size();
+  align_on_host(pairs, on_host, matrix_, gaps_, out);
+  return out;
+}
+
+}  // namespace hpc::cuda

@@ -1,0 +1,249 @@
+// GPU traceback (CudaSearchBackend::align) vs reference_align(Local, ...): every alignment
+// must match exactly -- score, coordinates and CIGAR (same end cell, same path under the tie
+// rule). Skips cleanly without a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include "io/database.hpp"
+#include "io/fasta.hpp"
+#include "io/matrix.hpp"
+#include "kernels/backend.hpp"
+#ifdef HPCALIGN_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
+#include "src/align/reference.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+#ifndef HPCALIGN_HAVE_CUDA
+inline int cuda_device_count() { return 0; }
+inline std::unique_ptr<SearchBackend> make_cuda_search_backend(int) { throw Error("built without CUDA"); }
+#endif
+namespace {
+
+#define REQUIRE_GPU() \
+  if (hpc::cuda_device_count() == 0) GTEST_SKIP() << "no GPU"
+
+SequenceSet make_set(const std::vector<std::string>& seqs) {
+  SequenceSet s;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    std::vector<uint8_t> codes;
+    for (char c : seqs[i]) codes.push_back(encode_residue(static_cast<unsigned char>(c)));
+    s.add("s" + std::to_string(i), codes.data(), codes.size());
+  }
+  return s;
+}
+
+std::string random_protein(std::mt19937& rng, size_t n, const std::string& letters = "ARNDCQEGHILKMFPSTWYV") {
+  std::uniform_int_distribution<size_t> pick(0, letters.size() - 1);
+  std::string s(n, 'A');
+  for (auto& c : s) c = letters[pick(rng)];
+  return s;
+}
+
+// Point mutations every `every` residues and a deletion/insertion now and then.
+std::string mutate(std::mt19937& rng, const std::string& s, int every) {
+  std::string out;
+  std::uniform_int_distribution<int> die(0, every - 1);
+  for (char c : s) {
+    const int r = die(rng);
+    if (r == 0) out += 'G';
+    else if (r == 1 && every > 8) continue;              // deletion
+    else if (r == 2 && every > 8) out += std::string(3, 'P') + c;  // insertion
+    else out += c;
+  }
+  return out;
+}
+
+SearchSetup blosum62_setup(const SequenceSet& queries, const Database& db, uint32_t max_hits) {
+  SearchSetup s;
+  s.queries = &queries;
+  s.db = &db;
+  s.matrix = load_matrix("BLOSUM62");
+  s.gaps = GapCosts{11, 1};
+  s.max_hits = max_hits;
+  return s;
+}
+
+// Reference alignments of the requests on every host core.
+std::vector<Alignment> reference_alignments(const SearchSetup& s, const std::vector<AlignRequest>& req) {
+  std::vector<Alignment> out(req.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < std::max(1u, std::thread::hardware_concurrency()); ++w)
+    pool.emplace_back([&] {
+      for (size_t k; (k = next.fetch_add(1)) < req.size();)
+        out[k] = reference_align(AlignMode::Local, s.queries->view(req[k].query), s.db->seqs.view(req[k].target),
+                                 s.matrix, s.gaps);
+    });
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+// Aligns every request on the GPU and compares with the reference; returns the count compared.
+size_t expect_align_matches(SearchBackend& be, const SearchSetup& s, const std::vector<AlignRequest>& req) {
+  const auto got = be.align(req);
+  const auto want = reference_alignments(s, req);
+  EXPECT_EQ(got.size(), req.size());
+  for (size_t k = 0; k < std::min(got.size(), want.size()); ++k) {
+    const std::string where = "pair " + std::to_string(k) + " (query " + std::to_string(req[k].query) +
+                              ", target " + std::to_string(req[k].target) + ")";
+    EXPECT_EQ(got[k].score, want[k].score) << where;
+    EXPECT_EQ(got[k].qstart, want[k].qstart) << where;
+    EXPECT_EQ(got[k].qend, want[k].qend) << where;
+    EXPECT_EQ(got[k].tstart, want[k].tstart) << where;
+    EXPECT_EQ(got[k].tend, want[k].tend) << where;
+    EXPECT_EQ(got[k].cigar, want[k].cigar) << where;
+    if (!got[k].cigar.empty())
+      EXPECT_EQ(rescore_cigar(got[k], s.queries->view(req[k].query), s.db->seqs.view(req[k].target), s.matrix,
+                              s.gaps),
+                got[k].score)
+          << where;
+  }
+  return got.size();
+}
+
+std::vector<AlignRequest> all_pairs(size_t nq, size_t nt) {
+  std::vector<AlignRequest> r;
+  for (uint32_t q = 0; q < nq; ++q)
+    for (uint32_t t = 0; t < nt; ++t) r.push_back({q, t});
+  return r;
+}
+
+// The 200 alignments `hpcalign search` would ask for: top 10 of each of the 20 queries.
+TEST(CudaAlign, Top10HitsOfQueries20MatchReference) {
+  REQUIRE_GPU();
+  const SequenceSet queries = read_fasta(test::shared_path("cudasw_queries20.fa"));
+  const Database db = make_database(read_fasta(test::data_path("db2M.fa")));
+  const SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  Tile tile;
+  for (uint32_t q = 0; q < queries.size(); ++q) tile.queries.push_back(q);
+  tile.part_begin = 0;
+  tile.part_end = uint32_t(db.seqs.size());
+  const auto hits = be->search_tile(tile);
+  std::vector<AlignRequest> req;
+  std::vector<int32_t> search_score;
+  for (uint32_t q = 0; q < hits.size(); ++q)
+    for (const auto& h : hits[q]) req.push_back({q, h.target}), search_score.push_back(h.score);
+  ASSERT_EQ(req.size(), 200u);
+  EXPECT_EQ(expect_align_matches(*be, s, req), 200u);
+  const auto got = be->align(req);
+  for (size_t k = 0; k < req.size(); ++k) EXPECT_EQ(got[k].score, search_score[k]) << "pair " << k;
+}
+
+// Identical long sequences (scores beyond 16 bits), homopolymers and repeats (ties for the
+// end cell and for the path), two-letter alphabets (many equal-scoring paths).
+TEST(CudaAlign, AdversarialPairsMatchReference) {
+  REQUIRE_GPU();
+  std::mt19937 rng(2024);
+  const std::string same = random_protein(rng, 5000);
+  const std::string wc = random_protein(rng, 5000, "WCWHYC");
+  std::vector<std::string> qs = {same,
+                                 wc,
+                                 std::string(300, 'A'),
+                                 std::string(1500, 'W'),
+                                 [] { std::string s; for (int k = 0; k < 400; ++k) s += "ACGT"; return s; }(),
+                                 mutate(rng, same.substr(1000, 2500), 12),
+                                 "W",
+                                 "PPPP"};
+  std::vector<std::string> ts = {same,
+                                 wc,
+                                 std::string(500, 'A'),
+                                 std::string(1025, 'W'),
+                                 [] { std::string s; for (int k = 0; k < 300; ++k) s += "CGTA"; return s; }(),
+                                 std::string(2, 'W')};
+  const SequenceSet queries = make_set(qs);
+  const Database db = make_database(make_set(ts));
+  const SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  auto req = all_pairs(qs.size(), ts.size());
+  EXPECT_EQ(expect_align_matches(*be, s, req), qs.size() * ts.size());
+  const auto got = be->align({{0, 0}, {1, 1}});
+  EXPECT_EQ(got[0].cigar, "5000=");
+  EXPECT_GT(got[1].score, 32767);
+}
+
+// Many small pairs over two- and three-letter alphabets: ties everywhere, every shape
+// around the block's stripe width (1024 columns) and thread count (128 rows).
+TEST(CudaAlign, RandomTiedPairsMatchReference) {
+  REQUIRE_GPU();
+  std::mt19937 rng(99);
+  const std::vector<size_t> lens = {1, 2, 5, 31, 127, 128, 129, 300, 1023, 1024, 1025, 2100};
+  std::vector<std::string> qs, ts;
+  for (size_t k = 0; k < 24; ++k) {
+    const std::string letters = k % 3 == 0 ? "AG" : k % 3 == 1 ? "WCP" : "ARNDCQEGHILKMFPSTWYV";
+    qs.push_back(random_protein(rng, lens[k % lens.size()], letters));
+    ts.push_back(random_protein(rng, lens[(k * 7 + 3) % lens.size()], letters));
+  }
+  const SequenceSet queries = make_set(qs);
+  const Database db = make_database(make_set(ts));
+  const SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  EXPECT_EQ(expect_align_matches(*be, s, all_pairs(qs.size(), ts.size())), qs.size() * ts.size());
+}
+
+// A 35,000-residue query against its hit, and against a 35,000-residue target (35 stripes).
+TEST(CudaAlign, Query35000AgainstHits) {
+  REQUIRE_GPU();
+  std::mt19937 rng(35000);
+  const std::string hit = random_protein(rng, 3000);
+  std::string query = random_protein(rng, 20000) + mutate(rng, hit, 15);
+  query += random_protein(rng, 35000 - query.size());
+  std::string long_target = random_protein(rng, 17000) + hit + random_protein(rng, 15000);
+  const SequenceSet queries = make_set({query});
+  const Database db = make_database(make_set({hit, long_target}));
+  const SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  EXPECT_EQ(expect_align_matches(*be, s, all_pairs(1, 2)), 2u);
+}
+
+// A tiny memory budget: several trace batches, and rectangles too large for the budget go
+// to the host reference; the results do not change.
+TEST(CudaAlign, SmallBudgetBatchesAndFallsBack) {
+  REQUIRE_GPU();
+  std::mt19937 rng(5);
+  const std::string a = random_protein(rng, 2000);
+  std::vector<std::string> qs = {a, random_protein(rng, 700), mutate(rng, a.substr(200, 600), 10)};
+  std::vector<std::string> ts = {a, mutate(rng, a, 9), random_protein(rng, 900), a.substr(500, 300)};
+  const SequenceSet queries = make_set(qs);
+  const Database db = make_database(make_set(ts));
+  const SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  setenv("HPCALIGN_CUDA_TRACEBACK_BYTES", "600000", 1);  // a 2000 x 2000 rectangle needs ~2.1 MB
+  const size_t n = expect_align_matches(*be, s, all_pairs(qs.size(), ts.size()));
+  unsetenv("HPCALIGN_CUDA_TRACEBACK_BYTES");
+  EXPECT_EQ(n, qs.size() * ts.size());
+}
+
+TEST(CudaAlign, EmptyRequestAndOutOfRange) {
+  REQUIRE_GPU();
+  const SequenceSet queries = make_set({"WWW"});
+  const Database db = make_database(make_set({"PPP", "WW"}));
+  const SearchSetup s = blosum62_setup(queries, db, 10);
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  EXPECT_TRUE(be->align({}).empty());
+  EXPECT_THROW(be->align({{0, 2}}), Error);
+  const auto got = be->align({{0, 0}, {0, 1}});
+  EXPECT_EQ(got[0].score, 0);
+  EXPECT_TRUE(got[0].cigar.empty());
+  EXPECT_EQ(got[1].cigar, "2=");
+  EXPECT_EQ(got[1].qstart, 1u);
+  EXPECT_EQ(got[1].tend, 2u);
+}
+
+}  // namespace
+}  // namespace hpc
