@@ -382,6 +382,29 @@ uint64_t column_length(const File& f, const std::string& path) {
   return extent_of(dset, path, f);
 }
 
+void resize_column(File& f, const std::string& path, uint64_t n) {
+  Handle dset = open_dataset(f, path);
+  const hsize_t new_n = n;
+  if (H5Dset_extent(dset.get(), &new_n) < 0) fail("resize dataset", path, f.path());
+}
+
+std::vector<std::string> list_group(const File& f, const std::string& group) {
+  std::vector<std::string> names;
+  if (!f.exists(group)) return names;
+  auto collect = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+  };
+  hsize_t idx = 0;
+  if (H5Literate_by_name(f.id(), group.c_str(), H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &names, H5P_DEFAULT) < 0)
+    fail("list group", group, f.path());
+  return names;
+}
+
+void remove_object(File& f, const std::string& path) {
+  if (f.exists(path) && H5Ldelete(f.id(), path.c_str(), H5P_DEFAULT) < 0) fail("remove", path, f.path());
+}
+
 #define HPC_H5_COLUMN(T)                                                                         \
   template void create_column<T>(File&, const std::string&, size_t);                            \
   template void append<T>(File&, const std::string&, const std::vector<T>&);                    \

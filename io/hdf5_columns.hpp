@@ -80,6 +80,12 @@ void write_column(File& file, const std::string& path, const std::vector<T>& val
 template <class T>
 std::vector<T> read_all(const File& file, const std::string& path);
 uint64_t column_length(const File& file, const std::string& path);
+// Shrinks (or grows) a column to `n` rows: resume cuts off rows of a tile whose write was cut short.
+void resize_column(File& file, const std::string& path, uint64_t n);
+// Names of the objects directly inside `group` (sorted); empty when the group does not exist.
+std::vector<std::string> list_group(const File& file, const std::string& group);
+// Unlinks an object (dataset or group) when it exists.
+void remove_object(File& file, const std::string& path);
 
 // Attributes on any object ("" or "/" is the root). Setting replaces an existing one.
 void set_attribute(File& file, const std::string& object, const std::string& name, const std::string& value);

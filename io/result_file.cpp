@@ -7,6 +7,7 @@
 #include <fstream>
 #include <type_traits>
 
+#include "io/checkpoint.hpp"
 #include "io/hdf5_columns.hpp"
 #include "src/core/error.hpp"
 
@@ -87,14 +88,33 @@ void append_hit_columns(h5::File& file, const std::string& group, HitColumns& co
 struct ResultFile::Impl {
   h5::File file;
   bool finished = false;
-  explicit Impl(const std::string& path) : file(path, h5::Mode::kCreate) {}
+  std::vector<uint32_t> finished_tiles;
+  Impl(const std::string& path, h5::Mode mode) : file(path, mode) {}
 
   void require_open(const char* what) const {
     if (finished) throw Error(file.path() + ": cannot " + what + " after the result file was finished");
   }
 };
 
-ResultFile::ResultFile(const std::string& path) : impl_(std::make_unique<Impl>(path)), path_(path) {
+static h5::File open_result_file(const std::string& path);
+
+ResultFile::ResultFile(const std::string& path, OpenMode mode) : path_(path) {
+  if (mode == OpenMode::kResume) {
+    open_result_file(path);  // says clearly what is wrong with a file that is not ours
+    impl_ = std::make_unique<Impl>(path, h5::Mode::kReadWrite);
+    h5::File& f = impl_->file;
+    const std::string status = h5::read_string_attribute(f, "", "status");
+    if (status != "incomplete")
+      throw Error("--resume: " + path + " has status '" + status + "'; only an unfinished run can be resumed");
+    h5::remove_object(f, "hits");  // a finish() cut short: rebuilt at the end
+    impl_->finished_tiles = checkpoint::recover_ledger(f, "staging/hits");
+    const int64_t resumed = h5::has_attribute(f, "", "resumed") ? h5::read_int_attribute(f, "", "resumed") : 0;
+    h5::set_attribute(f, "", "resumed", resumed + 1);
+    h5::set_attribute(f, "", "resume_time", utc_now_iso8601());
+    f.flush();
+    return;
+  }
+  impl_ = std::make_unique<Impl>(path, h5::Mode::kCreate);
   h5::File& f = impl_->file;
   h5::set_attribute(f, "", "program", std::string("hpcalign"));
   h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
@@ -107,6 +127,8 @@ ResultFile::ResultFile(const std::string& path) : impl_(std::make_unique<Impl>(p
   // On disk at once: a run that dies before its first tile still leaves a readable file.
   f.flush();
 }
+
+ResultFile::ResultFile(const std::string& path) : ResultFile(path, OpenMode::kCreate) {}
 
 ResultFile::~ResultFile() {
   // An unfinished file stays "incomplete"; whatever was flushed per tile is kept.
@@ -170,9 +192,7 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
 
 // ---- read side ----
 
-namespace {
-
-h5::File open_result_file(const std::string& path) {
+static h5::File open_result_file(const std::string& path) {
   if (!std::ifstream(path)) throw Error("cannot open " + path + ": " + std::strerror(errno));
   if (!h5::is_hdf5(path)) throw Error(path + " is not an hpcalign result file (not HDF5)");
   h5::File f(path, h5::Mode::kReadOnly);
@@ -184,6 +204,8 @@ h5::File open_result_file(const std::string& path) {
   return f;
 }
 
+namespace {
+
 template <class T>
 std::vector<T> read_column(const h5::File& f, const std::string& path) {
   return f.exists(path) ? h5::read_all<T>(f, path) : std::vector<T>{};
@@ -191,8 +213,8 @@ std::vector<T> read_column(const h5::File& f, const std::string& path) {
 
 }  // namespace
 
-HitTable read_hit_table(const std::string& path, const std::string& group) {
-  h5::File f = open_result_file(path);
+static HitTable read_hit_table_in(const h5::File& f, const std::string& group) {
+  const std::string& path = f.path();
   HitTable t;
   t.status = h5::read_string_attribute(f, "", "status");
   t.query_ids = read_column<std::string>(f, "queries/id");
@@ -228,6 +250,24 @@ HitTable read_hit_table(const std::string& path, const std::string& group) {
     h.aln.cigar = std::move(cols.cigar[i]);
   }
   return t;
+}
+
+const std::vector<uint32_t>& ResultFile::finished_tiles() const { return impl_->finished_tiles; }
+
+std::vector<Hit> ResultFile::finished_hits() const {
+  return read_hit_table_in(impl_->file, "staging/hits").hits;  // recover_ledger left only finished tiles' rows
+}
+
+void ResultFile::mark_stopped(const std::string& signal_name) {
+  impl_->require_open("mark a stop");
+  h5::set_attribute(impl_->file, "", "stopped_by_signal", signal_name);
+  impl_->file.flush();
+}
+
+h5::File& ResultFile::h5_file() { return impl_->file; }
+
+HitTable read_hit_table(const std::string& path, const std::string& group) {
+  return read_hit_table_in(open_result_file(path), group);
 }
 
 std::string read_string_attribute(const std::string& path, const std::string& name) {

@@ -20,11 +20,21 @@
 
 namespace hpc {
 
+namespace h5 {
+class File;
+}
+
 class ResultFile {
  public:
+  enum class OpenMode {
+    kCreate,  // creates (truncates) the file, status "incomplete"
+    kResume,  // reopens the file of an unfinished run (--resume): status must be "incomplete";
+              // the ledger is recovered (io/checkpoint.hpp) and a /hits cut short is dropped
+  };
   // Creates (truncates) `path`, status "incomplete". Throws hpc::Error naming the path
   // if it cannot be created.
   explicit ResultFile(const std::string& path);
+  ResultFile(const std::string& path, OpenMode mode);
   ~ResultFile();
   ResultFile(const ResultFile&) = delete;
   ResultFile& operator=(const ResultFile&) = delete;
@@ -41,6 +51,17 @@ class ResultFile {
   // "complete", flushes and closes.
   void finish(const std::vector<Hit>& final_hits);
   const std::string& path() const { return path_; }
+
+  // Resume support (issue 7).
+  // Tiles whose rows and ledger entry are on disk (kResume; empty for a new file).
+  const std::vector<uint32_t>& finished_tiles() const;
+  // The staging rows of those tiles, in arrival order.
+  std::vector<Hit> finished_hits() const;
+  // Records that a signal stopped the run (attribute stopped_by_signal), status stays
+  // "incomplete", flushes: the file is ready for --resume.
+  void mark_stopped(const std::string& signal_name);
+  // The underlying file, for io/checkpoint.hpp (plan and parameters).
+  h5::File& h5_file();
 
  private:
   struct Impl;

@@ -2,6 +2,7 @@
 #include "kernels/backend.hpp"
 
 #include "kernels/cpu/cpu_backend.hpp"
+#include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
@@ -47,12 +48,12 @@ int backend_device_count(BackendKind kind) {
 
 std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads) {
 #ifdef HPCALIGN_HAVE_CUDA
-  if (resolve(kind) == BackendKind::Cuda) return make_cuda_search_backend(device);
+  if (resolve(kind) == BackendKind::Cuda) return with_fault_injection(make_cuda_search_backend(device));
 #else
   resolve(kind);
   (void)device;
 #endif
-  return make_cpu_search_backend(threads);
+  return with_fault_injection(make_cpu_search_backend(threads));
 }
 
 }  // namespace hpc

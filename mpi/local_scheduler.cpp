@@ -1,9 +1,10 @@
 // Local scheduler: one thread per worker (GPU, or the CPU backend), the calling thread
 // is the master. Same dynamic largest-first order as over MPI.
-#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <iostream>
 #include <mutex>
 #include <thread>
 
@@ -24,6 +25,7 @@ struct Finished {
 
 void run_tiles_local(int workers, const SchedulerHooks& hooks) {
   if (workers < 1) workers = 1;
+  install_stop_handlers();
   std::vector<std::unique_ptr<TileWorker>> made(workers);
   std::vector<DeviceCapacity> caps(workers);
   std::vector<std::string> start_errors(workers);
@@ -32,8 +34,8 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
   std::mutex mu;
   std::condition_variable cv;
   int started = 0;
-  bool planned = false, stop = false;
-  std::atomic<size_t> next{0};
+  bool planned = false, stop = false, handing_out_stopped = false;
+  size_t next = 0, in_flight = 0;
   std::deque<Finished> done;
 
   auto body = [&](int w) {
@@ -51,8 +53,14 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       if (stop || !made[w]) return;
     }
     for (;;) {
-      const size_t i = next.fetch_add(1);
-      if (i >= tiles.size()) break;
+      size_t i;
+      {
+        // Taken under the lock, so that a stop request sees exactly which tiles are in flight.
+        std::lock_guard<std::mutex> lk(mu);
+        if (stop || handing_out_stopped || stop_requested() || next >= tiles.size()) break;
+        i = next++;
+        ++in_flight;
+      }
       Finished f{i, {}, {}, w};
       try {
         f.bytes = made[w]->run(tiles[i]);
@@ -61,6 +69,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       }
       std::lock_guard<std::mutex> lk(mu);
       const bool failed = !f.error.empty();
+      --in_flight;
       done.push_back(std::move(f));
       cv.notify_all();
       if (failed || stop) break;
@@ -68,13 +77,13 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     made[w].reset();  // release the device on the thread that created it
   };
 
+  size_t received = 0;
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) threads.emplace_back(body, w);
   auto shut_down = [&] {
     {
       std::lock_guard<std::mutex> lk(mu);
       stop = true;
-      next = SIZE_MAX / 2;
     }
     cv.notify_all();
     for (auto& t : threads) t.join();
@@ -93,11 +102,24 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       planned = true;
     }
     cv.notify_all();
-    for (size_t received = 0; received < tiles.size(); ++received) {
+    for (; received < tiles.size(); ++received) {
       Finished f;
       {
         std::unique_lock<std::mutex> lk(mu);
-        cv.wait(lk, [&] { return !done.empty(); });
+        // Polls the stop flag: a signal handler cannot notify a condition variable.
+        auto notice_stop = [&] {
+          if (!stop_requested() || handing_out_stopped) return;
+          handing_out_stopped = true;
+          std::cerr << "hpcalign: " << stop_signal_name() << ": no more tiles handed out; waiting for the "
+                    << in_flight << " tile(s) in flight\n";
+        };
+        notice_stop();
+        while (done.empty()) {
+          notice_stop();
+          if (handing_out_stopped && in_flight == 0) break;
+          cv.wait_for(lk, std::chrono::milliseconds(100));
+        }
+        if (done.empty()) break;  // stopped: every tile in flight has been delivered
         f = std::move(done.front());
         done.pop_front();
       }
@@ -111,6 +133,8 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     throw;
   }
   shut_down();
+  if (handing_out_stopped && received < tiles.size())
+    throw StopRequested(std::string("stopped by ") + stop_signal_name() + " after delivering the tiles in flight");
 }
 
 }  // namespace hpc

@@ -108,7 +108,8 @@ void worker_loop(const MpiContext& ctx, const SchedulerHooks& hooks) {
   }
 }
 
-void master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks& hooks) {
+// Returns false when a stop request (signal) ended the run before every tile was done.
+bool master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks& hooks) {
   std::vector<int> ranks;  // ranks that run a worker
   for (int r = master_works ? 0 : 1; r < ctx.size; ++r) ranks.push_back(r);
   auto stop_all = [&] {
@@ -136,9 +137,15 @@ void master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
     throw Error(start_error);
   }
   const std::vector<Tile> tiles = hooks.plan(caps);
-  size_t next = 0, outstanding = 0;
+  size_t next = 0, outstanding = 0, delivered = 0;
+  bool stop_announced = false;
   auto send_next = [&](int rank) {
-    if (next >= tiles.size()) return;
+    if (stop_requested() && !stop_announced) {
+      stop_announced = true;
+      std::cerr << "hpcalign: " << stop_signal_name() << ": no more tiles handed out; waiting for the "
+                << outstanding << " tile(s) in flight\n";
+    }
+    if (next >= tiles.size() || stop_requested()) return;
     send(rank, kToWorker, kTile, encode_tile(tiles[next++]));
     ++outstanding;
   };
@@ -156,9 +163,11 @@ void master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
     const auto id = r.get<uint32_t>();
     --outstanding;
     hooks.on_result(find_tile(id), r.get_string());
+    ++delivered;
     send_next(m.from);
   }
   stop_all();
+  return delivered == tiles.size();
 }
 
 }  // namespace
@@ -189,18 +198,22 @@ void mpi_abort(const MpiContext& ctx, int code) {
 }
 
 void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks) {
+  install_stop_handlers();  // every rank: a signal forwarded by srun/mpirun must not kill a worker
   if (!ctx.is_master()) return worker_loop(ctx, hooks);
   // Rank 0's own worker needs a second thread that talks MPI: only with THREAD_MULTIPLE.
   const bool master_works = ctx.threads_multiple && !std::getenv("HPCALIGN_MASTER_IDLE");
   std::thread own;
   if (master_works) own = std::thread([&] { worker_loop(ctx, hooks); });
+  bool all_done = true;
   try {
-    master_loop(ctx, master_works, hooks);
+    all_done = master_loop(ctx, master_works, hooks);
   } catch (...) {
     if (own.joinable()) own.detach();  // the caller aborts every rank
     throw;
   }
   if (own.joinable()) own.join();
+  if (!all_done)
+    throw StopRequested(std::string("stopped by ") + stop_signal_name() + " after delivering the tiles in flight");
 }
 
 }  // namespace hpc

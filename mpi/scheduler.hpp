@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/backend.hpp"
+#include "src/core/error.hpp"
 #include "src/plan/tile.hpp"
 
 namespace hpc {
@@ -58,6 +59,26 @@ void mpi_stop(const MpiContext& ctx);
 // the worker; the caller then aborts the other ranks.
 void run_tiles_local(int workers, const SchedulerHooks& hooks);
 void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks);
+
+// ---- Graceful stop: SIGTERM, and SIGUSR1 (Slurm's --signal=B:USR1@120) ----
+// The handlers only set an async-signal-safe flag. The master loops of run_tiles_local /
+// run_tiles_mpi check it: once set, no more tiles are handed out, the tiles in flight are
+// delivered to on_result as usual, the workers are stopped, and the master throws
+// StopRequested. A workload catches it to leave its file resumable and exit 0; one that
+// does not still exits non-zero with an unfinished (never complete-looking) file.
+// run_tiles_* install the handlers themselves; a workload calls install_stop_handlers()
+// earlier so that a signal during input loading is not fatal either. Idempotent.
+void install_stop_handlers();
+void request_stop(int signal_number);  // what the handler does; tests call it directly
+bool stop_requested();
+int stop_signal();  // the signal that asked to stop (0: none)
+const char* stop_signal_name();  // "SIGTERM", "SIGUSR1", ... ("" when none)
+void clear_stop_request();
+
+class StopRequested : public Error {
+ public:
+  using Error::Error;
+};
 
 // Wire format of a Tile (for MPI).
 std::string encode_tile(const Tile& t);

@@ -12,6 +12,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
 int allvsall(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 int makedb(const std::vector<std::string>& args);
 int view(const std::vector<std::string>& args);
+int merge(const std::vector<std::string>& args, const std::string& command_line);
 int msv(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 int pss(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 

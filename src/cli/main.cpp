@@ -18,6 +18,7 @@ const char* kUsage =
     "  makedb   encode a FASTA database into an HDF5 database file for fast loading\n"
     "  pss      pairwise statistical significance (permutations, Gumbel fit, P-values)\n"
     "  view     print a result file (BLAST tabular: --format blast6)\n"
+    "  merge    join search results of query shards (job arrays) into one file\n"
     "  msv      HMMER3 profile search filters (MSV, bias, Viterbi), exact to HMMER 3.3.2\n"
     "\n"
     "Runs as one process (threads, one per GPU or the CPU backend) or under mpirun/srun\n"
@@ -43,6 +44,8 @@ int main(int argc, char** argv) {
       rc = hpc::cli::pss(args, command_line, mpi);
     else if (cmd == "view")
       rc = hpc::cli::view(args);
+    else if (cmd == "merge")
+      rc = hpc::cli::merge(args, command_line);
     else if (cmd == "msv") rc = hpc::cli::msv(args, command_line, mpi);
     else if (cmd == "--version" || cmd == "version")
       std::cout << "hpcalign " << HPCALIGN_VERSION << "\n";

@@ -26,4 +26,11 @@ class InputError : public Error {
   long line_;
 };
 
+// A device ran out of memory on one piece of work. Distinguishable from other errors so
+// that the worker can split the tile in halves and retry (src/plan/tile_split.hpp).
+class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace hpc

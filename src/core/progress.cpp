@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace hpc {
 
@@ -14,17 +16,30 @@ double Progress::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+void Progress::resumed(size_t tiles, uint64_t cells) {
+  resumed_tiles_ = tiles;
+  resumed_cells_ = cells;
+}
+
 void Progress::tile_done(uint64_t cells) {
   ++done_tiles_;
   done_cells_ += cells;
-  if (!live_) return;
+  if (quiet_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now - last_draw_ < std::chrono::milliseconds(200) && done_tiles_ < total_tiles_) return;
+  const size_t done = resumed_tiles_ + done_tiles_;
+  // Live: redraw at most 5 times a second. Batch: one line per interval (and none at the
+  // end: the summary says it).
+  if (live_ ? (now - last_draw_ < std::chrono::milliseconds(200) && done < total_tiles_)
+            : (batch_interval_ <= 0 || done >= total_tiles_ ||
+               now - last_draw_ < std::chrono::duration<double>(batch_interval_)))
+    return;
   last_draw_ = now;
   const double s = seconds();
   const double gcups = s > 0 ? done_cells_ / s / 1e9 : 0;
-  const double eta = done_cells_ ? s * double(total_cells_ - done_cells_) / double(done_cells_) : 0;
-  std::fprintf(stderr, "\r%s: %zu/%zu tiles, %.1f GCUPS, ETA %.0f s   ", label_.c_str(), done_tiles_, total_tiles_, gcups, eta);
+  const uint64_t left = total_cells_ - std::min(total_cells_, resumed_cells_ + done_cells_);
+  const double eta = done_cells_ ? s * double(left) / double(done_cells_) : 0;
+  std::fprintf(stderr, live_ ? "\r%s: %zu/%zu tiles, %.1f GCUPS, ETA %.0f s   " : "%s: %zu/%zu tiles, %.1f GCUPS, ETA %.0f s\n",
+               label_.c_str(), done, total_tiles_, gcups, eta);
   std::fflush(stderr);
 }
 
@@ -32,8 +47,9 @@ void Progress::finish() {
   if (live_) std::fprintf(stderr, "\r\033[K");
   if (quiet_) return;
   const double s = seconds();
-  std::fprintf(stderr, "%s: %zu tiles, %.3g cells in %.2f s, %.2f GCUPS\n", label_.c_str(), done_tiles_,
-               double(done_cells_), s, s > 0 ? done_cells_ / s / 1e9 : 0.0);
+  std::fprintf(stderr, "%s: %zu tiles, %.3g cells in %.2f s, %.2f GCUPS%s\n", label_.c_str(), done_tiles_,
+               double(done_cells_), s, s > 0 ? done_cells_ / s / 1e9 : 0.0,
+               resumed_tiles_ ? (" (" + std::to_string(resumed_tiles_) + " tiles done before --resume)").c_str() : "");
 }
 
 }  // namespace hpc

@@ -1,6 +1,7 @@
 #pragma once
 // Progress of a tiled run: a live line on stderr when it is a terminal (tiles done/total,
-// GCUPS, ETA), and a one-line summary at the end in every case.
+// GCUPS, ETA), a plain line every N seconds otherwise (batch logs), and a one-line summary
+// at the end in every case.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -11,6 +12,10 @@ class Progress {
  public:
   Progress(std::string label, size_t total_tiles, uint64_t total_cells, bool quiet);
   void tile_done(uint64_t cells);
+  // Work finished by an earlier run (--resume): counted in done/total and the ETA, not in GCUPS.
+  void resumed(size_t tiles, uint64_t cells);
+  // Not a terminal (batch jobs): a plain line every `seconds` (<= 0: none). Default 30.
+  void set_batch_interval(double seconds) { batch_interval_ = seconds; }
   // Clears the live line and prints "label: N tiles, C cells in S s, G GCUPS".
   void finish();
   double seconds() const;
@@ -19,6 +24,9 @@ class Progress {
   std::string label_;
   size_t total_tiles_, done_tiles_ = 0;
   uint64_t total_cells_, done_cells_ = 0;
+  size_t resumed_tiles_ = 0;
+  uint64_t resumed_cells_ = 0;
+  double batch_interval_ = 30;
   bool live_, quiet_;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };

@@ -1,27 +1,60 @@
 #include "src/plan/search_plan.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 namespace hpc {
 namespace {
 
-// Splits positions [0, weights.size()) into `parts` contiguous ranges of about equal weight.
+// Splits positions [0, weights.size()) into min(parts, size) contiguous non-empty ranges of
+// about equal weight; returns the cut points (first 0, last size).
 std::vector<uint32_t> balanced_cuts(const std::vector<uint64_t>& weights, uint32_t parts) {
+  const uint64_t n = weights.size();
+  const uint64_t want = std::min<uint64_t>(parts, n);
   const uint64_t total = std::accumulate(weights.begin(), weights.end(), uint64_t(0));
   std::vector<uint32_t> cuts{0};
   uint64_t acc = 0;
-  for (uint32_t i = 0; i < weights.size(); ++i) {
+  for (uint64_t i = 0; i + 1 < n && cuts.size() < want; ++i) {
     acc += weights[i];
-    const uint64_t goal = total * cuts.size() / parts;
-    if (acc >= goal && cuts.size() < parts && i + 1 < weights.size()) cuts.push_back(i + 1);
+    const uint64_t k = cuts.size();  // this cut would close part k
+    // Cut at the weight goal, or when every later part needs one of the items left.
+    if (acc * want >= total * k || n - (i + 1) <= want - k) cuts.push_back(static_cast<uint32_t>(i + 1));
   }
-  cuts.push_back(static_cast<uint32_t>(weights.size()));
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  cuts.push_back(static_cast<uint32_t>(n));
   return cuts;
 }
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
+
+// Packs queries into `bins` batches of about equal residues, largest query first into the
+// lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
+// long queries (the CUDASW++ set: 144..5,478 aa), which is what makes tiles of one worker
+// each finish together. Each batch lists its queries by length, then index.
+std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
+  std::vector<uint32_t> order(queries.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
+  std::stable_sort(order.begin(), order.end(), longer);
+  bins = std::max<uint32_t>(1, std::min<uint32_t>(bins, static_cast<uint32_t>(queries.size())));
+  std::vector<std::vector<uint32_t>> batch(bins);
+  std::vector<uint64_t> load(bins, 0);
+  for (uint32_t q : order) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < bins; ++b)
+      if (batch[b].size() < max_batch && (best == UINT32_MAX || load[b] < load[best])) best = b;
+    batch[best].push_back(q);
+    load[best] += queries.length(q);
+  }
+  for (auto& b : batch) std::stable_sort(b.rbegin(), b.rend(), longer);
+  return batch;
+}
+
+// Tuning knobs for benchmarks, read from the environment (not user options).
+uint64_t tuning_override(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && std::atoll(v) > 0 ? uint64_t(std::atoll(v)) : fallback;
+}
 
 }  // namespace
 
@@ -41,12 +74,13 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   if (caps.empty()) concurrent = 1;
   plan.min_tile_pairs = concurrent * uint64_t(opt.fill_waves);
 
-  // Query order: by length, so a batch holds similar lengths.
-  std::vector<uint32_t> qorder(nq);
-  std::iota(qorder.begin(), qorder.end(), 0u);
-  std::stable_sort(qorder.begin(), qorder.end(), [&](uint32_t a, uint32_t b) { return queries.length(a) < queries.length(b); });
-
-  const uint64_t wanted_tiles = workers * uint64_t(opt.tiles_per_worker);
+  uint64_t total_cells = 0;
+  for (size_t i = 0; i < nq; ++i) total_cells += queries.length(i);
+  total_cells *= db.seqs.total_residues();
+  const uint64_t cap_cells = std::max<uint64_t>(1, concurrent * opt.max_cells_per_lane);
+  const uint64_t tiles_per_worker = tuning_override("HPCALIGN_TILES_PER_WORKER", opt.tiles_per_worker);
+  const uint64_t wanted_tiles =
+      std::max<uint64_t>(workers == 1 ? 1 : workers * tiles_per_worker, ceil_div(total_cells, cap_cells));
   // Largest number of partitions that still fills the device: each needs min_tile_pairs targets.
   const uint64_t max_parts = std::max<uint64_t>(1, nt / std::max<uint64_t>(1, plan.min_tile_pairs));
   uint64_t batches = std::min<uint64_t>(nq, wanted_tiles);
@@ -57,12 +91,11 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   if (memory != UINT64_MAX && pairs_per_tile * 4 > memory / 4)
     parts = std::min<uint64_t>(nt, std::max(parts, ceil_div(pairs_per_tile * 16, memory)));
 
-  std::vector<uint64_t> qweights(nq), tweights(nt);
-  for (size_t i = 0; i < nq; ++i) qweights[i] = queries.length(qorder[i]);
+  std::vector<uint64_t> tweights(nt);
   for (size_t i = 0; i < nt; ++i) tweights[i] = db.seqs.length(db.by_length[i]);
-  const auto qcuts = balanced_cuts(qweights, static_cast<uint32_t>(batches));
+  const auto qbatches = pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch);
   const auto tcuts = balanced_cuts(tweights, static_cast<uint32_t>(parts));
-  plan.query_batches = static_cast<uint32_t>(qcuts.size() - 1);
+  plan.query_batches = static_cast<uint32_t>(qbatches.size());
   plan.partitions = static_cast<uint32_t>(tcuts.size() - 1);
 
   std::vector<uint64_t> part_residues(plan.partitions, 0);
@@ -72,7 +105,7 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   uint32_t id = 0;
   for (uint32_t b = 0; b < plan.query_batches; ++b) {
     uint64_t qres = 0;
-    std::vector<uint32_t> batch(qorder.begin() + qcuts[b], qorder.begin() + qcuts[b + 1]);
+    const std::vector<uint32_t>& batch = qbatches[b];
     for (uint32_t q : batch) qres += queries.length(q);
     for (uint32_t p = 0; p < plan.partitions; ++p) {
       Tile t;

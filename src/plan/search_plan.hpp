@@ -2,11 +2,15 @@
 // Cuts a search into tiles = (query batch) x (database length partition).
 //
 // Sizing (DESIGN.md "Occupancy formulas"): a tile must keep the slowest worker busy,
-// i.e. hold at least `fill_waves` x (concurrent alignments of the device) pairs; and
-// there should be at least `tiles_per_worker` tiles per worker so that dynamic largest-
-// first scheduling can balance uneven workers. Queries are split first (the database
-// stays resident on the device across queries); the database is partitioned only when
-// there are too few queries, or when a tile's score buffer would not fit the device.
+// i.e. hold at least `fill_waves` x (concurrent alignments of the device) pairs; each
+// worker gets `tiles_per_worker` tiles of about equal cost (queries packed largest first),
+// because every tile ends in a tail where the device drains: on 4 H200s, 1 tile per GPU
+// ran the 20-query benchmark at 15.6 TCUPS, 2 or 3 per GPU at 11.4 (HPCALIGN_TILES_PER_WORKER
+// overrides it, for benchmarks). Large jobs still get many tiles, for dynamic balancing,
+// progress and checkpoints: no tile holds more than `max_cells_per_lane` cells per
+// concurrent alignment (~5 s on an H100/H200, ~0.5 s on a 2-core CPU). Queries are split
+// first (the database stays resident on the device); the database is partitioned only
+// when there are too few queries, or when a tile's score buffer would not fit the device.
 #include <cstdint>
 #include <vector>
 
@@ -18,7 +22,8 @@
 namespace hpc {
 
 struct PlanOptions {
-  int tiles_per_worker = 4;
+  int tiles_per_worker = 1;
+  uint64_t max_cells_per_lane = 200'000'000;
   int fill_waves = 4;
   uint32_t max_query_batch = 1024;  // queries per tile at most
 };

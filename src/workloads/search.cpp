@@ -1,6 +1,9 @@
 #include "src/workloads/search.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -16,12 +19,26 @@
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
 #include "src/workloads/run_attributes.hpp"
+#include "src/workloads/search_oom.hpp"
+#include "src/workloads/search_resume.hpp"
 
 namespace hpc {
 namespace {
 
-std::string encode_hits(const std::vector<Hit>& hits) {
+// Seconds a worker spent on one tile, inside the backend (summed on the master).
+struct TileTimes {
+  double search = 0;  // search_tile: scores and top-k
+  double align = 0;   // align: coordinates and CIGARs of the kept hits
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string encode_hits(const std::vector<Hit>& hits, const TileTimes& times) {
   WireWriter w;
+  w.put(times.search);
+  w.put(times.align);
   w.put<uint64_t>(hits.size());
   for (const Hit& h : hits) {
     w.put(h.query);
@@ -38,8 +55,10 @@ std::string encode_hits(const std::vector<Hit>& hits) {
   return w.take();
 }
 
-std::vector<Hit> decode_hits(const std::string& bytes) {
+std::vector<Hit> decode_hits(const std::string& bytes, TileTimes* times) {
   WireReader r(bytes);
+  times->search = r.get<double>();
+  times->align = r.get<double>();
   std::vector<Hit> hits(r.get<uint64_t>());
   for (Hit& h : hits) {
     h.query = r.get<uint32_t>();
@@ -109,7 +128,10 @@ class SearchWorker : public TileWorker {
   DeviceCapacity capacity() const override { return backend_->capacity(); }
 
   std::string run(const Tile& tile) override {
-    const auto top = backend_->search_tile(tile);
+    TileTimes times;
+    auto t0 = std::chrono::steady_clock::now();
+    const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
+    times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
     for (size_t k = 0; k < tile.queries.size(); ++k) {
@@ -120,7 +142,9 @@ class SearchWorker : public TileWorker {
         scores.push_back(st.score);
       }
     }
+    t0 = std::chrono::steady_clock::now();
     const auto alns = backend_->align(reqs);
+    times.align = seconds_since(t0);
     const double n = double(job_.db.seqs.total_residues());
     std::vector<Hit> hits(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
@@ -135,7 +159,7 @@ class SearchWorker : public TileWorker {
       h.bits = bit_score(job_.karlin, h.aln.score);
       h.evalue = evalue(job_.karlin, h.aln.score, job_.queries.length(h.query), n);
     }
-    return encode_hits(hits);
+    return encode_hits(hits, times);
   }
 
  private:
@@ -149,6 +173,16 @@ int default_threads(const MpiContext& mpi) {
   const char* ls = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
   const int local = ls ? std::max(1, std::atoi(ls)) : 1;
   return std::max(1, hc / local);
+}
+
+// Tiles in flight per GPU in a local run: HPCALIGN_TILES_IN_FLIGHT=2 runs two workers per
+// GPU (each its own backend and stream) so one tile's tail, top-k and transfers overlap the
+// next one's kernel. Measured on an H200 (20 queries x 207M residues): no gain (3.57-3.69
+// TCUPS against 3.61 with one), while each alignment then waits behind the other worker's
+// kernel; so the default is 1.
+int tiles_in_flight() {
+  const char* env = std::getenv("HPCALIGN_TILES_IN_FLIGHT");
+  return env ? std::max(1, std::atoi(env)) : 1;
 }
 
 // Keeps the best max_hits hits of each query over all tiles.
@@ -166,8 +200,11 @@ std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits) {
 }  // namespace
 
 int run_search(const SearchOptions& opt, const MpiContext& mpi) {
+  install_stop_handlers();  // SIGTERM/SIGUSR1 while loading must not lose a resumable file either
+  const auto t_start = std::chrono::steady_clock::now();
   SearchJob job;
   load_job(opt, job);
+  const double load_seconds = seconds_since(t_start);
   const BackendKind kind = parse_backend_kind(opt.backend);
   const int threads = opt.threads > 0 ? opt.threads : default_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
@@ -177,14 +214,27 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
   SearchPlan plan;
   std::unique_ptr<Progress> progress;
   std::string backend_name;
+  // Search phase: from the plan (every worker prepared) to the last tile's result.
+  std::chrono::steady_clock::time_point t_phase;
+  double prepare_seconds = 0;
+  TileTimes summed;
 
+  SearchResume resume;
+  const auto run_params = mpi.is_master()
+                              ? search_run_parameters(opt, job.queries, job.db, job.setup.matrix, job.karlin)
+                              : std::vector<checkpoint::RunParameter>{};
   SchedulerHooks hooks;
   hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
     const int devices = backend_device_count(kind);
     return std::make_unique<SearchWorker>(job, make_search_backend(kind, slot % devices, threads));
   };
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    plan = plan_search(job.queries, job.db, caps);
+    if (resume.active) {  // --resume: the stored plan (this run may have other workers); replayed below
+      plan.tiles = resume.plan;
+      for (const Tile& t : plan.tiles) plan.total_cells += t.cells;
+    } else {
+      plan = plan_search(job.queries, job.db, caps);
+    }
     backend_name = caps.empty() ? "" : caps.front().name;
     if (opt.verbose)
       std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend_name << "; plan: " << plan.query_batches
@@ -208,26 +258,66 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     out->set_attribute("tile_min_pairs", int64_t(plan.min_tile_pairs));
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", job.db.seqs);
+    checkpoint::store_plan(out->h5_file(), plan.tiles, run_params);
+    if (!resume.journal)
+      resume.journal = std::make_unique<TileJournal>(TileJournal::path_for(opt.out_path), plan.tiles, run_params);
+    for (const auto& [id, bytes] : resume.finished) {  // --resume: finished tiles, from the journal
+      TileTimes earlier;  // spent by the earlier run: not this run's timing
+      std::vector<Hit> hits = decode_hits(bytes, &earlier);
+      out->append_tile(id, hits);
+      collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
+    }
     progress = std::make_unique<Progress>("search", plan.tiles.size(), plan.total_cells, opt.quiet);
-    return plan.tiles;
+    progress->set_batch_interval(opt.progress_interval);
+    progress->resumed(resume.finished.size(), resume.done_cells);
+    t_phase = std::chrono::steady_clock::now();
+    prepare_seconds = std::chrono::duration<double>(t_phase - t_start).count() - load_seconds;
+    return resume.active ? resume.remaining : plan.tiles;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    std::vector<Hit> hits = decode_hits(bytes);
+    resume.journal->append_tile(tile.id, bytes);  // first: the journal is what --resume trusts
+    TileTimes times;
+    std::vector<Hit> hits = decode_hits(bytes, &times);
+    summed.search += times.search;
+    summed.align += times.align;
     out->append_tile(tile.id, hits);
     collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
     progress->tile_done(tile.cells);
   };
 
   // Created before any work, so an unwritable output fails fast.
-  if (mpi.is_master()) out = std::make_unique<ResultFile>(opt.out_path);
-  if (distributed)
-    run_tiles_mpi(mpi, hooks);
-  else
-    run_tiles_local(backend_device_count(kind), hooks);
+  if (mpi.is_master()) out = open_search_output(opt, run_params, resume);
+  try {
+    if (distributed)
+      run_tiles_mpi(mpi, hooks);
+    else
+      run_tiles_local(backend_device_count(kind) * tiles_in_flight(), hooks);
+  } catch (const StopRequested& e) {  // signal: every finished tile is on disk; leave it resumable
+    out->mark_stopped(stop_signal_name());
+    if (progress) progress->finish();
+    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is resumable with --resume\n";
+    return 0;
+  }
 
   if (!mpi.is_master()) return 0;
+  const double phase_seconds = seconds_since(t_phase);
+  // Cell updates per second of the search phase: sum |q| x database residues / phase time.
+  const double cells = double(job.queries.total_residues()) * double(job.db.seqs.total_residues());
+  out->set_attribute("load_seconds", load_seconds);
+  out->set_attribute("prepare_seconds", prepare_seconds);
+  out->set_attribute("search_phase_seconds", phase_seconds);
+  out->set_attribute("search_tile_seconds", summed.search);
+  out->set_attribute("align_seconds", summed.align);
+  out->set_attribute("search_phase_gcups", phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0);
+  if (opt.verbose)
+    std::fprintf(stderr,
+                 "hpcalign: timing: load %.3f s, prepare %.3f s, search phase %.3f s (%.1f GCUPS); summed over "
+                 "workers: search_tile %.3f s, align %.3f s\n",
+                 load_seconds, prepare_seconds, phase_seconds, phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0,
+                 summed.search, summed.align);
   const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits);
   out->finish(final_hits);
+  resume.journal->remove();  // complete: nothing left to resume
   progress->finish();
   if (!opt.quiet)
     std::cerr << "hpcalign: " << final_hits.size() << " hits for " << job.queries.size() << " queries written to "

@@ -19,6 +19,8 @@ struct SearchOptions {
   int threads = 0;
   std::optional<double> lambda, K;  // override the published Karlin-Altschul parameters
   bool verbose = false, quiet = false;
+  bool resume = false;            // --resume: continue the unfinished run in out_path
+  double progress_interval = 30;  // seconds between progress lines when stderr is not a terminal
   std::string command_line;
 };
 

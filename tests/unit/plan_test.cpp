@@ -58,7 +58,9 @@ TEST(SearchPlan, CoversEveryPairOnceAndIsLargestFirst) {
     std::vector<DeviceCapacity> caps(workers, cap(2, 16));
     auto plan = plan_search(q, db, caps);
     expect_exact_cover(plan, q, db);
-    EXPECT_GE(plan.tiles.size(), workers * 4) << "enough tiles to balance " << workers << " workers";
+    EXPECT_GE(plan.tiles.size(), workers) << "a tile for each of " << workers << " workers";
+    // No tile above the per-lane cell cap (32 lanes x 2e8 cells).
+    for (const Tile& t : plan.tiles) EXPECT_LE(t.cells, 2 * 32 * PlanOptions{}.max_cells_per_lane);
     for (size_t i = 1; i < plan.tiles.size(); ++i) EXPECT_GE(plan.tiles[i - 1].cells, plan.tiles[i].cells);
     std::set<uint32_t> ids;
     for (auto& t : plan.tiles) ids.insert(t.id);
@@ -76,7 +78,7 @@ TEST(SearchPlan, FewQueriesSplitTheDatabaseButKeepTheDeviceFull) {
   expect_exact_cover(gpu, q, db);
   // A 2-thread CPU fills with few pairs: the database is cut for load balance.
   auto cpu = plan_search(q, db, {cap(2, 16), cap(2, 16)});
-  EXPECT_GE(cpu.partitions, 8u);
+  EXPECT_EQ(cpu.partitions, 2u);  // 2 workers x 1 tile, one query
   expect_exact_cover(cpu, q, db);
   // Partitions follow the length order, so each one holds similar lengths.
   for (const Tile& t : cpu.tiles)
@@ -97,4 +99,22 @@ TEST(SearchPlan, EmptyInputsGiveNoTiles) {
   SequenceSet none;
   auto db = make_database(random_set(10, 10, 7));
   EXPECT_TRUE(plan_search(none, db, {cap(1, 1)}).tiles.empty());
+}
+
+TEST(SearchPlan, OneGpuGetsOneTileUnlessTheWorkIsHuge) {
+  auto q = random_set(20, 3000, 8);
+  auto db = make_database(random_set(20000, 600, 9));
+  // One H100-like worker: a single tile avoids a device-draining tail per tile.
+  EXPECT_EQ(plan_search(q, db, {cap(132, 1536)}).tiles.size(), 1u);
+  // Four workers: a tile each, of about equal cost (queries packed largest first).
+  auto four = plan_search(q, db, std::vector<DeviceCapacity>(4, cap(132, 1536)));
+  ASSERT_EQ(four.tiles.size(), 4u);
+  expect_exact_cover(four, q, db);
+  EXPECT_LT(double(four.tiles.front().cells) / double(four.tiles.back().cells), 1.05);
+  // A tiny per-lane cap forces many tiles even on one worker (progress and checkpoints).
+  PlanOptions small;
+  small.max_cells_per_lane = 1000;
+  auto capped = plan_search(q, db, {cap(132, 1536)}, small);
+  EXPECT_GT(capped.tiles.size(), 1u);
+  expect_exact_cover(capped, q, db);
 }

@@ -1,0 +1,133 @@
+#include "io/tile_journal.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "mpi/scheduler.hpp"
+#include "src/core/error.hpp"
+#include "src/core/wire.hpp"
+
+namespace hpc {
+namespace {
+
+constexpr char kMagic[4] = {'H', 'P', 'J', '1'};
+constexpr size_t kHeader = 4 + 1 + 8, kTrailer = 4;
+
+uint32_t crc_of(const std::string& s) {
+  return static_cast<uint32_t>(crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(s.data()),
+                                     static_cast<uInt>(s.size())));
+}
+
+std::string encode_plan(const std::vector<Tile>& plan, const std::vector<checkpoint::RunParameter>& params) {
+  WireWriter w;
+  w.put<uint64_t>(plan.size());
+  for (const Tile& t : plan) w.put(encode_tile(t));
+  w.put<uint64_t>(params.size());
+  for (const auto& p : params) {
+    w.put(p.name);
+    w.put(p.value);
+  }
+  return w.take();
+}
+
+std::string sys_error(const std::string& what, const std::string& path) {
+  return "cannot " + what + " " + path + ": " + std::strerror(errno);
+}
+
+}  // namespace
+
+TileJournal::Contents TileJournal::read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(sys_error("open", path));
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Contents c;
+  size_t pos = 0;
+  while (pos + kHeader + kTrailer <= bytes.size() && std::memcmp(bytes.data() + pos, kMagic, 4) == 0) {
+    const char kind = bytes[pos + 4];
+    uint64_t len;
+    std::memcpy(&len, bytes.data() + pos + 5, 8);
+    if (len > bytes.size() - pos - kHeader - kTrailer) break;  // torn tail
+    const std::string payload = bytes.substr(pos + kHeader, len);
+    uint32_t crc;
+    std::memcpy(&crc, bytes.data() + pos + kHeader + len, 4);
+    if (crc != crc_of(payload)) break;  // torn or damaged: nothing after it is trusted
+    WireReader r(payload);
+    if (kind == 'P' && !c.has_plan) {
+      c.plan.resize(r.get<uint64_t>());
+      for (Tile& t : c.plan) t = decode_tile(r.get_string());
+      c.params.resize(r.get<uint64_t>());
+      for (auto& p : c.params) {
+        p.name = r.get_string();
+        p.value = r.get_string();
+      }
+      c.has_plan = true;
+    } else if (kind == 'T' && c.has_plan) {
+      const auto id = r.get<uint32_t>();
+      c.tiles.emplace_back(id, r.get_string());
+    } else {
+      break;
+    }
+    pos += kHeader + len + kTrailer;
+    c.valid_bytes = pos;
+  }
+  return c;
+}
+
+TileJournal::TileJournal(const std::string& path, const std::vector<Tile>& plan,
+                         const std::vector<checkpoint::RunParameter>& params)
+    : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(sys_error("create the resume journal", path));
+  write_record('P', encode_plan(plan, params));
+}
+
+TileJournal::TileJournal(const std::string& path, uint64_t valid_bytes) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0) throw Error(sys_error("open the resume journal", path));
+  if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
+    throw Error(sys_error("cut the torn tail of", path));
+}
+
+TileJournal::~TileJournal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TileJournal::append_tile(uint32_t tile_id, const std::string& result) {
+  WireWriter w;
+  w.put(tile_id);
+  w.put(result);
+  write_record('T', w.take());
+}
+
+void TileJournal::write_record(char kind, const std::string& payload) {
+  std::string rec(kMagic, 4);
+  rec.push_back(kind);
+  const uint64_t len = payload.size();
+  rec.append(reinterpret_cast<const char*>(&len), 8);
+  rec += payload;
+  const uint32_t crc = crc_of(payload);
+  rec.append(reinterpret_cast<const char*>(&crc), 4);
+  // One write() per record: a kill leaves it whole or torn at the end, never interleaved.
+  size_t done = 0;
+  while (done < rec.size()) {
+    const ssize_t n = ::write(fd_, rec.data() + done, rec.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(sys_error("write the resume journal", path_));
+    done += static_cast<size_t>(n);
+  }
+  if (::fdatasync(fd_) != 0) throw Error(sys_error("sync the resume journal", path_));
+}
+
+void TileJournal::remove() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(path_.c_str());
+}
+
+}  // namespace hpc

@@ -1,0 +1,58 @@
+#pragma once
+// The resume journal of a tiled run: OUT.journal next to the HDF5 output (issue 7).
+//
+// Why a journal besides the HDF5 /tiles ledger: serial HDF5 1.10 reuses file space freed
+// within a session (a column's last chunk moves when it grows), so a kill -9 in the middle
+// of a flush can leave metadata that points at bytes already overwritten: data committed
+// by an earlier flush becomes unreadable ("inflate() failed" - seen in the dead-worker
+// test). An append-only file of checksummed records has no such window: a record is
+// either whole or a torn tail that the reader drops. The HDF5 file keeps its staging rows
+// and ledger (for `view` of a partial run); --resume rebuilds it from the journal.
+//
+// Records: "HPJ1" kind(u8) length(u64) payload crc32(u32). Kinds: 'P' the plan and run
+// parameters (first record), 'T' one finished tile (id + the worker's result bytes).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/checkpoint.hpp"
+#include "src/plan/tile.hpp"
+
+namespace hpc {
+
+class TileJournal {
+ public:
+  static std::string path_for(const std::string& out_path) { return out_path + ".journal"; }
+
+  struct Contents {
+    bool has_plan = false;
+    std::vector<Tile> plan;
+    std::vector<checkpoint::RunParameter> params;
+    std::vector<std::pair<uint32_t, std::string>> tiles;  // finished tiles, in arrival order
+    uint64_t valid_bytes = 0;                              // length of the whole records
+  };
+  // Reads every whole record; a torn or corrupt tail ends the reading (it is dropped).
+  static Contents read(const std::string& path);
+
+  // Creates (truncates) the journal and writes the plan record.
+  TileJournal(const std::string& path, const std::vector<Tile>& plan,
+              const std::vector<checkpoint::RunParameter>& params);
+  // Reopens a journal for appending after its last whole record (the torn tail is cut).
+  TileJournal(const std::string& path, uint64_t valid_bytes);
+  ~TileJournal();
+  TileJournal(const TileJournal&) = delete;
+  TileJournal& operator=(const TileJournal&) = delete;
+
+  // Appends one finished tile and syncs it to disk before returning.
+  void append_tile(uint32_t tile_id, const std::string& result);
+  // Deletes the journal (the run finished: the HDF5 file is complete).
+  void remove();
+
+ private:
+  void write_record(char kind, const std::string& payload);
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace hpc

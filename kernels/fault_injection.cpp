@@ -1,0 +1,72 @@
+#include "kernels/fault_injection.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+long long env_number(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoll(v) : -1;
+}
+
+class FaultInjectingBackend : public SearchBackend {
+ public:
+  explicit FaultInjectingBackend(std::unique_ptr<SearchBackend> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  DeviceCapacity capacity() const override { return inner_->capacity(); }
+  void prepare(const SearchSetup& setup) override {
+    setup_ = setup;
+    inner_->prepare(setup);
+  }
+
+  std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override {
+    if (slow_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms_));
+    if (exit_tile_ >= 0 && tile.id == uint64_t(exit_tile_)) _exit(42);
+    if (fail_tile_ >= 0 && tile.id == uint64_t(fail_tile_))
+      throw Error("injected backend fault (HPCALIGN_FAULT_FAIL_TILE=" + std::to_string(fail_tile_) + ")");
+    if (oom_cells_ >= 0) {
+      const unsigned long long cells = cells_of(tile);
+      if (cells > static_cast<unsigned long long>(oom_cells_))
+        throw OutOfMemory("injected out-of-memory: tile " + std::to_string(tile.id) + " needs " +
+                          std::to_string(cells) + " cells > HPCALIGN_FAULT_OOM_CELLS=" + std::to_string(oom_cells_));
+    }
+    return inner_->search_tile(tile);
+  }
+
+  std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override { return inner_->align(pairs); }
+
+ private:
+  // Recomputed from the sequences (not Tile::cells, an estimate that halves only roughly).
+  unsigned long long cells_of(const Tile& tile) const {
+    unsigned long long q = 0, t = 0;
+    for (uint32_t i : tile.queries) q += setup_.queries->length(i);
+    for (uint32_t p = tile.part_begin; p < tile.part_end; ++p) t += setup_.db->seqs.length(setup_.db->by_length[p]);
+    return q * t;
+  }
+
+  std::unique_ptr<SearchBackend> inner_;
+  SearchSetup setup_;
+  long long oom_cells_ = env_number("HPCALIGN_FAULT_OOM_CELLS");
+  long long fail_tile_ = env_number("HPCALIGN_FAULT_FAIL_TILE");
+  long long exit_tile_ = env_number("HPCALIGN_FAULT_EXIT_TILE");
+  long long slow_ms_ = env_number("HPCALIGN_FAULT_SLOW_MS");
+};
+
+}  // namespace
+
+std::unique_ptr<SearchBackend> with_fault_injection(std::unique_ptr<SearchBackend> backend) {
+  for (const char* name : {"HPCALIGN_FAULT_OOM_CELLS", "HPCALIGN_FAULT_FAIL_TILE", "HPCALIGN_FAULT_EXIT_TILE",
+                           "HPCALIGN_FAULT_SLOW_MS"})
+    if (env_number(name) >= 0) return std::make_unique<FaultInjectingBackend>(std::move(backend));
+  return backend;
+}
+
+}  // namespace hpc

@@ -1,0 +1,21 @@
+#pragma once
+// `hpcalign merge a.h5 b.h5 ... -o all.h5`: joins the results of search runs over shards of
+// one query set against one database (jobs/search-array.sbatch). Queries are concatenated
+// in argument order and hit query indices re-based; targets must be identical. Runs with
+// other database, matrix, gap costs, max-hits, E-value cut-off or statistics are refused,
+// and so are unfinished runs.
+#include <string>
+#include <vector>
+
+namespace hpc {
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string out_path;
+  std::string command_line;
+  bool quiet = false;
+};
+
+int run_merge(const MergeOptions& opt);
+
+}  // namespace hpc
