@@ -4,8 +4,7 @@
 
 namespace hpc {
 
-std::string encode_hits(const std::vector<Hit>& hits) {
-  WireWriter w;
+void put_hits(WireWriter& w, const std::vector<Hit>& hits) {
   w.put<uint64_t>(hits.size());
   for (const Hit& h : hits) {
     w.put(h.query);
@@ -19,11 +18,9 @@ std::string encode_hits(const std::vector<Hit>& hits) {
     w.put(h.aln.tend);
     w.put(h.aln.cigar);
   }
-  return w.take();
 }
 
-std::vector<Hit> decode_hits(const std::string& bytes) {
-  WireReader r(bytes);
+std::vector<Hit> get_hits(WireReader& r) {
   std::vector<Hit> hits(r.get<uint64_t>());
   for (Hit& h : hits) {
     h.query = r.get<uint32_t>();
@@ -38,6 +35,17 @@ std::vector<Hit> decode_hits(const std::string& bytes) {
     h.aln.cigar = r.get_string();
   }
   return hits;
+}
+
+std::string encode_hits(const std::vector<Hit>& hits) {
+  WireWriter w;
+  put_hits(w, hits);
+  return w.take();
+}
+
+std::vector<Hit> decode_hits(const std::string& bytes) {
+  WireReader r(bytes);
+  return get_hits(r);
 }
 
 }  // namespace hpc

@@ -5,8 +5,13 @@
 #include <vector>
 
 #include "src/core/alignment.hpp"
+#include "src/core/wire.hpp"
 
 namespace hpc {
+
+// Streaming forms, for messages that carry more than the hits.
+void put_hits(WireWriter& w, const std::vector<Hit>& hits);
+std::vector<Hit> get_hits(WireReader& r);
 
 std::string encode_hits(const std::vector<Hit>& hits);
 std::vector<Hit> decode_hits(const std::string& bytes);  // throws hpc::Error on truncated bytes

@@ -18,9 +18,11 @@
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
+#include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
 #include "src/workloads/search_oom.hpp"
 #include "src/workloads/search_resume.hpp"
+#include "src/workloads/worker_threads.hpp"
 
 namespace hpc {
 namespace {
@@ -39,19 +41,7 @@ std::string encode_hits(const std::vector<Hit>& hits, const TileTimes& times) {
   WireWriter w;
   w.put(times.search);
   w.put(times.align);
-  w.put<uint64_t>(hits.size());
-  for (const Hit& h : hits) {
-    w.put(h.query);
-    w.put(h.target);
-    w.put(h.bits);
-    w.put(h.evalue);
-    w.put(h.aln.score);
-    w.put(h.aln.qstart);
-    w.put(h.aln.qend);
-    w.put(h.aln.tstart);
-    w.put(h.aln.tend);
-    w.put(h.aln.cigar);
-  }
+  put_hits(w, hits);
   return w.take();
 }
 
@@ -59,20 +49,7 @@ std::vector<Hit> decode_hits(const std::string& bytes, TileTimes* times) {
   WireReader r(bytes);
   times->search = r.get<double>();
   times->align = r.get<double>();
-  std::vector<Hit> hits(r.get<uint64_t>());
-  for (Hit& h : hits) {
-    h.query = r.get<uint32_t>();
-    h.target = r.get<uint32_t>();
-    h.bits = r.get<double>();
-    h.evalue = r.get<double>();
-    h.aln.score = r.get<int32_t>();
-    h.aln.qstart = r.get<uint32_t>();
-    h.aln.qend = r.get<uint32_t>();
-    h.aln.tstart = r.get<uint32_t>();
-    h.aln.tend = r.get<uint32_t>();
-    h.aln.cigar = r.get_string();
-  }
-  return hits;
+  return get_hits(r);
 }
 
 // Everything a rank needs to run search tiles; loaded identically on every rank.
@@ -167,14 +144,6 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
 };
 
-int default_threads(const MpiContext& mpi) {
-  const int hc = std::max(1u, std::thread::hardware_concurrency());
-  if (!mpi.active) return hc;
-  const char* ls = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const int local = ls ? std::max(1, std::atoi(ls)) : 1;
-  return std::max(1, hc / local);
-}
-
 // Tiles in flight per GPU in a local run: HPCALIGN_TILES_IN_FLIGHT=2 runs two workers per
 // GPU (each its own backend and stream) so one tile's tail, top-k and transfers overlap the
 // next one's kernel. Measured on an H200 (20 queries x 207M residues): no gain (3.57-3.69
@@ -206,7 +175,7 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
   load_job(opt, job);
   const double load_seconds = seconds_since(t_start);
   const BackendKind kind = parse_backend_kind(opt.backend);
-  const int threads = opt.threads > 0 ? opt.threads : default_threads(mpi);
+  const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
 
   std::unique_ptr<ResultFile> out;
