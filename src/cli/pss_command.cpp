@@ -22,8 +22,8 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
     ("pssm", po::value(&o.pssm_path), "PSI-BLAST ASCII PSSM of the (single) query, used as its position-specific profile")
     ("keep-scores", po::bool_switch(&o.keep_scores), "also store the N permuted scores of every pair (/pss_scores/scores)")
     ("query-batch", po::value(&o.query_batch)->default_value(16), "queries per tile (they share the subjects' permutations)")
-    ("backend", po::value(&o.backend)->default_value("auto"), "auto or cpu (the CUDA path of pss is not in this build)")
-    ("threads", po::value(&o.threads)->default_value(0), "CPU worker threads (0: all cores, shared among local ranks)")
+    ("backend", po::value(&o.backend)->default_value("auto"), "auto (the GPUs when one is visible, else the CPU), cpu or cuda")
+    ("threads", po::value(&o.threads)->default_value(0), "CPU threads (0: all cores, shared among local ranks); on GPUs, the threads fitting the Gumbels")
     ("verbose,v", po::bool_switch(&o.verbose), "log the plan (T subjects per tile, devices)")
     ("quiet", po::bool_switch(&o.quiet), "no progress, warnings or summary on stderr");
   po::variables_map vm;

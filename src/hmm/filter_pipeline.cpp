@@ -40,10 +40,15 @@ ModelFilters::ModelFilters(const HmmModel& m)
       bias((require_model_data(m), m.length), m.compo) {}
 
 PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws) {
+  if (L <= 0) return PairResult{};
+  return run_filters_after_msv(m, seq, L, msv_filter_score(m.msv, seq, L, ws), s, ws);
+}
+
+PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float usc, const FilterSettings& s,
+                                 FilterWorkspace& ws) {
   PairResult r;
   if (L <= 0) return r;
   const float nullsc = null_one_score(L);
-  const float usc = msv_filter_score(m.msv, seq, L, ws);
   // Same types as p7_Pipeline: float score, double P.
   float bits = float(double(usc - nullsc) / kLn2);
   double P = gumbel_survival(bits, m.msv_mu, m.msv_lambda);

@@ -49,5 +49,9 @@ struct PairResult {
 };
 
 PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws);
+// The same pipeline given the MSV filter score `msv_nats` (msv_filter_score's value, e.g. from
+// the GPU twin, kernels/cuda/msv_cuda.hpp): everything after the MSV filter is this code.
+PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float msv_nats,
+                                 const FilterSettings& s, FilterWorkspace& ws);
 
 }  // namespace hpc::hmm

@@ -1,6 +1,7 @@
 #pragma once
 // `hpcalign pss`: pairwise statistical significance of every query x subject pair
-// (src/pss/pss_engine.hpp). job -> tiles -> scheduler (MPI or local threads) -> CPU engine
+// (src/pss/pss_engine.hpp). job -> tiles -> scheduler (MPI or local threads) -> CPU engine, or
+// the GPU engine (src/pss/pss_gpu_engine.hpp, one worker per GPU)
 // -> HDF5 (src/pss/pss_output.hpp).
 //
 // Tile = (query batch) x (T subjects, each permuted N times), T = floor(SM_count x T_max / N)

@@ -7,6 +7,7 @@
 #include "io/database.hpp"
 #include "io/hdf5_columns.hpp"
 #include "src/core/error.hpp"
+#include "src/workloads/msv_tblout.hpp"
 
 namespace hpc {
 namespace {
@@ -70,7 +71,9 @@ void print_tsv(const HitTable& t, std::ostream& out) {
 }
 
 int run_view(const std::string& path, const std::string& format, std::ostream& out, std::ostream& err) {
-  if (format != "blast6" && format != "tsv") throw Error("unknown output format '" + format + "' (known: blast6, tsv)");
+  if (format == "tblout") return print_msv_tblout(path, out, err), 0;
+  if (format != "blast6" && format != "tsv")
+    throw Error("unknown output format '" + format + "' (known: blast6, tsv, tblout)");
   const std::string group = table_group(path);
   HitTable t = read_hit_table(path, group);
   if (t.status != "complete") {

@@ -150,7 +150,7 @@ TEST(View, UnknownFormatsAndNonResultFilesAreErrors) {
   const std::string path = temp_path("fmt.h5");
   ResultFile(path).finish({});
   std::ostringstream out, err;
-  EXPECT_EQ(error_of([&] { run_view(path, "sam", out, err); }), "unknown output format 'sam' (known: blast6, tsv)");
+  EXPECT_EQ(error_of([&] { run_view(path, "sam", out, err); }), "unknown output format 'sam' (known: blast6, tsv, tblout)");
 
   const std::string fasta = test::data_path("queries3.fa");
   EXPECT_EQ(error_of([&] { run_view(fasta, "blast6", out, err); }),

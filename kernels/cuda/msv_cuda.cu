@@ -1,0 +1,138 @@
+// Host side of the GPU MSV filter: database upload, striped byte profile, launch, and the
+// conversion of the kernel's byte scores to nats (the same float steps as msv_filters.cpp).
+#include "kernels/cuda/msv_cuda.hpp"
+
+#include <limits>
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/msv_kernels.cuh"
+#include "src/core/alphabet.hpp"
+
+namespace hpc::hmm {
+
+using cuda::DeviceBuffer;
+
+struct MsvCuda::Impl {
+  int device = 0;
+  int sm_count = 1;
+  const Database* db = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  double kernel_seconds = 0;
+  DeviceBuffer<uint8_t> residues;
+  DeviceBuffer<uint64_t> offsets;
+  DeviceBuffer<uint32_t> profile;
+  DeviceBuffer<uint8_t> tjb;
+  DeviceBuffer<int32_t> out;
+};
+
+namespace {
+
+static_assert(cuda::kMsvCodes == kAlphabetSize, "the kernel's profile has one row per alphabet code");
+
+// [code][chunk][lane] words; byte j of a word is node 128*chunk + 4*lane + j + 1. Nodes past M
+// cost 255: their cells stay at 0 (full MSV) or below an earlier cell (SSV), so they never
+// change a maximum.
+std::vector<uint32_t> striped_profile(const MsvProfile& p, int chunks) {
+  std::vector<uint32_t> w(size_t(cuda::kMsvCodes) * chunks * 32);
+  for (int code = 0; code < cuda::kMsvCodes; ++code)
+    for (int c = 0; c < chunks; ++c)
+      for (int lane = 0; lane < 32; ++lane) {
+        uint32_t word = 0;
+        for (int j = 0; j < 4; ++j) {
+          const int k = c * cuda::kMsvChunkCells + 4 * lane + j + 1;
+          const uint32_t cost = k <= p.M ? p.row(uint8_t(code))[k] : 255u;
+          word |= cost << (8 * j);
+        }
+        w[(size_t(code) * chunks + c) * 32 + lane] = word;
+      }
+  return w;
+}
+
+// msv_filters.cpp's msv_nats: C->T, then the -3 nat approximation of the N/C/J loops.
+float msv_nats(const MsvProfile& p, int xJ, int tjb) {
+  float sc = float(xJ - tjb) - float(p.base);
+  sc /= p.scale;
+  return float(double(sc) - 3.0);
+}
+
+}  // namespace
+
+MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.device = device;
+  m.db = &db;
+  CUDA_CHECK(cudaSetDevice(device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&m.sm_count, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaEventCreate(&m.start));
+  CUDA_CHECK(cudaEventCreate(&m.stop));
+  // Residues in length order, so a launch over a partition reads one contiguous range.
+  const size_t n = db.by_length.size();
+  std::vector<uint64_t> off(n + 1, 0);
+  for (size_t p = 0; p < n; ++p) off[p + 1] = off[p] + db.seqs.length(db.by_length[p]);
+  std::vector<uint8_t> res(std::max<uint64_t>(1, off[n]));
+  for (size_t p = 0; p < n; ++p) {
+    const SeqView v = db.seqs.view(db.by_length[p]);
+    std::copy(v.data, v.data + v.length, res.begin() + off[p]);
+  }
+  m.residues.upload(res.data(), res.size(), m.stream);
+  m.offsets.upload(off.data(), off.size(), m.stream);
+  CUDA_CHECK(cudaStreamSynchronize(m.stream));
+}
+
+MsvCuda::~MsvCuda() {
+  if (!impl_) return;
+  cudaSetDevice(impl_->device);  // no throw from a destructor
+  if (impl_->start) cudaEventDestroy(impl_->start);
+  if (impl_->stop) cudaEventDestroy(impl_->stop);
+  if (impl_->stream) cudaStreamDestroy(impl_->stream);
+}
+
+int MsvCuda::max_model_length() { return cuda::kMsvChunkCells * cuda::kMsvMaxChunks; }
+
+double MsvCuda::kernel_seconds() const { return impl_->kernel_seconds; }
+
+std::vector<float> MsvCuda::scores(const MsvProfile& p, uint32_t begin, uint32_t end) {
+  Impl& m = *impl_;
+  if (p.M < 1 || p.M > max_model_length())
+    throw Error("GPU MSV: model length " + std::to_string(p.M) + " is outside 1.." + std::to_string(max_model_length()));
+  if (begin > end || end > m.db->by_length.size()) throw Error("GPU MSV: target range out of bounds");
+  const uint32_t n = end - begin;
+  std::vector<float> result(n);
+  if (n == 0) return result;
+  CUDA_CHECK(cudaSetDevice(m.device));
+  const int chunks = cuda::msv_kernel_chunks((p.M + cuda::kMsvChunkCells - 1) / cuda::kMsvChunkCells);
+  const std::vector<uint32_t> prof = striped_profile(p, chunks);
+  std::vector<uint8_t> tjb(n);
+  for (uint32_t i = 0; i < n; ++i) tjb[i] = p.tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
+  m.profile.upload(prof.data(), prof.size(), m.stream);
+  m.tjb.upload(tjb.data(), n, m.stream);
+  m.out.reserve(n);
+
+  cuda::MsvKernelArgs a;
+  a.residues = m.residues.get();
+  a.offsets = m.offsets.get();
+  a.profile = m.profile.get();
+  a.tjb = m.tjb.get();
+  a.out = m.out.get();
+  a.begin = begin;
+  a.end = end;
+  a.base = p.base, a.bias = p.bias, a.tbm = p.tbm, a.tec = p.tec;
+  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  cuda::launch_msv_kernel(a, chunks, m.sm_count, m.stream);
+  CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  std::vector<int32_t> codes(n);
+  CUDA_CHECK(cudaMemcpyAsync(codes.data(), m.out.get(), n * sizeof(int32_t), cudaMemcpyDeviceToHost, m.stream));
+  CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
+  m.kernel_seconds += ms / 1000.0;
+
+  for (uint32_t i = 0; i < n; ++i)
+    result[i] = codes[i] == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity() : msv_nats(p, codes[i], tjb[i]);
+  return result;
+}
+
+}  // namespace hpc::hmm

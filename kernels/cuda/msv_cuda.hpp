@@ -1,0 +1,37 @@
+#pragma once
+// CUDA path of `hpcalign msv` (built only with CUDA): HMMER's byte MSV filter on the GPU,
+// bit-identical to hmm::msv_filter_score (kernels/cpu/msv_filters.hpp): the same SSV fast
+// path and fallback rules, the same saturation and overflow rule. One warp per target, the
+// database uploaded once per device in Database::by_length order. The bias and Viterbi
+// filters of the survivors stay on the host (shared code, src/hmm/filter_pipeline.hpp).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "io/database.hpp"
+#include "src/hmm/profile.hpp"
+
+namespace hpc::hmm {
+
+class MsvCuda {
+ public:
+  // Binds `device` and uploads `db`'s residues (kept referenced: `db` must outlive this).
+  MsvCuda(int device, const Database& db);
+  ~MsvCuda();
+  MsvCuda(const MsvCuda&) = delete;
+  MsvCuda& operator=(const MsvCuda&) = delete;
+
+  // Longest model (nodes) the kernel holds; longer ones must use the CPU twin.
+  static int max_model_length();
+  // msv_filter_score(p, target) in nats (+infinity on overflow) for the targets
+  // db.by_length[begin .. end), in that order. Empty targets score 0 (the pipeline skips them).
+  std::vector<float> scores(const MsvProfile& p, uint32_t begin, uint32_t end);
+  // Seconds the device spent in the MSV kernels so far (CUDA events).
+  double kernel_seconds() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hpc::hmm

@@ -1,0 +1,32 @@
+#pragma once
+// Device side of the GPU MSV filter (kernels/cuda/msv_kernels.cu), called by msv_cuda.cu.
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+
+namespace hpc::cuda {
+
+// Result code for "the byte range overflowed": the target certainly passes (+infinity nats).
+constexpr int32_t kMsvOverflow = INT_MIN;
+// Model nodes are striped over a warp in chunks of 32 lanes x 4 byte cells.
+constexpr int kMsvChunkCells = 128;
+constexpr int kMsvMaxChunks = 32;  // models up to 4096 nodes run on the GPU
+constexpr int kMsvCodes = 24;      // residue rows of the profile (src/core/alphabet.hpp)
+
+struct MsvKernelArgs {
+  const uint8_t* residues = nullptr;  // whole database, concatenated in Database::by_length order
+  const uint64_t* offsets = nullptr;  // sequence p of that order is residues[offsets[p] .. offsets[p+1])
+  const uint32_t* profile = nullptr;  // [code][chunk][lane] words of 4 byte costs, padding cost 255
+  const uint8_t* tjb = nullptr;       // per target of the launch: MsvProfile::tjb(L)
+  int32_t* out = nullptr;             // per target: the xJ byte score, or kMsvOverflow
+  uint32_t begin = 0, end = 0;        // by_length positions of the targets
+  int base = 0, bias = 0, tbm = 0, tec = 0;
+};
+
+// The chunk count the kernel is compiled for that holds `chunks` chunks (>= chunks).
+int msv_kernel_chunks(int chunks);
+// Launches the MSV kernel compiled for `chunks` (a value msv_kernel_chunks returned) on `stream`.
+void launch_msv_kernel(const MsvKernelArgs& args, int chunks, int sm_count, cudaStream_t stream);
+
+}  // namespace hpc::cuda

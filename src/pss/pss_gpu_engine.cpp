@@ -1,0 +1,117 @@
+#include "src/pss/pss_gpu_engine.hpp"
+
+#include <algorithm>
+
+#include "kernels/cpu/thread_pool.hpp"
+#include "src/core/error.hpp"
+#ifdef HPCALIGN_HAVE_CUDA
+#include "kernels/cuda/pss_cuda_engine.hpp"
+#endif
+
+namespace hpc {
+
+#ifdef HPCALIGN_HAVE_CUDA
+
+// Copies per launch, in units of what the GPU holds at once: several waves per launch let the
+// block scheduler balance long and short pairs; chunking lets the host fit one launch's
+// Gumbels while the GPU scores the next.
+constexpr uint64_t kWavesPerLaunch = 4;
+
+struct PssGpuEngine::Impl {
+  PssParams params;
+  const SequenceSet& queries;
+  const SequenceSet& subjects;
+  const QueryProfile* profile;
+  PssCudaScorer scorer;
+  uint64_t concurrent;
+  ThreadPool pool;
+
+  Impl(int device, const PssParams& p, const SequenceSet& q, const SequenceSet& s, const QueryProfile* prof,
+       int host_threads)
+      : params(p), queries(q), subjects(s), profile(prof), scorer(device), concurrent(scorer.capacity().concurrent()),
+        pool(std::max(1, host_threads)) {
+    if (prof && (q.size() != 1 || q.length(0) != prof->length))
+      throw Error("pss: a PSSM profile needs exactly one query of the profile's length");
+  }
+
+  // Fills the rows of `jobs` from their scores (pair-major, N permuted + the real one each).
+  void statistics(const std::vector<PssPairJob>& jobs, const std::vector<int32_t>& scores,
+                  const std::vector<uint32_t>& tile_queries, uint32_t subject_begin, PssPairResult* rows,
+                  size_t subjects_in_tile) {
+    const uint32_t n_perm = params.permutations, per = n_perm + 1;
+    pool.run(jobs.size(), [&](size_t p) {
+      PssPairResult& r = rows[jobs[p].query * subjects_in_tile + jobs[p].subject];
+      r.query = tile_queries[jobs[p].query];
+      r.target = subject_begin + jobs[p].subject;
+      r.score = scores[p * per + n_perm];
+      const std::vector<int32_t> permuted(scores.begin() + p * per, scores.begin() + p * per + n_perm);
+      pss_statistics(r, queries.length(r.query), subjects.length(r.target), permuted, params.censor);
+      if (params.keep_scores) r.permuted_scores = permuted;
+    });
+  }
+};
+
+PssGpuEngine::PssGpuEngine(int device, const PssParams& params, const SequenceSet& queries, const SequenceSet& subjects,
+                           const QueryProfile* profile, int host_threads)
+    : impl_(std::make_unique<Impl>(device, params, queries, subjects, profile, host_threads)) {
+  if (params.permutations < kMinGumbelSamples)
+    throw Error("pss: --permutations must be at least " + std::to_string(kMinGumbelSamples));
+}
+
+DeviceCapacity PssGpuEngine::capacity() const { return impl_->scorer.capacity(); }
+double PssGpuEngine::kernel_seconds() const { return impl_->scorer.kernel_seconds(); }
+
+std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& queries, uint32_t subject_begin,
+                                             uint32_t subject_end) {
+  Impl& im = *impl_;
+  std::vector<SeqView> views;
+  std::vector<uint32_t> indices;
+  for (uint32_t s = subject_begin; s < subject_end; ++s) {
+    views.push_back(im.subjects.view(s));
+    indices.push_back(s);
+  }
+  im.scorer.load_subjects(views, indices, im.params.seed, im.params.permutations);
+  std::vector<QueryProfile> profiles;
+  for (uint32_t q : queries)
+    profiles.push_back(im.profile ? *im.profile : QueryProfile::from_matrix(im.queries.view(q), im.params.matrix));
+  im.scorer.set_queries(profiles);
+
+  // Every pair of the tile, largest first (LPT), cut into launches of a few waves.
+  std::vector<PssPairJob> jobs;
+  for (uint32_t k = 0; k < queries.size(); ++k)
+    for (uint32_t s = 0; s < views.size(); ++s) jobs.push_back({k, s});
+  auto cells = [&](const PssPairJob& j) { return uint64_t(profiles[j.query].length) * views[j.subject].length; };
+  std::stable_sort(jobs.begin(), jobs.end(), [&](const PssPairJob& a, const PssPairJob& b) { return cells(a) > cells(b); });
+  const uint64_t per = uint64_t(im.params.permutations) + 1;
+  const size_t chunk = size_t(std::max<uint64_t>(1, kWavesPerLaunch * im.concurrent / per));
+  std::vector<std::vector<PssPairJob>> launches;
+  for (size_t b = 0; b < jobs.size(); b += chunk)
+    launches.emplace_back(jobs.begin() + b, jobs.begin() + std::min(jobs.size(), b + chunk));
+
+  std::vector<PssPairResult> out(jobs.size());
+  if (launches.empty()) return out;
+  im.scorer.launch(launches[0], im.params.gaps);
+  for (size_t i = 0; i < launches.size(); ++i) {
+    const std::vector<int32_t> scores = im.scorer.wait();
+    if (i + 1 < launches.size()) im.scorer.launch(launches[i + 1], im.params.gaps);  // GPU busy while we fit
+    im.statistics(launches[i], scores, queries, subject_begin, out.data(), views.size());
+  }
+  return out;
+}
+
+#else  // no CUDA in this build
+
+struct PssGpuEngine::Impl {};
+
+PssGpuEngine::PssGpuEngine(int, const PssParams&, const SequenceSet&, const SequenceSet&, const QueryProfile*, int) {
+  throw Error("pss: --backend cuda: this hpcalign was built without CUDA support");
+}
+DeviceCapacity PssGpuEngine::capacity() const { return {}; }
+double PssGpuEngine::kernel_seconds() const { return 0; }
+std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>&, uint32_t, uint32_t) { return {}; }
+
+#endif
+
+PssGpuEngine::~PssGpuEngine() = default;
+
+}  // namespace hpc

@@ -1,0 +1,174 @@
+// GPU twin of the HMMER MSV filter: bit-identical scores to the CPU twin on every
+// (model, target) pair, the same pipeline results (bits, P, pass flags, Viterbi), overflow of
+// the byte range on a long perfect match, and `hpcalign msv --backend cuda` writing the same
+// file content as `--backend cpu`.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "io/database.hpp"
+#include "io/hdf5_columns.hpp"
+#include "io/hmm_file.hpp"
+#include "src/core/alphabet.hpp"
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/msv_cuda.hpp"
+#include "src/hmm/filter_pipeline.hpp"
+#include "test_support.hpp"
+
+using namespace hpc;
+using namespace hpc::test;
+
+namespace {
+
+const char* kModels[] = {"globins4.hmm", "Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
+                         "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz", "XYPPX.hmm"};
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+bool same_float(float a, float b) { return bits_of(a) == bits_of(b) || (std::isnan(a) && std::isnan(b)); }
+bool same_double(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// Every pair of every model against `db`: GPU MSV scores and the pipeline after them equal the CPU's.
+void expect_gpu_equals_cpu(const Database& db) {
+  hmm::MsvCuda gpu(0, db);
+  hmm::FilterWorkspace ws;
+  const hmm::FilterSettings settings;
+  for (const char* name : kModels) {
+    for (const HmmModel& model : read_hmm_file(data_path(std::string("hmm/") + name))) {
+      const hmm::ModelFilters f(model);
+      const std::vector<float> usc = gpu.scores(f.msv, 0, uint32_t(db.by_length.size()));
+      ASSERT_EQ(usc.size(), db.by_length.size());
+      long mismatches = 0, passed_msv = 0, overflowed = 0;
+      for (size_t pos = 0; pos < usc.size(); ++pos) {
+        const SeqView v = db.seqs.view(db.by_length[pos]);
+        if (v.length == 0) continue;
+        const float cpu = hmm::msv_filter_score(f.msv, v.data, int(v.length), ws);
+        overflowed += std::isinf(cpu);
+        if (!same_float(cpu, usc[pos])) {
+          if (++mismatches <= 5)
+            ADD_FAILURE() << model.name << " target " << db.seqs.ids[db.by_length[pos]] << " (L=" << v.length
+                          << "): cpu " << cpu << " gpu " << usc[pos];
+          continue;
+        }
+        const hmm::PairResult a = hmm::run_filters(f, v.data, int(v.length), settings, ws);
+        const hmm::PairResult b = hmm::run_filters_after_msv(f, v.data, int(v.length), usc[pos], settings, ws);
+        passed_msv += b.msv_pass;
+        EXPECT_TRUE(same_float(a.msv_bits, b.msv_bits) && same_double(a.msv_pvalue, b.msv_pvalue) &&
+                    a.msv_pass == b.msv_pass && a.bias_pass == b.bias_pass && same_float(a.vit_bits, b.vit_bits) &&
+                    same_double(a.vit_pvalue, b.vit_pvalue) && a.passed == b.passed)
+            << model.name << " target " << db.seqs.ids[db.by_length[pos]];
+      }
+      EXPECT_EQ(mismatches, 0) << model.name;
+      std::printf("  %-16s M=%-4d targets %zu, past MSV %ld, overflowed %ld: identical\n", model.name.c_str(),
+                  model.length, usc.size(), passed_msv, overflowed);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(MsvGpu, ScoresEqualCpuOnBalifam2000) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  expect_gpu_equals_cpu(load_database(data_path("balifam2000.fa")));
+}
+
+TEST(MsvGpu, ScoresEqualCpuOnDb2M) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  expect_gpu_equals_cpu(load_database(data_path("db2M.fa")));
+}
+
+// A long perfect match overflows the byte range (+infinity, "certainly passes"); partial
+// matches of several strengths exercise the SSV fallback to the full MSV.
+TEST(MsvGpu, OverflowAndFullMsvPathsEqualCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const HmmModel model = read_hmm_file(data_path("hmm/Pkinase.hmm")).at(0);
+  const hmm::ModelFilters f(model);
+  using Codes = std::vector<uint8_t>;
+  Codes consensus;  // the cheapest standard residue at every node
+  for (int k = 1; k <= f.msv.M; ++k) {
+    uint8_t best = 0;
+    for (uint8_t code = 1; code < 20; ++code)
+      if (f.msv.row(code)[k] < f.msv.row(best)[k]) best = code;
+    consensus.push_back(best);
+  }
+  SequenceSet seqs;
+  auto add = [&](const std::string& id, const Codes& c) { seqs.add(id, c.data(), c.size()); };
+  Codes repeated;
+  for (int i = 0; i < 20; ++i) repeated.insert(repeated.end(), consensus.begin(), consensus.end());
+  add("perfect_x20", repeated);
+  add("perfect_x1", consensus);
+  const uint8_t W = encode_residue('W'), P = encode_residue('P'), G = encode_residue('G');
+  for (int stride : {2, 3, 4, 6, 10}) {  // every stride-th residue mutated: weaker and weaker matches
+    Codes s = consensus;
+    for (size_t i = 0; i < s.size(); i += size_t(stride)) s[i] = s[i] == W ? P : W;
+    add("mutated_every_" + std::to_string(stride), s);
+    Codes twice = s;
+    twice.insert(twice.end(), 10, G);
+    twice.insert(twice.end(), s.begin(), s.end());
+    add("mutated_twice_" + std::to_string(stride), twice);
+  }
+  for (size_t n : {1, 5, 40, 120}) add("prefix_" + std::to_string(n), Codes(consensus.begin(), consensus.begin() + n));
+  const Database db = make_database(std::move(seqs));
+  hmm::MsvCuda gpu(0, db);
+  const std::vector<float> usc = gpu.scores(f.msv, 0, uint32_t(db.by_length.size()));
+  hmm::FilterWorkspace ws;
+  bool saw_overflow = false;
+  for (size_t pos = 0; pos < usc.size(); ++pos) {
+    const SeqView v = db.seqs.view(db.by_length[pos]);
+    const float cpu = hmm::msv_filter_score(f.msv, v.data, int(v.length), ws);
+    EXPECT_TRUE(same_float(cpu, usc[pos])) << db.seqs.ids[db.by_length[pos]] << ": cpu " << cpu << " gpu " << usc[pos];
+    if (db.seqs.ids[db.by_length[pos]] == "perfect_x20") {
+      EXPECT_TRUE(std::isinf(usc[pos]) && usc[pos] > 0) << "a long perfect match must overflow";
+      saw_overflow = true;
+    }
+  }
+  EXPECT_TRUE(saw_overflow);
+}
+
+// Sub-ranges of the length order score the same as the whole range (launch offsets).
+TEST(MsvGpu, PartitionsScoreLikeTheWholeDatabase) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const Database db = load_database(data_path("balifam2000.fa"));
+  const hmm::ModelFilters f(read_hmm_file(data_path("hmm/fn3.hmm")).at(0));
+  hmm::MsvCuda gpu(0, db);
+  const auto all = gpu.scores(f.msv, 0, uint32_t(db.by_length.size()));
+  const auto part = gpu.scores(f.msv, 100, 777);
+  ASSERT_EQ(part.size(), 677u);
+  for (size_t i = 0; i < part.size(); ++i) EXPECT_TRUE(same_float(part[i], all[100 + i])) << i;
+  EXPECT_GT(gpu.kernel_seconds(), 0.0);
+}
+
+// The workload: --backend cuda writes the same rows and pipeline counts as --backend cpu.
+TEST(MsvGpu, CommandCudaEqualsCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const std::string dir = temp_dir();
+  const std::string models = dir + "/models.hmm";
+  int status = 0;
+  for (const char* name : kModels) {
+    run_command("zcat -f " + data_path(std::string("hmm/") + name) + " >> " + models, &status);
+    ASSERT_EQ(status, 0);
+  }
+  ASSERT_EQ(status, 0);
+  for (const char* backend : {"cpu", "cuda"}) {
+    const std::string out = run_command(binary_path() + " msv -m " + models + " -d " + data_path("db2M.fa") + " -o " +
+                                            dir + "/" + backend + ".h5 --all --quiet --backend " + backend + " 2>&1",
+                                        &status);
+    ASSERT_EQ(status, 0) << out;
+  }
+  h5::File cpu(dir + "/cpu.h5", h5::Mode::kReadOnly), gpu(dir + "/cuda.h5", h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_string_attribute(gpu, "", "backend"), "cuda");
+  for (const char* col : {"msv/model", "msv/target", "pipeline/past_msv", "pipeline/past_bias", "pipeline/past_vit"})
+    EXPECT_EQ(h5::read_all<uint64_t>(cpu, col), h5::read_all<uint64_t>(gpu, col)) << col;
+  for (const char* col : {"msv/msv_bits", "msv/vit_bits", "msv/msv_pvalue", "msv/vit_pvalue"}) {
+    const auto a = h5::read_all<double>(cpu, col), b = h5::read_all<double>(gpu, col);
+    ASSERT_EQ(a.size(), b.size()) << col;
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(same_double(a[i], b[i])) << col << " row " << i;
+  }
+  for (const char* col : {"msv/bias_pass", "msv/passed"})
+    EXPECT_EQ(h5::read_all<int>(cpu, col), h5::read_all<int>(gpu, col)) << col;
+}
