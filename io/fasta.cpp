@@ -201,4 +201,13 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report) {
   return set;
 }
 
+SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report) {
+  FastaParser parser(name);
+  parser.reserve(size);
+  parser.feed(data, size);
+  SequenceSet set = parser.finish();
+  if (report) report->rare_letters = parser.rare_letters();
+  return set;
+}
+
 }  // namespace hpc

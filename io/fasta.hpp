@@ -2,6 +2,8 @@
 // FASTA reader: plain or gzip (zlib reads both transparently), any line width.
 // Ids are the first word of the header. U/O/J are scored as X (a warning counts them);
 // any other non-letter byte in a sequence line is an error naming file and line.
+// Duplicate ids are accepted, like duplicate HMM names (io/hmm_file.hpp): results refer to
+// sequences by index and ids are only labels (tests/scripts/cli_bad_input_more.sh).
 #include <string>
 
 #include "src/core/sequence.hpp"
@@ -15,5 +17,9 @@ struct FastaReport {
 // Throws InputError (file:line) for missing/unreadable files, an empty file or set,
 // text before the first '>', empty ids, invalid residue bytes, corrupt gzip data.
 SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr);
+// The same parser over plain (not gzip) text already in memory; `name` is used in messages.
+// Used by the fuzzer (tests/fuzz/) and by callers that already hold the text.
+SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
+                             FastaReport* report = nullptr);
 
 }  // namespace hpc

@@ -14,6 +14,12 @@
 namespace hpc::h5 {
 namespace {
 
+// HDF5 1.10 crashes in its exit-time cleanup (H5F__close_cb from H5_term_library) when an
+// H5Fclose failed earlier, e.g. on a full disk, turning a clear error into a segfault. Every
+// file is closed explicitly (File::close, or the Handle destructors while unwinding), so the
+// cleanup is not needed: switch it off before the library initialises itself.
+const bool kSkipHdf5ExitCleanup = (H5dont_atexit(), true);
+
 // We report errors ourselves; HDF5's own stack dump on stderr would only confuse users.
 void silence_hdf5_errors() {
   static const bool silenced = [] {

@@ -79,10 +79,13 @@ class Parser {
   void skip_blank() {
     while (!at_end() && split_words(lines_[pos_]).empty()) ++pos_;
   }
-  // The words of the next line (the body has no blank lines), failing with `what` at EOF.
+  // The words of the next line, failing with `what` at EOF. The body has no blank lines
+  // (hmmbuild writes none), so one is an error like in the header; callers may then index w[0].
   std::vector<std::string> next_words(const std::string& what) {
     if (at_end()) fail_at_end("premature end of file: " + what);
-    return split_words(lines_[pos_]);
+    std::vector<std::string> w = split_words(lines_[pos_]);
+    if (w.empty()) fail("blank line inside an HMM body: expected " + what);
+    return w;
   }
 
   float number(const std::string& tok, const std::string& what) const {
@@ -219,6 +222,11 @@ class Parser {
 
   void parse_body(HmmModel& m, char version) {
     const int M = m.length;
+    // Each node takes 3 lines, plus node 0's 2 and the closing //: checked before allocating
+    // M+1 nodes, so a tiny file claiming a huge LENG fails fast instead of allocating.
+    if (lines_.size() - pos_ < size_t(3) * size_t(M) + 3)
+      fail_at_end("premature end of file: model '" + m.name + "' is truncated; LENG says " + std::to_string(M) +
+                  " nodes but only " + std::to_string(lines_.size() - pos_) + " body lines follow");
     m.mat.assign(M + 1, {});
     m.ins.assign(M + 1, {});
     m.t.assign(M + 1, {});

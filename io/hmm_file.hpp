@@ -4,6 +4,7 @@
 // file as -ln p ('*' = probability 0); we keep them as probabilities converted exactly as
 // HMMER's reader does (expf of the negated value, in single precision), so that profiles
 // built from them match HMMER bit for bit. Only protein (ALPH amino) models are accepted.
+// Duplicate model names are accepted (results refer to models by index).
 #include <array>
 #include <string>
 #include <utility>

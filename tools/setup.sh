@@ -17,7 +17,8 @@ install_packages() {
   local pkgs=(build-essential cmake pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
               libboost-program-options-dev googletest libgtest-dev python3 python3-h5py python3-matplotlib
               fasta3 emboss ncbi-data hmmer
-              slurm-wlm munge)  # the real-Slurm test (tests/scripts/slurm_jobs.sh)
+              slurm-wlm munge  # the real-Slurm test (tests/scripts/slurm_jobs.sh)
+              clang libclang-rt-14-dev)  # libFuzzer targets (tests/fuzz/, tests/scripts/fuzz_smoke.sh)
   local missing=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ ${#missing[@]} -gt 0 ]; then

@@ -1,7 +1,9 @@
 #include "src/workloads/allvsall.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <limits>
 
@@ -21,6 +23,15 @@ namespace hpc {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A tile's engine time, sent ahead of its hits and summed by the master (timing attributes).
+struct TileTimes {
+  double score_seconds = 0, align_seconds = 0;
+};
 
 // Everything a rank needs; loaded identically on every rank.
 struct AllVsAllJob {
@@ -82,7 +93,10 @@ class AllVsAllWorker : public TileWorker {
 
   std::string run(const Tile& tile) override {
     const std::vector<PairIndex> pairs = tile_pairs(tile, job_.target_order, job_.square);
+    TileTimes times;
+    auto t0 = std::chrono::steady_clock::now();
     const std::vector<int32_t> scores = engine_->score(pairs);
+    times.score_seconds = seconds_since(t0);
     std::vector<Hit> hits;
     std::vector<PairIndex> kept;
     for (size_t k = 0; k < pairs.size(); ++k) {
@@ -101,7 +115,9 @@ class AllVsAllWorker : public TileWorker {
       kept.push_back(pairs[k]);
     }
     if (!opt_.score_only) {
+      t0 = std::chrono::steady_clock::now();
       const std::vector<Alignment> alns = engine_->align(kept);
+      times.align_seconds = seconds_since(t0);
       for (size_t k = 0; k < hits.size(); ++k) {
         if (alns[k].score != hits[k].aln.score)
           throw Error("internal: alignment score " + std::to_string(alns[k].score) + " differs from the score pass (" +
@@ -110,7 +126,11 @@ class AllVsAllWorker : public TileWorker {
         hits[k].aln = alns[k];
       }
     }
-    return encode_hits(hits);
+    WireWriter w;
+    w.put(times.score_seconds);
+    w.put(times.align_seconds);
+    put_hits(w, hits);
+    return w.take();
   }
 
  private:
@@ -161,8 +181,13 @@ AlignMode parse_align_mode(const std::string& s) {
 }
 
 int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
+  install_stop_handlers();  // SIGTERM/SIGUSR1 while loading stops cleanly too
+  const auto t_start = std::chrono::steady_clock::now();
   AllVsAllJob job;
   load_job(opt, job);
+  const double load_seconds = seconds_since(t_start);
+  std::chrono::steady_clock::time_point t_phase;
+  TileTimes summed;
   const BackendKind kind = parse_backend_kind(opt.backend);
   const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
@@ -187,22 +212,47 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", *job.targets);
     progress = std::make_unique<Progress>("allvsall", plan.tiles.size(), plan.total_cells, opt.quiet);
+    t_phase = std::chrono::steady_clock::now();
     return plan.tiles;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    std::vector<Hit> hits = decode_hits(bytes);
+    WireReader rd(bytes);
+    summed.score_seconds += rd.get<double>();
+    summed.align_seconds += rd.get<double>();
+    std::vector<Hit> hits = get_hits(rd);
     out->append_tile(tile.id, hits);
     collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
     progress->tile_done(tile.cells);
   };
 
   if (mpi.is_master()) out = std::make_unique<ResultFile>(opt.out_path);  // fail fast on an unwritable path
-  if (distributed)
-    run_tiles_mpi(mpi, hooks);
-  else
-    run_tiles_local(allvsall_engine_count(kind), hooks);
+  try {
+    if (distributed)
+      run_tiles_mpi(mpi, hooks);
+    else
+      run_tiles_local(allvsall_engine_count(kind), hooks);
+  } catch (const StopRequested& e) {  // signal: the finished tiles are on disk; status stays incomplete
+    if (out) out->mark_stopped(stop_signal_name());
+    if (progress) progress->finish();
+    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is incomplete (allvsall cannot resume: rerun it)\n";
+    return 0;
+  }
 
   if (!mpi.is_master()) return 0;
+  // Compute phase: from the plan (every engine ready) to the last tile's result.
+  const double phase_seconds = seconds_since(t_phase);
+  const double gcups = phase_seconds > 0 ? double(plan.total_cells) / phase_seconds / 1e9 : 0.0;
+  out->set_attribute("load_seconds", load_seconds);
+  out->set_attribute("compute_phase_seconds", phase_seconds);
+  out->set_attribute("compute_phase_gcups", gcups);
+  out->set_attribute("score_seconds_summed", summed.score_seconds);
+  out->set_attribute("align_seconds_summed", summed.align_seconds);
+  if (opt.verbose)
+    std::fprintf(stderr,
+                 "hpcalign: timing: load %.3f s, compute phase %.3f s, %llu pairs, %llu cells: %.1f GCUPS; summed over "
+                 "workers: score %.3f s, traceback %.3f s\n",
+                 load_seconds, phase_seconds, (unsigned long long)plan.total_pairs, (unsigned long long)plan.total_cells,
+                 gcups, summed.score_seconds, summed.align_seconds);
   std::sort(collected.begin(), collected.end(), canonical_order);
   out->finish(collected);
   progress->finish();

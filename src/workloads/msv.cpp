@@ -5,17 +5,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <thread>
 
 #include "io/database.hpp"
+#include "kernels/backend.hpp"
+#include "kernels/cpu/thread_pool.hpp"
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
+#ifdef HPCALIGN_HAVE_CUDA
+#include "kernels/cuda/cuda_backend.hpp"
+#include "kernels/cuda/msv_cuda.hpp"
+#endif
 
 namespace hpc {
 namespace {
@@ -65,6 +72,30 @@ struct MsvJob {
   bool all_pairs = false;
 };
 
+// Counts one (model, target) pair into its tile's result (the same for every backend).
+void add_pair(const MsvJob& job, TileResult& r, uint32_t t, const hmm::PairResult& p) {
+  ++r.targets;
+  r.past_msv += p.msv_pass;
+  r.past_bias += p.bias_pass;
+  r.past_vit += p.passed && (job.settings.stages & hmm::kStageVit);
+  if (p.passed || job.all_pairs)
+    r.rows.push_back({r.model, t, p.msv_bits, p.msv_pvalue, uint8_t(p.bias_pass), p.vit_bits, p.vit_pvalue,
+                      uint8_t(p.passed)});
+}
+
+// A tile entirely on this thread with the CPU twins.
+TileResult run_tile_cpu(const MsvJob& job, const Tile& tile, hmm::FilterWorkspace& ws) {
+  TileResult r;
+  r.model = tile.queries.at(0);
+  const hmm::ModelFilters& f = job.filters.at(r.model);
+  for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
+    const uint32_t t = job.db.by_length[pos];
+    const SeqView v = job.db.seqs.view(t);
+    add_pair(job, r, t, hmm::run_filters(f, v.data, int(v.length), job.settings, ws));
+  }
+  return r;
+}
+
 class MsvWorker : public TileWorker {
  public:
   explicit MsvWorker(const MsvJob& job) : job_(job) {}
@@ -73,29 +104,53 @@ class MsvWorker : public TileWorker {
     c.name = "cpu (scalar-vectorised HMMER filters)";
     return c;
   }
-  std::string run(const Tile& tile) override {
-    TileResult r;
-    r.model = tile.queries.at(0);
-    const hmm::ModelFilters& f = job_.filters.at(r.model);
-    for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
-      const uint32_t t = job_.db.by_length[pos];
-      const SeqView v = job_.db.seqs.view(t);
-      const hmm::PairResult p = hmm::run_filters(f, v.data, int(v.length), job_.settings, ws_);
-      ++r.targets;
-      r.past_msv += p.msv_pass;
-      r.past_bias += p.bias_pass;
-      r.past_vit += p.passed && (job_.settings.stages & hmm::kStageVit);
-      if (p.passed || job_.all_pairs)
-        r.rows.push_back({r.model, t, p.msv_bits, p.msv_pvalue, uint8_t(p.bias_pass), p.vit_bits, p.vit_pvalue,
-                          uint8_t(p.passed)});
-    }
-    return encode(r);
-  }
+  std::string run(const Tile& tile) override { return encode(run_tile_cpu(job_, tile, ws_)); }
 
  private:
   const MsvJob& job_;
   hmm::FilterWorkspace ws_;
 };
+
+#ifdef HPCALIGN_HAVE_CUDA
+// MSV scores of a tile from the GPU; the bias and Viterbi filters of the survivors (and the
+// P-values of all) on a host thread pool with the shared pipeline code.
+class MsvCudaWorker : public TileWorker {
+ public:
+  MsvCudaWorker(const MsvJob& job, int device, int host_threads)
+      : job_(job), device_(device), gpu_(device, job.db), pool_(host_threads) {}
+  DeviceCapacity capacity() const override {
+    DeviceCapacity c;
+    c.name = "cuda device " + std::to_string(device_) + " (byte MSV on the GPU, bias/Viterbi on the host)";
+    return c;
+  }
+  std::string run(const Tile& tile) override {
+    const uint32_t model = tile.queries.at(0);
+    const hmm::ModelFilters& f = job_.filters.at(model);
+    if (f.msv.M > hmm::MsvCuda::max_model_length()) return encode(run_tile_cpu(job_, tile, ws_));
+    const std::vector<float> usc = gpu_.scores(f.msv, tile.part_begin, tile.part_end);
+    std::vector<hmm::PairResult> pairs(usc.size());
+    constexpr size_t kBatch = 512;
+    pool_.run((usc.size() + kBatch - 1) / kBatch, [&](size_t b) {
+      hmm::FilterWorkspace ws;
+      for (size_t i = b * kBatch; i < std::min(usc.size(), (b + 1) * kBatch); ++i) {
+        const SeqView v = job_.db.seqs.view(job_.db.by_length[tile.part_begin + i]);
+        pairs[i] = hmm::run_filters_after_msv(f, v.data, int(v.length), usc[i], job_.settings, ws);
+      }
+    });
+    TileResult r;
+    r.model = model;
+    for (size_t i = 0; i < pairs.size(); ++i) add_pair(job_, r, job_.db.by_length[tile.part_begin + i], pairs[i]);
+    return encode(r);
+  }
+
+ private:
+  const MsvJob& job_;
+  int device_;
+  hmm::MsvCuda gpu_;
+  ThreadPool pool_;
+  hmm::FilterWorkspace ws_;
+};
+#endif
 
 // Cuts the length-sorted database into `parts` runs of about equal residues.
 std::vector<std::pair<uint32_t, uint32_t>> partitions(const Database& db, size_t parts) {
@@ -187,6 +242,44 @@ void append_rows(h5::File& f, uint32_t tile_id, const std::vector<MsvRow>& rows)
   f.flush();
 }
 
+// Rows arrive in tile completion order; a finished file lists them by (model, target), so
+// its content does not depend on the number of workers or ranks.
+void sort_rows(h5::File& f) {
+  const auto model = h5::read_all<uint32_t>(f, kRowColumns[0]);
+  const auto target = h5::read_all<uint32_t>(f, kRowColumns[1]);
+  if (model.empty()) return;
+  std::vector<size_t> order(model.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return model[a] != model[b] ? model[a] < model[b] : target[a] < target[b];
+  });
+  auto rewrite = [&](const char* path, auto sample) {
+    using T = decltype(sample);
+    const std::vector<T> v = h5::read_all<T>(f, path);
+    std::vector<T> sorted(v.size());
+    for (size_t i = 0; i < order.size(); ++i) sorted[i] = v[order[i]];
+    h5::remove_object(f, path);
+    h5::write_column(f, path, sorted);
+  };
+  rewrite(kRowColumns[0], uint32_t{});
+  rewrite(kRowColumns[1], uint32_t{});
+  rewrite(kRowColumns[2], float{});
+  rewrite(kRowColumns[3], double{});
+  rewrite(kRowColumns[4], uint8_t{});
+  rewrite(kRowColumns[5], float{});
+  rewrite(kRowColumns[6], double{});
+  rewrite(kRowColumns[7], uint8_t{});
+}
+
+// --backend: cpu, cuda (a GPU must be visible), or auto (cuda when a GPU is visible).
+bool use_cuda(const std::string& backend) {
+  const BackendKind kind = parse_backend_kind(backend);
+  if (kind == BackendKind::Cpu) return false;
+  const bool have = cuda_available();
+  if (kind == BackendKind::Cuda && !have) backend_device_count(kind);  // throws the backend's clear error
+  return have;
+}
+
 void print_summary(const MsvJob& job, const std::vector<TileResult>& totals) {
   const unsigned st = job.settings.stages;
   for (size_t m = 0; m < totals.size(); ++m) {
@@ -209,9 +302,9 @@ void print_summary(const MsvJob& job, const std::vector<TileResult>& totals) {
 }  // namespace
 
 int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
+  install_stop_handlers();  // SIGTERM/SIGUSR1 while loading stops cleanly too
   if (!(opt.F1 > 0 && opt.F1 <= 1) || !(opt.F2 > 0 && opt.F2 <= 1)) throw Error("--F1 and --F2 must be in (0, 1]");
-  if (opt.backend == "cuda") throw Error("the CUDA MSV backend is not built into this binary; use --backend cpu");
-  if (opt.backend != "auto" && opt.backend != "cpu") throw Error("--backend must be auto, cpu or cuda");
+  const bool cuda = use_cuda(opt.backend);
   MsvJob job;
   job.settings.F1 = opt.F1;
   job.settings.F2 = opt.F2;
@@ -236,7 +329,17 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   size_t rows_written = 0;
 
   SchedulerHooks hooks;
+  int gpus = 0;
+#ifdef HPCALIGN_HAVE_CUDA
+  if (cuda) gpus = cuda_device_count();
+  hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
+    if (gpus > 0) return std::make_unique<MsvCudaWorker>(job, slot % gpus, threads);
+    return std::make_unique<MsvWorker>(job);
+  };
+#else
+  (void)cuda;
   hooks.make_worker = [&](int, int) -> std::unique_ptr<TileWorker> { return std::make_unique<MsvWorker>(job); };
+#endif
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
     // Several partitions per worker so models of different lengths balance (LPT).
     const size_t parts = std::min<size_t>(job.db.seqs.size(), std::max<size_t>(1, 4 * caps.size()));
@@ -259,7 +362,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
     if (opt.verbose)
       std::cerr << "hpcalign: msv: " << caps.size() << " worker(s); " << job.models.size() << " model(s) x "
                 << cuts.size() << " partition(s) = " << tiles.size() << " tiles\n";
-    h5::set_attribute(*out, "", "backend", std::string("cpu"));
+    h5::set_attribute(*out, "", "backend", std::string(gpus > 0 ? "cuda" : "cpu"));
     h5::set_attribute(*out, "", "workers", int64_t(caps.size()));
     h5::set_attribute(*out, "", "tiles", int64_t(tiles.size()));
     h5::set_attribute(*out, "", "tile_db_partitions", int64_t(cuts.size()));
@@ -279,11 +382,31 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
     out = std::make_unique<h5::File>(opt.out_path, h5::Mode::kCreate);
     create_output(*out, opt, job);
   }
-  if (distributed)
-    run_tiles_mpi(mpi, hooks);
-  else
-    run_tiles_local(threads, hooks);
+  const auto filter_start = std::chrono::steady_clock::now();
+  try {
+    if (distributed)
+      run_tiles_mpi(mpi, hooks);
+    else
+      run_tiles_local(gpus > 0 ? gpus : threads, hooks);
+  } catch (const StopRequested& e) {  // signal: the finished tiles are on disk; status stays incomplete
+    if (out) {
+      h5::set_attribute(*out, "", "stopped_by_signal", std::string(stop_signal_name()));
+      out->close();
+    }
+    if (progress) progress->finish();
+    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is incomplete (msv cannot resume: rerun it)\n";
+    return 0;
+  }
   if (!mpi.is_master()) return 0;
+  const double filter_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - filter_start).count();
+  uint64_t model_nodes = 0;
+  for (const auto& m : job.models) model_nodes += uint64_t(m.length);
+  const double cells = double(model_nodes) * double(job.db.seqs.total_residues());
+  h5::set_attribute(*out, "", "filter_seconds", filter_s);
+  if (opt.verbose)
+    std::cerr << "hpcalign: msv: filter phase " << filter_s << " s, " << cells << " MSV cells (sum M x residues), "
+              << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS\n";
+  sort_rows(*out);
 
   std::vector<uint32_t> model_idx;
   std::vector<uint64_t> n, a, b, c;

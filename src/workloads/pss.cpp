@@ -1,7 +1,9 @@
 #include "src/workloads/pss.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <thread>
 
@@ -12,6 +14,7 @@
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/pss/pss_engine.hpp"
+#include "src/pss/pss_gpu_engine.hpp"
 #include "src/pss/pss_output.hpp"
 
 namespace hpc {
@@ -23,6 +26,9 @@ struct PssJob {
   bool have_profile = false;
   Pssm pssm;
 };
+
+// Longest query or subject pss accepts (see load_job).
+constexpr uint32_t kMaxPssSequenceLength = 100000;
 
 void load_job(const PssOptions& opt, PssJob& job) {
   if (opt.gap_open < 0 || opt.gap_extend < 1) throw Error("gap costs must satisfy --gapopen >= 0 and --gapextend >= 1");
@@ -45,6 +51,17 @@ void load_job(const PssOptions& opt, PssJob& job) {
     if (job.queries.length(i) == 0) throw InputError(opt.query_path, 0, "query " + job.queries.ids[i] + " is empty");
   for (size_t i = 0; i < job.subjects.size(); ++i)
     if (job.subjects.length(i) == 0) throw InputError(opt.subject_path, 0, "subject " + job.subjects.ids[i] + " is empty");
+  // pss aligns each query to N shuffled copies of each subject (N x m x n cells per pair):
+  // a chromosome-sized "protein" would run for days, so it is refused up front.
+  const auto check_length = [](const SequenceSet& set, const std::string& path, const char* role) {
+    for (size_t i = 0; i < set.size(); ++i)
+      if (set.length(i) > kMaxPssSequenceLength)
+        throw InputError(path, 0, std::string(role) + " '" + set.ids[i] + "' has " + std::to_string(set.length(i)) +
+                                      " residues; pss accepts at most " + std::to_string(kMaxPssSequenceLength) +
+                                      " per sequence (the longest known protein, titin, has ~35000)");
+  };
+  check_length(job.queries, opt.query_path, "query");
+  check_length(job.subjects, opt.subject_path, "subject");
   if (!opt.pssm_path.empty()) {
     job.pssm = read_ascii_pssm(opt.pssm_path);
     job.have_profile = true;
@@ -59,8 +76,16 @@ void load_job(const PssOptions& opt, PssJob& job) {
   }
 }
 
-std::string encode_results(const std::vector<PssPairResult>& rows) {
+// What a tile cost its worker, summed by the master into the timing attributes.
+struct PssTileTimes {
+  double tile_seconds = 0;    // the worker's wall time for the tile
+  double kernel_seconds = 0;  // GPU score kernels of the tile (0 on the CPU)
+};
+
+std::string encode_results(const std::vector<PssPairResult>& rows, const PssTileTimes& times) {
   WireWriter w;
+  w.put(times.tile_seconds);
+  w.put(times.kernel_seconds);
   w.put<uint64_t>(rows.size());
   for (const PssPairResult& r : rows) {
     w.put(r.query);
@@ -81,8 +106,10 @@ std::string encode_results(const std::vector<PssPairResult>& rows) {
   return w.take();
 }
 
-std::vector<PssPairResult> decode_results(const std::string& bytes) {
+std::vector<PssPairResult> decode_results(const std::string& bytes, PssTileTimes& times) {
   WireReader rd(bytes);
+  times.tile_seconds = rd.get<double>();
+  times.kernel_seconds = rd.get<double>();
   std::vector<PssPairResult> rows(rd.get<uint64_t>());
   for (PssPairResult& r : rows) {
     r.query = rd.get<uint32_t>();
@@ -103,28 +130,50 @@ std::vector<PssPairResult> decode_results(const std::string& bytes) {
   return rows;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// One CPU thread's engine, or one GPU's (device >= 0; host_threads fit its Gumbels).
 class PssWorker : public TileWorker {
  public:
-  PssWorker(const PssJob& job) : engine_(job.params, job.queries, job.subjects, job.have_profile ? &job.pssm.profile : nullptr) {}
-  DeviceCapacity capacity() const override { return engine_.capacity(); }
+  PssWorker(const PssJob& job, int device, int host_threads) {
+    const QueryProfile* profile = job.have_profile ? &job.pssm.profile : nullptr;
+    if (device >= 0)
+      gpu_ = std::make_unique<PssGpuEngine>(device, job.params, job.queries, job.subjects, profile, host_threads);
+    else
+      cpu_ = std::make_unique<PssCpuEngine>(job.params, job.queries, job.subjects, profile);
+  }
+  DeviceCapacity capacity() const override { return gpu_ ? gpu_->capacity() : cpu_->capacity(); }
   std::string run(const Tile& tile) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    PssTileTimes times;
     std::vector<PssPairResult> rows;
-    for (uint32_t s = tile.part_begin; s < tile.part_end; ++s) {
-      auto part = engine_.run(tile.queries, s);
-      rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    if (gpu_) {
+      const double before = gpu_->kernel_seconds();
+      rows = gpu_->run(tile.queries, tile.part_begin, tile.part_end);
+      times.kernel_seconds = gpu_->kernel_seconds() - before;
+    } else {
+      for (uint32_t s = tile.part_begin; s < tile.part_end; ++s) {
+        auto part = cpu_->run(tile.queries, s);
+        rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+      }
     }
-    return encode_results(rows);
+    times.tile_seconds = seconds_since(t0);
+    return encode_results(rows, times);
   }
 
  private:
-  PssCpuEngine engine_;
+  std::unique_ptr<PssCpuEngine> cpu_;
+  std::unique_ptr<PssGpuEngine> gpu_;
 };
 
 struct PssPlan {
   std::vector<Tile> tiles;
   uint32_t tile_subjects = 1;
   uint32_t query_batch = 1;
-  uint64_t total_cells = 0;
+  uint64_t total_cells = 0;  // scheduling weight: |q| x |s| x (N + 1)
+  uint64_t score_cells = 0;  // the TCUPS numerator: sum over pairs of |q| x |s| x N
 };
 
 PssPlan plan_pss(const PssJob& job, const std::vector<DeviceCapacity>& caps, uint32_t query_batch) {
@@ -148,6 +197,7 @@ PssPlan plan_pss(const PssJob& job, const std::vector<DeviceCapacity>& caps, uin
       uint64_t sres = 0;
       for (uint32_t s = t.part_begin; s < t.part_end; ++s) sres += job.subjects.length(s);
       t.cells = qres * sres * copies;
+      plan.score_cells += qres * sres * job.params.permutations;
       plan.total_cells += t.cells;
       plan.tiles.push_back(std::move(t));
     }
@@ -172,13 +222,23 @@ uint32_t pss_tile_subjects(uint64_t concurrent, uint32_t permutations) {
 }
 
 int run_pss(const PssOptions& opt, const MpiContext& mpi) {
+  install_stop_handlers();  // SIGTERM/SIGUSR1 while loading stops cleanly too
+  const auto t_start = std::chrono::steady_clock::now();
   PssJob job;
   load_job(opt, job);
   const BackendKind kind = parse_backend_kind(opt.backend);
-  // The device path of PSS is not part of this build: auto runs on the CPU, cuda is refused.
-  if (kind == BackendKind::Cuda) throw Error("pss: --backend cuda is not available for pss in this build; use cpu");
+  // cuda: every visible GPU (backend_device_count throws a clear error without one);
+  // auto: the GPUs when this build has CUDA and one is visible, else the CPU.
+  const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
+  const int devices = gpu ? backend_device_count(BackendKind::Cuda) : 0;
   const int threads = opt.threads > 0 ? opt.threads : default_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
+  // Local GPU run: one worker per GPU, the host threads shared among them for the fits.
+  const int local_workers = gpu ? devices : threads;
+  const int fit_threads = gpu ? std::max(1, threads / (distributed ? 1 : devices)) : 1;
+  const double load_seconds = seconds_since(t_start);
+  std::chrono::steady_clock::time_point t_phase;
+  PssTileTimes summed;
 
   std::unique_ptr<PssResultFile> out;
   std::vector<PssPairResult> rows;
@@ -186,13 +246,16 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
   std::unique_ptr<Progress> progress;
 
   SchedulerHooks hooks;
-  hooks.make_worker = [&](int, int) -> std::unique_ptr<TileWorker> { return std::make_unique<PssWorker>(job); };
+  hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
+    return std::make_unique<PssWorker>(job, gpu ? slot % devices : -1, fit_threads);
+  };
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
     plan = plan_pss(job, caps, opt.query_batch);
     const std::string backend = caps.empty() ? "" : caps.front().name;
     if (opt.verbose)
-      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend << "; T = floor(" << caps.front().concurrent()
-                << " / " << opt.permutations << ") -> " << plan.tile_subjects << " subject(s) per tile, "
+      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend << "; T = floor(" << caps.front().compute_units
+                << " x " << caps.front().resident_per_unit << " / " << opt.permutations << ") -> " << plan.tile_subjects
+                << " subject(s) per tile, "
                 << plan.query_batch << " queries per tile, " << plan.tiles.size() << " tiles\n";
     out->set_attribute("command_line", opt.command_line);
     out->set_attribute("backend", backend);
@@ -213,26 +276,56 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", job.subjects);
     progress = std::make_unique<Progress>("pss", plan.tiles.size(), plan.total_cells, opt.quiet);
+    t_phase = std::chrono::steady_clock::now();
     return plan.tiles;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    auto part = decode_results(bytes);
+    PssTileTimes times;
+    auto part = decode_results(bytes, times);
+    summed.tile_seconds += times.tile_seconds;
+    summed.kernel_seconds += times.kernel_seconds;
     rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     progress->tile_done(tile.cells);
   };
 
   if (mpi.is_master()) out = std::make_unique<PssResultFile>(opt.out_path);
-  if (distributed)
-    run_tiles_mpi(mpi, hooks);
-  else
-    run_tiles_local(threads, hooks);
+  try {
+    if (distributed)
+      run_tiles_mpi(mpi, hooks);
+    else
+      run_tiles_local(local_workers, hooks);
+  } catch (const StopRequested& e) {  // signal: no /pss table is written; status stays incomplete
+    if (out) out->set_attribute("stopped_by_signal", std::string(stop_signal_name()));
+    out.reset();  // closes (flushes) the file
+    if (progress) progress->finish();
+    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is incomplete (pss cannot resume: rerun it)\n";
+    return 0;
+  }
   if (!mpi.is_master()) return 0;
+  const double phase_seconds = seconds_since(t_phase);
 
   std::sort(rows.begin(), rows.end(), [](const PssPairResult& a, const PssPairResult& b) {
     return a.query != b.query ? a.query < b.query : a.target < b.target;
   });
   size_t failed = 0;
   for (const PssPairResult& r : rows) failed += r.fit.converged() ? 0 : 1;
+  // Score phase: from the plan (every worker ready) to the last tile's result, fits included.
+  const double cells = double(plan.score_cells);
+  auto gcups = [&](double s) { return s > 0 ? cells / s / 1e9 : 0.0; };
+  out->set_attribute("load_seconds", load_seconds);
+  out->set_attribute("score_phase_seconds", phase_seconds);
+  out->set_attribute("score_cells", std::to_string(plan.score_cells));  // sum |q| x |s| x N
+  out->set_attribute("score_phase_gcups", gcups(phase_seconds));
+  out->set_attribute("tile_seconds_summed", summed.tile_seconds);
+  out->set_attribute("gpu_kernel_seconds_summed", summed.kernel_seconds);
+  if (opt.verbose) {
+    std::fprintf(stderr, "hpcalign: timing: load %.3f s, score phase %.3f s, %.4g cells (|q| x |s| x N): %.1f GCUPS",
+                 load_seconds, phase_seconds, cells, gcups(phase_seconds));
+    if (summed.kernel_seconds > 0)
+      std::fprintf(stderr, "; GPU score kernels %.3f s summed over workers (%.1f GCUPS per worker)",
+                   summed.kernel_seconds, gcups(summed.kernel_seconds));
+    std::fprintf(stderr, "\n");
+  }
   out->finish(rows, opt.keep_scores);
   progress->finish();
   if (failed && !opt.quiet)
