@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <ctime>
 #include <thread>
 #include <fstream>
 #include <type_traits>
@@ -491,6 +492,15 @@ bool is_hdf5(const std::string& path) {
     if (std::memcmp(head, kSignature, 8) == 0) return true;
   }
   return false;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace hpc::h5

@@ -93,6 +93,8 @@ void set_attribute(File& file, const std::string& object, const std::string& nam
 void set_attribute(File& file, const std::string& object, const std::string& name, double value);
 bool has_attribute(const File& file, const std::string& object, const std::string& name);
 std::string read_string_attribute(const File& file, const std::string& object, const std::string& name);
+// "2026-11-21T15:04:05Z": the form of the start_time/end_time attributes of every result file.
+std::string utc_now_iso8601();
 int64_t read_int_attribute(const File& file, const std::string& object, const std::string& name);
 double read_double_attribute(const File& file, const std::string& object, const std::string& name);
 

@@ -20,15 +20,6 @@ constexpr size_t kStagingChunk = 8 * 1024;
 constexpr size_t kLedgerChunk = 1024;
 constexpr uint8_t kTileDone = 1;
 
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // The hit table as columns, the shape it has on disk.
 struct HitColumns {
   std::vector<uint32_t> query, target, qstart, qend, tstart, tend;
@@ -110,7 +101,7 @@ ResultFile::ResultFile(const std::string& path, OpenMode mode) : path_(path) {
     impl_->finished_tiles = checkpoint::recover_ledger(f, "staging/hits");
     const int64_t resumed = h5::has_attribute(f, "", "resumed") ? h5::read_int_attribute(f, "", "resumed") : 0;
     h5::set_attribute(f, "", "resumed", resumed + 1);
-    h5::set_attribute(f, "", "resume_time", utc_now_iso8601());
+    h5::set_attribute(f, "", "resume_time", h5::utc_now_iso8601());
     f.flush();
     return;
   }
@@ -118,7 +109,7 @@ ResultFile::ResultFile(const std::string& path, OpenMode mode) : path_(path) {
   h5::File& f = impl_->file;
   h5::set_attribute(f, "", "program", std::string("hpcalign"));
   h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
-  h5::set_attribute(f, "", "start_time", utc_now_iso8601());
+  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("incomplete"));
   create_hit_columns(f, "staging/hits", kStagingChunk);
   h5::create_column<uint32_t>(f, "staging/hits/tile", kStagingChunk);
@@ -183,7 +174,7 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
   HitColumns cols(final_hits);
   create_hit_columns(f, "hits", std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk));
   append_hit_columns(f, "hits", cols);
-  h5::set_attribute(f, "", "end_time", utc_now_iso8601());
+  h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("complete"));
   f.flush();
   impl_->finished = true;

@@ -28,17 +28,6 @@ int kernel_mode(AlignMode m) {
   return m == AlignMode::Local ? cuda::kAvsaLocal : m == AlignMode::Global ? cuda::kAvsaGlobal : cuda::kAvsaSemiGlobal;
 }
 
-std::string run_length(const char* reversed_ops, size_t count) {
-  std::string cigar;
-  for (size_t k = count; k > 0;) {
-    const char op = reversed_ops[k - 1];
-    size_t run = 0;
-    while (k > 0 && reversed_ops[k - 1] == op) --k, ++run;
-    cigar += std::to_string(run);
-    cigar += op;
-  }
-  return cigar;
-}
 
 uint64_t bits_words(uint32_t m, uint32_t n) { return uint64_t(m) * ((n + 7) / 8); }
 
@@ -132,7 +121,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       rev.append(j, 'D');
       i = j = 0;
     }
-    a.cigar = run_length(rev.data(), rev.size());
+    a.cigar = cigar_from_reversed_ops(rev.data(), rev.size());
     if (r.end_i >= 1 + i) a.qstart = 1 + i, a.qend = r.end_i;
     if (r.end_j >= 1 + j) a.tstart = 1 + j, a.tend = r.end_j;
     return a;

@@ -92,7 +92,7 @@ class Aligner {
       w.ops.append(w.j, 'D');
       w.i = w.j = 0;
     }
-    a.cigar = run_length(w.ops);
+    a.cigar = cigar_from_reversed_ops(w.ops);
     const uint32_t qs = 1 + w.i, ts = 1 + w.j;
     if (ei >= qs) a.qstart = qs, a.qend = ei;
     if (ej >= ts) a.tstart = ts, a.tend = ej;
@@ -203,17 +203,6 @@ class Aligner {
     }
   }
 
-  static std::string run_length(const std::string& reversed_ops) {
-    std::string cigar;
-    for (size_t k = reversed_ops.size(); k > 0;) {
-      const char op = reversed_ops[k - 1];
-      size_t run = 0;
-      while (k > 0 && reversed_ops[k - 1] == op) --k, ++run;
-      cigar += std::to_string(run);
-      cigar += op;
-    }
-    return cigar;
-  }
 
   AlignMode mode_;
   SeqView q_, t_;

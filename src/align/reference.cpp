@@ -176,18 +176,6 @@ class NibbleMatrix {
   std::vector<uint8_t> bits_;
 };
 
-// The walk collects ops end to start; the CIGAR runs start to end.
-std::string run_length(const std::string& reversed_ops) {
-  std::string cigar;
-  for (size_t k = reversed_ops.size(); k > 0;) {
-    const char op = reversed_ops[k - 1];
-    size_t run = 0;
-    while (k > 0 && reversed_ops[k - 1] == op) --k, ++run;
-    cigar += std::to_string(run);
-    cigar += op;
-  }
-  return cigar;
-}
 
 }  // namespace
 
@@ -247,7 +235,7 @@ Alignment reference_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatri
     i = j = 0;
   }
 
-  a.cigar = run_length(ops);
+  a.cigar = cigar_from_reversed_ops(ops);
   const uint32_t qs = i0 + i, ts = j0 + j;  // first residue consumed, 1-based
   if (end.i >= qs) a.qstart = qs, a.qend = end.i;
   if (end.j >= ts) a.tstart = ts, a.tend = end.j;

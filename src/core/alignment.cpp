@@ -36,4 +36,16 @@ CigarStats cigar_stats(const std::string& cigar) {
   return s;
 }
 
+std::string cigar_from_reversed_ops(const char* ops, size_t count) {
+  std::string cigar;
+  for (size_t k = count; k > 0;) {
+    const char op = ops[k - 1];
+    size_t run = 0;
+    while (k > 0 && ops[k - 1] == op) --k, ++run;
+    cigar += std::to_string(run);
+    cigar += op;
+  }
+  return cigar;
+}
+
 }  // namespace hpc

@@ -27,6 +27,10 @@ struct CigarStats {
   double identity() const { return length ? double(matches) / length : 0.0; }
 };
 CigarStats cigar_stats(const std::string& cigar);  // throws hpc::Error on a malformed CIGAR
+// A traceback collects one op per column from the end to the start; this turns such a list
+// into the CIGAR, which runs start to end ("DDI=" reversed -> "1=1I2D").
+std::string cigar_from_reversed_ops(const char* ops, size_t count);
+inline std::string cigar_from_reversed_ops(const std::string& ops) { return cigar_from_reversed_ops(ops.data(), ops.size()); }
 
 struct Hit {
   uint32_t query = 0;   // index into the query set (file order)

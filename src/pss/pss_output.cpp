@@ -2,24 +2,10 @@
 
 #include <unistd.h>
 
-#include <ctime>
-
 #include "io/hdf5_columns.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {
-namespace {
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 struct PssResultFile::Impl {
   h5::File file;
@@ -31,7 +17,7 @@ PssResultFile::PssResultFile(const std::string& path) : impl_(std::make_unique<I
   h5::set_attribute(f, "", "program", std::string("hpcalign"));
   h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
   h5::set_attribute(f, "", "workload", std::string("pss"));
-  h5::set_attribute(f, "", "start_time", utc_now());
+  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("incomplete"));
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
@@ -91,7 +77,7 @@ void PssResultFile::finish(const std::vector<PssPairResult>& rows, bool keep_sco
     h5::set_attribute(f, "pss_scores/scores", "layout",
                       std::string("row r of /pss owns elements [r*n_perm, (r+1)*n_perm), permutation order"));
   }
-  h5::set_attribute(f, "", "end_time", utc_now());
+  h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("complete"));
   f.close();
 }

@@ -168,22 +168,13 @@ std::vector<std::pair<uint32_t, uint32_t>> partitions(const Database& db, size_t
   return out;
 }
 
-std::string utc_now() {
-  char buf[32];
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 const char* kRowColumns[] = {"msv/model", "msv/target", "msv/msv_bits", "msv/msv_pvalue",
                              "msv/bias_pass", "msv/vit_bits", "msv/vit_pvalue", "msv/passed"};
 
 void create_output(h5::File& f, const MsvOptions& opt, const MsvJob& job) {
   h5::set_attribute(f, "", "program", std::string("hpcalign"));
   h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
-  h5::set_attribute(f, "", "start_time", utc_now());
+  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("incomplete"));
   h5::set_attribute(f, "", "workload", std::string("msv"));
   h5::set_attribute(f, "", "command_line", opt.command_line);
@@ -419,7 +410,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   h5::write_column(*out, "pipeline/past_msv", a);
   h5::write_column(*out, "pipeline/past_bias", b);
   h5::write_column(*out, "pipeline/past_vit", c);
-  h5::set_attribute(*out, "", "end_time", utc_now());
+  h5::set_attribute(*out, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(*out, "", "status", std::string("complete"));
   out->close();
   progress->finish();

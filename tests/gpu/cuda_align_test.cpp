@@ -13,40 +13,17 @@
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "kernels/backend.hpp"
-#ifdef HPCALIGN_HAVE_CUDA
-#include "kernels/cuda/cuda_backend.hpp"
-#endif
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
+#include "gpu/gpu_test_support.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
-#ifndef HPCALIGN_HAVE_CUDA
-inline int cuda_device_count() { return 0; }
-inline std::unique_ptr<SearchBackend> make_cuda_search_backend(int) { throw Error("built without CUDA"); }
-#endif
 namespace {
 
-#define REQUIRE_GPU() \
-  if (hpc::cuda_device_count() == 0) GTEST_SKIP() << "no GPU"
-
-SequenceSet make_set(const std::vector<std::string>& seqs) {
-  SequenceSet s;
-  for (size_t i = 0; i < seqs.size(); ++i) {
-    std::vector<uint8_t> codes;
-    for (char c : seqs[i]) codes.push_back(encode_residue(static_cast<unsigned char>(c)));
-    s.add("s" + std::to_string(i), codes.data(), codes.size());
-  }
-  return s;
-}
-
-std::string random_protein(std::mt19937& rng, size_t n, const std::string& letters = "ARNDCQEGHILKMFPSTWYV") {
-  std::uniform_int_distribution<size_t> pick(0, letters.size() - 1);
-  std::string s(n, 'A');
-  for (auto& c : s) c = letters[pick(rng)];
-  return s;
-}
+using test::make_set;
+using test::random_protein;
 
 // Point mutations every `every` residues and a deletion/insertion now and then.
 std::string mutate(std::mt19937& rng, const std::string& s, int every) {

@@ -6,15 +6,6 @@ Q=$TEST_DATA/queries3.fa
 DB=$TEST_DATA/balifam2000.fa
 OUT=$WORK/out.h5
 
-# bad NAME PATTERN ARGS...: hpcalign ARGS must fail with PATTERN on stderr and leave no
-# complete output file at $OUT.
-bad() {
-  local name=$1 pattern=$2; shift 2
-  rm -f "$OUT"
-  expect_error "$name" "$pattern" "$HPCALIGN" "$@"
-  if [ -e "$OUT" ] && [ "$(h5_status "$OUT")" = complete ]; then fail "$name: left a complete-looking $OUT"; fi
-}
-
 : >"$WORK/empty.fa"
 printf 'this is not FASTA\njust text\n' >"$WORK/text.fa"
 printf '>q1\nMKVLAAGIV\n>q2 second\nMKV1LAA\n' >"$WORK/digit.fa"

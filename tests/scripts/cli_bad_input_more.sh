@@ -15,15 +15,6 @@ Q=$D/queries3.fa
 HMM=$D/hmm/M1.hmm
 OUT=$WORK/out.h5
 
-# bad NAME PATTERN ARGS...: hpcalign ARGS must fail with PATTERN on stderr and leave no
-# complete output file at $OUT.
-bad() {
-  local name=$1 pattern=$2; shift 2
-  rm -f "$OUT"
-  expect_error "$name" "$pattern" "$HPCALIGN" "$@"
-  if [ -e "$OUT" ] && [ "$(h5_status "$OUT")" = complete ]; then fail "$name: left a complete-looking $OUT"; fi
-}
-
 # --- inputs ---
 : >"$WORK/empty.fa"
 : >"$WORK/empty.hmm"

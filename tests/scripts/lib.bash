@@ -29,6 +29,15 @@ expect_error() {
   pass "$name (exit $rc)"
 }
 
+# bad NAME PATTERN ARGS...: `hpcalign ARGS` must fail with PATTERN on stderr and leave no
+# complete-looking output file at $OUT (the caller sets OUT).
+bad() {
+  local name=$1 pattern=$2; shift 2
+  rm -f "$OUT"
+  expect_error "$name" "$pattern" "$HPCALIGN" "$@"
+  if [ -e "$OUT" ] && [ "$(h5_status "$OUT")" = complete ]; then fail "$name: left a complete-looking $OUT"; fi
+}
+
 # The status attribute of a result file ("complete"/"incomplete"), empty if unreadable.
 h5_status() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p'; }
 

@@ -4,30 +4,15 @@
 #include <random>
 #include <set>
 
+#include "unit/plan_test_support.hpp"
 #include "src/plan/search_plan.hpp"
 
 using namespace hpc;
 
 namespace {
 
-SequenceSet random_set(size_t n, uint32_t max_len, uint32_t seed) {
-  std::mt19937 rng(seed);
-  SequenceSet s;
-  for (size_t i = 0; i < n; ++i) {
-    std::vector<uint8_t> r(1 + rng() % max_len, 0);
-    s.add("s" + std::to_string(i), r.data(), r.size());
-  }
-  return s;
-}
-
-DeviceCapacity cap(int units, int resident, uint64_t mem = 0) {
-  DeviceCapacity c;
-  c.name = "test";
-  c.compute_units = units;
-  c.resident_per_unit = resident;
-  c.memory_bytes = mem;
-  return c;
-}
+using test::cap;
+using test::random_set;
 
 // Every (query, target) pair must be covered exactly once, whatever the sizing.
 void expect_exact_cover(const SearchPlan& plan, const SequenceSet& q, const Database& db) {

@@ -1,0 +1,36 @@
+#pragma once
+// Helpers shared by the CUDA search and traceback tests. The gpu test binary is built only
+// with the CUDA backend; each test skips itself when no GPU is visible.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/cuda_backend.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/sequence.hpp"
+
+#define REQUIRE_GPU() \
+  if (hpc::cuda_device_count() == 0) GTEST_SKIP() << "no GPU"
+
+namespace hpc::test {
+
+inline SequenceSet make_set(const std::vector<std::string>& seqs) {
+  SequenceSet s;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    std::vector<uint8_t> codes;
+    for (char c : seqs[i]) codes.push_back(encode_residue(static_cast<unsigned char>(c)));
+    s.add("s" + std::to_string(i), codes.data(), codes.size());
+  }
+  return s;
+}
+
+inline std::string random_protein(std::mt19937& rng, size_t n, const std::string& letters = "ARNDCQEGHILKMFPSTWYV") {
+  std::uniform_int_distribution<size_t> pick(0, letters.size() - 1);
+  std::string s(n, 'A');
+  for (auto& c : s) c = letters[pick(rng)];
+  return s;
+}
+
+}  // namespace hpc::test
