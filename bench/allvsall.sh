@@ -23,23 +23,7 @@ work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 [ -s "$source_fa" ] || { echo "bench/allvsall.sh: no sequences at $source_fa (set SHARED or pass the FASTA)" >&2; exit 1; }
 
-python3 - "$source_fa" "$n" "$work/seqs.fa" <<'PY'
-import random, sys
-src, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-seqs = []
-for line in open(src):
-    line = line.rstrip("\n")
-    if line.startswith(">"):
-        seqs.append([line, []])
-    elif seqs:
-        seqs[-1][1].append(line.strip())
-seqs = [(h, "".join(s)) for h, s in seqs if s]
-if n > len(seqs):
-    sys.exit(f"N={n} but {src} has {len(seqs)} sequences")
-with open(out, "w") as f:
-    for i in sorted(random.Random(20261121).sample(range(len(seqs)), n)):
-        f.write(f"{seqs[i][0]}\n{seqs[i][1]}\n")
-PY
+python3 "$root/bench/pick_sequences.py" "$source_fa" "$work/seqs.fa:$n"
 awk '!/^>/{n++; r+=length($0)} END{printf "sequences: %d, %d residues (mean %.0f), backend '"$backend"'\n", n, r, r/n}' "$work/seqs.fa"
 
 extra=()

@@ -21,23 +21,7 @@ mkdir -p "$work"
 [ -s "$source_fa" ] || { echo "bench/pss.sh: no sequences at $source_fa (set SHARED or pass the FASTA)" >&2; exit 1; }
 
 # Deterministic pick: distinct sequences, queries and subjects disjoint, file order kept.
-python3 - "$source_fa" "$nq" "$ns" "$work/queries.fa" "$work/subjects.fa" <<'PY'
-import random, sys
-src, nq, ns, qout, sout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
-seqs = []
-for line in open(src):
-    line = line.rstrip("\n")
-    if line.startswith(">"):
-        seqs.append([line, []])
-    elif seqs:
-        seqs[-1][1].append(line.strip())
-seqs = [(h, "".join(s)) for h, s in seqs if s]
-pick = random.Random(20261121).sample(range(len(seqs)), nq + ns)
-for path, idx in ((qout, sorted(pick[:nq])), (sout, sorted(pick[nq:]))):
-    with open(path, "w") as f:
-        for i in idx:
-            f.write(f"{seqs[i][0]}\n{seqs[i][1]}\n")
-PY
+python3 "$root/bench/pick_sequences.py" "$source_fa" "$work/queries.fa:$nq" "$work/subjects.fa:$ns"
 stats() { awk '!/^>/{n++; r+=length($0)} END{printf "%d sequences, %d residues (mean %.0f)", n, r, r/n}' "$1"; }
 echo "queries:  $(stats "$work/queries.fa")"
 echo "subjects: $(stats "$work/subjects.fa")"

@@ -22,29 +22,22 @@
 #include "io/result_file.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
+#include "oracle/emboss_support.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
 namespace {
 
-std::string emboss_matrix_path() {
-  std::istringstream out(test::run_command("embossdata -filename EBLOSUM62 -auto 2>/dev/null"));
-  for (std::string line; std::getline(out, line);) {
-    std::istringstream words(line);
-    std::string file, path, state;
-    if (words >> file >> path >> state && file == "File" && state == "Exists") return path;
-  }
-  return "";
-}
+using test::emboss_matrix_path;
+using test::families;
+using test::index_range;
+using test::write_fasta;
 
 // 15 sequences of each of two families, then every 61st other sequence, 60 in all,
 // renamed s0..s59 (EMBOSS output names them back to us).
 SequenceSet sample_set(const std::string& fasta) {
   const SequenceSet all = read_fasta(fasta);
-  std::vector<std::string> fam;
-  std::ifstream in(fasta);
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty() && line[0] == '>') fam.push_back(line.substr(line.find("pfam=") + 5));
+  const std::vector<std::string> fam = families(fasta);
   std::vector<uint32_t> pick;
   std::map<std::string, int> taken;
   for (uint32_t i = 0; i < all.size(); ++i)
@@ -54,11 +47,6 @@ SequenceSet sample_set(const std::string& fasta) {
   SequenceSet s;
   for (uint32_t i : pick) s.add("s" + std::to_string(s.size()), all.view(i).data, all.length(i));
   return s;
-}
-
-void write_fasta(const std::string& path, const SequenceSet& s, uint32_t begin, uint32_t end) {
-  std::ofstream out(path);
-  for (uint32_t k = begin; k < end; ++k) out << ">" << s.ids[k] << "\n" << decode(s.view(k).data, s.length(k)) << "\n";
 }
 
 // (a index, b index) -> EMBOSS score, from "# 1: s<a>", "# 2: s<b>", "# Score: x".
@@ -90,7 +78,7 @@ class AllVsAllEmboss : public ::testing::Test {
     dir_ = test::temp_dir();
     set_ = sample_set(test::data_path("balifam2000.fa"));
     ASSERT_EQ(set_.size(), 60u);
-    write_fasta(dir_ + "/set.fa", set_, 0, 60);
+    write_fasta(dir_ + "/set.fa", set_, index_range(0, 60));
     matrix_ = load_matrix(matrix_path_);
   }
 
@@ -125,8 +113,8 @@ class AllVsAllEmboss : public ::testing::Test {
   std::map<std::pair<uint32_t, uint32_t>, double> emboss(const std::string& program, const std::string& extra) {
     std::map<std::pair<uint32_t, uint32_t>, double> scores;
     for (uint32_t a = 0; a + 1 < 60; ++a) {
-      write_fasta(dir_ + "/a.fa", set_, a, a + 1);
-      write_fasta(dir_ + "/b.fa", set_, a + 1, 60);
+      write_fasta(dir_ + "/a.fa", set_, {a});
+      write_fasta(dir_ + "/b.fa", set_, index_range(a + 1, 60));
       int st = 0;
       test::run_command(program + " -asequence " + dir_ + "/a.fa -bsequence " + dir_ + "/b.fa -datafile " +
                             matrix_path_ + " -gapopen 12 -gapextend 1" + extra + " -aformat3 pair -auto -outfile " +

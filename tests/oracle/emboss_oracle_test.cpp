@@ -29,41 +29,15 @@
 #include "io/matrix.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
+#include "oracle/emboss_support.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
 namespace {
 
-// Path of EMBOSS's EBLOSUM62, as `embossdata -filename` reports it ("File <path> Exists").
-std::string emboss_matrix_path() {
-  std::istringstream out(test::run_command("embossdata -filename EBLOSUM62 -auto 2>/dev/null"));
-  for (std::string line; std::getline(out, line);) {
-    std::istringstream words(line);
-    std::string file, path, state;
-    if (words >> file >> path >> state && file == "File" && state == "Exists") return path;
-  }
-  return "";
-}
-
-// The pfam=... family of each record, in file order (our reader keeps only the id).
-std::vector<std::string> families(const std::string& fasta) {
-  std::ifstream in(fasta);
-  std::vector<std::string> fam;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] != '>') continue;
-    const size_t p = line.find("pfam=");
-    fam.push_back(p == std::string::npos ? "" : line.substr(p + 5));
-  }
-  return fam;
-}
-
-void write_fasta(const std::string& path, const SequenceSet& set, const std::vector<uint32_t>& which) {
-  std::ofstream out(path);
-  for (uint32_t k : which) {
-    const SeqView v = set.view(k);
-    out << ">s" << k << "\n" << decode(v.data, v.length) << "\n";
-  }
-}
+using test::emboss_matrix_path;
+using test::families;
+using test::write_fasta;
 
 // "# 2: s<index>" names the b sequence of each alignment; "# Score: x" follows it.
 std::map<uint32_t, double> parse_scores(const std::string& path) {
