@@ -2,9 +2,11 @@
 // Helpers shared by the test executables.
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 
 #include "io/fasta.hpp"
+#include "src/core/error.hpp"
 
 namespace hpc::test {
 
@@ -23,6 +25,22 @@ inline std::string temp_dir() {
   char tmpl[] = "/tmp/hpcalign-test-XXXXXX";
   const char* d = mkdtemp(tmpl);
   return d ? std::string(d) : std::string("/tmp");
+}
+
+// A path in one temporary directory per test binary.
+inline std::string temp_path(const std::string& name) {
+  static const std::string dir = temp_dir();
+  return dir + "/" + name;
+}
+
+// The message of the hpc::Error that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 // Runs a shell command, returns its stdout; sets *status to the exit code.

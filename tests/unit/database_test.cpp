@@ -15,10 +15,8 @@
 namespace hpc {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  static const std::string dir = test::temp_dir();
-  return dir + "/" + name;
-}
+using test::error_of;
+using test::temp_path;
 
 SequenceSet set_of_lengths(const std::vector<size_t>& lengths) {
   SequenceSet s;
@@ -29,15 +27,6 @@ SequenceSet set_of_lengths(const std::vector<size_t>& lengths) {
     s.add("s" + std::to_string(i), codes.data(), codes.size());
   }
   return s;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 void expect_same_database(const Database& got, const Database& want) {

@@ -17,10 +17,8 @@
 namespace hpc {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  static const std::string dir = test::temp_dir();
-  return dir + "/" + name;
-}
+using test::error_of;
+using test::temp_path;
 
 Hit make_hit(uint32_t q, uint32_t t, int32_t score, double bits, double evalue, uint32_t qs, uint32_t ts,
              const std::string& cigar) {
@@ -85,15 +83,6 @@ SequenceSet small_set(const std::vector<std::pair<std::string, size_t>>& seqs) {
     s.add(id, codes.data(), n);
   }
   return s;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // ---- the column layer ----

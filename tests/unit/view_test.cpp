@@ -13,10 +13,8 @@
 namespace hpc {
 namespace {
 
-std::string temp_path(const std::string& name) {
-  static const std::string dir = test::temp_dir();
-  return dir + "/" + name;
-}
+using test::error_of;
+using test::temp_path;
 
 Hit make_hit(uint32_t q, uint32_t t, int32_t score, double bits, double evalue, uint32_t qs, uint32_t qe,
              uint32_t ts, uint32_t te, const std::string& cigar) {
@@ -27,15 +25,6 @@ Hit make_hit(uint32_t q, uint32_t t, int32_t score, double bits, double evalue, 
   h.evalue = evalue;
   h.aln = {score, qs, qe, ts, te, cigar};
   return h;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // Expected strings are what blastp 2.12.0+ prints for these values in -outfmt 6.
