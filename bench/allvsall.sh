@@ -39,7 +39,7 @@ run() {
     --gapopen 11 --gapextend 1 --verbose --quiet "${extra[@]}" "$@" 2>"$work/$tag.log"
   t1=$(date +%s.%N)
   local hits
-  hits=$(h5dump -H -d /hits/query "$work/$tag.h5" 2>/dev/null | sed -n 's/.*SIMPLE { ( \([0-9]*\) ).*/\1/p')
+  hits=$(h5dump -H -d /hits/query "$work/$tag.h5" 2>/dev/null | sed -n 's/.*SIMPLE { ( \([0-9]*\) ).*/\1/p') || true
   [ -n "$hits" ] || hits=$(python3 -c 'import h5py, sys; print(h5py.File(sys.argv[1], "r")["hits/query"].shape[0])' \
     "$work/$tag.h5" 2>/dev/null) || hits=-1  # -1: neither h5dump nor h5py
   python3 - "$work/$tag.log" "$t0" "$t1" "${hits:-0}" <<'PY'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MSV benchmark: every model of tests/data/hmm against the synthetic 207M-residue database
+# MSV benchmark: every protein model of tests/data/hmm (or of $MODELS) against the synthetic 207M-residue database
 # (make_db.py --residues 207e6 --seed 1), `hpcalign msv --backend cuda` vs `hmmsearch --cpu N`
 # (N = nproc; one run per model file). Prints both wall times, the speed-up, the TCUPS of hpcalign's filter phase
 # (sum of model lengths x database residues / filter-phase seconds, from `msv --verbose`; the
@@ -7,7 +7,8 @@
 # MSV / bias / Vit pass counts equal hmmsearch's for every model.
 #   bench/msv.sh [WORKDIR]       (WORKDIR keeps the database between runs; default: a temp dir)
 # Environment: HPCALIGN (binary), MAKE_DB (make_db.py), HMMSEARCH (default: hmmsearch),
-# BACKEND (cuda), RESIDUES (207e6), CPUS (hmmsearch --cpu; default nproc).
+# BACKEND (cuda), RESIDUES (207e6), CPUS (hmmsearch --cpu; default nproc), MODELS (a model file
+# to use instead of tests/data/hmm, e.g. the 22-model batch of bench/make_models.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HPCALIGN:-$root/build/hpcalign}
@@ -29,20 +30,25 @@ if [ ! -s "$db.fa" ] || [ ! -s "$db.h5" ]; then  # hmmsearch reads the FASTA, hp
   echo "database built in $(elapsed "$t0" "$(now)") s"
 fi
 models=$work/models.hmm
-for f in "$root"/tests/data/hmm/*.hmm*; do  # the protein models (3box is DNA)
-  if [ "$(zcat -f "$f" | sed -n 's/^ALPH *//p')" = amino ]; then zcat -f "$f"; fi
-done >"$models"
+if [ -n "${MODELS:-}" ]; then
+  cp "$MODELS" "$models"
+else
+  for f in "$root"/tests/data/hmm/*.hmm*; do  # the protein models (3box is DNA)
+    if [ "$(zcat -f "$f" | sed -n 's/^ALPH *//p')" = amino ]; then zcat -f "$f"; fi
+  done >"$models"
+fi
 
 t0=$(now)
 "$bin" msv -m "$models" -d "$db.h5" -o "$work/msv.h5" --backend "$backend" --verbose --quiet \
   >"$work/hpcalign.txt" 2>"$work/hpcalign.log"
 hp_wall=$(elapsed "$t0" "$(now)")
 t0=$(now)
-# One hmmsearch per model file: HMMER refuses a file that mixes HMMER3/e and 3/f models, and
+# One hmmsearch per model: HMMER refuses a file that mixes HMMER3/e and 3/f models, and
 # with several queries it reads the database once per query anyway.
 : >"$work/hmmsearch.txt"
-for f in "$root"/tests/data/hmm/*.hmm*; do
-  [ "$(zcat -f "$f" | sed -n 's/^ALPH *//p')" = amino ] || continue
+rm -rf "$work/split" && mkdir "$work/split"
+awk -v dir="$work/split" '{ print > sprintf("%s/%04d.hmm", dir, n) } /^\/\//{ close(sprintf("%s/%04d.hmm", dir, n)); n++ }' "$models"
+for f in "$work"/split/*.hmm; do
   "$hmmsearch" --cpu "$cpus" --noali -o "$work/one.txt" "$f" "$db.fa"
   cat "$work/one.txt" >>"$work/hmmsearch.txt"
 done

@@ -144,19 +144,31 @@ std::vector<Tile> remaining_tiles(const std::vector<Tile>& plan, const std::vect
   return out;
 }
 
+Crc32& Crc32::add(const void* data, size_t bytes) {
+  crc_ = crc_bytes(crc_, data, bytes);
+  return *this;
+}
+
+std::string Crc32::hex() const { return hex32(crc_); }
+
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 std::string fingerprint(const SequenceSet& seqs) {
-  uint32_t crc = static_cast<uint32_t>(crc32(0, nullptr, 0));
-  for (const std::string& id : seqs.ids) crc = crc_bytes(crc, id.c_str(), id.size() + 1);
-  crc = crc_bytes(crc, seqs.offsets.data(), seqs.offsets.size() * sizeof(uint64_t));
-  crc = crc_bytes(crc, seqs.residues.data(), seqs.residues.size());
+  Crc32 crc;
+  for (const std::string& id : seqs.ids) crc.add(id);
+  crc.add(seqs.offsets).add(seqs.residues);
   return std::to_string(seqs.size()) + " sequences, " + std::to_string(seqs.total_residues()) + " residues, crc32 " +
-         hex32(crc);
+         crc.hex();
 }
 
 std::string fingerprint(const ScoreMatrix& m) {
-  uint32_t crc = static_cast<uint32_t>(crc32(0, nullptr, 0));
-  for (const auto& row : m.score) crc = crc_bytes(crc, row.data(), row.size() * sizeof(row[0]));
-  return m.name + " crc32 " + hex32(crc);
+  Crc32 crc;
+  for (const auto& row : m.score) crc.add(row.data(), row.size() * sizeof(row[0]));
+  return m.name + " crc32 " + crc.hex();
 }
 
 }  // namespace hpc::checkpoint

@@ -44,4 +44,22 @@ std::vector<Tile> remaining_tiles(const std::vector<Tile>& plan, const std::vect
 std::string fingerprint(const SequenceSet& seqs);
 std::string fingerprint(const ScoreMatrix& m);
 
+// CRC-32 over pieces, for a workload's own fingerprints (models, profiles).
+class Crc32 {
+ public:
+  Crc32& add(const void* data, size_t bytes);
+  Crc32& add(const std::string& s) { return add(s.c_str(), s.size() + 1); }  // NUL: "ab"+"c" != "a"+"bc"
+  template <class T>
+  Crc32& add(const std::vector<T>& v) {
+    return add(v.data(), v.size() * sizeof(T));
+  }
+  std::string hex() const;  // 8 hex digits
+
+ private:
+  uint32_t crc_ = 0;
+};
+
+// A double as a parameter value: every bit kept (%.17g), so a resume compares exactly.
+std::string exact(double v);
+
 }  // namespace hpc::checkpoint

@@ -24,15 +24,30 @@ uint32_t crc_of(const std::string& s) {
                                      static_cast<uInt>(s.size())));
 }
 
-std::string encode_plan(const std::vector<Tile>& plan, const std::vector<checkpoint::RunParameter>& params) {
-  WireWriter w;
-  w.put<uint64_t>(plan.size());
-  for (const Tile& t : plan) w.put(encode_tile(t));
-  w.put<uint64_t>(params.size());
-  for (const auto& p : params) {
+void put_list(WireWriter& w, const std::vector<checkpoint::RunParameter>& list) {
+  w.put<uint64_t>(list.size());
+  for (const auto& p : list) {
     w.put(p.name);
     w.put(p.value);
   }
+}
+
+std::vector<checkpoint::RunParameter> get_list(WireReader& r) {
+  std::vector<checkpoint::RunParameter> list(r.get<uint64_t>());
+  for (auto& p : list) {
+    p.name = r.get_string();
+    p.value = r.get_string();
+  }
+  return list;
+}
+
+std::string encode_plan(const std::vector<Tile>& plan, const std::vector<checkpoint::RunParameter>& params,
+                        const std::vector<checkpoint::RunParameter>& notes) {
+  WireWriter w;
+  w.put<uint64_t>(plan.size());
+  for (const Tile& t : plan) w.put(encode_tile(t));
+  put_list(w, params);
+  put_list(w, notes);
   return w.take();
 }
 
@@ -61,11 +76,8 @@ TileJournal::Contents TileJournal::read(const std::string& path) {
     if (kind == 'P' && !c.has_plan) {
       c.plan.resize(r.get<uint64_t>());
       for (Tile& t : c.plan) t = decode_tile(r.get_string());
-      c.params.resize(r.get<uint64_t>());
-      for (auto& p : c.params) {
-        p.name = r.get_string();
-        p.value = r.get_string();
-      }
+      c.params = get_list(r);
+      if (!r.done()) c.notes = get_list(r);  // journals of earlier versions end here
       c.has_plan = true;
     } else if (kind == 'T' && c.has_plan) {
       const auto id = r.get<uint32_t>();
@@ -80,11 +92,12 @@ TileJournal::Contents TileJournal::read(const std::string& path) {
 }
 
 TileJournal::TileJournal(const std::string& path, const std::vector<Tile>& plan,
-                         const std::vector<checkpoint::RunParameter>& params)
+                         const std::vector<checkpoint::RunParameter>& params,
+                         const std::vector<checkpoint::RunParameter>& notes)
     : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error(sys_error("create the resume journal", path));
-  write_record('P', encode_plan(plan, params));
+  write_record('P', encode_plan(plan, params, notes));
 }
 
 TileJournal::TileJournal(const std::string& path, uint64_t valid_bytes) : path_(path) {

@@ -9,8 +9,10 @@
 // either whole or a torn tail that the reader drops. The HDF5 file keeps its staging rows
 // and ledger (for `view` of a partial run); --resume rebuilds it from the journal.
 //
-// Records: "HPJ1" kind(u8) length(u64) payload crc32(u32). Kinds: 'P' the plan and run
-// parameters (first record), 'T' one finished tile (id + the worker's result bytes).
+// Records: "HPJ1" kind(u8) length(u64) payload crc32(u32). Kinds: 'P' the plan, the run
+// parameters and the plan notes (first record), 'T' one finished tile (id + the worker's
+// result bytes). Plan notes say how the planner chose the tiles (window sizes, batch
+// sizes): a resumed run reports them in its attributes without planning again.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -29,6 +31,7 @@ class TileJournal {
     bool has_plan = false;
     std::vector<Tile> plan;
     std::vector<checkpoint::RunParameter> params;
+    std::vector<checkpoint::RunParameter> notes;
     std::vector<std::pair<uint32_t, std::string>> tiles;  // finished tiles, in arrival order
     uint64_t valid_bytes = 0;                              // length of the whole records
   };
@@ -37,7 +40,8 @@ class TileJournal {
 
   // Creates (truncates) the journal and writes the plan record.
   TileJournal(const std::string& path, const std::vector<Tile>& plan,
-              const std::vector<checkpoint::RunParameter>& params);
+              const std::vector<checkpoint::RunParameter>& params,
+              const std::vector<checkpoint::RunParameter>& notes = {});
   // Reopens a journal for appending after its last whole record (the torn tail is cut).
   TileJournal(const std::string& path, uint64_t valid_bytes);
   ~TileJournal();

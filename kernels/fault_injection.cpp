@@ -28,7 +28,6 @@ class FaultInjectingBackend : public SearchBackend {
   }
 
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override {
-    if (slow_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms_));
     if (exit_tile_ >= 0 && tile.id == uint64_t(exit_tile_)) _exit(42);
     if (fail_tile_ >= 0 && tile.id == uint64_t(fail_tile_))
       throw Error("injected backend fault (HPCALIGN_FAULT_FAIL_TILE=" + std::to_string(fail_tile_) + ")");
@@ -57,16 +56,19 @@ class FaultInjectingBackend : public SearchBackend {
   long long oom_cells_ = env_number("HPCALIGN_FAULT_OOM_CELLS");
   long long fail_tile_ = env_number("HPCALIGN_FAULT_FAIL_TILE");
   long long exit_tile_ = env_number("HPCALIGN_FAULT_EXIT_TILE");
-  long long slow_ms_ = env_number("HPCALIGN_FAULT_SLOW_MS");
 };
 
 }  // namespace
 
 std::unique_ptr<SearchBackend> with_fault_injection(std::unique_ptr<SearchBackend> backend) {
-  for (const char* name : {"HPCALIGN_FAULT_OOM_CELLS", "HPCALIGN_FAULT_FAIL_TILE", "HPCALIGN_FAULT_EXIT_TILE",
-                           "HPCALIGN_FAULT_SLOW_MS"})
+  for (const char* name : {"HPCALIGN_FAULT_OOM_CELLS", "HPCALIGN_FAULT_FAIL_TILE", "HPCALIGN_FAULT_EXIT_TILE"})
     if (env_number(name) >= 0) return std::make_unique<FaultInjectingBackend>(std::move(backend));
   return backend;
+}
+
+void injected_tile_delay() {
+  static const long long slow_ms = env_number("HPCALIGN_FAULT_SLOW_MS");
+  if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
 }
 
 }  // namespace hpc

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "kernels/fault_injection.hpp"
 #include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
 
@@ -63,6 +64,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       }
       Finished f{i, {}, {}, w};
       try {
+        injected_tile_delay();  // HPCALIGN_FAULT_SLOW_MS: tests only
         f.bytes = made[w]->run(tiles[i]);
       } catch (const std::exception& e) {
         f.error = e.what();

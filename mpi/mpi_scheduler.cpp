@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "kernels/fault_injection.hpp"
 #include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
 #include "src/core/wire.hpp"
@@ -97,6 +98,7 @@ void worker_loop(const MpiContext& ctx, const SchedulerHooks& hooks) {
     if (!worker) continue;  // failed at start or on a tile: the master stops us
     const Tile tile = decode_tile(m.payload);
     try {
+      injected_tile_delay();  // HPCALIGN_FAULT_SLOW_MS: tests only
       WireWriter w;
       w.put(tile.id);
       w.put(worker->run(tile));

@@ -137,7 +137,11 @@ float viterbi_filter_score(const VitProfile& p, const uint8_t* seq, int L, Filte
       for (int k = 2; k <= M; ++k) Dc[k] = std::max(Dc[k], sat16(Dc[k - 1] + p.dd[k - 1]));
     std::swap(Mp, Mc), std::swap(Ip, Ic), std::swap(Dp, Dc);
   }
-  if (xC <= kNeg) return -std::numeric_limits<float>::infinity();
+  return viterbi_filter_nats(p, xC, move);
+}
+
+float viterbi_filter_nats(const VitProfile& p, int xC, int16_t move) {
+  if (xC <= -32768) return -std::numeric_limits<float>::infinity();
   float sc = float(xC) + float(move) - float(p.base);
   sc /= p.scale;
   return float(double(sc) - 3.0);

@@ -22,6 +22,10 @@ struct FilterWorkspace {
 
 float msv_filter_score(const MsvProfile& p, const uint8_t* seq, int L, FilterWorkspace& ws);
 float viterbi_filter_score(const VitProfile& p, const uint8_t* seq, int L, FilterWorkspace& ws);
+// The last step of viterbi_filter_score: its final C-state value xC (an int16 value) to nats,
+// -infinity when xC is at the int16 floor; `move` is p.move(L) of the target's length L.
+// Shared with the GPU twin (kernels/cuda/vit_cuda.hpp), so both round identically.
+float viterbi_filter_nats(const VitProfile& p, int xC, int16_t move);
 
 // The full byte MSV recursion alone (no SSV shortcut), for tests.
 float msv_full_score(const MsvProfile& p, const uint8_t* seq, int L, FilterWorkspace& ws);

@@ -15,6 +15,7 @@
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/packed_scorer.hpp"
 #include "src/align/reduced_space.hpp"
 #include "src/core/error.hpp"
 
@@ -68,6 +69,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   }
 
   std::vector<int32_t> score(const std::vector<PairIndex>& pairs) override {
+    if (setup_.mode == AlignMode::Local) return score_local_packed(pairs);
     std::vector<int32_t> scores(pairs.size());
     std::vector<size_t> device;
     for (size_t k = 0; k < pairs.size(); ++k) {
@@ -106,6 +108,54 @@ class CudaAllVsAll : public AllVsAllEngine {
     return setup_.queries->view(p.query);
   }
   SeqView tview(const PairIndex& p) const { return setup_.targets->view(p.target); }
+  // Local scores through the search's packed 16-bit kernel (kernels/cuda/packed_scorer.hpp):
+  // every query of the tile against every target of the tile, then the tile's pairs picked
+  // out. A diagonal tile of a square screen computes both triangles: twice its pairs, but
+  // at the packed kernel's rate, which is far above the one-pair-per-thread fill kernel's.
+  std::vector<int32_t> score_local_packed(const std::vector<PairIndex>& pairs) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    if (!packed_) packed_ = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, stream_, prop_);
+    // The tile's distinct queries and targets (a linear pass: tiles hold millions of pairs).
+    std::vector<uint32_t> qs, ts;
+    std::vector<char> q_seen(setup_.queries->size()), t_seen(setup_.targets->size());
+    for (const PairIndex& p : pairs) {
+      qview(p);
+      if (!q_seen[p.query]) q_seen[p.query] = 1, qs.push_back(p.query);
+      if (!t_seen[p.target]) t_seen[p.target] = 1, ts.push_back(p.target);
+    }
+    // Targets shortest first, so the two lanes of a thread and the threads of a unit match.
+    std::stable_sort(ts.begin(), ts.end(),
+                     [&](uint32_t a, uint32_t b) { return setup_.targets->length(a) < setup_.targets->length(b); });
+    std::vector<uint8_t> residues;
+    std::vector<uint64_t> offsets;
+    std::vector<uint32_t> lengths, tslot(setup_.targets->size()), qslot(setup_.queries->size());
+    for (uint32_t k = 0; k < ts.size(); ++k) {
+      const SeqView v = setup_.targets->view(ts[k]);
+      tslot[ts[k]] = k;
+      offsets.push_back(residues.size());
+      lengths.push_back(v.length);
+      residues.insert(residues.end(), v.data, v.data + v.length);
+    }
+    residues.push_back(0);  // never an empty upload
+    std::vector<SeqView> qviews;
+    for (uint32_t k = 0; k < qs.size(); ++k) qslot[qs[k]] = k, qviews.push_back(setup_.queries->view(qs[k]));
+    tile_res_.upload(residues.data(), residues.size(), stream_);
+    tile_off_.upload(offsets.data(), offsets.size(), stream_);
+    tile_len_.upload(lengths.data(), lengths.size(), stream_);
+    const uint32_t nt = uint32_t(ts.size());
+    packed_->launch({tile_res_.get(), tile_off_.get(), tile_len_.get(), nullptr}, {0, nt}, qviews,
+                    [&](uint32_t p) { return lengths[p]; });
+    packed_->finish();
+    std::vector<int32_t> all(size_t(qs.size()) * nt);
+    if (!all.empty())
+      CUDA_CHECK(cudaMemcpyAsync(all.data(), packed_->scores(), all.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                                 stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<int32_t> scores(pairs.size());
+    for (size_t k = 0; k < pairs.size(); ++k) scores[k] = all[size_t(qslot[pairs[k].query]) * nt + tslot[pairs[k].target]];
+    return scores;
+  }
+
   const uint8_t* device_targets() const { return setup_.targets == setup_.queries ? qres_.get() : tres_.get(); }
 
   // The walk's result as the reference aligner reports it (global: leading end gap along
@@ -183,6 +233,10 @@ class CudaAllVsAll : public AllVsAllEngine {
   uint64_t launch_budget_ = 0, pair_cap_ = 0, host_budget_ = 0;
   uint64_t reduced_pairs_ = 0;
   cuda::DeviceBuffer<uint8_t> qres_, tres_;
+  std::unique_ptr<cuda::PackedScorer> packed_;  // local scores (created on first use)
+  cuda::DeviceBuffer<uint8_t> tile_res_;
+  cuda::DeviceBuffer<uint64_t> tile_off_;
+  cuda::DeviceBuffer<uint32_t> tile_len_;
   cuda::DeviceBuffer<int32_t> matrix_, scratch_;
   cuda::DeviceBuffer<AvsaPair> pairs_;
   cuda::DeviceBuffer<AvsaResult> results_;

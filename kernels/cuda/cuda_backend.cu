@@ -19,6 +19,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/packed_scorer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
 #include "kernels/cuda/sw_ops.cuh"
 #include "kernels/cuda/traceback.hpp"
@@ -106,9 +107,6 @@ class CudaSearchBackend final : public SearchBackend {
   cuda::DeviceDb device_db() const {
     return {db_residues_.get(), db_offsets_.get(), db_lengths_.get(), db_file_index_.get()};
   }
-  void upload_queries(const Tile& tile, uint32_t* max_len);
-  void score_packed(cuda::Partition part, uint32_t n_queries, uint32_t max_len, const Tile& tile);
-  void rescore_exact(cuda::Partition part, cuda::DeviceQueries qs, uint32_t max_len, uint32_t n);
   std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, uint32_t n_queries);
 
   int device_;
@@ -116,27 +114,16 @@ class CudaSearchBackend final : public SearchBackend {
   cudaStream_t stream_ = nullptr;
   int blocks_per_sm_ = 0;
   SearchSetup setup_;
-  bool packed_ok_ = false;
-  int overflow_limit_ = 0;
 
   DeviceBuffer<uint8_t> db_residues_;
   DeviceBuffer<uint64_t> db_offsets_;
   DeviceBuffer<uint32_t> db_lengths_, db_file_index_;
-  DeviceBuffer<uint32_t> packed_table_;
-  DeviceBuffer<int32_t> table32_;
+  std::unique_ptr<cuda::PackedScorer> scorer_;
 
   // Per-tile buffers (grow only).
-  DeviceBuffer<uint8_t> q_residues_;
-  DeviceBuffer<uint32_t> q_offsets_, q_lengths_;
-  DeviceBuffer<cuda::WorkUnit> units_;
-  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count
-  DeviceBuffer<uint2> temp_;
-  DeviceBuffer<int32_t> scores_;
-  DeviceBuffer<uint32_t> overflow_;
   DeviceBuffer<uint64_t> keys_, keys_sorted_;
   DeviceBuffer<uint8_t> sort_temp_;
   PinnedBuffer<uint64_t> top_host_;
-  PinnedBuffer<uint32_t> counters_host_;
   std::unique_ptr<cuda::GpuTraceback> traceback_;
 };
 
@@ -164,47 +151,9 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
   db_lengths_.upload(lengths.data(), n, stream_);
   db_file_index_.upload(db.by_length.data(), n, stream_);
 
-  // Substitution tables with the "H - (open+extend)" storage folded in (see sw_ops.cuh).
-  const int oe = setup.gaps.open + setup.gaps.extend;
-  const ScoreMatrix& mx = setup.matrix;
-  const int smax = std::max(mx.max_score(), 0);
-  packed_ok_ = setup.gaps.open >= 0 && setup.gaps.extend >= 0 && oe + setup.gaps.extend <= 8000 &&
-               mx.max_score() <= 1000 && mx.min_score() >= -1000;
-  overflow_limit_ = 32767 - smax;
-  std::vector<uint32_t> packed(cuda::kPackedTableBytes / 4);
-  std::vector<int32_t> t32(24 * cuda::kCodes);
-  auto s16 = [&](int q, int a) { return a == cuda::kPadCode ? cuda::Packed16::kPadScore : mx(q, a) + oe; };
-  for (int q = 0; q < 24; ++q)
-    for (int a = 0; a < cuda::kCodes; ++a) {
-      t32[q * cuda::kCodes + a] = a == cuda::kPadCode ? cuda::Exact32::kPadScore : mx(q, a) + oe;
-      for (int b = 0; b < cuda::kCodes; ++b)
-        packed[(q * cuda::kCodes + a) * cuda::kCodes + b] = cuda::Packed16::pack(s16(q, a), s16(q, b));
-    }
-  packed_table_.upload(packed.data(), packed.size(), stream_);
-  table32_.upload(t32.data(), t32.size(), stream_);
-  counters_.reserve(2);
-  counters_host_.reserve(2);
+  scorer_ = std::make_unique<cuda::PackedScorer>(setup.matrix, setup.gaps, stream_, props_);
   traceback_ = std::make_unique<cuda::GpuTraceback>(setup.matrix, setup.gaps, stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
-}
-
-void CudaSearchBackend::upload_queries(const Tile& tile, uint32_t* max_len) {
-  std::vector<uint8_t> res;
-  std::vector<uint32_t> offs, lens;
-  *max_len = 0;
-  for (uint32_t qi : tile.queries) {
-    if (qi >= setup_.queries->size()) throw Error("CUDA backend: tile names query " + std::to_string(qi) + " of " +
-                                                  std::to_string(setup_.queries->size()));
-    const SeqView v = setup_.queries->view(qi);
-    offs.push_back(uint32_t(res.size()));
-    lens.push_back(v.length);
-    res.insert(res.end(), v.data, v.data + v.length);
-    *max_len = std::max(*max_len, v.length);
-  }
-  res.push_back(0);  // never an empty upload
-  q_residues_.upload(res.data(), res.size(), stream_);
-  q_offsets_.upload(offs.data(), offs.size(), stream_);
-  q_lengths_.upload(lens.data(), lens.size(), stream_);
 }
 
 std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile& tile) {
@@ -216,33 +165,18 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile
   const cuda::Partition part{tile.part_begin, tile.part_end - tile.part_begin};
   if (nq == 0 || part.size == 0 || setup_.max_hits == 0) return std::vector<std::vector<ScoredTarget>>(nq);
 
-  uint32_t max_len = 0;
-  upload_queries(tile, &max_len);
-  const size_t cells = size_t(nq) * part.size;
-  scores_.reserve(cells);
-  overflow_.reserve(cells);
-  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), stream_));
-  const cuda::DeviceQueries qs{q_residues_.get(), q_offsets_.get(), q_lengths_.get()};
-
-  Timer timer(stream_);
-  if (max_len > 0) {
-    if (packed_ok_) {
-      score_packed(part, nq, max_len, tile);
-      timer.mark("score16");
-      CUDA_CHECK(cudaMemcpyAsync(counters_host_.get(), counters_.get(), 2 * sizeof(uint32_t),
-                                 cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
-      rescore_exact(part, qs, max_len, counters_host_[1]);
-    } else {
-      // Scores or gaps too large for 16-bit lanes: every pair goes through the exact kernel.
-      std::vector<uint32_t> all(cells);
-      for (size_t k = 0; k < cells; ++k) all[k] = uint32_t(k);
-      overflow_.upload(all.data(), cells, stream_);
-      rescore_exact(part, qs, max_len, uint32_t(cells));
-    }
-  } else {
-    CUDA_CHECK(cudaMemsetAsync(scores_.get(), 0, cells * sizeof(int32_t), stream_));
+  std::vector<SeqView> queries;
+  for (uint32_t qi : tile.queries) {
+    if (qi >= setup_.queries->size()) throw Error("CUDA backend: tile names query " + std::to_string(qi) + " of " +
+                                                  std::to_string(setup_.queries->size()));
+    queries.push_back(setup_.queries->view(qi));
   }
+  const Database& db = *setup_.db;
+  Timer timer(stream_);
+  scorer_->launch(device_db(), part, queries,
+                  [&](uint32_t p) { return uint32_t(db.seqs.length(db.by_length[part.begin + p])); });
+  timer.mark("score16");
+  scorer_->finish();
   timer.mark("rescore32");
   auto hits = top_hits(part, nq);
   timer.mark("top-k");
@@ -250,75 +184,11 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile
   return hits;
 }
 
-void CudaSearchBackend::score_packed(cuda::Partition part, uint32_t n_queries, uint32_t max_len, const Tile& tile) {
-  // Work units, most expensive first (LPT): the longest pairs start early, the short
-  // ones fill the tail. Within a unit, lengths ascend with the position.
-  const uint32_t n_pairs = (part.size + 1) / 2;
-  const uint32_t per_unit = cuda::kBlockThreads;
-  std::vector<cuda::WorkUnit> units;
-  std::vector<uint64_t> cost;
-  const auto& by_length = setup_.db->by_length;
-  for (uint32_t q = 0; q < n_queries; ++q) {
-    const uint64_t m = setup_.queries->length(tile.queries[q]);
-    if (m == 0) continue;
-    for (uint32_t first = 0; first < n_pairs; first += per_unit) {
-      const uint32_t last_pos = std::min<uint32_t>(2 * (first + per_unit), part.size) - 1;
-      const uint64_t n = setup_.db->seqs.length(by_length[part.begin + last_pos]);
-      units.push_back({q, first});
-      cost.push_back(m * ((n + cuda::kChunk - 1) / cuda::kChunk));
-    }
-  }
-  // Scores of empty queries stay 0.
-  CUDA_CHECK(cudaMemsetAsync(scores_.get(), 0, size_t(n_queries) * part.size * sizeof(int32_t), stream_));
-  if (units.empty()) return;
-  std::vector<uint32_t> order(units.size());
-  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cost[a] > cost[b]; });
-  std::vector<cuda::WorkUnit> sorted(units.size());
-  for (size_t k = 0; k < order.size(); ++k) sorted[k] = units[order[k]];
-  units_.upload(sorted.data(), sorted.size(), stream_);
-
-  // Persistent grid: as many blocks as fit at once, fewer if the boundary strips
-  // (threads x longest query x 8 bytes) would not fit in half the free memory.
-  size_t free_b = 0, total_b = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const size_t strip = size_t(max_len) * sizeof(uint2) * cuda::kBlockThreads;
-  int blocks = props_.multiProcessorCount * blocks_per_sm_;
-  const size_t have = temp_.capacity() * sizeof(uint2) + free_b / 2;
-  blocks = int(std::min<size_t>(size_t(blocks), std::max<size_t>(1, have / strip)));
-  blocks = int(std::min<size_t>(size_t(blocks), sorted.size()));
-  temp_.reserve(size_t(blocks) * cuda::kBlockThreads * max_len);
-
-  const cuda::GapConsts gaps{setup_.gaps.open + setup_.gaps.extend, setup_.gaps.extend};
-  cuda::launch_search16(blocks, stream_, device_db(), part,
-                        {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}, units_.get(),
-                        uint32_t(sorted.size()), counters_.get(), packed_table_.get(), gaps, overflow_limit_,
-                        temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
-}
-
-void CudaSearchBackend::rescore_exact(cuda::Partition part, cuda::DeviceQueries qs, uint32_t max_len, uint32_t n) {
-  if (n == 0) return;
-  const cuda::GapConsts gaps{setup_.gaps.open + setup_.gaps.extend, setup_.gaps.extend};
-  // Batches bounded so the boundary strips stay within a quarter of free memory.
-  size_t free_b = 0, total_b = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const size_t per_thread = size_t(max_len) * sizeof(uint2);
-  size_t batch = std::max<size_t>(cuda::kBlockThreads, (temp_.capacity() * sizeof(uint2) + free_b / 4) / per_thread);
-  batch = std::min<size_t>(batch / cuda::kBlockThreads * cuda::kBlockThreads, 1u << 20);
-  for (size_t done = 0; done < n; done += batch) {
-    const uint32_t count = uint32_t(std::min<size_t>(batch, n - done));
-    const size_t threads = (count + cuda::kBlockThreads - 1) / cuda::kBlockThreads * cuda::kBlockThreads;
-    temp_.reserve(threads * max_len);
-    cuda::launch_rescore32(stream_, device_db(), part, qs, overflow_.get() + done, count, table32_.get(), gaps,
-                           temp_.get(), scores_.get());
-  }
-}
-
 std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partition part, uint32_t n_queries) {
   const size_t cells = size_t(n_queries) * part.size;
   keys_.reserve(cells);
   keys_sorted_.reserve(cells);
-  cuda::launch_make_keys(stream_, device_db(), part, n_queries, scores_.get(), keys_.get());
+  cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), keys_.get());
   size_t temp_bytes = 0;
   CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
                                                       int(part.size), 0, 64, stream_));

@@ -2,6 +2,10 @@
 // conversion of the kernel's byte scores to nats (the same float steps as msv_filters.cpp).
 #include "kernels/cuda/msv_cuda.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "kernels/cuda/cuda_check.hpp"
@@ -23,6 +27,7 @@ struct MsvCuda::Impl {
   DeviceBuffer<uint8_t> residues;
   DeviceBuffer<uint64_t> offsets;
   DeviceBuffer<uint32_t> profile;
+  DeviceBuffer<cuda::MsvModelSlot> slots;
   DeviceBuffer<uint8_t> tjb;
   DeviceBuffer<int32_t> out;
 };
@@ -95,43 +100,80 @@ int MsvCuda::max_model_length() { return cuda::kMsvChunkCells * cuda::kMsvMaxChu
 double MsvCuda::kernel_seconds() const { return impl_->kernel_seconds; }
 
 std::vector<float> MsvCuda::scores(const MsvProfile& p, uint32_t begin, uint32_t end) {
+  return std::move(scores(std::vector<const MsvProfile*>{&p}, begin, end).front());
+}
+
+std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
+                                                uint32_t end) {
   Impl& m = *impl_;
-  if (p.M < 1 || p.M > max_model_length())
-    throw Error("GPU MSV: model length " + std::to_string(p.M) + " is outside 1.." + std::to_string(max_model_length()));
+  int max_m = 0;
+  for (const MsvProfile* p : profiles) {
+    if (p->M < 1 || p->M > max_model_length())
+      throw Error("GPU MSV: model length " + std::to_string(p->M) + " is outside 1.." +
+                  std::to_string(max_model_length()));
+    max_m = std::max(max_m, p->M);
+  }
   if (begin > end || end > m.db->by_length.size()) throw Error("GPU MSV: target range out of bounds");
   const uint32_t n = end - begin;
-  std::vector<float> result(n);
-  if (n == 0) return result;
+  const size_t nm = profiles.size();
+  std::vector<std::vector<float>> result(nm, std::vector<float>(n));
+  if (n == 0 || nm == 0) return result;
+  const auto t_call = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaSetDevice(m.device));
-  const int chunks = cuda::msv_kernel_chunks((p.M + cuda::kMsvChunkCells - 1) / cuda::kMsvChunkCells);
-  const std::vector<uint32_t> prof = striped_profile(p, chunks);
-  std::vector<uint8_t> tjb(n);
-  for (uint32_t i = 0; i < n; ++i) tjb[i] = p.tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
+  // One chunk count for the launch: the longest model's (shorter ones pad with cost 255).
+  const int chunks = cuda::msv_kernel_chunks((max_m + cuda::kMsvChunkCells - 1) / cuda::kMsvChunkCells);
+  std::vector<uint32_t> prof;
+  std::vector<uint8_t> tjb(nm * n);
+  std::vector<cuda::MsvModelSlot> slots;
+  for (size_t k = 0; k < nm; ++k) {
+    const MsvProfile& p = *profiles[k];
+    cuda::MsvModelSlot slot;
+    slot.profile = prof.size();
+    slot.targets = uint64_t(k) * n;
+    slot.base = p.base, slot.bias = p.bias, slot.tbm = p.tbm, slot.tec = p.tec;
+    slots.push_back(slot);
+    const std::vector<uint32_t> words = striped_profile(p, chunks);
+    prof.insert(prof.end(), words.begin(), words.end());
+    if (k > 0 && p.scale == profiles[0]->scale)  // tjb(L) depends on the scale alone: reuse (a log per target)
+      std::copy(tjb.begin(), tjb.begin() + n, tjb.begin() + k * n);
+    else
+      for (uint32_t i = 0; i < n; ++i) tjb[k * n + i] = p.tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
+  }
   m.profile.upload(prof.data(), prof.size(), m.stream);
-  m.tjb.upload(tjb.data(), n, m.stream);
-  m.out.reserve(n);
+  m.slots.upload(slots.data(), slots.size(), m.stream);
+  m.tjb.upload(tjb.data(), tjb.size(), m.stream);
+  m.out.reserve(nm * n);
 
   cuda::MsvKernelArgs a;
   a.residues = m.residues.get();
   a.offsets = m.offsets.get();
-  a.profile = m.profile.get();
+  a.profiles = m.profile.get();
+  a.models = m.slots.get();
+  a.n_models = uint32_t(nm);
   a.tjb = m.tjb.get();
   a.out = m.out.get();
   a.begin = begin;
   a.end = end;
-  a.base = p.base, a.bias = p.bias, a.tbm = p.tbm, a.tec = p.tec;
   CUDA_CHECK(cudaEventRecord(m.start, m.stream));
   cuda::launch_msv_kernel(a, chunks, m.sm_count, m.stream);
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-  std::vector<int32_t> codes(n);
-  CUDA_CHECK(cudaMemcpyAsync(codes.data(), m.out.get(), n * sizeof(int32_t), cudaMemcpyDeviceToHost, m.stream));
+  std::vector<int32_t> codes(nm * n);
+  CUDA_CHECK(cudaMemcpyAsync(codes.data(), m.out.get(), codes.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                             m.stream));
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
   m.kernel_seconds += ms / 1000.0;
 
-  for (uint32_t i = 0; i < n; ++i)
-    result[i] = codes[i] == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity() : msv_nats(p, codes[i], tjb[i]);
+  for (size_t k = 0; k < nm; ++k)
+    for (uint32_t i = 0; i < n; ++i) {
+      const int32_t c = codes[k * n + i];
+      result[k][i] = c == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity()
+                                             : msv_nats(*profiles[k], c, tjb[k * n + i]);
+    }
+  if (std::getenv("HPCALIGN_CUDA_TIMING"))  // tuning aid: kernel against the whole call
+    std::fprintf(stderr, "msv %zu model(s), longest M=%d, targets=%u: kernel %.3f ms, call %.3f ms\n", nm, max_m, n, ms,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count());
   return result;
 }
 

@@ -26,6 +26,9 @@ class MsvCuda {
   // msv_filter_score(p, target) in nats (+infinity on overflow) for the targets
   // db.by_length[begin .. end), in that order. Empty targets score 0 (the pipeline skips them).
   std::vector<float> scores(const MsvProfile& p, uint32_t begin, uint32_t end);
+  // The same for several models in one launch: result[k] belongs to profiles[k].
+  std::vector<std::vector<float>> scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
+                                         uint32_t end);
   // Seconds the device spent in the MSV kernels so far (CUDA events).
   double kernel_seconds() const;
 

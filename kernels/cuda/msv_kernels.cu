@@ -40,7 +40,7 @@ __device__ __forceinline__ uint32_t diagonal(uint32_t old, int lane, uint32_t& c
 // The byte cells saturate at 255, which can only happen after `best` has reached the overflow
 // level, where the answer no longer depends on the values; so no per-row test is needed.
 template <int NC>
-__device__ bool ssv(const MsvKernelArgs& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb, int lane,
+__device__ bool ssv(const MsvModelSlot& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb, int lane,
                     int32_t* out) {
   const int bias = a.bias;
   if (tjb + a.tbm + a.tec + bias >= 127) return false;
@@ -83,7 +83,7 @@ __device__ bool ssv(const MsvKernelArgs& a, const uint32_t* prof, const uint8_t*
 
 // The full byte MSV recursion (msv_full_score): returns xJ or kMsvOverflow.
 template <int NC>
-__device__ int32_t msv_full(const MsvKernelArgs& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb,
+__device__ int32_t msv_full(const MsvModelSlot& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb,
                             int lane) {
   const int tjbm = (tjb + a.tbm) & 0xFF;  // HMMER adds them as bytes
   const uint32_t bias4 = splat(a.bias);
@@ -115,14 +115,20 @@ __device__ int32_t msv_full(const MsvKernelArgs& a, const uint32_t* prof, const 
   return xJ;
 }
 
+// Grid: x over the targets, y over the models of the launch; a block holds its model's
+// profile in shared memory and its warps take targets longest first.
 template <int NC>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) msv_kernel(MsvKernelArgs a) {
   extern __shared__ uint32_t prof[];
-  for (int i = threadIdx.x; i < kMsvCodes * NC * 32; i += blockDim.x) prof[i] = a.profile[i];
+  const MsvModelSlot model = a.models[blockIdx.y];
+  const uint32_t* profile = a.profiles + model.profile;
+  for (int i = threadIdx.x; i < kMsvCodes * NC * 32; i += blockDim.x) prof[i] = profile[i];
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const uint32_t n = a.end - a.begin;
   const uint32_t stride = gridDim.x * kWarpsPerBlock;
+  const uint8_t* tjbs = a.tjb + model.targets;
+  int32_t* out = a.out + model.targets;
   // Longest targets first (by_length ascends), so the tail of the launch is short work.
   for (uint32_t w = blockIdx.x * kWarpsPerBlock + (threadIdx.x >> 5); w < n; w += stride) {
     const uint32_t idx = n - 1 - w;
@@ -130,14 +136,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) msv_kernel(MsvKernelArgs 
     const uint64_t off = a.offsets[pos];
     const int L = int(a.offsets[pos + 1] - off);
     if (L <= 0) {  // never scored (the pipeline skips empty targets)
-      if (lane == 0) a.out[idx] = 0;
+      if (lane == 0) out[idx] = 0;
       continue;
     }
     const uint8_t* seq = a.residues + off;
-    const int tjb = a.tjb[idx];
+    const int tjb = tjbs[idx];
     int32_t result;
-    if (!ssv<NC>(a, prof, seq, L, tjb, lane, &result)) result = msv_full<NC>(a, prof, seq, L, tjb, lane);
-    if (lane == 0) a.out[idx] = result;
+    if (!ssv<NC>(model, prof, seq, L, tjb, lane, &result)) result = msv_full<NC>(model, prof, seq, L, tjb, lane);
+    if (lane == 0) out[idx] = result;
   }
 }
 
@@ -147,7 +153,10 @@ void launch(const MsvKernelArgs& a, int sm_count, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(msv_kernel<NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   const uint32_t n = a.end - a.begin;
   const uint32_t blocks_needed = (n + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(blocks_needed, uint32_t(sm_count) * 16));
+  // About 16 blocks per SM over all models together: enough to fill it, few enough that each
+  // block's profile load is spread over many targets.
+  const uint32_t per_model = std::max<uint32_t>(1, uint32_t(sm_count) * 16 / std::max<uint32_t>(1, a.n_models));
+  const dim3 grid(std::max<uint32_t>(1, std::min(blocks_needed, per_model)), a.n_models);
   msv_kernel<NC><<<grid, kWarpsPerBlock * 32, smem, stream>>>(a);
   CUDA_CHECK_LAUNCH("msv_kernel");
 }
@@ -161,7 +170,7 @@ int msv_kernel_chunks(int chunks) {
 }
 
 void launch_msv_kernel(const MsvKernelArgs& a, int chunks, int sm_count, cudaStream_t stream) {
-  if (a.end <= a.begin) return;
+  if (a.end <= a.begin || a.n_models == 0) return;
   switch (chunks) {
     case 1: return launch<1>(a, sm_count, stream);
     case 2: return launch<2>(a, sm_count, stream);

@@ -8,6 +8,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/packed_scorer.hpp"
 #include "src/core/error.hpp"
 #include "src/pss/philox.hpp"
 #include "src/pss/pss_strip.hpp"
@@ -27,22 +28,25 @@ struct SubjectSlot {
 };
 
 // Thread = (subject, copy). Copy c < N is shuffle_in_place() of src/pss/philox.hpp on a
-// strided view (the CPU's draws in the CPU's order); copy N stays the subject.
+// strided view (the CPU's draws in the CPU's order); copy N stays the subject. Interleaved
+// layout (the 32-bit profile kernel): residue j of copy c at copy_base + j * (N+1) + c;
+// contiguous (the packed kernel, whose threads read their own subjects): copy_base + c * n + j.
 __global__ void permute_batch_kernel(const uint8_t* residues, const SubjectSlot* slots, uint32_t n_subjects,
-                                     uint32_t permutations, uint64_t seed, uint8_t* copies) {
+                                     uint32_t permutations, uint64_t seed, bool contiguous, uint8_t* copies) {
   const uint32_t per = permutations + 1;
   const uint64_t tid = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (tid >= uint64_t(n_subjects) * per) return;
   const SubjectSlot slot = slots[tid / per];
   const uint32_t c = uint32_t(tid % per), n = slot.length;
-  uint8_t* out = copies + slot.copy_base + c;
-  for (uint32_t j = 0; j < n; ++j) out[size_t(j) * per] = residues[slot.residues + j];
+  const size_t step = contiguous ? 1 : per;
+  uint8_t* out = copies + slot.copy_base + (contiguous ? size_t(c) * n : c);
+  for (uint32_t j = 0; j < n; ++j) out[size_t(j) * step] = residues[slot.residues + j];
   if (c == permutations) return;
   PermutationStream rng(seed, slot.index, c);
   for (uint32_t i = n; i > 1; --i) {
     const uint32_t j = rng.below(i);
-    uint8_t* a = out + size_t(i - 1) * per;
-    uint8_t* b = out + size_t(j) * per;
+    uint8_t* a = out + size_t(i - 1) * step;
+    uint8_t* b = out + size_t(j) * step;
     const uint8_t t = *a;
     *a = *b;
     *b = t;
@@ -107,6 +111,17 @@ struct PssCudaScorer::Impl {
   cuda::DeviceBuffer<SubjectSlot> slots;
   cuda::DeviceBuffer<PairSlot> pairs;
   cuda::DeviceBuffer<int32_t> profiles, boundary_h, boundary_f, scores;
+  // Sequence mode: the packed 16-bit scorer and the copies as its database (one entry per copy).
+  std::unique_ptr<cuda::PackedScorer> packed;
+  cuda::DeviceBuffer<uint64_t> copy_offsets;
+  cuda::DeviceBuffer<uint32_t> copy_lengths;
+  std::vector<uint32_t> host_copy_lengths;
+
+  void check(bool sequence_mode, const char* what) const {
+    if (sequence_mode != bool(packed))
+      throw Error(std::string("pss: ") + what + " belongs to the " + (packed ? "profile" : "sequence") +
+                  " mode of the CUDA scorer");
+  }
 };
 
 PssCudaScorer::PssCudaScorer(int device) : impl_(std::make_unique<Impl>()) {
@@ -119,6 +134,10 @@ PssCudaScorer::PssCudaScorer(int device) : impl_(std::make_unique<Impl>()) {
   CUDA_CHECK(cudaEventCreate(&im.stop));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&im.blocks_per_sm, im.score_kernel, kThreads, 0));
   if (im.blocks_per_sm < 1) throw Error("pss: the CUDA score kernel cannot run on " + std::string(im.props.name));
+}
+
+PssCudaScorer::PssCudaScorer(int device, const ScoreMatrix& matrix, GapCosts gaps) : PssCudaScorer(device) {
+  impl_->packed = std::make_unique<cuda::PackedScorer>(matrix, gaps, impl_->stream, impl_->props);
 }
 
 PssCudaScorer::~PssCudaScorer() {
@@ -134,7 +153,8 @@ DeviceCapacity PssCudaScorer::capacity() const {
   DeviceCapacity c;
   c.name = std::string("cuda: ") + im.props.name;
   c.compute_units = im.props.multiProcessorCount;
-  c.resident_per_unit = im.blocks_per_sm * kThreads;  // one permuted copy per thread
+  // Copies in flight per SM: one per thread (profile kernel) or two (packed lanes).
+  c.resident_per_unit = im.packed ? im.packed->resident_per_sm() : im.blocks_per_sm * kThreads;
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   c.memory_bytes = free_b;
@@ -159,16 +179,28 @@ void PssCudaScorer::load_subjects(const std::vector<SeqView>& subjects, const st
   im.host_slots = slots;
   im.residues.upload(residues.data(), residues.size(), im.stream);
   im.slots.upload(slots.data(), slots.size(), im.stream);
-  im.copies.reserve(copy_base);
+  im.copies.reserve(std::max<uint64_t>(copy_base, 1));
+  if (im.packed) {  // the copies as a database: copy c of subject s at copy_base + c * n
+    std::vector<uint64_t> offsets;
+    im.host_copy_lengths.clear();
+    for (const SubjectSlot& slot : slots)
+      for (uint32_t c = 0; c < im.per; ++c) {
+        offsets.push_back(slot.copy_base + uint64_t(c) * slot.length);
+        im.host_copy_lengths.push_back(slot.length);
+      }
+    im.copy_offsets.upload(offsets.data(), offsets.size(), im.stream);
+    im.copy_lengths.upload(im.host_copy_lengths.data(), im.host_copy_lengths.size(), im.stream);
+  }
   if (im.n_subjects == 0) return;
   permute_batch_kernel<<<blocks_for(uint64_t(im.n_subjects) * im.per), kThreads, 0, im.stream>>>(
-      im.residues.get(), im.slots.get(), im.n_subjects, permutations, seed, im.copies.get());
+      im.residues.get(), im.slots.get(), im.n_subjects, permutations, seed, bool(im.packed), im.copies.get());
   CUDA_CHECK_LAUNCH("permute_batch_kernel");
   CUDA_CHECK(cudaStreamSynchronize(im.stream));
 }
 
 void PssCudaScorer::set_queries(const std::vector<QueryProfile>& profiles) {
   Impl& im = *impl_;
+  im.check(false, "set_queries()");
   CUDA_CHECK(cudaSetDevice(im.device));
   std::vector<int32_t> transposed;
   im.profile_offsets.clear();
@@ -188,6 +220,7 @@ void PssCudaScorer::set_queries(const std::vector<QueryProfile>& profiles) {
 
 void PssCudaScorer::launch(const std::vector<PssPairJob>& jobs, GapCosts gaps) {
   Impl& im = *impl_;
+  im.check(false, "launch()");
   CUDA_CHECK(cudaSetDevice(im.device));
   std::vector<PairSlot> slots;
   uint64_t boundary = 0;
@@ -215,12 +248,30 @@ void PssCudaScorer::launch(const std::vector<PssPairJob>& jobs, GapCosts gaps) {
   // `slots` may go now: a pageable upload is staged before cudaMemcpyAsync returns.
 }
 
+void PssCudaScorer::launch_queries(const std::vector<SeqView>& queries) {
+  Impl& im = *impl_;
+  im.check(true, "launch_queries()");
+  CUDA_CHECK(cudaSetDevice(im.device));
+  const uint32_t copies = uint32_t(im.host_copy_lengths.size());
+  im.launched_threads = uint64_t(queries.size()) * copies;
+  if (im.launched_threads == 0) return;
+  const cuda::DeviceDb db{im.copies.get(), im.copy_offsets.get(), im.copy_lengths.get(), nullptr};
+  CUDA_CHECK(cudaEventRecord(im.start, im.stream));
+  im.packed->launch(db, {0, copies}, queries, [&](uint32_t p) { return im.host_copy_lengths[p]; });
+}
+
 std::vector<int32_t> PssCudaScorer::wait() {
   Impl& im = *impl_;
   CUDA_CHECK(cudaSetDevice(im.device));
   std::vector<int32_t> out(im.launched_threads);
   if (out.empty()) return out;
-  CUDA_CHECK(cudaMemcpyAsync(out.data(), im.scores.get(), out.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, im.stream));
+  const int32_t* scores = im.scores.get();
+  if (im.packed) {  // sequence mode: rescore the overflowing lanes, then the same event/copy
+    im.packed->finish();
+    CUDA_CHECK(cudaEventRecord(im.stop, im.stream));
+    scores = im.packed->scores();
+  }
+  CUDA_CHECK(cudaMemcpyAsync(out.data(), scores, out.size() * sizeof(int32_t), cudaMemcpyDeviceToHost, im.stream));
   CUDA_CHECK(cudaStreamSynchronize(im.stream));
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, im.start, im.stop));
@@ -230,6 +281,7 @@ std::vector<int32_t> PssCudaScorer::wait() {
 }
 
 std::vector<int32_t> PssCudaScorer::score(const QueryProfile& profile, GapCosts gaps) {
+  impl_->check(false, "score()");
   set_queries({profile});
   std::vector<PssPairJob> jobs;
   for (uint32_t s = 0; s < impl_->n_subjects; ++s) jobs.push_back({0, s});

@@ -26,7 +26,13 @@ struct PssPairJob {
 
 class PssCudaScorer {
  public:
+  // Profile mode: queries are position-specific profiles (PSSMs), scored by the exact 32-bit
+  // per-copy kernel below.
   explicit PssCudaScorer(int device);
+  // Sequence mode: queries are sequences scored with a substitution matrix by the search's
+  // packed 16-bit kernel (two copies per thread, DPX; kernels/cuda/packed_scorer.hpp), with
+  // exact 32-bit rescoring of the lanes that overflow: the same exact scores, faster.
+  PssCudaScorer(int device, const ScoreMatrix& matrix, GapCosts gaps);
   ~PssCudaScorer();
   PssCudaScorer(const PssCudaScorer&) = delete;
   PssCudaScorer& operator=(const PssCudaScorer&) = delete;
@@ -44,7 +50,11 @@ class PssCudaScorer {
   void launch(const std::vector<PssPairJob>& pairs, GapCosts gaps);
   std::vector<int32_t> wait();
 
-  // One profile against every loaded subject: scores[s * (N + 1) + k].
+  // Sequence mode: starts scoring every query against every loaded subject; wait() returns
+  // scores[(k * n_subjects + s) * (N + 1) + c] (query k, subject s, copy c as in launch()).
+  void launch_queries(const std::vector<SeqView>& queries);
+
+  // Profile mode: one profile against every loaded subject: scores[s * (N + 1) + k].
   std::vector<int32_t> score(const QueryProfile& profile, GapCosts gaps);
 
   double kernel_seconds() const;  // score kernels so far (CUDA events)

@@ -31,6 +31,7 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
     ("threads", po::value(&o.threads)->default_value(0), "CPU threads (0: all cores, shared among local ranks)")
     ("verbose,v", po::bool_switch(&o.verbose), "log the plan (window and tile sizes, devices)")
     ("quiet", po::bool_switch(&o.quiet), "no progress, warnings or summary on stderr");
+  add_resume_option(opts, o.resume);
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign allvsall -i S.fa [-j B.fa] -o OUT.h5 [--mode local|global|semiglobal] [options]\n"
@@ -38,7 +39,8 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
       "or every pair of S x B, with score, coordinates, identity and CIGAR in /hits. Local mode adds\n"
       "bit scores and E-values when Karlin-Altschul parameters are known (else NaN; NaN in the other\n"
       "modes). Gap costs use BLAST's convention: a gap of length k costs gapopen + k*gapextend\n"
-      "(EMBOSS -gapopen 12 -gapextend 1 for 11/1).";
+      "(EMBOSS -gapopen 12 -gapextend 1 for 11/1).\n" +
+      checkpoint_usage("jobs/allvsall.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   if (vm.count("min-score")) o.min_score = min_score;
   if (vm.count("max-evalue")) o.max_evalue = max_evalue;

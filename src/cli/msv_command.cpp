@@ -19,13 +19,15 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
     ("threads", po::value(&o.threads)->default_value(0), "CPU worker threads (0: all cores)")
     ("verbose,v", po::bool_switch(&o.verbose), "log the plan (tiles, workers)")
     ("quiet", po::bool_switch(&o.quiet), "no progress or summary on stderr");
+  add_resume_option(opts, o.resume);
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign msv -m MODELS.hmm -d DB -o OUT.h5 [options]\n"
       "HMMER3 profile search filters exactly as HMMER 3.3.2's hmmsearch computes them: the MSV filter\n"
       "(P <= F1 from the model's STATS LOCAL MSV), the composition bias filter (same threshold) and\n"
       "the Viterbi filter (P <= F2 from STATS LOCAL VITERBI). Prints hmmsearch's pipeline counts per\n"
-      "model on stdout and writes the surviving pairs (or all pairs with --all) to HDF5.";
+      "model on stdout and writes the surviving pairs (or all pairs with --all) to HDF5.\n" +
+      checkpoint_usage("jobs/msv.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   o.command_line = command_line;
   return run_msv(o, mpi);

@@ -23,4 +23,15 @@ int parse_or_help(const std::vector<std::string>& args, const std::string& usage
   return -1;
 }
 
+void add_resume_option(po::options_description& opts, bool& resume) {
+  opts.add_options()("resume", po::bool_switch(&resume),
+                     "continue the unfinished run in --out (same inputs and options; refused otherwise); starts "
+                     "afresh when --out does not exist");
+}
+
+std::string checkpoint_usage(const std::string& sbatch_template) {
+  return "Checkpoints: every finished tile is on disk at once; SIGTERM or SIGUSR1 finishes the tiles in\n"
+         "flight and exits 0 with the file resumable; --resume continues it (" + sbatch_template + ").";
+}
+
 }  // namespace hpc::cli

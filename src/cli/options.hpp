@@ -14,4 +14,8 @@ namespace po = boost::program_options;
 int parse_or_help(const std::vector<std::string>& args, const std::string& usage, const po::options_description& opts,
                   const po::positional_options_description* positional, po::variables_map& vm);
 
+// --resume and the checkpoint paragraph of the usage text, the same for every tiled workload.
+void add_resume_option(po::options_description& opts, bool& resume);
+std::string checkpoint_usage(const std::string& sbatch_template);
+
 }  // namespace hpc::cli

@@ -26,6 +26,7 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
     ("threads", po::value(&o.threads)->default_value(0), "CPU threads (0: all cores, shared among local ranks); on GPUs, the threads fitting the Gumbels")
     ("verbose,v", po::bool_switch(&o.verbose), "log the plan (T subjects per tile, devices)")
     ("quiet", po::bool_switch(&o.quiet), "no progress, warnings or summary on stderr");
+  add_resume_option(opts, o.resume);
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign pss -q QUERIES.fa -s SUBJECTS.fa -o OUT.h5 [options]\n"
@@ -34,7 +35,8 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
       "copy (Smith-Waterman, affine gaps), a Gumbel is fitted to the N scores by censored maximum\n"
       "likelihood (Lawless 4.2.2), and K = exp(lambda mu)/(m n), P = 1 - exp(-K m n e^(-lambda x)) of\n"
       "the real score x are written to /pss. Gap costs use BLAST's convention: a gap of length k costs\n"
-      "gapopen + k*gapextend.";
+      "gapopen + k*gapextend.\n" +
+      checkpoint_usage("jobs/pss.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   o.command_line = command_line;
   return run_pss(o, mpi);

@@ -22,21 +22,19 @@ int search(const std::vector<std::string>& args, const std::string& command_line
     ("threads", po::value(&o.threads)->default_value(0), "CPU backend threads (0: all cores, shared among local ranks)")
     ("lambda", po::value(&lambda), "Karlin-Altschul lambda (with --K) for matrix/gap pairs without published values")
     ("K", po::value(&K), "Karlin-Altschul K (with --lambda)")
-    ("resume", po::bool_switch(&o.resume),
-     "continue the unfinished run in --out (same inputs and options; refused otherwise); starts afresh when --out does not exist")
     ("progress-interval", po::value(&o.progress_interval)->default_value(30),
      "seconds between progress lines on stderr when it is not a terminal (batch jobs; 0: none)")
     ("verbose,v", po::bool_switch(&o.verbose), "log the plan (tile sizes, devices)")
     ("quiet", po::bool_switch(&o.quiet), "no progress, warnings or summary on stderr");
+  add_resume_option(opts, o.resume);
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign search -q QUERIES.fa -d DB -o OUT.h5 [options]\n"
       "Smith-Waterman (affine gaps) of every query against every database sequence; keeps the best\n"
       "--max-hits per query with bit scores, E-values (Karlin-Altschul, database residues as search\n"
       "space) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
-      "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n"
-      "Checkpoints: every finished tile is on disk at once; SIGTERM or SIGUSR1 finishes the tiles in\n"
-      "flight and exits 0 with the file resumable; --resume continues it (jobs/search.sbatch).";
+      "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
+      checkpoint_usage("jobs/search.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   if (vm.count("lambda")) o.lambda = lambda;
   if (vm.count("K")) o.K = K;

@@ -45,7 +45,7 @@ PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const F
 }
 
 PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float usc, const FilterSettings& s,
-                                 FilterWorkspace& ws) {
+                                 FilterWorkspace& ws, const float* vit_nats) {
   PairResult r;
   if (L <= 0) return r;
   const float nullsc = null_one_score(L);
@@ -67,7 +67,7 @@ PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int 
   r.bias_pass = true;
 
   if ((s.stages & kStageVit) && P > s.F2) {
-    const float vfsc = viterbi_filter_score(m.vit, seq, L, ws);
+    const float vfsc = vit_nats ? *vit_nats : viterbi_filter_score(m.vit, seq, L, ws);
     bits = float(double(vfsc - filtersc) / kLn2);
     P = gumbel_survival(bits, m.vit_mu, m.vit_lambda);
     r.vit_bits = bits;

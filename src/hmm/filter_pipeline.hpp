@@ -51,7 +51,10 @@ struct PairResult {
 PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws);
 // The same pipeline given the MSV filter score `msv_nats` (msv_filter_score's value, e.g. from
 // the GPU twin, kernels/cuda/msv_cuda.hpp): everything after the MSV filter is this code.
+// `vit_nats`, when given, is viterbi_filter_score's value for this pair computed elsewhere
+// (the GPU twin, kernels/cuda/vit_cuda.hpp); it is used only if the pipeline reaches the
+// Viterbi stage.
 PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float msv_nats,
-                                 const FilterSettings& s, FilterWorkspace& ws);
+                                 const FilterSettings& s, FilterWorkspace& ws, const float* vit_nats = nullptr);
 
 }  // namespace hpc::hmm

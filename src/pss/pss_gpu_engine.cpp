@@ -1,6 +1,8 @@
 #include "src/pss/pss_gpu_engine.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 
 #include "kernels/cpu/thread_pool.hpp"
 #include "src/core/error.hpp"
@@ -15,21 +17,29 @@ namespace hpc {
 // Copies per launch, in units of what the GPU holds at once: several waves per launch let the
 // block scheduler balance long and short pairs; chunking lets the host fit one launch's
 // Gumbels while the GPU scores the next.
-constexpr uint64_t kWavesPerLaunch = 4;
+// HPCALIGN_PSS_WAVES overrides it (tuning on the GPU).
+uint64_t waves_per_launch() {
+  const char* env = std::getenv("HPCALIGN_PSS_WAVES");
+  return env ? std::max(1, std::atoi(env)) : 4;
+}
 
 struct PssGpuEngine::Impl {
   PssParams params;
   const SequenceSet& queries;
   const SequenceSet& subjects;
   const QueryProfile* profile;
-  PssCudaScorer scorer;
+  // A PSSM needs the profile kernel; plain sequences take the faster packed one.
+  std::unique_ptr<PssCudaScorer> scorer_ptr;
+  PssCudaScorer& scorer;
   uint64_t concurrent;
   ThreadPool pool;
 
   Impl(int device, const PssParams& p, const SequenceSet& q, const SequenceSet& s, const QueryProfile* prof,
        int host_threads)
-      : params(p), queries(q), subjects(s), profile(prof), scorer(device), concurrent(scorer.capacity().concurrent()),
-        pool(std::max(1, host_threads)) {
+      : params(p), queries(q), subjects(s), profile(prof),
+        scorer_ptr(prof ? std::make_unique<PssCudaScorer>(device)
+                        : std::make_unique<PssCudaScorer>(device, p.matrix, p.gaps)),
+        scorer(*scorer_ptr), concurrent(scorer.capacity().concurrent()), pool(std::max(1, host_threads)) {
     if (prof && (q.size() != 1 || q.length(0) != prof->length))
       throw Error("pss: a PSSM profile needs exactly one query of the profile's length");
   }
@@ -71,29 +81,44 @@ std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& querie
     indices.push_back(s);
   }
   im.scorer.load_subjects(views, indices, im.params.seed, im.params.permutations);
-  std::vector<QueryProfile> profiles;
-  for (uint32_t q : queries)
-    profiles.push_back(im.profile ? *im.profile : QueryProfile::from_matrix(im.queries.view(q), im.params.matrix));
-  im.scorer.set_queries(profiles);
-
-  // Every pair of the tile, largest first (LPT), cut into launches of a few waves.
-  std::vector<PssPairJob> jobs;
-  for (uint32_t k = 0; k < queries.size(); ++k)
-    for (uint32_t s = 0; s < views.size(); ++s) jobs.push_back({k, s});
-  auto cells = [&](const PssPairJob& j) { return uint64_t(profiles[j.query].length) * views[j.subject].length; };
-  std::stable_sort(jobs.begin(), jobs.end(), [&](const PssPairJob& a, const PssPairJob& b) { return cells(a) > cells(b); });
   const uint64_t per = uint64_t(im.params.permutations) + 1;
-  const size_t chunk = size_t(std::max<uint64_t>(1, kWavesPerLaunch * im.concurrent / per));
+  const size_t chunk = size_t(std::max<uint64_t>(1, waves_per_launch() * im.concurrent / per));  // pairs per launch
   std::vector<std::vector<PssPairJob>> launches;
-  for (size_t b = 0; b < jobs.size(); b += chunk)
-    launches.emplace_back(jobs.begin() + b, jobs.begin() + std::min(jobs.size(), b + chunk));
+  std::function<void(const std::vector<PssPairJob>&)> start;
+  std::vector<SeqView> query_views;
+  if (im.profile) {
+    // Profile mode: every pair of the tile, largest first (LPT), cut into launches.
+    im.scorer.set_queries(std::vector<QueryProfile>(queries.size(), *im.profile));
+    std::vector<PssPairJob> jobs;
+    for (uint32_t k = 0; k < queries.size(); ++k)
+      for (uint32_t s = 0; s < views.size(); ++s) jobs.push_back({k, s});
+    auto cells = [&](const PssPairJob& j) { return uint64_t(im.profile->length) * views[j.subject].length; };
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const PssPairJob& a, const PssPairJob& b) { return cells(a) > cells(b); });
+    for (size_t b = 0; b < jobs.size(); b += chunk)
+      launches.emplace_back(jobs.begin() + b, jobs.begin() + std::min(jobs.size(), b + chunk));
+    start = [&](const std::vector<PssPairJob>& jobs) { im.scorer.launch(jobs, im.params.gaps); };
+  } else {
+    // Sequence mode: launches of whole queries against every subject of the tile (the packed
+    // kernel orders its own work units LPT); pairs listed query-major as launch_queries() scores them.
+    for (uint32_t q : queries) query_views.push_back(im.queries.view(q));
+    const size_t group = std::max<size_t>(1, chunk / std::max<size_t>(1, views.size()));
+    for (uint32_t k0 = 0; k0 < queries.size(); k0 += uint32_t(group)) {
+      launches.emplace_back();
+      for (uint32_t k = k0; k < std::min<size_t>(queries.size(), k0 + group); ++k)
+        for (uint32_t s = 0; s < views.size(); ++s) launches.back().push_back({k, s});
+    }
+    start = [&](const std::vector<PssPairJob>& jobs) {
+      const uint32_t k0 = jobs.front().query, k1 = jobs.back().query + 1;
+      im.scorer.launch_queries(std::vector<SeqView>(query_views.begin() + k0, query_views.begin() + k1));
+    };
+  }
 
-  std::vector<PssPairResult> out(jobs.size());
+  std::vector<PssPairResult> out(size_t(queries.size()) * views.size());
   if (launches.empty()) return out;
-  im.scorer.launch(launches[0], im.params.gaps);
+  start(launches[0]);
   for (size_t i = 0; i < launches.size(); ++i) {
     const std::vector<int32_t> scores = im.scorer.wait();
-    if (i + 1 < launches.size()) im.scorer.launch(launches[i + 1], im.params.gaps);  // GPU busy while we fit
+    if (i + 1 < launches.size()) start(launches[i + 1]);  // GPU busy while we fit
     im.statistics(launches[i], scores, queries, subject_begin, out.data(), views.size());
   }
   return out;

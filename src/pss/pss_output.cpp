@@ -31,6 +31,8 @@ void PssResultFile::set_attribute(const std::string& name, const std::string& va
 void PssResultFile::set_attribute(const std::string& name, int64_t value) { h5::set_attribute(impl_->file, "", name, value); }
 void PssResultFile::set_attribute(const std::string& name, double value) { h5::set_attribute(impl_->file, "", name, value); }
 
+h5::File& PssResultFile::h5_file() { return impl_->file; }
+
 void PssResultFile::write_sequences(const std::string& group, const SequenceSet& seqs) {
   std::vector<uint32_t> lengths(seqs.size());
   for (size_t i = 0; i < seqs.size(); ++i) lengths[i] = seqs.length(i);

@@ -21,6 +21,10 @@
 
 namespace hpc {
 
+namespace h5 {
+class File;
+}
+
 class PssResultFile {
  public:
   explicit PssResultFile(const std::string& path);  // throws hpc::Error naming the path
@@ -31,6 +35,8 @@ class PssResultFile {
   void write_sequences(const std::string& group, const SequenceSet& seqs);
   // Writes /pss (and /pss_scores when keep_scores), status "complete", closes.
   void finish(const std::vector<PssPairResult>& sorted_rows, bool keep_scores);
+  // The underlying file, for io/checkpoint.hpp (the stored plan).
+  h5::File& h5_file();
 
  private:
   struct Impl;

@@ -16,6 +16,7 @@
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
 #include "src/workloads/hit_wire.hpp"
+#include "src/workloads/resume.hpp"
 #include "src/workloads/run_attributes.hpp"
 #include "src/workloads/worker_threads.hpp"
 
@@ -100,6 +101,8 @@ class AllVsAllWorker : public TileWorker {
     std::vector<Hit> hits;
     std::vector<PairIndex> kept;
     for (size_t k = 0; k < pairs.size(); ++k) {
+      // The score cut first: a screen's tiles hold millions of pairs, most of them cut.
+      if (opt_.min_score && scores[k] < *opt_.min_score) continue;
       Hit h;
       h.query = pairs[k].query;
       h.target = pairs[k].target;
@@ -109,7 +112,6 @@ class AllVsAllWorker : public TileWorker {
         h.bits = bit_score(*job_.karlin, h.aln.score);
         h.evalue = evalue(*job_.karlin, h.aln.score, job_.queries.length(h.query), job_.targets->length(h.target));
       }
-      if (opt_.min_score && h.aln.score < *opt_.min_score) continue;
       if (opt_.max_evalue && !(h.evalue <= *opt_.max_evalue)) continue;
       hits.push_back(h);
       kept.push_back(pairs[k]);
@@ -143,7 +145,36 @@ bool canonical_order(const Hit& a, const Hit& b) {
   return a.query != b.query ? a.query < b.query : a.target < b.target;
 }
 
-void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAllJob& job, const AllVsAllPlan& plan,
+// How the planner cut the screen: attributes, and recorded for a resume.
+PlanNotes plan_notes(const AllVsAllPlan& plan) {
+  return {{"pairs", int64_t(plan.total_pairs)},
+          {"window_sequences", plan.window_sequences},
+          {"window_residues", int64_t(plan.window_residues)},
+          {"query_windows", int64_t(plan.query_windows.empty() ? 0 : plan.query_windows.size() - 1)},
+          {"target_windows", int64_t(plan.target_windows.empty() ? 0 : plan.target_windows.size() - 1)}};
+}
+
+// Everything that changes the results (content fingerprints, not paths).
+std::vector<checkpoint::RunParameter> run_parameters(const AllVsAllOptions& opt, const AllVsAllJob& job) {
+  const auto optional = [](const auto& v) { return v ? checkpoint::exact(double(*v)) : std::string("none"); };
+  return {
+      {"queries", checkpoint::fingerprint(job.queries)},
+      {"targets", job.square ? std::string("the queries (square screen)") : checkpoint::fingerprint(*job.targets)},
+      {"mode", to_string(job.setup.mode)},
+      {"matrix", checkpoint::fingerprint(job.setup.matrix)},
+      {"gap_open", std::to_string(opt.gap_open)},
+      {"gap_extend", std::to_string(opt.gap_extend)},
+      {"score_only", std::to_string(int(opt.score_only))},
+      {"min_score", optional(opt.min_score)},
+      {"max_evalue", optional(opt.max_evalue)},
+      {"lambda", job.karlin ? checkpoint::exact(job.karlin->lambda) : std::string("none")},
+      {"K", job.karlin ? checkpoint::exact(job.karlin->K) : std::string("none")},
+      {"traceback_budget", std::to_string(opt.traceback_budget)},
+  };
+}
+
+void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAllJob& job,
+                      const std::vector<Tile>& tiles, uint64_t cells, const PlanNotes& notes,
                       const std::vector<DeviceCapacity>& caps) {
   write_run_attributes(out, "allvsall", opt.command_line, caps.empty() ? "" : caps.front().name, caps.size());
   out.set_attribute("mode", std::string(to_string(job.setup.mode)));
@@ -161,13 +192,9 @@ void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAl
     out.set_attribute("K", job.karlin->K);
     out.set_attribute("evalue_search_space", std::string("per pair: query length x target length"));
   }
-  out.set_attribute("pairs", int64_t(plan.total_pairs));
-  out.set_attribute("cells", int64_t(plan.total_cells));
-  out.set_attribute("tiles", int64_t(plan.tiles.size()));
-  out.set_attribute("window_sequences", int64_t(plan.window_sequences));
-  out.set_attribute("window_residues", int64_t(plan.window_residues));
-  out.set_attribute("query_windows", int64_t(plan.query_windows.empty() ? 0 : plan.query_windows.size() - 1));
-  out.set_attribute("target_windows", int64_t(plan.target_windows.empty() ? 0 : plan.target_windows.size() - 1));
+  out.set_attribute("cells", int64_t(cells));
+  out.set_attribute("tiles", int64_t(tiles.size()));
+  for (const auto& [name, value] : notes) out.set_attribute(name, value);
   out.set_attribute("traceback_budget", int64_t(opt.traceback_budget));
 }
 
@@ -191,11 +218,26 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const BackendKind kind = parse_backend_kind(opt.backend);
   const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
+  // GPU engines: two workers per GPU in a local run, so one's host work (pair lists, hits,
+  // the packed scorer's setup) overlaps the other's kernels.
+  const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
+  const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(2) : 1);
 
   std::unique_ptr<ResultFile> out;
   std::vector<Hit> collected;
-  AllVsAllPlan plan;
+  std::vector<Tile> tiles;
+  uint64_t total_cells = 0, total_pairs = 0;
   std::unique_ptr<Progress> progress;
+  ResumableRun resume;
+  // A finished tile's worker bytes, from a worker or (--resume) from the journal.
+  const auto store_tile = [&](uint32_t tile_id, const std::string& bytes) {
+    WireReader rd(bytes);
+    const double score_seconds = rd.get<double>(), align_seconds = rd.get<double>();
+    std::vector<Hit> hits = get_hits(rd);
+    out->append_tile(tile_id, hits);
+    collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
+    return TileTimes{score_seconds, align_seconds};
+  };
 
   SchedulerHooks hooks;
   hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
@@ -203,45 +245,60 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     return std::make_unique<AllVsAllWorker>(job, opt, make_allvsall_engine(kind, slot % devices, threads, job.setup));
   };
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    plan = plan_allvsall(job.queries, job.square ? nullptr : job.targets, caps);
+    PlanNotes notes;
+    if (resume.resuming()) {  // the stored plan (this run may have other workers)
+      tiles = resume.stored_plan();
+      notes = resume.stored_notes();
+    } else {
+      AllVsAllPlan plan = plan_allvsall(job.queries, job.square ? nullptr : job.targets, caps);
+      tiles = std::move(plan.tiles);
+      notes = plan_notes(plan);
+    }
+    for (const Tile& t : tiles) total_cells += t.cells;
+    total_pairs = uint64_t(plan_note(notes, "pairs"));
     if (opt.verbose)
       std::cerr << "hpcalign: " << caps.size() << " worker(s), " << (caps.empty() ? "" : caps.front().name) << "; plan: "
-                << plan.total_pairs << " pairs in " << plan.tiles.size() << " tiles, windows of <= "
-                << plan.window_sequences << " sequences / " << plan.window_residues << " residues\n";
-    write_attributes(*out, opt, job, plan, caps);
+                << total_pairs << " pairs in " << tiles.size() << " tiles, windows of <= "
+                << plan_note(notes, "window_sequences") << " sequences / " << plan_note(notes, "window_residues")
+                << " residues\n";
+    write_attributes(*out, opt, job, tiles, total_cells, notes, caps);
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", *job.targets);
-    progress = std::make_unique<Progress>("allvsall", plan.tiles.size(), plan.total_cells, opt.quiet);
+    std::vector<Tile> to_run = resume.begin(out->h5_file(), tiles, notes);
+    for (const auto& [id, bytes] : resume.finished()) store_tile(id, bytes);  // timings: the earlier run's
+    progress = std::make_unique<Progress>("allvsall", tiles.size(), total_cells, opt.quiet);
+    progress->resumed(resume.finished().size(), resume.finished_cells());
     t_phase = std::chrono::steady_clock::now();
-    return plan.tiles;
+    return to_run;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    WireReader rd(bytes);
-    summed.score_seconds += rd.get<double>();
-    summed.align_seconds += rd.get<double>();
-    std::vector<Hit> hits = get_hits(rd);
-    out->append_tile(tile.id, hits);
-    collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
+    resume.record(tile, bytes);  // first: the journal is what --resume trusts
+    const TileTimes times = store_tile(tile.id, bytes);
+    summed.score_seconds += times.score_seconds;
+    summed.align_seconds += times.align_seconds;
     progress->tile_done(tile.cells);
   };
 
-  if (mpi.is_master()) out = std::make_unique<ResultFile>(opt.out_path);  // fail fast on an unwritable path
+  if (mpi.is_master()) {  // --resume reads the old output first; then fail fast on an unwritable path
+    resume = ResumableRun("allvsall", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
+    out = std::make_unique<ResultFile>(opt.out_path);
+  }
   try {
     if (distributed)
       run_tiles_mpi(mpi, hooks);
     else
-      run_tiles_local(allvsall_engine_count(kind), hooks);
-  } catch (const StopRequested& e) {  // signal: the finished tiles are on disk; status stays incomplete
+      run_tiles_local(local_workers, hooks);
+  } catch (const StopRequested& e) {  // signal: every finished tile is journalled; leave it resumable
     if (out) out->mark_stopped(stop_signal_name());
     if (progress) progress->finish();
-    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is incomplete (allvsall cannot resume: rerun it)\n";
+    report_resumable_stop(e, opt.out_path);
     return 0;
   }
 
   if (!mpi.is_master()) return 0;
   // Compute phase: from the plan (every engine ready) to the last tile's result.
   const double phase_seconds = seconds_since(t_phase);
-  const double gcups = phase_seconds > 0 ? double(plan.total_cells) / phase_seconds / 1e9 : 0.0;
+  const double gcups = phase_seconds > 0 ? double(total_cells) / phase_seconds / 1e9 : 0.0;
   out->set_attribute("load_seconds", load_seconds);
   out->set_attribute("compute_phase_seconds", phase_seconds);
   out->set_attribute("compute_phase_gcups", gcups);
@@ -251,13 +308,14 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     std::fprintf(stderr,
                  "hpcalign: timing: load %.3f s, compute phase %.3f s, %llu pairs, %llu cells: %.1f GCUPS; summed over "
                  "workers: score %.3f s, traceback %.3f s\n",
-                 load_seconds, phase_seconds, (unsigned long long)plan.total_pairs, (unsigned long long)plan.total_cells,
+                 load_seconds, phase_seconds, (unsigned long long)total_pairs, (unsigned long long)total_cells,
                  gcups, summed.score_seconds, summed.align_seconds);
   std::sort(collected.begin(), collected.end(), canonical_order);
   out->finish(collected);
+  resume.complete();
   progress->finish();
   if (!opt.quiet)
-    std::cerr << "hpcalign: " << collected.size() << " of " << plan.total_pairs << " pairs written to " << opt.out_path
+    std::cerr << "hpcalign: " << collected.size() << " of " << total_pairs << " pairs written to " << opt.out_path
               << "\n";
   return 0;
 }

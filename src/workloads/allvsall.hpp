@@ -36,6 +36,7 @@ struct AllVsAllOptions {
   std::string backend = "auto";
   int threads = 0;
   bool verbose = false, quiet = false;
+  bool resume = false;  // --resume: continue the unfinished run in out_path
   std::string command_line;
 };
 

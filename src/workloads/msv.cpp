@@ -1,10 +1,9 @@
 #include "src/workloads/msv.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -19,35 +18,36 @@
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
+#include "src/workloads/msv_output.hpp"
+#include "src/workloads/resume.hpp"
+#include "src/workloads/worker_threads.hpp"
 #ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/msv_cuda.hpp"
+#include "kernels/cuda/vit_cuda.hpp"
 #endif
 
 namespace hpc {
 namespace {
 
-// One reported (model, target) pair.
-struct MsvRow {
-  uint32_t model, target;
-  float msv_bits;
-  double msv_pvalue;
-  uint8_t bias_pass;
-  float vit_bits;
-  double vit_pvalue;
-  uint8_t passed;
-};
-
-// What a tile sends back: its rows and hmmsearch's pipeline counters for its targets.
-struct TileResult {
+// hmmsearch's pipeline counters of one model over a set of targets.
+struct ModelCounts {
   uint32_t model = 0;
   uint64_t targets = 0, past_msv = 0, past_bias = 0, past_vit = 0;
+  void add(const ModelCounts& o) {
+    targets += o.targets, past_msv += o.past_msv, past_bias += o.past_bias, past_vit += o.past_vit;
+  }
+};
+
+// What a tile sends back: the counters of each of its models, and its rows.
+struct TileResult {
+  std::vector<ModelCounts> counts;
   std::vector<MsvRow> rows;
 };
 
 std::string encode(const TileResult& r) {
   WireWriter w;
-  w.put(r.model), w.put(r.targets), w.put(r.past_msv), w.put(r.past_bias), w.put(r.past_vit);
+  w.put_vector(r.counts);
   w.put_vector(r.rows);
   return w.take();
 }
@@ -55,11 +55,7 @@ std::string encode(const TileResult& r) {
 TileResult decode(const std::string& bytes) {
   WireReader rd(bytes);
   TileResult r;
-  r.model = rd.get<uint32_t>();
-  r.targets = rd.get<uint64_t>();
-  r.past_msv = rd.get<uint64_t>();
-  r.past_bias = rd.get<uint64_t>();
-  r.past_vit = rd.get<uint64_t>();
+  r.counts = rd.get_vector<ModelCounts>();
   r.rows = rd.get_vector<MsvRow>();
   return r;
 }
@@ -73,28 +69,54 @@ struct MsvJob {
 };
 
 // Counts one (model, target) pair into its tile's result (the same for every backend).
-void add_pair(const MsvJob& job, TileResult& r, uint32_t t, const hmm::PairResult& p) {
-  ++r.targets;
-  r.past_msv += p.msv_pass;
-  r.past_bias += p.bias_pass;
-  r.past_vit += p.passed && (job.settings.stages & hmm::kStageVit);
+void add_pair(const MsvJob& job, TileResult& r, ModelCounts& c, uint32_t t, const hmm::PairResult& p) {
+  ++c.targets;
+  c.past_msv += p.msv_pass;
+  c.past_bias += p.bias_pass;
+  c.past_vit += p.passed && (job.settings.stages & hmm::kStageVit);
   if (p.passed || job.all_pairs)
-    r.rows.push_back({r.model, t, p.msv_bits, p.msv_pvalue, uint8_t(p.bias_pass), p.vit_bits, p.vit_pvalue,
+    r.rows.push_back({c.model, t, p.msv_bits, p.msv_pvalue, uint8_t(p.bias_pass), p.vit_bits, p.vit_pvalue,
                       uint8_t(p.passed)});
 }
 
-// A tile entirely on this thread with the CPU twins.
-TileResult run_tile_cpu(const MsvJob& job, const Tile& tile, hmm::FilterWorkspace& ws) {
-  TileResult r;
-  r.model = tile.queries.at(0);
-  const hmm::ModelFilters& f = job.filters.at(r.model);
+// One model of a tile entirely on this thread with the CPU twins.
+void run_model_cpu(const MsvJob& job, const Tile& tile, uint32_t model, TileResult& r, hmm::FilterWorkspace& ws) {
+  ModelCounts c;
+  c.model = model;
+  const hmm::ModelFilters& f = job.filters.at(model);
   for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
     const uint32_t t = job.db.by_length[pos];
     const SeqView v = job.db.seqs.view(t);
-    add_pair(job, r, t, hmm::run_filters(f, v.data, int(v.length), job.settings, ws));
+    add_pair(job, r, c, t, hmm::run_filters(f, v.data, int(v.length), job.settings, ws));
   }
+  r.counts.push_back(c);
+}
+
+TileResult run_tile_cpu(const MsvJob& job, const Tile& tile, hmm::FilterWorkspace& ws) {
+  TileResult r;
+  for (uint32_t model : tile.queries) run_model_cpu(job, tile, model, r, ws);
   return r;
 }
+
+// Stage times of a GPU tile on stderr when HPCALIGN_CUDA_TIMING is set (tuning aid).
+class StageClock {
+ public:
+  void mark(const char* stage) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    line_ += std::string(stage) + " " + std::to_string(std::chrono::duration<double, std::milli>(now - last_).count()) +
+             " ms  ";
+    last_ = now;
+  }
+  void report() const {
+    if (on_) std::fprintf(stderr, "msv tile: %s\n", line_.c_str());
+  }
+
+ private:
+  bool on_ = std::getenv("HPCALIGN_CUDA_TIMING") != nullptr;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::string line_;
+};
 
 class MsvWorker : public TileWorker {
  public:
@@ -112,41 +134,110 @@ class MsvWorker : public TileWorker {
 };
 
 #ifdef HPCALIGN_HAVE_CUDA
-// MSV scores of a tile from the GPU; the bias and Viterbi filters of the survivors (and the
-// P-values of all) on a host thread pool with the shared pipeline code.
+// A tile's models on the GPU: the MSV filter of every (model, target) in one launch, the
+// P-values and the bias filter on a host thread pool (the shared pipeline code), then the
+// Viterbi filter of the bias survivors of all the tile's models in one GPU call.
 class MsvCudaWorker : public TileWorker {
  public:
   MsvCudaWorker(const MsvJob& job, int device, int host_threads)
-      : job_(job), device_(device), gpu_(device, job.db), pool_(host_threads) {}
+      : job_(job), device_(device), gpu_(device, job.db), vit_(device), pool_(host_threads) {}
   DeviceCapacity capacity() const override {
     DeviceCapacity c;
-    c.name = "cuda device " + std::to_string(device_) + " (byte MSV on the GPU, bias/Viterbi on the host)";
+    c.name = "cuda device " + std::to_string(device_) + " (MSV and Viterbi filters on the GPU, bias on the host)";
     return c;
   }
   std::string run(const Tile& tile) override {
-    const uint32_t model = tile.queries.at(0);
-    const hmm::ModelFilters& f = job_.filters.at(model);
-    if (f.msv.M > hmm::MsvCuda::max_model_length()) return encode(run_tile_cpu(job_, tile, ws_));
-    const std::vector<float> usc = gpu_.scores(f.msv, tile.part_begin, tile.part_end);
-    std::vector<hmm::PairResult> pairs(usc.size());
-    constexpr size_t kBatch = 512;
-    pool_.run((usc.size() + kBatch - 1) / kBatch, [&](size_t b) {
-      hmm::FilterWorkspace ws;
-      for (size_t i = b * kBatch; i < std::min(usc.size(), (b + 1) * kBatch); ++i) {
-        const SeqView v = job_.db.seqs.view(job_.db.by_length[tile.part_begin + i]);
-        pairs[i] = hmm::run_filters_after_msv(f, v.data, int(v.length), usc[i], job_.settings, ws);
-      }
-    });
+    // The tile's models in one GPU launch (models too long for the kernel: the CPU twin).
     TileResult r;
-    r.model = model;
-    for (size_t i = 0; i < pairs.size(); ++i) add_pair(job_, r, job_.db.by_length[tile.part_begin + i], pairs[i]);
-    return encode(r);
+    std::vector<uint32_t> models;
+    std::vector<const hmm::MsvProfile*> profiles;
+    for (uint32_t m : tile.queries) {
+      if (job_.filters.at(m).msv.M > hmm::MsvCuda::max_model_length()) {
+        run_model_cpu(job_, tile, m, r, ws_);
+      } else {
+        models.push_back(m);
+        profiles.push_back(&job_.filters[m].msv);
+      }
+    }
+    StageClock clock;
+    const std::vector<std::vector<float>> usc = gpu_.scores(profiles, tile.part_begin, tile.part_end);
+    clock.mark("msv");
+    const size_t n = tile.part_end - tile.part_begin;
+    auto view = [&](size_t i) { return job_.db.seqs.view(job_.db.by_length[tile.part_begin + i]); };
+    // Pass 1 (host pool): MSV P-values and the bias filter, Viterbi held back.
+    std::vector<hmm::PairResult> pairs(models.size() * n);
+    hmm::FilterSettings no_vit = job_.settings;
+    no_vit.stages &= ~unsigned(hmm::kStageVit);
+    for_pairs(models.size(), n, [&](size_t k, size_t i, hmm::FilterWorkspace& ws) {
+      const SeqView v = view(i);
+      pairs[k * n + i] = hmm::run_filters_after_msv(job_.filters[models[k]], v.data, int(v.length), usc[k][i], no_vit, ws);
+    });
+    // Pass 2: the bias survivors' Viterbi filter scores, every model of the tile in one GPU
+    // call (models longer than the Viterbi kernel: the CPU twin), then their pipeline again.
+    clock.mark("pvalues+bias");
+    if (!(job_.settings.stages & hmm::kStageVit)) return counted(tile, models, pairs, r);
+    std::vector<hmm::VitGroup> groups;
+    std::vector<int> group_of(models.size(), -1);  // -1: too long for the kernel, CPU twin
+    std::vector<std::vector<uint32_t>> cand(models.size());
+    for (size_t k = 0; k < models.size(); ++k) {
+      for (uint32_t i = 0; i < n; ++i)
+        if (pairs[k * n + i].bias_pass) cand[k].push_back(i);
+      const hmm::VitProfile& vp = job_.filters[models[k]].vit;
+      if (cand[k].empty() || vp.M > hmm::VitCuda::max_model_length()) continue;
+      group_of[k] = int(groups.size());
+      groups.push_back({&vp, {}});
+      for (uint32_t i : cand[k]) groups.back().targets.push_back(view(i));
+    }
+    clock.mark("select");
+    const std::vector<std::vector<float>> vit = vit_.scores(groups);
+    clock.mark("vit");
+    for (size_t k = 0; k < models.size(); ++k) {
+      const hmm::ModelFilters& f = job_.filters[models[k]];
+      const int g = group_of[k];
+      for_pairs(1, cand[k].size(), [&](size_t, size_t j, hmm::FilterWorkspace& ws) {
+        const uint32_t i = cand[k][j];
+        const SeqView v = view(i);
+        pairs[k * n + i] = hmm::run_filters_after_msv(f, v.data, int(v.length), usc[k][i], job_.settings, ws,
+                                                      g >= 0 ? &vit[size_t(g)][j] : nullptr);
+      });
+    }
+    clock.mark("after-vit");
+    std::string bytes = counted(tile, models, pairs, r);
+    clock.mark("count");
+    clock.report();
+    return bytes;
   }
 
  private:
+  // Runs body(k, i, workspace) for k < models, i < n on the host pool, in batches.
+  template <class Body>
+  void for_pairs(size_t models, size_t n, Body&& body) {
+    constexpr size_t kBatch = 512;
+    const size_t batches = (n + kBatch - 1) / kBatch;
+    pool_.run(models * batches, [&](size_t job) {
+      const size_t k = job / batches, b = job % batches;
+      hmm::FilterWorkspace ws;
+      for (size_t i = b * kBatch; i < std::min(n, (b + 1) * kBatch); ++i) body(k, i, ws);
+    });
+  }
+
+  // The tile's result from its GPU models' pairs (r already holds any CPU-run models).
+  std::string counted(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<hmm::PairResult>& pairs,
+                      TileResult& r) const {
+    const size_t n = tile.part_end - tile.part_begin;
+    for (size_t k = 0; k < models.size(); ++k) {
+      ModelCounts c;
+      c.model = models[k];
+      for (size_t i = 0; i < n; ++i) add_pair(job_, r, c, job_.db.by_length[tile.part_begin + i], pairs[k * n + i]);
+      r.counts.push_back(c);
+    }
+    return encode(r);
+  }
+
   const MsvJob& job_;
   int device_;
   hmm::MsvCuda gpu_;
+  hmm::VitCuda vit_;
   ThreadPool pool_;
   hmm::FilterWorkspace ws_;
 };
@@ -168,98 +259,78 @@ std::vector<std::pair<uint32_t, uint32_t>> partitions(const Database& db, size_t
   return out;
 }
 
-const char* kRowColumns[] = {"msv/model", "msv/target", "msv/msv_bits", "msv/msv_pvalue",
-                             "msv/bias_pass", "msv/vit_bits", "msv/vit_pvalue", "msv/passed"};
+// Models per tile at most: one GPU launch scores them all against the tile's targets.
+constexpr size_t kModelsPerTile = 8;
 
-void create_output(h5::File& f, const MsvOptions& opt, const MsvJob& job) {
-  h5::set_attribute(f, "", "program", std::string("hpcalign"));
-  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
-  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
-  h5::set_attribute(f, "", "status", std::string("incomplete"));
-  h5::set_attribute(f, "", "workload", std::string("msv"));
-  h5::set_attribute(f, "", "command_line", opt.command_line);
-  h5::set_attribute(f, "", "model_file", opt.model_path);
-  h5::set_attribute(f, "", "database", opt.db_path);
-  h5::set_attribute(f, "", "db_sequences", int64_t(job.db.seqs.size()));
-  h5::set_attribute(f, "", "db_residues", int64_t(job.db.seqs.total_residues()));
-  h5::set_attribute(f, "", "F1", opt.F1);
-  h5::set_attribute(f, "", "F2", opt.F2);
-  h5::set_attribute(f, "", "stages", hmm::stages_name(job.settings.stages));
-  h5::set_attribute(f, "", "all_pairs", int64_t(opt.all_pairs));
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
-  std::vector<std::string> names;
-  std::vector<uint32_t> lengths;
-  for (const auto& m : job.models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
-  h5::write_column(f, "models/name", names);
-  h5::write_column(f, "models/length", lengths);
-  std::vector<uint32_t> tl(job.db.seqs.size());
-  for (size_t i = 0; i < tl.size(); ++i) tl[i] = job.db.seqs.length(i);
-  h5::write_column(f, "targets/id", job.db.seqs.ids);
-  h5::write_column(f, "targets/length", tl);
-  h5::create_column<uint32_t>(f, kRowColumns[0]);
-  h5::create_column<uint32_t>(f, kRowColumns[1]);
-  h5::create_column<float>(f, kRowColumns[2]);
-  h5::create_column<double>(f, kRowColumns[3]);
-  h5::create_column<uint8_t>(f, kRowColumns[4]);
-  h5::create_column<float>(f, kRowColumns[5]);
-  h5::create_column<double>(f, kRowColumns[6]);
-  h5::create_column<uint8_t>(f, kRowColumns[7]);
-  h5::create_column<uint32_t>(f, "tiles/id", 1024);
-  h5::create_column<uint8_t>(f, "tiles/status", 1024);
-  f.flush();
-}
-
-template <class T, class Get>
-std::vector<T> column(const std::vector<MsvRow>& rows, Get get) {
-  std::vector<T> v(rows.size());
-  for (size_t i = 0; i < rows.size(); ++i) v[i] = get(rows[i]);
-  return v;
-}
-
-void append_rows(h5::File& f, uint32_t tile_id, const std::vector<MsvRow>& rows) {
-  if (!rows.empty()) {
-    h5::append(f, kRowColumns[0], column<uint32_t>(rows, [](const MsvRow& r) { return r.model; }));
-    h5::append(f, kRowColumns[1], column<uint32_t>(rows, [](const MsvRow& r) { return r.target; }));
-    h5::append(f, kRowColumns[2], column<float>(rows, [](const MsvRow& r) { return r.msv_bits; }));
-    h5::append(f, kRowColumns[3], column<double>(rows, [](const MsvRow& r) { return r.msv_pvalue; }));
-    h5::append(f, kRowColumns[4], column<uint8_t>(rows, [](const MsvRow& r) { return r.bias_pass; }));
-    h5::append(f, kRowColumns[5], column<float>(rows, [](const MsvRow& r) { return r.vit_bits; }));
-    h5::append(f, kRowColumns[6], column<double>(rows, [](const MsvRow& r) { return r.vit_pvalue; }));
-    h5::append(f, kRowColumns[7], column<uint8_t>(rows, [](const MsvRow& r) { return r.passed; }));
+// The GPU kernel's length classes (kernels/cuda/msv_kernels.cu: 128-node chunks, compiled for
+// 1, 2, 3, 4, 6, 8, 12, 16, 24, 32 chunks): models of one class share a launch without padding
+// past the class, so a batch never pays a longer model's chunk count.
+int length_class(int M) {
+  int c = 0;
+  for (int chunks : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+    if (M <= 128 * chunks) return c;
+    ++c;
   }
-  h5::append(f, "tiles/id", std::vector<uint32_t>{tile_id});
-  h5::append(f, "tiles/status", std::vector<uint8_t>{1});
-  f.flush();
+  return c;
 }
 
-// Rows arrive in tile completion order; a finished file lists them by (model, target), so
-// its content does not depend on the number of workers or ranks.
-void sort_rows(h5::File& f) {
-  const auto model = h5::read_all<uint32_t>(f, kRowColumns[0]);
-  const auto target = h5::read_all<uint32_t>(f, kRowColumns[1]);
-  if (model.empty()) return;
-  std::vector<size_t> order(model.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return model[a] != model[b] ? model[a] < model[b] : target[a] < target[b];
-  });
-  auto rewrite = [&](const char* path, auto sample) {
-    using T = decltype(sample);
-    const std::vector<T> v = h5::read_all<T>(f, path);
-    std::vector<T> sorted(v.size());
-    for (size_t i = 0; i < order.size(); ++i) sorted[i] = v[order[i]];
-    h5::remove_object(f, path);
-    h5::write_column(f, path, sorted);
+// Tiles = (model batch) x (database partition): models sorted by length and batched within a
+// length class, several partitions per worker so that batches of different cost balance (LPT).
+// notes: how many partitions and batches.
+std::vector<Tile> plan_msv(const MsvJob& job, const std::vector<DeviceCapacity>& caps, PlanNotes& notes) {
+  const size_t parts = std::min<size_t>(job.db.seqs.size(), std::max<size_t>(1, 4 * caps.size()));
+  const auto cuts = partitions(job.db, parts);
+  std::vector<uint32_t> order(job.models.size());
+  for (uint32_t m = 0; m < order.size(); ++m) order[m] = m;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return job.models[a].length < job.models[b].length; });
+  std::vector<std::vector<uint32_t>> batches;
+  for (uint32_t m : order) {
+    if (batches.empty() || batches.back().size() == kModelsPerTile ||
+        length_class(job.models[batches.back().front()].length) != length_class(job.models[m].length))
+      batches.emplace_back();
+    batches.back().push_back(m);
+  }
+  std::vector<Tile> tiles;
+  for (const auto& batch : batches)
+    for (const auto& [b, e] : cuts) {
+      Tile t;
+      t.queries = batch;
+      t.part_begin = b;
+      t.part_end = e;
+      uint64_t res = 0, nodes = 0;
+      for (uint32_t p = b; p < e; ++p) res += job.db.seqs.length(job.db.by_length[p]);
+      for (uint32_t m : batch) nodes += uint64_t(job.models[m].length);
+      t.cells = res * nodes;
+      tiles.push_back(std::move(t));
+    }
+  std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
+  for (size_t i = 0; i < tiles.size(); ++i) tiles[i].id = uint32_t(i);
+  notes = {{"tile_db_partitions", int64_t(cuts.size())}, {"tile_model_batches", int64_t(batches.size())}};
+  return tiles;
+}
+
+// The models' content: what the filters read (the parsed numbers, so a re-gzipped file is the same).
+std::string fingerprint(const std::vector<HmmModel>& models) {
+  checkpoint::Crc32 crc;
+  for (const HmmModel& m : models) {
+    const float stats[] = {m.msv_mu, m.msv_lambda, m.vit_mu, m.vit_lambda, m.fwd_tau, m.fwd_lambda};
+    crc.add(m.name).add(&m.length, sizeof m.length).add(stats, sizeof stats).add(m.compo.data(), sizeof m.compo);
+    crc.add(m.mat).add(m.ins).add(m.t);
+  }
+  return std::to_string(models.size()) + " models, crc32 " + crc.hex();
+}
+
+// Everything that changes the results (content fingerprints, not paths).
+std::vector<checkpoint::RunParameter> run_parameters(const MsvOptions& opt, const MsvJob& job) {
+  return {
+      {"models", fingerprint(job.models)},
+      {"database", checkpoint::fingerprint(job.db.seqs)},
+      {"F1", checkpoint::exact(opt.F1)},
+      {"F2", checkpoint::exact(opt.F2)},
+      {"stages", hmm::stages_name(job.settings.stages)},
+      {"all_pairs", std::to_string(int(opt.all_pairs))},
   };
-  rewrite(kRowColumns[0], uint32_t{});
-  rewrite(kRowColumns[1], uint32_t{});
-  rewrite(kRowColumns[2], float{});
-  rewrite(kRowColumns[3], double{});
-  rewrite(kRowColumns[4], uint8_t{});
-  rewrite(kRowColumns[5], float{});
-  rewrite(kRowColumns[6], double{});
-  rewrite(kRowColumns[7], uint8_t{});
 }
 
 // --backend: cpu, cuda (a GPU must be visible), or auto (cuda when a GPU is visible).
@@ -271,10 +342,10 @@ bool use_cuda(const std::string& backend) {
   return have;
 }
 
-void print_summary(const MsvJob& job, const std::vector<TileResult>& totals) {
+void print_summary(const MsvJob& job, const std::vector<ModelCounts>& totals) {
   const unsigned st = job.settings.stages;
   for (size_t m = 0; m < totals.size(); ++m) {
-    const TileResult& t = totals[m];
+    const ModelCounts& t = totals[m];
     const double n = double(std::max<uint64_t>(1, t.targets));
     std::printf("Query:       %s  [M=%d]\n", job.models[m].name.c_str(), job.models[m].length);
     std::printf("Target sequences:                  %8llu\n", (unsigned long long)t.targets);
@@ -316,15 +387,26 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   const bool distributed = mpi.active && mpi.size > 1;
   std::unique_ptr<h5::File> out;
   std::unique_ptr<Progress> progress;
-  std::vector<TileResult> totals(job.models.size());
+  std::vector<ModelCounts> totals(job.models.size());
   size_t rows_written = 0;
+  ResumableRun resume;
+  // A finished tile's worker bytes, from a worker or (--resume) from the journal.
+  const auto store_tile = [&](uint32_t tile_id, const std::string& bytes) {
+    TileResult r = decode(bytes);
+    append_msv_rows(*out, tile_id, r.rows);
+    rows_written += r.rows.size();
+    for (const ModelCounts& c : r.counts) totals.at(c.model).add(c);
+  };
 
   SchedulerHooks hooks;
   int gpus = 0;
+  // Workers per GPU in a local run: two, so one worker's host stages (P-values, bias filter,
+  // Viterbi selection) run while the other's kernels use the GPU.
+  const int per_gpu = distributed ? 1 : workers_per_gpu(2);
 #ifdef HPCALIGN_HAVE_CUDA
   if (cuda) gpus = cuda_device_count();
   hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
-    if (gpus > 0) return std::make_unique<MsvCudaWorker>(job, slot % gpus, threads);
+    if (gpus > 0) return std::make_unique<MsvCudaWorker>(job, slot % gpus, std::max(1, threads / per_gpu));
     return std::make_unique<MsvWorker>(job);
   };
 #else
@@ -332,60 +414,54 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   hooks.make_worker = [&](int, int) -> std::unique_ptr<TileWorker> { return std::make_unique<MsvWorker>(job); };
 #endif
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    // Several partitions per worker so models of different lengths balance (LPT).
-    const size_t parts = std::min<size_t>(job.db.seqs.size(), std::max<size_t>(1, 4 * caps.size()));
-    const auto cuts = partitions(job.db, parts);
     std::vector<Tile> tiles;
+    PlanNotes notes;
+    if (resume.resuming()) {  // the stored plan (this run may have other workers)
+      tiles = resume.stored_plan();
+      notes = resume.stored_notes();
+    } else {
+      tiles = plan_msv(job, caps, notes);
+    }
     uint64_t cells = 0;
-    for (uint32_t m = 0; m < job.models.size(); ++m)
-      for (const auto& [b, e] : cuts) {
-        Tile t;
-        t.id = uint32_t(tiles.size());
-        t.queries = {m};
-        t.part_begin = b;
-        t.part_end = e;
-        uint64_t res = 0;
-        for (uint32_t p = b; p < e; ++p) res += job.db.seqs.length(job.db.by_length[p]);
-        t.cells = res * uint64_t(job.models[m].length);
-        cells += t.cells;
-        tiles.push_back(std::move(t));
-      }
+    for (const Tile& t : tiles) cells += t.cells;
     if (opt.verbose)
-      std::cerr << "hpcalign: msv: " << caps.size() << " worker(s); " << job.models.size() << " model(s) x "
-                << cuts.size() << " partition(s) = " << tiles.size() << " tiles\n";
+      std::cerr << "hpcalign: msv: " << caps.size() << " worker(s); " << job.models.size() << " model(s) in "
+                << plan_note(notes, "tile_model_batches") << " batch(es) x " << plan_note(notes, "tile_db_partitions")
+                << " partition(s) = " << tiles.size() << " tiles\n";
     h5::set_attribute(*out, "", "backend", std::string(gpus > 0 ? "cuda" : "cpu"));
     h5::set_attribute(*out, "", "workers", int64_t(caps.size()));
     h5::set_attribute(*out, "", "tiles", int64_t(tiles.size()));
-    h5::set_attribute(*out, "", "tile_db_partitions", int64_t(cuts.size()));
+    for (const auto& [name, value] : notes) h5::set_attribute(*out, "", name, value);
+    std::vector<Tile> to_run = resume.begin(*out, tiles, notes);
+    for (const auto& [id, bytes] : resume.finished()) store_tile(id, bytes);
     progress = std::make_unique<Progress>("msv", tiles.size(), cells, opt.quiet);
-    return tiles;
+    progress->resumed(resume.finished().size(), resume.finished_cells());
+    return to_run;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    TileResult r = decode(bytes);
-    append_rows(*out, tile.id, r.rows);
-    rows_written += r.rows.size();
-    TileResult& t = totals.at(r.model);
-    t.targets += r.targets, t.past_msv += r.past_msv, t.past_bias += r.past_bias, t.past_vit += r.past_vit;
+    resume.record(tile, bytes);  // first: the journal is what --resume trusts
+    store_tile(tile.id, bytes);
     progress->tile_done(tile.cells);
   };
 
-  if (mpi.is_master()) {
+  if (mpi.is_master()) {  // --resume reads the old output first; a resumed run refills a new one
+    resume = ResumableRun("msv", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
     out = std::make_unique<h5::File>(opt.out_path, h5::Mode::kCreate);
-    create_output(*out, opt, job);
+    create_msv_output(*out, opt, job.models, job.db.seqs, job.settings.stages);
   }
   const auto filter_start = std::chrono::steady_clock::now();
   try {
     if (distributed)
       run_tiles_mpi(mpi, hooks);
     else
-      run_tiles_local(gpus > 0 ? gpus : threads, hooks);
-  } catch (const StopRequested& e) {  // signal: the finished tiles are on disk; status stays incomplete
+      run_tiles_local(gpus > 0 ? gpus * per_gpu : threads, hooks);
+  } catch (const StopRequested& e) {  // signal: every finished tile is journalled; leave it resumable
     if (out) {
       h5::set_attribute(*out, "", "stopped_by_signal", std::string(stop_signal_name()));
       out->close();
     }
     if (progress) progress->finish();
-    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is incomplete (msv cannot resume: rerun it)\n";
+    report_resumable_stop(e, opt.out_path);
     return 0;
   }
   if (!mpi.is_master()) return 0;
@@ -397,7 +473,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   if (opt.verbose)
     std::cerr << "hpcalign: msv: filter phase " << filter_s << " s, " << cells << " MSV cells (sum M x residues), "
               << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS\n";
-  sort_rows(*out);
+  sort_msv_rows(*out);
 
   std::vector<uint32_t> model_idx;
   std::vector<uint64_t> n, a, b, c;
@@ -413,6 +489,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   h5::set_attribute(*out, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(*out, "", "status", std::string("complete"));
   out->close();
+  resume.complete();
   progress->finish();
   print_summary(job, totals);
   if (!opt.quiet)

@@ -21,6 +21,7 @@ struct MsvOptions {
   bool all_pairs = false;
   int threads = 0;
   bool verbose = false, quiet = false;
+  bool resume = false;  // --resume: continue the unfinished run in out_path
   std::string command_line;
 };
 

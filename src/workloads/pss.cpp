@@ -16,6 +16,8 @@
 #include "src/pss/pss_engine.hpp"
 #include "src/pss/pss_gpu_engine.hpp"
 #include "src/pss/pss_output.hpp"
+#include "src/workloads/resume.hpp"
+#include "src/workloads/worker_threads.hpp"
 
 namespace hpc {
 namespace {
@@ -172,8 +174,6 @@ struct PssPlan {
   std::vector<Tile> tiles;
   uint32_t tile_subjects = 1;
   uint32_t query_batch = 1;
-  uint64_t total_cells = 0;  // scheduling weight: |q| x |s| x (N + 1)
-  uint64_t score_cells = 0;  // the TCUPS numerator: sum over pairs of |q| x |s| x N
 };
 
 PssPlan plan_pss(const PssJob& job, const std::vector<DeviceCapacity>& caps, uint32_t query_batch) {
@@ -196,9 +196,7 @@ PssPlan plan_pss(const PssJob& job, const std::vector<DeviceCapacity>& caps, uin
       t.part_end = uint32_t(std::min<size_t>(job.subjects.size(), size_t(s0) + plan.tile_subjects));
       uint64_t sres = 0;
       for (uint32_t s = t.part_begin; s < t.part_end; ++s) sres += job.subjects.length(s);
-      t.cells = qres * sres * copies;
-      plan.score_cells += qres * sres * job.params.permutations;
-      plan.total_cells += t.cells;
+      t.cells = qres * sres * copies;  // scheduling weight: |q| x |s| x (N + 1)
       plan.tiles.push_back(std::move(t));
     }
   }
@@ -208,11 +206,25 @@ PssPlan plan_pss(const PssJob& job, const std::vector<DeviceCapacity>& caps, uin
   return plan;
 }
 
-int default_threads(const MpiContext& mpi) {
-  const int hc = std::max(1u, std::thread::hardware_concurrency());
-  if (!mpi.active) return hc;
-  const char* ls = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  return std::max(1, hc / (ls ? std::max(1, std::atoi(ls)) : 1));
+// Everything that changes the results (content fingerprints, not paths). The query batch
+// only shapes the tiles, and a resume runs the stored ones.
+std::vector<checkpoint::RunParameter> run_parameters(const PssOptions& opt, const PssJob& job) {
+  std::string pssm = "none";
+  if (job.have_profile)
+    pssm = std::to_string(job.pssm.profile.length) + " positions, crc32 " +
+           checkpoint::Crc32().add(job.pssm.profile.scores).hex();
+  return {
+      {"queries", checkpoint::fingerprint(job.queries)},
+      {"subjects", checkpoint::fingerprint(job.subjects)},
+      {"matrix", checkpoint::fingerprint(job.params.matrix)},
+      {"gap_open", std::to_string(opt.gap_open)},
+      {"gap_extend", std::to_string(opt.gap_extend)},
+      {"permutations", std::to_string(opt.permutations)},
+      {"seed", std::to_string(opt.seed)},
+      {"censor", job.params.censor.describe()},
+      {"pssm", pssm},
+      {"keep_scores", std::to_string(int(opt.keep_scores))},
+  };
 }
 
 }  // namespace
@@ -231,32 +243,58 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
   // auto: the GPUs when this build has CUDA and one is visible, else the CPU.
   const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
   const int devices = gpu ? backend_device_count(BackendKind::Cuda) : 0;
-  const int threads = opt.threads > 0 ? opt.threads : default_threads(mpi);
+  const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
-  // Local GPU run: one worker per GPU, the host threads shared among them for the fits.
-  const int local_workers = gpu ? devices : threads;
-  const int fit_threads = gpu ? std::max(1, threads / (distributed ? 1 : devices)) : 1;
+  // Local GPU run: two workers per GPU, the host threads shared among them for the fits. One
+  // keeps the GPU busy while the other permutes its next tile's subjects and fits the Gumbels
+  // of its last launch (the tile boundary otherwise idles the GPU).
+  const int per_gpu = distributed ? 1 : workers_per_gpu(2);
+  const int local_workers = gpu ? devices * per_gpu : threads;
+  const int fit_threads = gpu ? std::max(1, threads / (distributed ? 1 : devices * per_gpu)) : 1;
   const double load_seconds = seconds_since(t_start);
   std::chrono::steady_clock::time_point t_phase;
   PssTileTimes summed;
 
   std::unique_ptr<PssResultFile> out;
   std::vector<PssPairResult> rows;
-  PssPlan plan;
+  std::vector<Tile> tiles;
+  uint64_t total_cells = 0, score_cells = 0;
   std::unique_ptr<Progress> progress;
+  ResumableRun resume;
+  // A finished tile's worker bytes, from a worker or (--resume) from the journal.
+  const auto store_tile = [&](const std::string& bytes) {
+    PssTileTimes times;
+    auto part = decode_results(bytes, times);
+    rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+    return times;
+  };
 
   SchedulerHooks hooks;
   hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
     return std::make_unique<PssWorker>(job, gpu ? slot % devices : -1, fit_threads);
   };
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    plan = plan_pss(job, caps, opt.query_batch);
+    // The plan depends on the devices' capacity: a resume runs the stored one.
+    PlanNotes notes;
+    if (resume.resuming()) {
+      tiles = resume.stored_plan();
+      notes = resume.stored_notes();
+    } else {
+      PssPlan plan = plan_pss(job, caps, opt.query_batch);
+      tiles = std::move(plan.tiles);
+      notes = {{"tile_subjects", plan.tile_subjects}, {"tile_query_batch", plan.query_batch}};
+    }
+    for (const Tile& t : tiles) {
+      total_cells += t.cells;
+      score_cells += t.cells / (uint64_t(opt.permutations) + 1) * opt.permutations;  // N of the N + 1 copies
+    }
     const std::string backend = caps.empty() ? "" : caps.front().name;
     if (opt.verbose)
       std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend << "; T = floor(" << caps.front().compute_units
-                << " x " << caps.front().resident_per_unit << " / " << opt.permutations << ") -> " << plan.tile_subjects
-                << " subject(s) per tile, "
-                << plan.query_batch << " queries per tile, " << plan.tiles.size() << " tiles\n";
+                << " x " << caps.front().resident_per_unit << " / " << opt.permutations << ") -> "
+                << plan_note(notes, "tile_subjects") << " subject(s) per tile"
+                << (resume.resuming() ? " (stored plan), " : ", ") << plan_note(notes, "tile_query_batch")
+                << " queries per tile, " << tiles.size() << " tiles\n";
     out->set_attribute("command_line", opt.command_line);
     out->set_attribute("backend", backend);
     out->set_attribute("workers", int64_t(caps.size()));
@@ -270,35 +308,39 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
     out->set_attribute("pssm", opt.pssm_path);
     out->set_attribute("query_file", opt.query_path);
     out->set_attribute("subject_file", opt.subject_path);
-    out->set_attribute("tiles", int64_t(plan.tiles.size()));
-    out->set_attribute("tile_subjects", int64_t(plan.tile_subjects));
-    out->set_attribute("tile_query_batch", int64_t(plan.query_batch));
+    out->set_attribute("tiles", int64_t(tiles.size()));
+    for (const auto& [name, value] : notes) out->set_attribute(name, value);
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", job.subjects);
-    progress = std::make_unique<Progress>("pss", plan.tiles.size(), plan.total_cells, opt.quiet);
+    std::vector<Tile> to_run = resume.begin(out->h5_file(), tiles, notes);
+    for (const auto& finished : resume.finished()) store_tile(finished.second);  // timings: the earlier run's
+    progress = std::make_unique<Progress>("pss", tiles.size(), total_cells, opt.quiet);
+    progress->resumed(resume.finished().size(), resume.finished_cells());
     t_phase = std::chrono::steady_clock::now();
-    return plan.tiles;
+    return to_run;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    PssTileTimes times;
-    auto part = decode_results(bytes, times);
+    resume.record(tile, bytes);  // first: the journal is what --resume trusts (rows reach the file at the end)
+    const PssTileTimes times = store_tile(bytes);
     summed.tile_seconds += times.tile_seconds;
     summed.kernel_seconds += times.kernel_seconds;
-    rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     progress->tile_done(tile.cells);
   };
 
-  if (mpi.is_master()) out = std::make_unique<PssResultFile>(opt.out_path);
+  if (mpi.is_master()) {  // --resume reads the old output first; then fail fast on an unwritable path
+    resume = ResumableRun("pss", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
+    out = std::make_unique<PssResultFile>(opt.out_path);
+  }
   try {
     if (distributed)
       run_tiles_mpi(mpi, hooks);
     else
       run_tiles_local(local_workers, hooks);
-  } catch (const StopRequested& e) {  // signal: no /pss table is written; status stays incomplete
+  } catch (const StopRequested& e) {  // signal: every finished tile is journalled; /pss is written at the end
     if (out) out->set_attribute("stopped_by_signal", std::string(stop_signal_name()));
     out.reset();  // closes (flushes) the file
     if (progress) progress->finish();
-    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is incomplete (pss cannot resume: rerun it)\n";
+    report_resumable_stop(e, opt.out_path);
     return 0;
   }
   if (!mpi.is_master()) return 0;
@@ -310,11 +352,11 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
   size_t failed = 0;
   for (const PssPairResult& r : rows) failed += r.fit.converged() ? 0 : 1;
   // Score phase: from the plan (every worker ready) to the last tile's result, fits included.
-  const double cells = double(plan.score_cells);
+  const double cells = double(score_cells);
   auto gcups = [&](double s) { return s > 0 ? cells / s / 1e9 : 0.0; };
   out->set_attribute("load_seconds", load_seconds);
   out->set_attribute("score_phase_seconds", phase_seconds);
-  out->set_attribute("score_cells", std::to_string(plan.score_cells));  // sum |q| x |s| x N
+  out->set_attribute("score_cells", std::to_string(score_cells));  // sum |q| x |s| x N
   out->set_attribute("score_phase_gcups", gcups(phase_seconds));
   out->set_attribute("tile_seconds_summed", summed.tile_seconds);
   out->set_attribute("gpu_kernel_seconds_summed", summed.kernel_seconds);
@@ -327,6 +369,7 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
     std::fprintf(stderr, "\n");
   }
   out->finish(rows, opt.keep_scores);
+  resume.complete();
   progress->finish();
   if (failed && !opt.quiet)
     std::cerr << "hpcalign: warning: " << failed << " pair(s) without a Gumbel fit (converged = 0, pvalue NaN; "

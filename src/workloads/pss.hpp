@@ -27,6 +27,7 @@ struct PssOptions {
   uint32_t query_batch = 16;  // queries per tile
   bool keep_scores = false;
   bool verbose = false, quiet = false;
+  bool resume = false;  // --resume: continue the unfinished run in out_path
   std::string command_line;
 };
 

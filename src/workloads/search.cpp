@@ -21,7 +21,7 @@
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
 #include "src/workloads/search_oom.hpp"
-#include "src/workloads/search_resume.hpp"
+#include "src/workloads/resume.hpp"
 #include "src/workloads/worker_threads.hpp"
 
 namespace hpc {
@@ -144,16 +144,6 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
 };
 
-// Tiles in flight per GPU in a local run: HPCALIGN_TILES_IN_FLIGHT=2 runs two workers per
-// GPU (each its own backend and stream) so one tile's tail, top-k and transfers overlap the
-// next one's kernel. Measured on an H200 (20 queries x 207M residues): no gain (3.57-3.69
-// TCUPS against 3.61 with one), while each alignment then waits behind the other worker's
-// kernel; so the default is 1.
-int tiles_in_flight() {
-  const char* env = std::getenv("HPCALIGN_TILES_IN_FLIGHT");
-  return env ? std::max(1, std::atoi(env)) : 1;
-}
-
 // Keeps the best max_hits hits of each query over all tiles.
 std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits) {
   std::sort(hits.begin(), hits.end(), hit_order);
@@ -164,6 +154,22 @@ std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits) {
     if (run < max_hits) out.push_back(std::move(hits[i]));
   }
   return out;
+}
+
+// Everything that changes the results: content fingerprints (not paths: a file may move
+// between nodes) and the scoring and reporting options.
+std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, const SearchJob& job) {
+  return {
+      {"queries", checkpoint::fingerprint(job.queries)},
+      {"database", checkpoint::fingerprint(job.db.seqs)},
+      {"matrix", checkpoint::fingerprint(job.setup.matrix)},
+      {"gap_open", std::to_string(opt.gap_open)},
+      {"gap_extend", std::to_string(opt.gap_extend)},
+      {"max_hits", std::to_string(opt.max_hits)},
+      {"evalue", checkpoint::exact(opt.max_evalue)},
+      {"lambda", checkpoint::exact(job.karlin.lambda)},
+      {"K", checkpoint::exact(job.karlin.K)},
+  };
 }
 
 }  // namespace
@@ -188,22 +194,25 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
   double prepare_seconds = 0;
   TileTimes summed;
 
-  SearchResume resume;
-  const auto run_params = mpi.is_master()
-                              ? search_run_parameters(opt, job.queries, job.db, job.setup.matrix, job.karlin)
-                              : std::vector<checkpoint::RunParameter>{};
+  ResumableRun resume;
   SchedulerHooks hooks;
   hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
     const int devices = backend_device_count(kind);
     return std::make_unique<SearchWorker>(job, make_search_backend(kind, slot % devices, threads));
   };
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    if (resume.active) {  // --resume: the stored plan (this run may have other workers); replayed below
-      plan.tiles = resume.plan;
+    if (resume.resuming()) {  // the stored plan (this run may have other workers); finished tiles replayed below
+      plan.tiles = resume.stored_plan();
       for (const Tile& t : plan.tiles) plan.total_cells += t.cells;
+      plan.query_batches = uint32_t(plan_note(resume.stored_notes(), "tile_query_batches"));
+      plan.partitions = uint32_t(plan_note(resume.stored_notes(), "tile_db_partitions"));
+      plan.min_tile_pairs = uint64_t(plan_note(resume.stored_notes(), "tile_min_pairs"));
     } else {
       plan = plan_search(job.queries, job.db, caps);
     }
+    const PlanNotes notes = {{"tile_query_batches", plan.query_batches},
+                             {"tile_db_partitions", plan.partitions},
+                             {"tile_min_pairs", int64_t(plan.min_tile_pairs)}};
     backend_name = caps.empty() ? "" : caps.front().name;
     if (opt.verbose)
       std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend_name << "; plan: " << plan.query_batches
@@ -222,15 +231,11 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     out->set_attribute("db_sequences", int64_t(job.db.seqs.size()));
     out->set_attribute("db_residues", int64_t(job.db.seqs.total_residues()));
     out->set_attribute("tiles", int64_t(plan.tiles.size()));
-    out->set_attribute("tile_query_batches", int64_t(plan.query_batches));
-    out->set_attribute("tile_db_partitions", int64_t(plan.partitions));
-    out->set_attribute("tile_min_pairs", int64_t(plan.min_tile_pairs));
+    for (const auto& [name, value] : notes) out->set_attribute(name, value);
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", job.db.seqs);
-    checkpoint::store_plan(out->h5_file(), plan.tiles, run_params);
-    if (!resume.journal)
-      resume.journal = std::make_unique<TileJournal>(TileJournal::path_for(opt.out_path), plan.tiles, run_params);
-    for (const auto& [id, bytes] : resume.finished) {  // --resume: finished tiles, from the journal
+    std::vector<Tile> to_run = resume.begin(out->h5_file(), plan.tiles, notes);
+    for (const auto& [id, bytes] : resume.finished()) {  // --resume: finished tiles, from the journal
       TileTimes earlier;  // spent by the earlier run: not this run's timing
       std::vector<Hit> hits = decode_hits(bytes, &earlier);
       out->append_tile(id, hits);
@@ -238,13 +243,13 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     }
     progress = std::make_unique<Progress>("search", plan.tiles.size(), plan.total_cells, opt.quiet);
     progress->set_batch_interval(opt.progress_interval);
-    progress->resumed(resume.finished.size(), resume.done_cells);
+    progress->resumed(resume.finished().size(), resume.finished_cells());
     t_phase = std::chrono::steady_clock::now();
     prepare_seconds = std::chrono::duration<double>(t_phase - t_start).count() - load_seconds;
-    return resume.active ? resume.remaining : plan.tiles;
+    return to_run;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    resume.journal->append_tile(tile.id, bytes);  // first: the journal is what --resume trusts
+    resume.record(tile, bytes);  // first: the journal is what --resume trusts
     TileTimes times;
     std::vector<Hit> hits = decode_hits(bytes, &times);
     summed.search += times.search;
@@ -254,17 +259,21 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     progress->tile_done(tile.cells);
   };
 
-  // Created before any work, so an unwritable output fails fast.
-  if (mpi.is_master()) out = open_search_output(opt, run_params, resume);
+  // Created before any work, so an unwritable output fails fast (after --resume read the old one).
+  if (mpi.is_master()) {
+    resume = ResumableRun("search", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
+    out = std::make_unique<ResultFile>(opt.out_path);
+  }
   try {
     if (distributed)
       run_tiles_mpi(mpi, hooks);
     else
-      run_tiles_local(backend_device_count(kind) * tiles_in_flight(), hooks);
+      // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
+      run_tiles_local(backend_device_count(kind) * workers_per_gpu(1), hooks);
   } catch (const StopRequested& e) {  // signal: every finished tile is on disk; leave it resumable
     out->mark_stopped(stop_signal_name());
     if (progress) progress->finish();
-    std::cerr << "hpcalign: " << e.what() << "; " << opt.out_path << " is resumable with --resume\n";
+    report_resumable_stop(e, opt.out_path);
     return 0;
   }
 
@@ -286,7 +295,7 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
                  summed.search, summed.align);
   const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits);
   out->finish(final_hits);
-  resume.journal->remove();  // complete: nothing left to resume
+  resume.complete();
   progress->finish();
   if (!opt.quiet)
     std::cerr << "hpcalign: " << final_hits.size() << " hits for " << job.queries.size() << " queries written to "

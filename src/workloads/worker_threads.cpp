@@ -14,4 +14,9 @@ int default_worker_threads(const MpiContext& mpi) {
   return std::max(1, hc / local);
 }
 
+int workers_per_gpu(int measured_best) {
+  const char* env = std::getenv("HPCALIGN_WORKERS_PER_GPU");
+  return std::max(1, env ? std::atoi(env) : measured_best);
+}
+
 }  // namespace hpc

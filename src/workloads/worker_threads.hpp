@@ -7,4 +7,9 @@ namespace hpc {
 
 int default_worker_threads(const MpiContext& mpi);
 
+// Workers sharing one GPU in a local (non-MPI) run, each with its own engine and stream, so
+// that one worker's host-side work overlaps the other's kernels. HPCALIGN_WORKERS_PER_GPU
+// overrides `measured_best`, the workload's default (kernels/cuda/NOTES.md has the A/B runs).
+int workers_per_gpu(int measured_best);
+
 }  // namespace hpc

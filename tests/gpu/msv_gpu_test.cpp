@@ -172,3 +172,22 @@ TEST(MsvGpu, CommandCudaEqualsCpu) {
   for (const char* col : {"msv/bias_pass", "msv/passed"})
     EXPECT_EQ(h5::read_all<int>(cpu, col), h5::read_all<int>(gpu, col)) << col;
 }
+
+// Several models in one launch (the msv worker's tiles): each model's scores equal its own launch.
+TEST(MsvGpu, ModelsSharingALaunchScoreLikeSeparateLaunches) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const Database db = load_database(data_path("balifam2000.fa"));
+  std::vector<hmm::ModelFilters> filters;
+  for (const char* name : {"fn3.hmm", "Pkinase.hmm", "globins4.hmm", "LuxC.hmm.gz", "M1.hmm"})
+    filters.emplace_back(read_hmm_file(data_path(std::string("hmm/") + name)).at(0));
+  std::vector<const hmm::MsvProfile*> profiles;
+  for (const auto& f : filters) profiles.push_back(&f.msv);
+  hmm::MsvCuda gpu(0, db);
+  const auto together = gpu.scores(profiles, 50, 1900);
+  ASSERT_EQ(together.size(), profiles.size());
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    const auto alone = gpu.scores(*profiles[k], 50, 1900);
+    ASSERT_EQ(together[k].size(), alone.size());
+    for (size_t i = 0; i < alone.size(); ++i) ASSERT_TRUE(same_float(together[k][i], alone[i])) << k << " " << i;
+  }
+}

@@ -93,7 +93,8 @@ TEST(PssCliGpu, PssmProfileOnTheGpuMatchesTheCpu) {
 
 TEST(PssCliGpu, TileSubjectsFollowTheGpuOccupancy) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const DeviceCapacity cap = PssCudaScorer(0).capacity();
+  // Plain sequences (no PSSM) run in sequence mode: its packed kernel's occupancy.
+  const DeviceCapacity cap = PssCudaScorer(0, load_matrix("BLOSUM62"), {11, 1}).capacity();
   EXPECT_GT(cap.compute_units, 1);
   EXPECT_GE(cap.resident_per_unit, 128);
   const SequenceSet db = read_fasta(test::data_path("balifam2000.fa"));
@@ -138,6 +139,52 @@ TEST(PssCliGpu, ScorerLaunchesOfMixedPairsMatchTheCpuEngine) {
       EXPECT_EQ(got, want.permuted_scores) << "pair " << k;
       EXPECT_EQ(scores[k * 101 + 100], want.score) << "pair " << k;
     }
+  }
+  EXPECT_GT(gpu.kernel_seconds(), 0.0);
+}
+
+// Sequence mode (the packed 16-bit kernel): every query against every subject, the CPU's
+// exact scores, including a real score past the 16-bit lanes (an 8,000-aa self match,
+// rescored in 32-bit) next to permuted scores that stay packed.
+TEST(PssCliGpu, SequenceModeMatchesTheCpuEngineIncludingOverflow) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const SequenceSet db = read_fasta(test::data_path("balifam2000.fa"));
+  SequenceSet queries, subjects;
+  std::vector<uint8_t> longseq;
+  for (size_t i = 0; longseq.size() < 8000; ++i) longseq.insert(longseq.end(), db.view(i).data, db.view(i).data + db.length(i));
+  for (size_t i : {5u, 6u, 900u}) queries.add(db.ids[i], db.view(i).data, db.length(i));
+  queries.add("long", longseq.data(), uint32_t(longseq.size()));
+  for (size_t i = 200; i < 206; ++i) subjects.add(db.ids[i], db.view(i).data, db.length(i));
+  subjects.add("long", longseq.data(), uint32_t(longseq.size()));
+  PssParams p;
+  p.matrix = load_matrix("BLOSUM62");
+  p.permutations = 60;
+  p.keep_scores = true;
+  PssCpuEngine cpu(p, queries, subjects);
+  PssCudaScorer gpu(0, p.matrix, p.gaps);
+  EXPECT_GE(gpu.capacity().resident_per_unit, 256);  // two copies per thread
+  std::vector<SeqView> views, qviews;
+  std::vector<uint32_t> indices;
+  for (uint32_t s = 0; s < subjects.size(); ++s) views.push_back(subjects.view(s)), indices.push_back(s);
+  gpu.load_subjects(views, indices, p.seed, p.permutations);
+  EXPECT_THROW(gpu.launch({{0, 0}}, p.gaps), Error);  // profile-mode call on a sequence-mode scorer
+  // Two launches (queries 1..3, then 0): each query's scores stand on their own.
+  for (const std::vector<uint32_t>& group : {std::vector<uint32_t>{1, 2, 3}, std::vector<uint32_t>{0}}) {
+    qviews.clear();
+    for (uint32_t q : group) qviews.push_back(queries.view(q));
+    gpu.launch_queries(qviews);
+    const std::vector<int32_t> scores = gpu.wait();
+    const size_t per = p.permutations + 1;
+    ASSERT_EQ(scores.size(), group.size() * subjects.size() * per);
+    for (size_t k = 0; k < group.size(); ++k)
+      for (uint32_t s = 0; s < subjects.size(); ++s) {
+        const PssPairResult want = cpu.run({group[k]}, s)[0];
+        const size_t at = (k * subjects.size() + s) * per;
+        const std::vector<int32_t> got(scores.begin() + at, scores.begin() + at + p.permutations);
+        EXPECT_EQ(got, want.permuted_scores) << "query " << group[k] << " subject " << s;
+        EXPECT_EQ(scores[at + p.permutations], want.score) << "query " << group[k] << " subject " << s;
+        if (group[k] == 3 && s == 6) EXPECT_GT(want.score, 32767);  // the overflow case is real
+      }
   }
   EXPECT_GT(gpu.kernel_seconds(), 0.0);
 }

@@ -23,31 +23,15 @@ search() { "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 --quiet
 # Starts `mpirun -np N search ... -o OUT ARGS` in its own session; prints the session id.
 start_mpi() {
   local np=$1 out=$2; shift 2
-  setsid mpirun -np "$np" "$HPCALIGN" search -q "$Q" -d "$DB" -o "$out" --backend cpu --threads 1 --quiet "$@" \
-    >>"$WORK/mpirun.log" 2>&1 &
-  echo $!
+  start_session mpirun -np "$np" "$HPCALIGN" search -q "$Q" -d "$DB" -o "$out" --backend cpu --threads 1 --quiet "$@"
 }
-# kill -9 every process of the session (Open MPI puts each rank in its own process group,
-# so killing mpirun's group would leave the ranks running), then wait until they are gone.
-kill_session() {
-  local sid=$1
-  # Again and again: a rank being forked while pkill scans /proc would escape a single pass.
-  for _ in $(seq 100); do
-    pkill -9 -s "$sid" 2>/dev/null
-    pgrep -s "$sid" >/dev/null || break
-    sleep 0.05
-  done
-  wait "$sid" 2>/dev/null
-  pgrep -s "$sid" >/dev/null && echo "processes of session $sid survived kill -9" >&2
-}
-tiles_done() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p'; }
 
 expect_ok "uninterrupted single-process run" search -o "$WORK/ref.h5"
 t0=$(date +%s%N)
 expect_ok "uninterrupted mpirun -np 3 run" mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" -o "$WORK/mpi.h5" --backend cpu --threads 1 --quiet
 duration_ms=$((($(date +%s%N) - t0) / 1000000))
 same_hits "mpirun -np 3 equals single process" "$WORK/ref.h5" "$WORK/mpi.h5"
-tiles=$(h5dump -a /tiles "$WORK/mpi.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+tiles=$(int_attr "$WORK/mpi.h5" tiles)
 echo "# uninterrupted run: ${duration_ms} ms, $tiles tiles; seed $SEED"
 [ "${tiles:-0}" -ge 6 ] && pass "the run has $tiles tiles (multi-tile)" || fail "too few tiles: '$tiles'"
 
@@ -56,7 +40,7 @@ for trial in $(seq "$TRIALS"); do
   out=$WORK/trial$trial.h5
   delay=$((duration_ms * (5 + RANDOM % 90) / 100))  # 5%..95% of a full run
   sid=$(start_mpi 3 "$out")
-  sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+  sleep_ms "$delay"
   kill_session "$sid"
   kills=$((kills + 1))
   done_before=$(tiles_done "$out")
@@ -69,7 +53,7 @@ for trial in $(seq "$TRIALS"); do
   if [ $((trial % 2)) = 0 ] && [ -e "$out" ]; then
     delay2=$((duration_ms * (10 + RANDOM % 50) / 100))
     sid=$(start_mpi 3 "$out" --resume)
-    sleep "$(printf '%d.%03d' $((delay2 / 1000)) $((delay2 % 1000)))"
+    sleep_ms "$delay2"
     kill_session "$sid"
     kills=$((kills + 1))
     echo "# trial $trial: resumed run killed after ${delay2} ms: $(tiles_done "$out") tiles in the ledger"
@@ -83,7 +67,7 @@ for trial in $(seq "$TRIALS"); do
   [ "$(h5_status "$out")" = complete ] && pass "trial $trial: complete after resume" || fail "trial $trial: status '$(h5_status "$out")'"
   same_hits "trial $trial: resumed /hits, /queries, /targets identical" "$WORK/ref.h5" "$out"
   # (A run killed before its plan was recorded starts afresh, maybe with another plan: the file's own count.)
-  n_ledger=$(tiles_done "$out") n_plan=$(h5dump -a /tiles "$out" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+  n_ledger=$(tiles_done "$out") n_plan=$(int_attr "$out" tiles)
   [ "$n_ledger" = "$n_plan" ] && pass "trial $trial: ledger has each of the $n_plan tiles once" || fail "trial $trial: ledger has $n_ledger rows, plan $n_plan"
 done
 echo "# $kills kill -9 in $TRIALS trials"
@@ -91,7 +75,7 @@ echo "# $kills kill -9 in $TRIALS trials"
 # A torn journal record (a kill inside write()) and an HDF5 file damaged by a kill inside a
 # flush: the torn tail is dropped, the HDF5 file rebuilt from the journal, results identical.
 sid=$(start_mpi 3 "$WORK/torn.h5")
-sleep "$(printf '%d.%03d' $((duration_ms * 6 / 10000)) $((duration_ms * 6 / 10 % 1000)))"
+sleep_ms $((duration_ms * 6 / 10))
 kill_session "$sid"
 if [ -s "$WORK/torn.h5.journal" ]; then
   size=$(stat -c %s "$WORK/torn.h5.journal")

@@ -45,12 +45,66 @@ h5_status() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\
 # datasets of different sizes as equal, so we compare dumps instead).
 dump_group() { h5dump -m '%.17g' -g "$2" "$1" 2>&1 | tail -n +2; }
 
-same_hits() {  # same_hits NAME A.h5 B.h5: /hits, /queries and /targets identical
-  local name=$1 a=$2 b=$3 ok=1
-  for g in /hits /queries /targets; do
-    cmp -s <(dump_group "$a" $g) <(dump_group "$b" $g) || ok=0
+# same_groups NAME A.h5 B.h5 GROUP...: every dataset of each group identical (values, types,
+# shapes; root attributes such as timings are not compared). A group missing from A fails.
+same_groups() {
+  local name=$1 a=$2 b=$3 g; shift 3
+  for g in "$@"; do
+    # (grep -c, not -q: an early exit would SIGPIPE h5dump, a failure under pipefail)
+    if ! dump_group "$a" "$g" | grep -c DATASET >/dev/null; then fail "$name: no datasets in $g of $a"; return; fi
+    if ! cmp -s <(dump_group "$a" "$g") <(dump_group "$b" "$g"); then
+      fail "$name: $g differs: $(diff <(dump_group "$a" "$g") <(dump_group "$b" "$g") | head -5)"; return
+    fi
   done
-  if [ $ok = 1 ]; then pass "$name"; else fail "$name: $(diff <(dump_group "$a" /hits) <(dump_group "$b" /hits) | head -5)"; fi
+  pass "$name"
+}
+
+same_hits() { same_groups "$1" "$2" "$3" /hits /queries /targets; }  # same_hits NAME A.h5 B.h5
+
+# Rows in the /tiles ledger of a result file (empty when unreadable).
+tiles_done() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p'; }
+# An integer attribute on '/' (empty when absent).
+int_attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'; }
+
+sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+
+# start_session CMD...: runs CMD in a session of its own (output appended to $WORK/session.log);
+# prints the session id, for kill_session.
+start_session() {
+  setsid "$@" >>"$WORK/session.log" 2>&1 &
+  echo $!
+}
+# kill -9 every process of the session (Open MPI puts each rank in its own process group,
+# so killing mpirun's group would leave the ranks running), then wait until they are gone.
+kill_session() {
+  local sid=$1
+  # Again and again: a rank being forked while pkill scans /proc would escape a single pass.
+  for _ in $(seq 100); do
+    pkill -9 -s "$sid" 2>/dev/null
+    pgrep -s "$sid" >/dev/null || break
+    sleep 0.05
+  done
+  wait "$sid" 2>/dev/null
+  pgrep -s "$sid" >/dev/null && echo "processes of session $sid survived kill -9" >&2
+}
+
+# Small inputs for allvsall, pss and msv runs of a few seconds in many tiles on one CPU thread
+# (kill and signal tests): $WORK/short200.fa (200 sequences of <= 120 residues), subjects60.fa,
+# db2000.fa (the first 2000 of db2M.fa) and models10.hmm (the protein models of tests/data/hmm).
+fasta_head() {  # fasta_head FILE N MAXLEN: the first N records of at most MAXLEN residues
+  awk -v n="$2" -v max="$3" '/^>/ { if (h != "" && len <= max && k < n) { print h; printf "%s", s; k++ }
+    h = $0; s = ""; len = 0; next } { s = s $0 "\n"; len += length($0) }
+    END { if (h != "" && len <= max && k < n) { print h; printf "%s", s } }' "$1"
+}
+workload_inputs() {
+  fasta_head "$TEST_DATA/balifam2000.fa" 200 120 >"$WORK/short200.fa"
+  fasta_head "$TEST_DATA/balifam2000.fa" 60 400 >"$WORK/subjects60.fa"
+  fasta_head "$TEST_DATA/db2M.fa" 2000 100000 >"$WORK/db2000.fa"
+  local f
+  for f in 20aa.hmm.gz 2OG-FeII_Oxy_3.hmm.gz Caudal_act.hmm.gz LuxC.hmm.gz M1.hmm Pkinase.hmm RRM_1.hmm.gz XYPPX.hmm \
+           fn3.hmm globins4.hmm; do
+    case $f in *.gz) zcat "$TEST_DATA/hmm/$f" ;; *) cat "$TEST_DATA/hmm/$f" ;; esac
+  done >"$WORK/models10.hmm"
 }
 
 finish() {

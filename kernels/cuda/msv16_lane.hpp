@@ -1,0 +1,337 @@
+#pragma once
+// The GPU SSV filter in signed 16-bit DPX lanes (kernels/cuda/msv16_kernels.cu) as one lane of
+// a warp runs it. Compiled twice: by nvcc into the kernel, and by the host compiler into the
+// warp emulator (kernels/cuda/msv16_layout.hpp) that the CPU unit tests
+// (tests/unit/msv16_layout_test.cpp) check bit for bit against hmm::msv_filter_score. Plain
+// C++ apart from the macros below, so host files may include it.
+//
+// Recurrence. msv_filters.cpp's ssv_score keeps, per cell, g = max(0, g_diag + w) with
+// w = bias - min(cost, 127 + bias) and best = the max of every g, then decides on `best`. One
+// DPX instruction does it for two cells: __viaddmax_s16x2_relu(g_diag, w, 0) = max(g_diag + w,
+// 0) per signed 16-bit lane, with w precomputed in the profile; one more (__vimax3_s16x2_relu)
+// folds two words into `best`.
+//
+// Layout (Farrar's striping over a warp). One warp per target. A "pack" of up to 32 models
+// (kMaxModels) shares the warp: its 64 slots (2 per lane: slot s = 2*lane + h, h = 0 the low
+// half, h = 1 the high half of every word) are dealt to the models, model j getting
+// ceil(M_j / Q) consecutive slots, and slot s holds the Q consecutive nodes of its model
+// k = (s - first slot) * Q + q + 1 in word q (q = 0 .. Q-1) of its lane. The diagonal
+// dependency k-1 -> k is then word q-1 -> word q inside the lane (no data movement at all)
+// except for q = 0, which takes word Q-1 of the slot before: one shuffle + one byte permute
+// per row for the whole lane, instead of one per word. A slot that starts a model (or belongs
+// to none) takes 0 instead (the k = 0 cell), so models never see each other.
+//
+// Exactness (same result as ssv_score, hence as the GPU byte kernel, for every target):
+//  - Before a model's best reaches T = 127 - bias, all its cells are < T <= 127, so
+//    g_diag + w lies in [-127, 253]: nothing saturates, nothing wraps, and the 16-bit value is
+//    the CPU's int16 value (and the byte kernel's unsaturated byte: its byte cells saturate
+//    only at diag + bias >= 255, which needs diag >= 128 > T, so only after best >= T).
+//  - ssv_score returns as soon as best >= T, with an answer that depends on the model and
+//    tjb alone (fallback when base - tjb - tbm < 128, else overflow); best never decreases.
+//    The kernel tests best >= T only every kCheckRows rows (and after the last row): a model
+//    found there takes that same answer, whatever its cells did after crossing T, since it
+//    did cross at some row no later than the check. Its threshold is then lifted (32767) and
+//    its cells no longer matter.
+//  - Bounds: at each check, every cell of an undecided model is <= its best < T <= 127, and
+//    the cells of decided models are clamped to <= 127 (kCap; a no-op for undecided ones, so
+//    it changes nothing that is used). Between two checks a cell grows by at most
+//    max(w) <= 127 per row, so every cell, every `best` and every g_diag + w stays within
+//    [-127, 127 + 32 * 127] = [-127, 4191]: the 16-bit adds never wrap, and whether the DPX
+//    add wraps or saturates (it wraps: add.s16x2) cannot matter.
+//  - w: ssv_score's step bias - min(cost, 127 + bias) lies in [-127, bias]. The profile clamps
+//    it to [-127, 127] (so it also fits the signed bytes of the W8 profile); this changes
+//    only models with bias > 127, and those always fall back before any row
+//    (tjb + tbm + tec + bias >= 127), as in ssv_score.
+//  - Padding nodes past a model's M and slots of no model cost kPadW = -127 <= 0: a padding
+//    cell is <= the real cell on its diagonal one row earlier, already counted in best, and
+//    feeds only padding cells (the rest of its slot; the next slot starts a model or none).
+//  - The after-row rule of ssv_score (xE = base - tjb - tbm + best; overflow when
+//    xE >= 255 - bias; fallback when xJ = xE - tec > base) runs on each model's exact best
+//    (its max over its own slots), in the same int arithmetic (final_result below).
+// A fallback is answered by the byte msv_full of msv_kernels.cu, as in the byte kernel.
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define HPC_MSV16_FN __host__ __device__ __forceinline__
+#else
+#define HPC_MSV16_FN inline
+#endif
+#if defined(__CUDA_ARCH__)
+#define HPC_MSV16_UNROLL _Pragma("unroll")  // the register arrays need constant indices
+#else
+#define HPC_MSV16_UNROLL
+#endif
+
+namespace hpc::hmm::msv16 {
+
+constexpr int kLanes = 32;
+constexpr int kSlots = 2 * kLanes;
+constexpr int kCodes = 24;       // residue rows of MsvProfile::cost (src/core/alphabet.hpp)
+constexpr int kMaxModels = 32;   // models per pack: lane j holds model j's parameters and result
+// Nodes per slot (words per lane) compiled; the largest bounds the model length (64 x 64).
+constexpr int kQs[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64};
+constexpr int kMaxQ = 64;
+constexpr int kMaxModelLength = kSlots * kMaxQ;
+// Chunk counts of the byte kernel (msv_kernels.cu's msv_kernel_chunks), whose msv_full
+// answers fallbacks: 128 nodes per chunk.
+constexpr int kByteChunks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+constexpr int kByteChunkNodes = 128;
+constexpr int kCheckRows = 32;   // rows between two tests of best against the thresholds
+constexpr int kPadW = -127;      // w of padding nodes and empty slots
+constexpr int kCap = 127;        // clamp of the cells once some model of the pack is decided
+constexpr int kNoThreshold = 0x7fff;
+constexpr int kNoModel = 0xff;
+// Result codes: the xJ byte score (>= 0), or these two.
+constexpr int32_t kOverflow = INT_MIN;      // +infinity nats (cuda::kMsvOverflow)
+constexpr int32_t kFallback = INT_MIN + 1;  // the full MSV decides (never leaves the kernel)
+
+// Per model of a call (plain data shared by host and kernel).
+struct ModelParams {
+  uint64_t byte_profile = 0;  // first word of its byte profile (msv_kernels.cu layout) in Args::bprof
+  uint64_t targets = 0;       // first entry of its rows in Args::tjb and Args::out (n per model)
+  int32_t base = 0, bias = 0, tbm = 0, tec = 0;
+  int32_t chunks = 0;         // chunk count of its byte profile (a kByteChunks value)
+  int32_t pad = 0;
+};
+
+// Lane descriptor bits (Pack::lane_info): bits 0-7 the pack model of the lane's low slot
+// (kNoModel: none), 8-15 of its high slot, bit 16 (17): the low (high) slot continues the
+// model of the slot before (its word 0 reads that slot's word Q-1 on the diagonal).
+struct Pack {
+  uint64_t profile = 0;              // first word of its profile in Args::wprof (a multiple of 4)
+  uint32_t q = 0;                    // nodes per slot = words per lane
+  uint32_t n_models = 0;
+  uint32_t model[kMaxModels] = {};   // call index (ModelParams) of pack model j
+  uint32_t lane_info[kLanes] = {};
+};
+
+struct Args {
+  const uint8_t* residues = nullptr;  // whole database, concatenated in Database::by_length order
+  const uint64_t* offsets = nullptr;  // sequence p of that order is residues[offsets[p] .. offsets[p+1])
+  const uint32_t* wprof = nullptr;    // the packs' w profiles
+  const uint32_t* bprof = nullptr;    // the models' byte profiles (fallbacks)
+  const Pack* packs = nullptr;        // the packs of this launch (blockIdx.y)
+  uint32_t n_packs = 0;
+  const ModelParams* models = nullptr;
+  const uint8_t* tjb = nullptr;       // per (model, target of the call): MsvProfile::tjb(L)
+  int32_t* out = nullptr;             // per (model, target): the xJ byte score, or kOverflow
+  uint32_t begin = 0, end = 0;        // by_length positions of the targets
+};
+
+// ---- profile layout ------------------------------------------------------------------------
+// Words of w per lane and residue code: W16 one word per row word (two int16 w), W8 one word
+// per two row words (four signed bytes: bytes 0,1 the low and high half of word 2j, bytes 2,3
+// of word 2j+1).
+HPC_MSV16_FN constexpr int words_per_lane(int q, bool w8) { return w8 ? (q + 1) / 2 : q; }
+HPC_MSV16_FN constexpr size_t profile_words(int q, bool w8) {
+  return size_t(kCodes) * kLanes * size_t(words_per_lane(q, w8));
+}
+// Offset of a lane's profile word j (of P) in one code's 32 * P words: groups of 4 words per
+// lane (one 16-byte load, a warp's loads contiguous), then a group of 2, then a single word.
+HPC_MSV16_FN constexpr int word_offset(int P, int j, int lane) {
+  const int full = P & ~3;
+  if (j < full) return (j & ~3) * kLanes + lane * 4 + (j & 3);
+  if (P - full >= 2 && j < full + 2) return full * kLanes + lane * 2 + (j - full);
+  return (P - 1) * kLanes + lane;
+}
+
+HPC_MSV16_FN int lo_model(uint32_t info) { return int(info & 0xffu); }
+HPC_MSV16_FN int hi_model(uint32_t info) { return int((info >> 8) & 0xffu); }
+// AND mask of the diagonal input of word 0: keeps the halves that continue a model.
+HPC_MSV16_FN uint32_t keep_mask(uint32_t info) {
+  return ((info >> 16) & 1u ? 0x0000ffffu : 0u) | ((info >> 17) & 1u ? 0xffff0000u : 0u);
+}
+
+// ---- 16x2 arithmetic: the DPX intrinsics on the device, their CUDA definitions on the host ----
+HPC_MSV16_FN int half(uint32_t w, int h) { return int(int16_t(uint16_t(w >> (16 * h)))); }
+HPC_MSV16_FN uint32_t pack16(int lo, int hi) { return uint32_t(uint16_t(lo)) | (uint32_t(uint16_t(hi)) << 16); }
+HPC_MSV16_FN int relu(int v) { return v > 0 ? v : 0; }
+HPC_MSV16_FN int imax(int a, int b) { return a > b ? a : b; }
+HPC_MSV16_FN int imin(int a, int b) { return a < b ? a : b; }
+
+// max(a + b, 0) per signed 16-bit lane (__viaddmax_s16x2_relu(a, b, 0): add.s16x2, which
+// wraps, then max.s16x2.relu). Our sums never leave [-127, 4191], so wrapping never happens.
+HPC_MSV16_FN uint32_t add_relu(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __viaddmax_s16x2_relu(a, b, 0u);
+#else
+  const int lo = int(int16_t(uint16_t(half(a, 0) + half(b, 0))));
+  const int hi = int(int16_t(uint16_t(half(a, 1) + half(b, 1))));
+  return pack16(relu(lo), relu(hi));
+#endif
+}
+// max(a, b, c, 0) per signed 16-bit lane (__vimax3_s16x2_relu).
+HPC_MSV16_FN uint32_t max3_relu(uint32_t a, uint32_t b, uint32_t c) {
+#if defined(__CUDA_ARCH__)
+  return __vimax3_s16x2_relu(a, b, c);
+#else
+  return pack16(relu(imax(imax(half(a, 0), half(b, 0)), half(c, 0))),
+                relu(imax(imax(half(a, 1), half(b, 1)), half(c, 1))));
+#endif
+}
+// max(a, b, 0) per signed 16-bit lane (__vimax_s16x2_relu).
+HPC_MSV16_FN uint32_t max_relu(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __vimax_s16x2_relu(a, b);
+#else
+  return pack16(relu(imax(half(a, 0), half(b, 0))), relu(imax(half(a, 1), half(b, 1))));
+#endif
+}
+// max(min(a, b), 0) per signed 16-bit lane (__vimin_s16x2_relu).
+HPC_MSV16_FN uint32_t min_relu(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __vimin_s16x2_relu(a, b);
+#else
+  return pack16(relu(imin(half(a, 0), half(b, 0))), relu(imin(half(a, 1), half(b, 1))));
+#endif
+}
+// PTX prmt.b32 in its generic mode: result byte n is byte (sel_n & 7) of {b, a}, replaced by
+// 8 copies of its sign bit when sel_n & 8 (CUDA's __byte_perm ignores that bit, hence the asm).
+template <unsigned Sel>
+HPC_MSV16_FN uint32_t prmt(uint32_t a, uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(Sel));
+  return r;
+#else
+  const uint64_t src = (uint64_t(b) << 32) | a;
+  uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) {
+    const unsigned sel = (Sel >> (4 * n)) & 0xfu;
+    uint32_t byte = uint32_t(src >> (8 * (sel & 7u))) & 0xffu;
+    if (sel & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
+    r |= byte << (8 * n);
+  }
+  return r;
+#endif
+}
+// W8 profile word -> row words: signed bytes 0,1 (2,3) sign-extended into the two halves.
+HPC_MSV16_FN uint32_t w8_even(uint32_t p) { return prmt<0x9180u>(p, 0u); }
+HPC_MSV16_FN uint32_t w8_odd(uint32_t p) { return prmt<0xB3A2u>(p, 0u); }
+// Word 0's diagonal input: low half <- the high half of the lane before (`up`, its word Q-1),
+// high half <- my own low half of word Q-1; halves that start a model (or none) get 0.
+HPC_MSV16_FN uint32_t diagonal_in(uint32_t up, uint32_t last, uint32_t keep) {
+  return prmt<0x5432u>(up, last) & keep;
+}
+
+// ---- one row of one lane ---------------------------------------------------------------------
+// `code_base`: the pack profile's words of this row's residue code (profile + code * 32 * P).
+template <int P>
+HPC_MSV16_FN void load_words(const uint32_t* code_base, int lane, uint32_t (&p)[P]) {
+#if defined(__CUDA_ARCH__)
+  constexpr int full = P & ~3;
+  HPC_MSV16_UNROLL
+  for (int b = 0; b < full; b += 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(code_base + b * kLanes + lane * 4);
+    p[b] = v.x, p[b + 1] = v.y, p[b + 2] = v.z, p[b + 3] = v.w;
+  }
+  if constexpr (P - full >= 2) {
+    const uint2 v = *reinterpret_cast<const uint2*>(code_base + full * kLanes + lane * 2);
+    p[full] = v.x, p[full + 1] = v.y;
+  }
+  if constexpr ((P - full) & 1) p[P - 1] = code_base[(P - 1) * kLanes + lane];
+#else
+  for (int j = 0; j < P; ++j) p[j] = code_base[word_offset(P, j, lane)];
+#endif
+}
+
+// The lane's state for one target: the previous row's cells (Q words = 2Q cells) and two
+// running maxima (two, so that the max chain is half as long; max is associative).
+template <int Q>
+struct LaneState {
+  uint32_t row[Q];
+  uint32_t best[2];
+};
+
+template <int Q>
+HPC_MSV16_FN void lane_start(LaneState<Q>& s) {
+  HPC_MSV16_UNROLL
+  for (int q = 0; q < Q; ++q) s.row[q] = 0;
+  s.best[0] = s.best[1] = 0;
+}
+
+// One DP row. `up`: the lane before's word Q-1 of the previous row (any value in lane 0: its
+// low slot always starts a model or is empty, so `keep` zeroes it).
+template <int Q, bool W8>
+HPC_MSV16_FN void lane_row(LaneState<Q>& s, const uint32_t* code_base, int lane, uint32_t up, uint32_t keep) {
+  constexpr int P = words_per_lane(Q, W8);
+  uint32_t p[P];
+  load_words<P>(code_base, lane, p);
+  uint32_t w[Q];
+  HPC_MSV16_UNROLL
+  for (int q = 0; q < Q; ++q) {
+    if constexpr (W8)
+      w[q] = (q & 1) ? w8_odd(p[q >> 1]) : w8_even(p[q >> 1]);
+    else
+      w[q] = p[q];
+  }
+  const uint32_t d0 = diagonal_in(up, s.row[Q - 1], keep);
+  HPC_MSV16_UNROLL
+  for (int q = Q - 1; q > 0; --q) s.row[q] = add_relu(s.row[q - 1], w[q]);
+  s.row[0] = add_relu(d0, w[0]);
+  HPC_MSV16_UNROLL
+  for (int q = 0; q + 1 < Q; q += 2) s.best[(q >> 1) & 1] = max3_relu(s.best[(q >> 1) & 1], s.row[q], s.row[q + 1]);
+  if constexpr (Q & 1) s.best[((Q - 1) >> 1) & 1] = max_relu(s.best[((Q - 1) >> 1) & 1], s.row[Q - 1]);
+}
+
+template <int Q>
+HPC_MSV16_FN uint32_t lane_best(const LaneState<Q>& s) { return max_relu(s.best[0], s.best[1]); }
+
+// Clamp every cell to kCap (run at a check once some model of the pack is decided; a no-op on
+// the cells of undecided models, which are all < T <= 127 there).
+template <int Q>
+HPC_MSV16_FN void lane_cap(LaneState<Q>& s) {
+  const uint32_t cap = pack16(kCap, kCap);
+  HPC_MSV16_UNROLL
+  for (int q = 0; q < Q; ++q) s.row[q] = min_relu(s.row[q], cap);
+}
+
+// ---- thresholds and decisions ------------------------------------------------------------------
+// T of one model: ssv_score's overflow level 127 - bias.
+HPC_MSV16_FN int threshold(const ModelParams& m) { return 127 - m.bias; }
+// ssv_score's first test: the full MSV decides (always true when bias >= 127).
+HPC_MSV16_FN bool falls_back_at_start(const ModelParams& m, int tjb) { return tjb + m.tbm + m.tec + m.bias >= 127; }
+// ssv_score's answer once best >= T.
+HPC_MSV16_FN int32_t reached_result(const ModelParams& m, int tjb) {
+  return m.base - tjb - m.tbm < 128 ? kFallback : kOverflow;
+}
+// ssv_score's answer after the last row, best < T.
+HPC_MSV16_FN int32_t final_result(const ModelParams& m, int tjb, int best) {
+  const int xE = m.base - tjb - m.tbm + best;
+  if (xE >= 255 - m.bias) return kOverflow;
+  const int xJ = xE - m.tec;
+  if (xJ > m.base) return kFallback;  // the J state may have been used
+  return xJ;
+}
+
+// The lane's thresholds word: per half, T of its slot's model (t_lo, t_hi: those models' T),
+// kNoThreshold for no model or a decided one (bit j of `decided`: pack model j).
+HPC_MSV16_FN uint32_t lane_threshold(uint32_t info, int t_lo, int t_hi, uint32_t decided) {
+  const int lo = lo_model(info), hi = hi_model(info);
+  const int a = (lo == kNoModel || ((decided >> lo) & 1u)) ? kNoThreshold : t_lo;
+  const int b = (hi == kNoModel || ((decided >> hi) & 1u)) ? kNoThreshold : t_hi;
+  return pack16(a, b);
+}
+// The pack models (bit j) whose threshold one of this lane's halves has reached.
+HPC_MSV16_FN uint32_t lane_reached(uint32_t best, uint32_t thr, uint32_t info) {
+  const int lo = lo_model(info), hi = hi_model(info);
+  uint32_t r = 0;
+  if (lo != kNoModel && half(best, 0) >= half(thr, 0)) r |= 1u << lo;
+  if (hi != kNoModel && half(best, 1) >= half(thr, 1)) r |= 1u << hi;
+  return r;
+}
+// This lane's part of pack model m's best (0 when it holds none of m's slots).
+HPC_MSV16_FN int lane_model_best(uint32_t best, uint32_t info, int m) {
+  return imax(lo_model(info) == m ? half(best, 0) : 0, hi_model(info) == m ? half(best, 1) : 0);
+}
+
+// Byte chunk count (kByteChunks) of the byte kernel holding M nodes, 0 when none does.
+HPC_MSV16_FN constexpr int byte_chunks_for(int M) {
+  for (int c : kByteChunks)
+    if (M <= c * kByteChunkNodes) return c;
+  return 0;
+}
+
+}  // namespace hpc::hmm::msv16

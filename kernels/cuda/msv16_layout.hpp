@@ -1,0 +1,418 @@
+#pragma once
+// Host side of the 16-bit DPX SSV kernel that needs no GPU (header only, so the CPU unit tests
+// check it in builds without CUDA): the pack plan (which models share a warp, with how many
+// nodes per slot), the packed w profiles, the lane descriptors, the conversion of the kernel's
+// result codes to nats, and a host emulator of the warp built on the very lane code the
+// kernel runs (kernels/cuda/msv16_lane.hpp). The layout and the exactness argument are in
+// msv16_lane.hpp.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/msv16_lane.hpp"
+#include "src/core/error.hpp"
+#include "src/core/sequence.hpp"
+#include "src/hmm/profile.hpp"
+
+namespace hpc::hmm::msv16 {
+
+// The smallest compiled Q holding M nodes in 64 slots, 0 when M is too long.
+inline int q_for(int M) {
+  for (int q : kQs)
+    if (M <= kSlots * q) return q;
+  return 0;
+}
+inline bool is_compiled_q(int q) {
+  for (int c : kQs)
+    if (c == q) return true;
+  return false;
+}
+inline int slots_for(int M, int q) { return (M + q - 1) / q; }
+
+// Rough per-row cost of a pack, in instructions per lane (the planner's yardstick only): the
+// per-row shuffles, address and diagonal work, plus per word one add-max and half a max3 (W16),
+// and one byte unpack more (W8).
+inline double pack_row_cost(int q, bool w8) { return 10.0 + (w8 ? 2.5 : 1.5) * double(q); }
+
+struct PackPlan {
+  int q = 0;
+  std::vector<uint32_t> models;  // call indices, in slot order
+};
+
+namespace detail {
+
+// Fills one pack of nodes-per-slot q from `order` (longest first), first fit; returns its
+// members (positions in `order`).
+inline std::vector<size_t> fill(const std::vector<int>& len, const std::vector<uint32_t>& order, int q) {
+  std::vector<size_t> picked;
+  int slots = 0;
+  for (size_t i = 0; i < order.size() && int(picked.size()) < kMaxModels; ++i) {
+    const int M = len[order[i]];
+    if (M > kSlots * q) continue;
+    const int s = slots_for(M, q);
+    if (slots + s > kSlots) continue;
+    slots += s;
+    picked.push_back(i);
+  }
+  return picked;
+}
+
+inline std::vector<uint32_t> without(const std::vector<uint32_t>& order, const std::vector<size_t>& picked) {
+  std::vector<uint32_t> rest;
+  size_t p = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (p < picked.size() && picked[p] == i) {
+      ++p;
+      continue;
+    }
+    rest.push_back(order[i]);
+  }
+  return rest;
+}
+
+// The q for a pack seeded by order[0] with the most model nodes per unit of row cost.
+inline int best_q_by_rate(const std::vector<int>& len, const std::vector<uint32_t>& order, bool w8) {
+  const int need = q_for(len[order[0]]);
+  int best_q = need;
+  double best_rate = -1;
+  for (int q : kQs) {
+    if (q < need) continue;
+    double nodes = 0;
+    for (size_t i : fill(len, order, q)) nodes += len[order[i]];
+    const double rate = nodes / pack_row_cost(q, w8);
+    if (rate > best_rate * (1 + 1e-12)) best_rate = rate, best_q = q;
+  }
+  return best_q;
+}
+
+inline double greedy_cost(const std::vector<int>& len, std::vector<uint32_t> order, bool w8) {
+  double cost = 0;
+  while (!order.empty()) {
+    const int q = best_q_by_rate(len, order, w8);
+    cost += pack_row_cost(q, w8);
+    order = without(order, fill(len, order, q));
+  }
+  return cost;
+}
+
+}  // namespace detail
+
+// Cuts the models of one call (their lengths, all in 1..kMaxModelLength) into packs. Each
+// pack takes the longest model left and the q that minimises the estimated row cost of that
+// pack plus a greedy plan of the rest (up to 32 models left; then the q with the best rate of
+// nodes per cost), filled first fit, longest first. `force_q` (tests): every pack uses it.
+// Packs come out ordered by q (one launch per q).
+inline std::vector<PackPlan> plan_packs(const std::vector<int>& len, bool w8, int force_q = 0) {
+  for (size_t k = 0; k < len.size(); ++k)
+    if (len[k] < 1 || len[k] > kMaxModelLength)
+      throw Error("GPU MSV: model length " + std::to_string(len[k]) + " is outside 1.." +
+                  std::to_string(kMaxModelLength));
+  if (force_q) {
+    if (!is_compiled_q(force_q)) throw Error("GPU MSV: no kernel for " + std::to_string(force_q) + " nodes per slot");
+    for (int M : len)
+      if (M > kSlots * force_q) throw Error("GPU MSV: model too long for the forced slot size");
+  }
+  std::vector<uint32_t> order(len.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return len[a] > len[b]; });
+  std::vector<PackPlan> plans;
+  while (!order.empty()) {
+    int q = force_q;
+    if (!q && order.size() <= 32) {
+      const int need = q_for(len[order[0]]);
+      double best = std::numeric_limits<double>::infinity();
+      for (int c : kQs) {
+        if (c < need) continue;
+        const double cost =
+            pack_row_cost(c, w8) + detail::greedy_cost(len, detail::without(order, detail::fill(len, order, c)), w8);
+        if (cost < best * (1 - 1e-12)) best = cost, q = c;
+      }
+    } else if (!q) {
+      q = detail::best_q_by_rate(len, order, w8);
+    }
+    const std::vector<size_t> picked = detail::fill(len, order, q);
+    PackPlan p;
+    p.q = q;
+    for (size_t i : picked) p.models.push_back(order[i]);
+    plans.push_back(std::move(p));
+    order = detail::without(order, picked);
+  }
+  std::stable_sort(plans.begin(), plans.end(), [](const PackPlan& a, const PackPlan& b) { return a.q < b.q; });
+  return plans;
+}
+
+// Slot s of a pack: its pack model (-1: none) and the model's first slot.
+struct SlotMap {
+  int owner[kSlots];
+  int first[kMaxModels];
+};
+
+inline SlotMap slot_map(const PackPlan& plan, const std::vector<int>& len) {
+  SlotMap m;
+  std::fill(std::begin(m.owner), std::end(m.owner), -1);
+  std::fill(std::begin(m.first), std::end(m.first), 0);
+  int s = 0;
+  for (size_t j = 0; j < plan.models.size(); ++j) {
+    const int n = slots_for(len[plan.models[j]], plan.q);
+    if (s + n > kSlots || j >= size_t(kMaxModels)) throw Error("GPU MSV: a pack overflows the warp");
+    m.first[j] = s;
+    for (int i = 0; i < n; ++i) m.owner[s + i] = int(j);
+    s += n;
+  }
+  return m;
+}
+
+// ssv_score's per-cell step of model p at node k for residue code: bias - min(cost, 127 + bias),
+// clamped to [-127, 127] (the clamp only touches bias > 127 models, which never run a row).
+inline int ssv_step(const MsvProfile& p, int code, int k) {
+  const int c = p.row(uint8_t(code))[k];
+  const int w = int(p.bias) - std::min(c, 127 + int(p.bias));
+  return std::clamp(w, -127, 127);
+}
+
+// A pack's w profile (layout in msv16_lane.hpp), written to out[0 .. profile_words(q, w8)).
+inline void pack_profile(const std::vector<const MsvProfile*>& profiles, const PackPlan& plan, bool w8,
+                         uint32_t* out) {
+  std::vector<int> len(profiles.size());
+  for (size_t k = 0; k < profiles.size(); ++k) len[k] = profiles[k]->M;
+  const SlotMap sm = slot_map(plan, len);
+  const int Q = plan.q, P = words_per_lane(Q, w8);
+  std::fill(out, out + profile_words(Q, w8), 0u);
+  for (int code = 0; code < kCodes; ++code)
+    for (int lane = 0; lane < kLanes; ++lane)
+      for (int q = 0; q < Q; ++q)
+        for (int h = 0; h < 2; ++h) {
+          const int s = 2 * lane + h, j = sm.owner[s];
+          int w = kPadW;
+          if (j >= 0) {
+            const MsvProfile& p = *profiles[plan.models[size_t(j)]];
+            const int k = (s - sm.first[j]) * Q + q + 1;
+            if (k <= p.M) w = ssv_step(p, code, k);
+          }
+          uint32_t* base = out + size_t(code) * kLanes * size_t(P);
+          if (w8)
+            base[word_offset(P, q >> 1, lane)] |= uint32_t(uint8_t(int8_t(w))) << (8 * ((q & 1) * 2 + h));
+          else
+            base[word_offset(P, q, lane)] |= uint32_t(uint16_t(int16_t(w))) << (16 * h);
+        }
+}
+
+// A pack's descriptor (its profile at word `profile` of the call's w profiles).
+inline Pack make_pack(const PackPlan& plan, const std::vector<int>& len, uint64_t profile) {
+  const SlotMap sm = slot_map(plan, len);
+  Pack p;
+  p.profile = profile;
+  p.q = uint32_t(plan.q);
+  p.n_models = uint32_t(plan.models.size());
+  for (size_t j = 0; j < plan.models.size(); ++j) p.model[j] = plan.models[j];
+  for (int lane = 0; lane < kLanes; ++lane) {
+    uint32_t info = 0;
+    for (int h = 0; h < 2; ++h) {
+      const int s = 2 * lane + h, j = sm.owner[s];
+      info |= uint32_t(j >= 0 ? j : kNoModel) << (8 * h);
+      if (j >= 0 && s > sm.first[j]) info |= 1u << (16 + h);
+    }
+    p.lane_info[lane] = info;
+  }
+  return p;
+}
+
+// Words of a model's byte profile (msv_cuda.cu's striped_profile with `chunks` chunks).
+inline size_t byte_profile_words(int chunks) { return size_t(kCodes) * size_t(chunks) * kLanes; }
+
+// Everything one call uploads for the 16-bit kernel but the database and the byte profiles.
+struct Call {
+  struct Launch {
+    int q = 0;
+    uint32_t first = 0, count = 0;  // packs[first .. first + count)
+  };
+  bool w8 = false;
+  std::vector<PackPlan> plans;       // parallel to packs
+  std::vector<Pack> packs;           // ordered by q
+  std::vector<Launch> launches;      // one per q used
+  std::vector<uint32_t> wprof;       // every pack's w profile, one after the other
+  std::vector<ModelParams> models;   // per model of the call
+  size_t byte_words = 0;             // total words of the byte profiles (models in call order)
+};
+
+// Plans a call of `profiles` against n targets (ModelParams::targets = k * n).
+inline Call plan_call(const std::vector<const MsvProfile*>& profiles, bool w8, uint64_t n, int force_q = 0) {
+  Call c;
+  c.w8 = w8;
+  std::vector<int> len(profiles.size());
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    if (!profiles[k]) throw Error("GPU MSV: missing profile");
+    len[k] = profiles[k]->M;
+  }
+  c.plans = plan_packs(len, w8, force_q);
+  for (size_t k = 0; k < profiles.size(); ++k) {
+    const MsvProfile& p = *profiles[k];
+    ModelParams m;
+    m.chunks = byte_chunks_for(p.M);
+    m.byte_profile = c.byte_words;
+    c.byte_words += byte_profile_words(m.chunks);
+    m.targets = uint64_t(k) * n;
+    m.base = p.base, m.bias = p.bias, m.tbm = p.tbm, m.tec = p.tec;
+    c.models.push_back(m);
+  }
+  for (const PackPlan& plan : c.plans) {
+    const uint64_t at = c.wprof.size();
+    c.wprof.resize(at + profile_words(plan.q, w8));
+    pack_profile(profiles, plan, w8, c.wprof.data() + at);
+    c.packs.push_back(make_pack(plan, len, at));
+    if (c.launches.empty() || c.launches.back().q != plan.q)
+      c.launches.push_back({plan.q, uint32_t(c.packs.size() - 1), 0});
+    ++c.launches.back().count;
+  }
+  return c;
+}
+
+// msv_filters.cpp's msv_nats: C->T, then the -3 nat approximation of the N/C/J loops.
+inline float msv_nats(const MsvProfile& p, int xJ, int tjb) {
+  float sc = float(xJ - tjb) - float(p.base);
+  sc /= p.scale;
+  return float(double(sc) - 3.0);
+}
+
+// ---- the warp emulator -----------------------------------------------------------------------
+struct EmulatorStats {
+  uint64_t targets = 0, rows = 0;       // (pack, target) runs and DP rows they ran
+  uint64_t start_fallbacks = 0;         // models decided before any row
+  uint64_t reached_overflow = 0, reached_fallback = 0;  // models decided at a check
+  uint64_t final_scores = 0, final_overflow = 0, final_fallback = 0;
+  uint64_t early_exits = 0;             // runs that stopped before the last row
+  uint64_t capped_checks = 0;           // checks that clamped the cells
+  int max_cell = 0;                     // largest 16-bit value seen in any cell (at the checks)
+};
+
+// The kernel's warp for one (pack, target), lane by lane: the same lane code, the shuffles as
+// copies taken before the lanes update, the votes and reductions as loops. `tjb[j]`: pack
+// model j's tjb for this target. Writes the result code of pack model j to res[j]; kFallback
+// is left for the caller (the kernel runs its byte msv_full there).
+template <int Q, bool W8>
+void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* models, const uint8_t* tjb,
+                    const uint8_t* seq, int L, int32_t* res, EmulatorStats* st = nullptr) {
+  constexpr int P = words_per_lane(Q, W8);
+  const int nm = int(pack.n_models);
+  const uint32_t all = nm == 32 ? ~0u : (1u << nm) - 1u;
+  if (st) ++st->targets;
+  // Lane j holds pack model j's parameters and result.
+  ModelParams mp[kLanes];
+  int T[kLanes];
+  uint32_t decided = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    T[l] = kNoThreshold;
+    if (l >= nm) continue;
+    res[l] = 0;
+    mp[l] = models[pack.model[l]];
+    T[l] = threshold(mp[l]);
+    if (falls_back_at_start(mp[l], tjb[l])) {
+      res[l] = kFallback;
+      decided |= 1u << l;
+      if (st) ++st->start_fallbacks;
+    }
+  }
+  uint32_t info[kLanes], keep[kLanes], thr[kLanes];
+  int t_lo[kLanes], t_hi[kLanes];
+  for (int l = 0; l < kLanes; ++l) {
+    info[l] = pack.lane_info[l];
+    keep[l] = keep_mask(info[l]);
+    t_lo[l] = T[lo_model(info[l]) & 31];
+    t_hi[l] = T[hi_model(info[l]) & 31];
+    thr[l] = lane_threshold(info[l], t_lo[l], t_hi[l], decided);
+  }
+  if (decided == all) return;
+  static thread_local LaneState<Q> s[kLanes];
+  for (int l = 0; l < kLanes; ++l) lane_start(s[l]);
+  bool stopped = false;
+  for (int i0 = 0; i0 < L && !stopped; i0 += kCheckRows) {
+    const int rows = std::min(kCheckRows, L - i0);
+    for (int r = 0; r < rows; ++r) {
+      const uint32_t* cb = prof + size_t(seq[i0 + r]) * kLanes * P;
+      uint32_t up[kLanes];
+      for (int l = 0; l < kLanes; ++l) up[l] = s[l > 0 ? l - 1 : 0].row[Q - 1];  // shfl_up: lane 0 its own
+      for (int l = 0; l < kLanes; ++l) lane_row<Q, W8>(s[l], cb, l, up[l], keep[l]);
+    }
+    if (st) st->rows += uint64_t(rows);
+    uint32_t newly = 0;
+    for (int l = 0; l < kLanes; ++l) {
+      const uint32_t b = lane_best(s[l]);
+      if (st) st->max_cell = std::max({st->max_cell, half(b, 0), half(b, 1)});
+      newly |= lane_reached(b, thr[l], info[l]);
+    }
+    if (newly) {
+      for (int l = 0; l < nm; ++l)
+        if ((newly >> l) & 1u) {
+          res[l] = reached_result(mp[l], tjb[l]);
+          if (st) ++(res[l] == kFallback ? st->reached_fallback : st->reached_overflow);
+        }
+      decided |= newly;
+      for (int l = 0; l < kLanes; ++l) thr[l] = lane_threshold(info[l], t_lo[l], t_hi[l], decided);
+      if (decided == all) {
+        if (st && i0 + rows < L) ++st->early_exits;
+        stopped = true;
+        continue;
+      }
+    }
+    if (decided) {
+      for (int l = 0; l < kLanes; ++l) lane_cap(s[l]);
+      if (st) ++st->capped_checks;
+    }
+  }
+  const uint32_t undecided = all & ~decided;
+  for (int m = 0; m < nm; ++m) {
+    if (!((undecided >> m) & 1u)) continue;
+    int mb = 0;
+    for (int l = 0; l < kLanes; ++l) mb = std::max(mb, lane_model_best(lane_best(s[l]), info[l], m));
+    res[m] = final_result(mp[m], tjb[m], mb);
+    if (st) ++(res[m] == kOverflow ? st->final_overflow : res[m] == kFallback ? st->final_fallback : st->final_scores);
+  }
+}
+
+template <bool W8>
+inline void emulate_target(int q, const uint32_t* prof, const Pack& pack, const ModelParams* models,
+                           const uint8_t* tjb, const uint8_t* seq, int L, int32_t* res, EmulatorStats* st) {
+  switch (q) {
+#define HPC_MSV16_EMU_CASE(Q) \
+  case Q: return emulate_target<Q, W8>(prof, pack, models, tjb, seq, L, res, st);
+    HPC_MSV16_EMU_CASE(1) HPC_MSV16_EMU_CASE(2) HPC_MSV16_EMU_CASE(3) HPC_MSV16_EMU_CASE(4)
+    HPC_MSV16_EMU_CASE(5) HPC_MSV16_EMU_CASE(6) HPC_MSV16_EMU_CASE(7) HPC_MSV16_EMU_CASE(8)
+    HPC_MSV16_EMU_CASE(10) HPC_MSV16_EMU_CASE(12) HPC_MSV16_EMU_CASE(14) HPC_MSV16_EMU_CASE(16)
+    HPC_MSV16_EMU_CASE(20) HPC_MSV16_EMU_CASE(24) HPC_MSV16_EMU_CASE(28) HPC_MSV16_EMU_CASE(32)
+    HPC_MSV16_EMU_CASE(40) HPC_MSV16_EMU_CASE(48) HPC_MSV16_EMU_CASE(56) HPC_MSV16_EMU_CASE(64)
+#undef HPC_MSV16_EMU_CASE
+    default: throw Error("GPU MSV emulator: no kernel for " + std::to_string(q) + " nodes per slot");
+  }
+}
+
+// What the kernels would compute for the call before their fallbacks: out[k * n + i] for model
+// k and target i (kFallback where the byte msv_full takes over). tjb[k * n + i] as uploaded.
+inline std::vector<int32_t> emulate_call(const Call& c, const std::vector<SeqView>& targets,
+                                         const std::vector<uint8_t>& tjb, EmulatorStats* st = nullptr) {
+  const size_t n = targets.size();
+  std::vector<int32_t> out(c.models.size() * n, 0);
+  for (const Call::Launch& launch : c.launches)
+    for (uint32_t pk = launch.first; pk < launch.first + launch.count; ++pk) {
+      const Pack& pack = c.packs[pk];
+      for (size_t i = 0; i < n; ++i) {
+        const SeqView v = targets[i];
+        if (v.length == 0) continue;  // the kernel writes 0
+        uint8_t t[kMaxModels];
+        int32_t res[kMaxModels];
+        for (uint32_t j = 0; j < pack.n_models; ++j) t[j] = tjb[c.models[pack.model[j]].targets + i];
+        if (c.w8)
+          emulate_target<true>(launch.q, c.wprof.data() + pack.profile, pack, c.models.data(), t, v.data,
+                               int(v.length), res, st);
+        else
+          emulate_target<false>(launch.q, c.wprof.data() + pack.profile, pack, c.models.data(), t, v.data,
+                                int(v.length), res, st);
+        for (uint32_t j = 0; j < pack.n_models; ++j) out[c.models[pack.model[j]].targets + i] = res[j];
+      }
+    }
+  return out;
+}
+
+}  // namespace hpc::hmm::msv16

@@ -1,0 +1,67 @@
+#pragma once
+// Every (query, subject) Smith-Waterman score of a partition on one GPU: the packed 16-bit
+// kernel (two subjects per thread, DPX) over LPT-ordered work units, then the exact 32-bit
+// kernel for the lanes that overflowed (or for every pair when the scores or gaps do not fit
+// 16-bit lanes). Shared by the search backend (which then keeps each query's top hits) and
+// the PSS scorer (which scores queries against permuted copies of its subjects).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/sw_kernels.hpp"
+#include "src/core/scoring.hpp"
+#include "src/core/sequence.hpp"
+
+namespace hpc::cuda {
+
+class PackedScorer {
+ public:
+  PackedScorer(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props);
+
+  // Alignments resident per SM: blocks x threads x 2 lanes (the occupancy formula's T_max).
+  int resident_per_sm() const { return blocks_per_sm_ * kBlockThreads * 2; }
+
+  // Starts scoring every query of `queries` against positions [part.begin, part.begin +
+  // part.size) of `db` (returns once the work is queued). `length_at(p)` is the length of
+  // partition position p (host side, for the cost of the work units).
+  void launch(DeviceDb db, Partition part, const std::vector<SeqView>& queries,
+              const std::function<uint32_t(uint32_t)>& length_at);
+  // Rescores the overflowing lanes exactly (waits for the packed pass to learn how many).
+  // Afterwards scores()[q * part.size + p] holds every exact score, on the device.
+  void finish();
+  const int32_t* scores() const { return scores_.get(); }
+
+ private:
+  void upload_queries(const std::vector<SeqView>& queries);
+  void launch_packed(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
+  void rescore_exact(uint32_t n);
+  DeviceQueries device_queries() const { return {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}; }
+
+  cudaStream_t stream_;
+  int sm_count_ = 0;
+  int blocks_per_sm_ = 0;
+  GapConsts gaps_{};
+  bool packed_ok_ = false;  // scores and gaps fit the 16-bit lanes
+  int overflow_limit_ = 0;
+  // The launch in progress.
+  DeviceDb db_{};
+  Partition part_{};
+  uint32_t n_queries_ = 0, max_len_ = 0;
+  bool pending_ = false;
+
+  DeviceBuffer<uint32_t> packed_table_;
+  DeviceBuffer<int32_t> table32_;
+  DeviceBuffer<uint8_t> q_residues_;
+  DeviceBuffer<uint32_t> q_offsets_, q_lengths_;
+  DeviceBuffer<WorkUnit> units_;
+  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count
+  DeviceBuffer<uint2> temp_;
+  DeviceBuffer<int32_t> scores_;
+  DeviceBuffer<uint32_t> overflow_;
+  PinnedBuffer<uint32_t> counters_host_;
+};
+
+}  // namespace hpc::cuda

@@ -1,0 +1,96 @@
+// Host side of the GPU Viterbi filter: plan (vit_layout.hpp), upload, one launch per segment
+// size, download, and the conversion to nats shared with the CPU twin.
+#include "kernels/cuda/vit_cuda.hpp"
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/vit_kernels.cuh"
+#include "src/core/alphabet.hpp"
+
+namespace hpc::hmm {
+
+using cuda::DeviceBuffer;
+
+static_assert(vit::kCodes == kAlphabetSize, "the kernel's profile has one emission row per alphabet code");
+static_assert(sizeof(vit::GroupParams) % 8 == 0, "GroupParams is copied as is to the device");
+
+struct VitCuda::Impl {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  double kernel_seconds = 0;
+  DeviceBuffer<uint32_t> profiles;
+  DeviceBuffer<vit::GroupParams> groups;
+  DeviceBuffer<vit::Work> work;
+  DeviceBuffer<uint8_t> residues;
+  DeviceBuffer<uint64_t> offsets;
+  DeviceBuffer<int32_t> moves, out;
+};
+
+VitCuda::VitCuda(int device) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.device = device;
+  CUDA_CHECK(cudaSetDevice(device));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaEventCreate(&m.start));
+  CUDA_CHECK(cudaEventCreate(&m.stop));
+}
+
+VitCuda::~VitCuda() {
+  if (!impl_) return;
+  cudaSetDevice(impl_->device);  // no throw from a destructor
+  if (impl_->start) cudaEventDestroy(impl_->start);
+  if (impl_->stop) cudaEventDestroy(impl_->stop);
+  if (impl_->stream) cudaStreamDestroy(impl_->stream);
+}
+
+int VitCuda::max_model_length() { return vit::kMaxModelLength; }
+
+double VitCuda::kernel_seconds() const { return impl_->kernel_seconds; }
+
+std::vector<float> VitCuda::scores(const VitProfile& p, const std::vector<SeqView>& targets) {
+  std::vector<VitGroup> groups(1);
+  groups[0].profile = &p;
+  groups[0].targets = targets;
+  return std::move(scores(groups)[0]);
+}
+
+std::vector<std::vector<float>> VitCuda::scores(const std::vector<VitGroup>& groups) {
+  Impl& m = *impl_;
+  const vit::Batch b = vit::plan_batch(groups);
+  const size_t n = b.targets();
+  std::vector<int32_t> raw(n);
+  if (n == 0) return vit::finish(b, groups, raw);
+  CUDA_CHECK(cudaSetDevice(m.device));
+  m.profiles.upload(b.profiles.data(), b.profiles.size(), m.stream);
+  m.groups.upload(b.groups.data(), b.groups.size(), m.stream);
+  m.work.upload(b.work.data(), b.work.size(), m.stream);
+  m.residues.reserve(std::max<size_t>(1, b.residues.size()));
+  m.residues.upload(b.residues.data(), b.residues.size(), m.stream);
+  m.offsets.upload(b.offsets.data(), b.offsets.size(), m.stream);
+  m.moves.upload(b.moves.data(), n, m.stream);
+  m.out.reserve(n);
+
+  cuda::VitKernelArgs a;
+  a.profiles = reinterpret_cast<const uint4*>(m.profiles.get());  // cudaMalloc: 256-byte aligned
+  a.groups = m.groups.get();
+  a.residues = m.residues.get();
+  a.offsets = m.offsets.get();
+  a.moves = m.moves.get();
+  a.out = m.out.get();
+  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  for (const vit::Batch::Launch& l : b.launches) {
+    a.work = m.work.get() + l.work_begin;
+    a.blocks = l.work_end - l.work_begin;
+    cuda::launch_vit_kernel(a, l.segment, m.stream);
+  }
+  CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  CUDA_CHECK(cudaMemcpyAsync(raw.data(), m.out.get(), n * sizeof(int32_t), cudaMemcpyDeviceToHost, m.stream));
+  CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
+  m.kernel_seconds += ms / 1000.0;
+  return vit::finish(b, groups, raw);
+}
+
+}  // namespace hpc::hmm

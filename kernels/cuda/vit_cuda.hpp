@@ -1,0 +1,42 @@
+#pragma once
+// CUDA path of the Viterbi filter of `hpcalign msv` (built only with CUDA): HMMER 3.3.2's
+// 16-bit Viterbi filter on the GPU, bit-identical to hmm::viterbi_filter_score
+// (kernels/cpu/msv_filters.hpp) on every (profile, target): the same saturation, the same
+// lazy-F rule, the same +infinity on overflow and -infinity at the floor; the kernel returns
+// the int16 xC and the host converts it with the CPU's own hmm::viterbi_filter_nats.
+// Targets are host sequences, packed and uploaded per call; several models may share a call
+// (one upload, one launch per segment size, one download). One instance per host thread.
+// Design: kernels/cuda/vit_lane.hpp; host-only parts (CPU-tested): kernels/cuda/vit_layout.hpp.
+#include <memory>
+#include <vector>
+
+#include "kernels/cuda/vit_layout.hpp"
+#include "src/core/sequence.hpp"
+#include "src/hmm/profile.hpp"
+
+namespace hpc::hmm {
+
+class VitCuda {
+ public:
+  explicit VitCuda(int device);
+  ~VitCuda();
+  VitCuda(const VitCuda&) = delete;
+  VitCuda& operator=(const VitCuda&) = delete;
+
+  // Longest model (nodes) the kernels hold (1,280); longer ones must use the CPU twin.
+  static int max_model_length();
+  // viterbi_filter_score(p, t) for every target t, in order. Throws hpc::Error when p.M is
+  // outside 1..max_model_length() or a residue is not an alphabet code (< 24).
+  std::vector<float> scores(const VitProfile& p, const std::vector<SeqView>& targets);
+  // Several models in one call: result[g][i] = viterbi_filter_score(*groups[g].profile,
+  // groups[g].targets[i]). Groups may repeat a profile; empty groups are fine.
+  std::vector<std::vector<float>> scores(const std::vector<VitGroup>& groups);
+  // Seconds the device spent in the Viterbi kernels so far (CUDA events).
+  double kernel_seconds() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hpc::hmm

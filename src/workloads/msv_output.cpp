@@ -1,0 +1,108 @@
+#include "src/workloads/msv_output.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "src/hmm/filter_pipeline.hpp"
+
+namespace hpc {
+namespace {
+
+const char* kRowColumns[] = {"msv/model", "msv/target", "msv/msv_bits", "msv/msv_pvalue",
+                             "msv/bias_pass", "msv/vit_bits", "msv/vit_pvalue", "msv/passed"};
+
+template <class T, class Get>
+std::vector<T> column(const std::vector<MsvRow>& rows, Get get) {
+  std::vector<T> v(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) v[i] = get(rows[i]);
+  return v;
+}
+
+}  // namespace
+
+void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<HmmModel>& models,
+                       const SequenceSet& targets, unsigned stages) {
+  h5::set_attribute(f, "", "program", std::string("hpcalign"));
+  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
+  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
+  h5::set_attribute(f, "", "status", std::string("incomplete"));
+  h5::set_attribute(f, "", "workload", std::string("msv"));
+  h5::set_attribute(f, "", "command_line", opt.command_line);
+  h5::set_attribute(f, "", "model_file", opt.model_path);
+  h5::set_attribute(f, "", "database", opt.db_path);
+  h5::set_attribute(f, "", "db_sequences", int64_t(targets.size()));
+  h5::set_attribute(f, "", "db_residues", int64_t(targets.total_residues()));
+  h5::set_attribute(f, "", "F1", opt.F1);
+  h5::set_attribute(f, "", "F2", opt.F2);
+  h5::set_attribute(f, "", "stages", hmm::stages_name(stages));
+  h5::set_attribute(f, "", "all_pairs", int64_t(opt.all_pairs));
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
+  std::vector<std::string> names;
+  std::vector<uint32_t> lengths;
+  for (const auto& m : models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
+  h5::write_column(f, "models/name", names);
+  h5::write_column(f, "models/length", lengths);
+  std::vector<uint32_t> tl(targets.size());
+  for (size_t i = 0; i < tl.size(); ++i) tl[i] = targets.length(i);
+  h5::write_column(f, "targets/id", targets.ids);
+  h5::write_column(f, "targets/length", tl);
+  h5::create_column<uint32_t>(f, kRowColumns[0]);
+  h5::create_column<uint32_t>(f, kRowColumns[1]);
+  h5::create_column<float>(f, kRowColumns[2]);
+  h5::create_column<double>(f, kRowColumns[3]);
+  h5::create_column<uint8_t>(f, kRowColumns[4]);
+  h5::create_column<float>(f, kRowColumns[5]);
+  h5::create_column<double>(f, kRowColumns[6]);
+  h5::create_column<uint8_t>(f, kRowColumns[7]);
+  h5::create_column<uint32_t>(f, "tiles/id", 1024);
+  h5::create_column<uint8_t>(f, "tiles/status", 1024);
+  f.flush();
+}
+
+void append_msv_rows(h5::File& f, uint32_t tile_id, const std::vector<MsvRow>& rows) {
+  if (!rows.empty()) {
+    h5::append(f, kRowColumns[0], column<uint32_t>(rows, [](const MsvRow& r) { return r.model; }));
+    h5::append(f, kRowColumns[1], column<uint32_t>(rows, [](const MsvRow& r) { return r.target; }));
+    h5::append(f, kRowColumns[2], column<float>(rows, [](const MsvRow& r) { return r.msv_bits; }));
+    h5::append(f, kRowColumns[3], column<double>(rows, [](const MsvRow& r) { return r.msv_pvalue; }));
+    h5::append(f, kRowColumns[4], column<uint8_t>(rows, [](const MsvRow& r) { return r.bias_pass; }));
+    h5::append(f, kRowColumns[5], column<float>(rows, [](const MsvRow& r) { return r.vit_bits; }));
+    h5::append(f, kRowColumns[6], column<double>(rows, [](const MsvRow& r) { return r.vit_pvalue; }));
+    h5::append(f, kRowColumns[7], column<uint8_t>(rows, [](const MsvRow& r) { return r.passed; }));
+  }
+  h5::append(f, "tiles/id", std::vector<uint32_t>{tile_id});
+  h5::append(f, "tiles/status", std::vector<uint8_t>{1});
+  f.flush();
+}
+
+void sort_msv_rows(h5::File& f) {
+  const auto model = h5::read_all<uint32_t>(f, kRowColumns[0]);
+  const auto target = h5::read_all<uint32_t>(f, kRowColumns[1]);
+  if (model.empty()) return;
+  std::vector<size_t> order(model.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return model[a] != model[b] ? model[a] < model[b] : target[a] < target[b];
+  });
+  auto rewrite = [&](const char* path, auto sample) {
+    using T = decltype(sample);
+    const std::vector<T> v = h5::read_all<T>(f, path);
+    std::vector<T> sorted(v.size());
+    for (size_t i = 0; i < order.size(); ++i) sorted[i] = v[order[i]];
+    h5::remove_object(f, path);
+    h5::write_column(f, path, sorted);
+  };
+  rewrite(kRowColumns[0], uint32_t{});
+  rewrite(kRowColumns[1], uint32_t{});
+  rewrite(kRowColumns[2], float{});
+  rewrite(kRowColumns[3], double{});
+  rewrite(kRowColumns[4], uint8_t{});
+  rewrite(kRowColumns[5], float{});
+  rewrite(kRowColumns[6], double{});
+  rewrite(kRowColumns[7], uint8_t{});
+}
+
+
+}  // namespace hpc

@@ -1,0 +1,107 @@
+#include "src/workloads/resume.hpp"
+
+#include <sys/stat.h>
+
+#include <iostream>
+#include <set>
+
+#include "io/hdf5_columns.hpp"
+#include "io/result_file.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// An existing output must be an unfinished hpcalign result (it is rebuilt from the journal,
+// so one damaged by the kill is fine); refuses a complete run and foreign files.
+void check_resumable_output(const std::string& path, bool have_journal) {
+  if (!file_exists(path)) return;
+  if (!h5::is_hdf5(path)) throw Error("--resume: " + path + " is not an hpcalign result file; refusing to overwrite it");
+  std::string program, status;
+  try {
+    program = read_string_attribute(path, "program");
+    status = read_string_attribute(path, "status");
+  } catch (const Error& e) {
+    if (have_journal) return;  // damaged by the kill: rebuilt from the journal
+    throw Error("--resume: " + path + " cannot be read (" + e.what() + ") and there is no journal " +
+                TileJournal::path_for(path) + " to rebuild it from");
+  }
+  if (program != "hpcalign") throw Error("--resume: " + path + " is not an hpcalign result file; refusing to overwrite it");
+  if (status == "complete")
+    throw Error("--resume: " + path + " has status 'complete'; only an unfinished run can be resumed");
+}
+
+std::vector<checkpoint::RunParameter> to_strings(const PlanNotes& notes) {
+  std::vector<checkpoint::RunParameter> out;
+  for (const auto& [name, value] : notes) out.push_back({name, std::to_string(value)});
+  return out;
+}
+
+PlanNotes from_strings(const std::vector<checkpoint::RunParameter>& notes) {
+  PlanNotes out;
+  for (const auto& n : notes) out.emplace_back(n.name, std::stoll(n.value));
+  return out;
+}
+
+}  // namespace
+
+int64_t plan_note(const PlanNotes& notes, const std::string& name) {
+  for (const auto& [n, v] : notes)
+    if (n == name) return v;
+  return 0;
+}
+
+ResumableRun::ResumableRun(const std::string& workload, const std::string& out_path, bool resume, bool quiet,
+                           std::vector<checkpoint::RunParameter> params)
+    : out_path_(out_path), params_(std::move(params)) {
+  // The workload first: a resume with the wrong subcommand names it before anything else.
+  params_.insert(params_.begin(), {"workload", workload});
+  if (!resume) return;
+  const std::string journal_path = TileJournal::path_for(out_path);
+  check_resumable_output(out_path, file_exists(journal_path));
+  TileJournal::Contents j;
+  if (file_exists(journal_path)) j = TileJournal::read(journal_path);
+  if (!j.has_plan) {
+    if (!quiet) std::cerr << "hpcalign: --resume: no plan recorded yet in " << journal_path << "; starting afresh\n";
+    return;
+  }
+  checkpoint::verify_parameters(out_path, j.params, params_);
+  resuming_ = true;
+  plan_ = std::move(j.plan);
+  notes_ = from_strings(j.notes);
+  std::set<uint32_t> planned, seen;
+  for (const Tile& t : plan_) planned.insert(t.id);
+  for (auto& tile : j.tiles)  // a tile journalled twice (it cannot be, but) counts once
+    if (planned.count(tile.first) && seen.insert(tile.first).second) finished_.push_back(std::move(tile));
+  remaining_ = checkpoint::remaining_tiles(plan_, std::vector<uint32_t>(seen.begin(), seen.end()));
+  for (const Tile& t : plan_)
+    if (seen.count(t.id)) finished_cells_ += t.cells;
+  journal_ = std::make_unique<TileJournal>(journal_path, j.valid_bytes);
+  if (!quiet)
+    std::cerr << "hpcalign: --resume: " << finished_.size() << " of " << plan_.size()
+              << " tiles already done; running the other " << remaining_.size() << "\n";
+}
+
+std::vector<Tile> ResumableRun::begin(h5::File& out, const std::vector<Tile>& plan, const PlanNotes& notes) {
+  checkpoint::store_plan(out, plan, params_);
+  if (resuming_) return remaining_;
+  journal_ = std::make_unique<TileJournal>(TileJournal::path_for(out_path_), plan, params_, to_strings(notes));
+  return plan;
+}
+
+void ResumableRun::record(const Tile& tile, const std::string& bytes) { journal_->append_tile(tile.id, bytes); }
+
+void ResumableRun::complete() {
+  if (journal_) journal_->remove();
+}
+
+void report_resumable_stop(const StopRequested& stop, const std::string& out_path) {
+  std::cerr << "hpcalign: " << stop.what() << "; " << out_path << " is resumable with --resume\n";
+}
+
+}  // namespace hpc

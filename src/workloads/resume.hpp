@@ -1,0 +1,74 @@
+#pragma once
+// `--resume` for every tiled workload (search, allvsall, pss, msv; issue 7). A run records its
+// plan and parameters in the journal OUT.journal (io/tile_journal.hpp says why a journal and
+// not the HDF5 ledger alone), then every finished tile's worker bytes, before they reach the
+// HDF5 file. A resumed run refuses other parameters, reuses the stored plan (so another worker
+// count or device runs the same tiles), replays the finished tiles' bytes into a fresh output
+// exactly as if they had just arrived, and runs only the others: results are identical to an
+// uninterrupted run whatever the instant of the kill.
+//
+// Use, on the master (other ranks never call it):
+//   ResumableRun resume("allvsall", opt.out_path, opt.resume, opt.quiet, params);  // before creating OUT
+//   hooks.plan:      tiles = resume.resuming() ? resume.stored_plan() : plan(caps);
+//                    write the output's attributes; to_run = resume.begin(out, tiles, notes);
+//                    decode and store every resume.finished() tile; return to_run
+//   hooks.on_result: resume.record(tile, bytes) first, then the output
+//   at the end:      finish the output, then resume.complete()
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/checkpoint.hpp"
+#include "io/tile_journal.hpp"
+#include "mpi/scheduler.hpp"
+
+namespace hpc {
+
+// How the planner chose the tiles (window or batch sizes), written as integer attributes of
+// the output; recorded with the plan so that a resumed run reports the tiles it really runs.
+using PlanNotes = std::vector<std::pair<std::string, int64_t>>;
+int64_t plan_note(const PlanNotes& notes, const std::string& name);  // 0 when absent
+
+class ResumableRun {
+ public:
+  ResumableRun() = default;  // a run without an output (non-master ranks)
+  // Call before creating the output (creating truncates it). Without `resume`, a new run.
+  // With it: an existing OUT must be an unfinished hpcalign result and the journal's
+  // parameters must equal `params` (plus the workload's name); with no journal, or one cut
+  // off before its plan, the run starts afresh (so a requeued job can always pass --resume).
+  // Throws hpc::Error for a complete output, a foreign file, or other parameters.
+  ResumableRun(const std::string& workload, const std::string& out_path, bool resume, bool quiet,
+               std::vector<checkpoint::RunParameter> params);
+
+  bool resuming() const { return resuming_; }
+  const std::vector<Tile>& stored_plan() const { return plan_; }
+  const PlanNotes& stored_notes() const { return notes_; }
+
+  // Once the output exists: stores the plan and parameters in it (/plan), creates the journal
+  // of a new run, and returns the tiles still to run (every tile of a new run).
+  std::vector<Tile> begin(h5::File& out, const std::vector<Tile>& plan, const PlanNotes& notes);
+  // The finished tiles' worker bytes (resuming), to be stored as if they had just arrived.
+  const std::vector<std::pair<uint32_t, std::string>>& finished() const { return finished_; }
+  uint64_t finished_cells() const { return finished_cells_; }
+  // Journals a finished tile; call before writing it to the output.
+  void record(const Tile& tile, const std::string& bytes);
+  // The output is complete: the journal goes.
+  void complete();
+
+ private:
+  std::string out_path_;
+  std::vector<checkpoint::RunParameter> params_;
+  bool resuming_ = false;
+  std::vector<Tile> plan_, remaining_;
+  PlanNotes notes_;
+  std::vector<std::pair<uint32_t, std::string>> finished_;
+  uint64_t finished_cells_ = 0;
+  std::unique_ptr<TileJournal> journal_;
+};
+
+// What a workload prints when a signal stopped it with every finished tile journalled.
+void report_resumable_stop(const StopRequested& stop, const std::string& out_path);
+
+}  // namespace hpc
