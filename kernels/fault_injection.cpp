@@ -31,12 +31,7 @@ class FaultInjectingBackend : public SearchBackend {
     if (exit_tile_ >= 0 && tile.id == uint64_t(exit_tile_)) _exit(42);
     if (fail_tile_ >= 0 && tile.id == uint64_t(fail_tile_))
       throw Error("injected backend fault (HPCALIGN_FAULT_FAIL_TILE=" + std::to_string(fail_tile_) + ")");
-    if (oom_cells_ >= 0) {
-      const unsigned long long cells = cells_of(tile);
-      if (cells > static_cast<unsigned long long>(oom_cells_))
-        throw OutOfMemory("injected out-of-memory: tile " + std::to_string(tile.id) + " needs " +
-                          std::to_string(cells) + " cells > HPCALIGN_FAULT_OOM_CELLS=" + std::to_string(oom_cells_));
-    }
+    injected_out_of_memory(cells_of(tile), "tile " + std::to_string(tile.id));
     return inner_->search_tile(tile);
   }
 
@@ -53,7 +48,6 @@ class FaultInjectingBackend : public SearchBackend {
 
   std::unique_ptr<SearchBackend> inner_;
   SearchSetup setup_;
-  long long oom_cells_ = env_number("HPCALIGN_FAULT_OOM_CELLS");
   long long fail_tile_ = env_number("HPCALIGN_FAULT_FAIL_TILE");
   long long exit_tile_ = env_number("HPCALIGN_FAULT_EXIT_TILE");
 };
@@ -64,6 +58,13 @@ std::unique_ptr<SearchBackend> with_fault_injection(std::unique_ptr<SearchBacken
   for (const char* name : {"HPCALIGN_FAULT_OOM_CELLS", "HPCALIGN_FAULT_FAIL_TILE", "HPCALIGN_FAULT_EXIT_TILE"})
     if (env_number(name) >= 0) return std::make_unique<FaultInjectingBackend>(std::move(backend));
   return backend;
+}
+
+void injected_out_of_memory(uint64_t cells, const std::string& what) {
+  static const long long oom_cells = env_number("HPCALIGN_FAULT_OOM_CELLS");
+  if (oom_cells >= 0 && cells > static_cast<unsigned long long>(oom_cells))
+    throw OutOfMemory("injected out-of-memory: " + what + " needs " + std::to_string(cells) +
+                      " cells > HPCALIGN_FAULT_OOM_CELLS=" + std::to_string(oom_cells));
 }
 
 void injected_tile_delay() {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <limits>
 
@@ -11,6 +12,7 @@
 #include "io/matrix.hpp"
 #include "io/result_file.hpp"
 #include "kernels/allvsall_engine.hpp"
+#include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
 #include "src/plan/allvsall_plan.hpp"
@@ -86,6 +88,27 @@ void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
   job.target_order = length_order(*job.targets);
 }
 
+// Runs `run` on the pairs; on hpc::OutOfMemory runs the two halves instead (recursively) and
+// joins their results in order: work that does not fit the device is retried in smaller
+// pieces before the tile fails (issue 7, "Faults").
+template <class R>
+std::vector<R> splitting_on_oom(const std::vector<PairIndex>& pairs, const Tile& tile,
+                                const std::function<std::vector<R>(const std::vector<PairIndex>&)>& run) {
+  try {
+    return run(pairs);
+  } catch (const OutOfMemory& e) {
+    if (pairs.size() < 2)
+      throw OutOfMemory("tile " + std::to_string(tile.id) + ": a single pair does not fit the device: " + e.what());
+    std::cerr << "hpcalign: out of memory on tile " << tile.id << " (" << pairs.size()
+              << " pairs): splitting them in halves\n";
+    const auto mid = pairs.begin() + std::ptrdiff_t(pairs.size() / 2);
+    std::vector<R> left = splitting_on_oom<R>({pairs.begin(), mid}, tile, run);
+    std::vector<R> right = splitting_on_oom<R>({mid, pairs.end()}, tile, run);
+    left.insert(left.end(), std::make_move_iterator(right.begin()), std::make_move_iterator(right.end()));
+    return left;
+  }
+}
+
 class AllVsAllWorker : public TileWorker {
  public:
   AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine)
@@ -96,7 +119,10 @@ class AllVsAllWorker : public TileWorker {
     const std::vector<PairIndex> pairs = tile_pairs(tile, job_.target_order, job_.square);
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int32_t> scores = engine_->score(pairs);
+    const std::vector<int32_t> scores = splitting_on_oom<int32_t>(pairs, tile, [&](const std::vector<PairIndex>& p) {
+      injected_out_of_memory(cells_of(p), "tile " + std::to_string(tile.id));
+      return engine_->score(p);
+    });
     times.score_seconds = seconds_since(t0);
     std::vector<Hit> hits;
     std::vector<PairIndex> kept;
@@ -118,7 +144,10 @@ class AllVsAllWorker : public TileWorker {
     }
     if (!opt_.score_only) {
       t0 = std::chrono::steady_clock::now();
-      const std::vector<Alignment> alns = engine_->align(kept);
+      const std::vector<Alignment> alns = splitting_on_oom<Alignment>(kept, tile, [&](const std::vector<PairIndex>& p) {
+        injected_out_of_memory(cells_of(p), "tile " + std::to_string(tile.id));
+        return engine_->align(p);
+      });
       times.align_seconds = seconds_since(t0);
       for (size_t k = 0; k < hits.size(); ++k) {
         if (alns[k].score != hits[k].aln.score)
@@ -136,6 +165,12 @@ class AllVsAllWorker : public TileWorker {
   }
 
  private:
+  uint64_t cells_of(const std::vector<PairIndex>& pairs) const {
+    uint64_t cells = 0;
+    for (const PairIndex& p : pairs) cells += uint64_t(job_.queries.length(p.query)) * job_.targets->length(p.target);
+    return cells;
+  }
+
   const AllVsAllJob& job_;
   const AllVsAllOptions& opt_;
   std::unique_ptr<AllVsAllEngine> engine_;

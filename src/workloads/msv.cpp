@@ -6,18 +6,21 @@
 #include <cstdlib>
 #include <chrono>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <thread>
 
 #include "io/database.hpp"
 #include "kernels/backend.hpp"
 #include "kernels/cpu/thread_pool.hpp"
+#include "kernels/fault_injection.hpp"
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
+#include "src/plan/tile_split.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/resume.hpp"
 #include "src/workloads/worker_threads.hpp"
@@ -118,6 +121,27 @@ class StageClock {
   std::string line_;
 };
 
+// Runs `run` on the tile (after the test hook for injected out-of-memory); a tile that does
+// not fit the device is cut in halves (models, then targets) and retried
+// (src/plan/tile_split.hpp), the halves' counters and rows joined (the totals add them up).
+std::string run_tile_splitting(const Tile& tile, const std::function<TileResult(const Tile&)>& run) {
+  const std::function<TileResult(const Tile&)> part = [&](const Tile& t) {
+    injected_out_of_memory(t.cells, "tile " + std::to_string(t.id));
+    return run(t);
+  };
+  const std::function<TileResult(const Tile&, const Tile&, TileResult&&, const Tile&, TileResult&&)> join =
+      [](const Tile&, const Tile&, TileResult&& a, const Tile&, TileResult&& b) {
+        a.counts.insert(a.counts.end(), b.counts.begin(), b.counts.end());
+        a.rows.insert(a.rows.end(), b.rows.begin(), b.rows.end());
+        return std::move(a);
+      };
+  const std::function<void(const Tile&)> log = [](const Tile& t) {
+    std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " models, "
+              << t.part_end - t.part_begin << " targets): splitting it in halves\n";
+  };
+  return encode(hpc::run_splitting_on_oom<TileResult>(tile, part, join, log));
+}
+
 class MsvWorker : public TileWorker {
  public:
   explicit MsvWorker(const MsvJob& job) : job_(job) {}
@@ -126,7 +150,9 @@ class MsvWorker : public TileWorker {
     c.name = "cpu (scalar-vectorised HMMER filters)";
     return c;
   }
-  std::string run(const Tile& tile) override { return encode(run_tile_cpu(job_, tile, ws_)); }
+  std::string run(const Tile& tile) override {
+    return run_tile_splitting(tile, [&](const Tile& t) { return run_tile_cpu(job_, t, ws_); });
+  }
 
  private:
   const MsvJob& job_;
@@ -147,6 +173,11 @@ class MsvCudaWorker : public TileWorker {
     return c;
   }
   std::string run(const Tile& tile) override {
+    return run_tile_splitting(tile, [&](const Tile& t) { return run_gpu(t); });
+  }
+
+ private:
+  TileResult run_gpu(const Tile& tile) {
     // The tile's models in one GPU launch (models too long for the kernel: the CPU twin).
     TileResult r;
     std::vector<uint32_t> models;
@@ -175,7 +206,7 @@ class MsvCudaWorker : public TileWorker {
     // Pass 2: the bias survivors' Viterbi filter scores, every model of the tile in one GPU
     // call (models longer than the Viterbi kernel: the CPU twin), then their pipeline again.
     clock.mark("pvalues+bias");
-    if (!(job_.settings.stages & hmm::kStageVit)) return counted(tile, models, pairs, r);
+    if (!(job_.settings.stages & hmm::kStageVit)) return counted(tile, models, pairs, r), r;
     std::vector<hmm::VitGroup> groups;
     std::vector<int> group_of(models.size(), -1);  // -1: too long for the kernel, CPU twin
     std::vector<std::vector<uint32_t>> cand(models.size());
@@ -202,13 +233,12 @@ class MsvCudaWorker : public TileWorker {
       });
     }
     clock.mark("after-vit");
-    std::string bytes = counted(tile, models, pairs, r);
+    counted(tile, models, pairs, r);
     clock.mark("count");
     clock.report();
-    return bytes;
+    return r;
   }
 
- private:
   // Runs body(k, i, workspace) for k < models, i < n on the host pool, in batches.
   template <class Body>
   void for_pairs(size_t models, size_t n, Body&& body) {
@@ -222,8 +252,8 @@ class MsvCudaWorker : public TileWorker {
   }
 
   // The tile's result from its GPU models' pairs (r already holds any CPU-run models).
-  std::string counted(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<hmm::PairResult>& pairs,
-                      TileResult& r) const {
+  void counted(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<hmm::PairResult>& pairs,
+               TileResult& r) const {
     const size_t n = tile.part_end - tile.part_begin;
     for (size_t k = 0; k < models.size(); ++k) {
       ModelCounts c;
@@ -231,7 +261,6 @@ class MsvCudaWorker : public TileWorker {
       for (size_t i = 0; i < n; ++i) add_pair(job_, r, c, job_.db.by_length[tile.part_begin + i], pairs[k * n + i]);
       r.counts.push_back(c);
     }
-    return encode(r);
   }
 
   const MsvJob& job_;

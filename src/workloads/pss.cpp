@@ -4,15 +4,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <thread>
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "io/pssm.hpp"
+#include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
+#include "src/plan/tile_split.hpp"
 #include "src/pss/pss_engine.hpp"
 #include "src/pss/pss_gpu_engine.hpp"
 #include "src/pss/pss_output.hpp"
@@ -147,25 +150,44 @@ class PssWorker : public TileWorker {
       cpu_ = std::make_unique<PssCpuEngine>(job.params, job.queries, job.subjects, profile);
   }
   DeviceCapacity capacity() const override { return gpu_ ? gpu_->capacity() : cpu_->capacity(); }
+  // A tile that does not fit the device is cut in halves (queries, then subjects) and
+  // retried (src/plan/tile_split.hpp); the rows of the halves are joined (sorted at the end).
   std::string run(const Tile& tile) override {
     const auto t0 = std::chrono::steady_clock::now();
     PssTileTimes times;
+    using Rows = std::vector<PssPairResult>;
+    const std::function<Rows(const Tile&)> part = [&](const Tile& t) { return run_part(t, times); };
+    const std::function<Rows(const Tile&, const Tile&, Rows&&, const Tile&, Rows&&)> join =
+        [](const Tile&, const Tile&, Rows&& a, const Tile&, Rows&& b) {
+          a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
+          return std::move(a);
+        };
+    const std::function<void(const Tile&)> log = [](const Tile& t) {
+      std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " queries, "
+                << t.part_end - t.part_begin << " subjects): splitting it in halves\n";
+    };
+    const Rows rows = run_splitting_on_oom<Rows>(tile, part, join, log);
+    times.tile_seconds = seconds_since(t0);
+    return encode_results(rows, times);
+  }
+
+ private:
+  std::vector<PssPairResult> run_part(const Tile& tile, PssTileTimes& times) {
+    injected_out_of_memory(tile.cells, "tile " + std::to_string(tile.id));
     std::vector<PssPairResult> rows;
     if (gpu_) {
       const double before = gpu_->kernel_seconds();
       rows = gpu_->run(tile.queries, tile.part_begin, tile.part_end);
-      times.kernel_seconds = gpu_->kernel_seconds() - before;
+      times.kernel_seconds += gpu_->kernel_seconds() - before;
     } else {
       for (uint32_t s = tile.part_begin; s < tile.part_end; ++s) {
         auto part = cpu_->run(tile.queries, s);
         rows.insert(rows.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
       }
     }
-    times.tile_seconds = seconds_since(t0);
-    return encode_results(rows, times);
+    return rows;
   }
 
- private:
   std::unique_ptr<PssCpuEngine> cpu_;
   std::unique_ptr<PssGpuEngine> gpu_;
 };
