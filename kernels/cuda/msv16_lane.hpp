@@ -25,13 +25,14 @@
 //  - Before a model's best reaches T = 127 - bias, all its cells are < T <= 127, so
 //    g_diag + w lies in [-127, 253]: nothing saturates, nothing wraps, and the 16-bit value is
 //    the CPU's int16 value (and the byte kernel's unsaturated byte: its byte cells saturate
-//    only at diag + bias >= 255, which needs diag >= 128 > T, so only after best >= T).
+//    only at diag + bias >= 255, i.e. diag >= 255 - bias > T, so only after best >= T).
 //  - ssv_score returns as soon as best >= T, with an answer that depends on the model and
 //    tjb alone (fallback when base - tjb - tbm < 128, else overflow); best never decreases.
 //    The kernel tests best >= T only every kCheckRows rows (and after the last row): a model
 //    found there takes that same answer, whatever its cells did after crossing T, since it
 //    did cross at some row no later than the check. Its threshold is then lifted (32767) and
-//    its cells no longer matter.
+//    its cells no longer matter (they feed no other model). Once every model of the pack is
+//    decided the warp stops early: for a pack of one model that is ssv_score's early return.
 //  - Bounds: at each check, every cell of an undecided model is <= its best < T <= 127, and
 //    the cells of decided models are clamped to <= 127 (kCap; a no-op for undecided ones, so
 //    it changes nothing that is used). Between two checks a cell grows by at most
@@ -39,16 +40,18 @@
 //    [-127, 127 + 32 * 127] = [-127, 4191]: the 16-bit adds never wrap, and whether the DPX
 //    add wraps or saturates (it wraps: add.s16x2) cannot matter.
 //  - w: ssv_score's step bias - min(cost, 127 + bias) lies in [-127, bias]. The profile clamps
-//    it to [-127, 127] (so it also fits the signed bytes of the W8 profile); this changes
+//    it to [-127, 127] (so it also fits the signed bytes of the W8/mix profiles); this changes
 //    only models with bias > 127, and those always fall back before any row
 //    (tjb + tbm + tec + bias >= 127), as in ssv_score.
 //  - Padding nodes past a model's M and slots of no model cost kPadW = -127 <= 0: a padding
-//    cell is <= the real cell on its diagonal one row earlier, already counted in best, and
-//    feeds only padding cells (the rest of its slot; the next slot starts a model or none).
+//    cell max(diag - 127, 0) is <= its diagonal predecessor (a real cell of the same model one
+//    row earlier, already counted in best, or padding, or 0), and feeds only padding cells
+//    (the rest of its slot; the next slot starts a model or none).
 //  - The after-row rule of ssv_score (xE = base - tjb - tbm + best; overflow when
 //    xE >= 255 - bias; fallback when xJ = xE - tec > base) runs on each model's exact best
 //    (its max over its own slots), in the same int arithmetic (final_result below).
-// A fallback is answered by the byte msv_full of msv_kernels.cu, as in the byte kernel.
+// A fallback is answered by the byte kernel's msv_full (msv_byte.cuh) on the model's own byte
+// profile, as in the byte kernel.
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -121,12 +124,25 @@ struct Args {
 };
 
 // ---- profile layout ------------------------------------------------------------------------
-// Words of w per lane and residue code: W16 one word per row word (two int16 w), W8 one word
-// per two row words (four signed bytes: bytes 0,1 the low and high half of word 2j, bytes 2,3
-// of word 2j+1).
-HPC_MSV16_FN constexpr int words_per_lane(int q, bool w8) { return w8 ? (q + 1) / 2 : q; }
-HPC_MSV16_FN constexpr size_t profile_words(int q, bool w8) {
-  return size_t(kCodes) * kLanes * size_t(words_per_lane(q, w8));
+// Profile formats (HPCALIGN_MSV_KERNEL): the w of a row word comes either from one int16-pair
+// profile word (4 bytes per lane and row word: shared-memory bandwidth) or from half of a
+// signed-byte profile word (2 bytes, plus one byte permute: integer work).
+//  - kW16: every row word from int16 pairs;
+//  - kW8: every row word from bytes;
+//  - kMix: the last byte_words(q) = 2 * (q / 8) row words (about a quarter) from bytes, the
+//    rest from int16 pairs: the balance of the two costs when both run at 64 lanes per clock.
+// A lane's profile words per code: first the int16 words of row words 0 .. Q16-1 (Q16 = q -
+// byte_words), then the byte words, byte word j holding row words Q16 + 2j (bytes 0,1: its low
+// and high half) and Q16 + 2j + 1 (bytes 2,3).
+enum ProfileFormat : int { kW16 = 0, kMix = 1, kW8 = 2 };
+HPC_MSV16_FN constexpr int byte_words(int q, int format) {
+  return format == kW8 ? q : format == kMix ? 2 * (q / 8) : 0;
+}
+HPC_MSV16_FN constexpr int words_per_lane(int q, int format) {
+  return (q - byte_words(q, format)) + (byte_words(q, format) + 1) / 2;
+}
+HPC_MSV16_FN constexpr size_t profile_words(int q, int format) {
+  return size_t(kCodes) * kLanes * size_t(words_per_lane(q, format));
 }
 // Offset of a lane's profile word j (of P) in one code's 32 * P words: groups of 4 words per
 // lane (one 16-byte load, a warp's loads contiguous), then a group of 2, then a single word.
@@ -207,7 +223,7 @@ HPC_MSV16_FN uint32_t prmt(uint32_t a, uint32_t b) {
   return r;
 #endif
 }
-// W8 profile word -> row words: signed bytes 0,1 (2,3) sign-extended into the two halves.
+// Byte profile word -> row words: signed bytes 0,1 (2,3) sign-extended into the two halves.
 HPC_MSV16_FN uint32_t w8_even(uint32_t p) { return prmt<0x9180u>(p, 0u); }
 HPC_MSV16_FN uint32_t w8_odd(uint32_t p) { return prmt<0xB3A2u>(p, 0u); }
 // Word 0's diagonal input: low half <- the high half of the lane before (`up`, its word Q-1),
@@ -217,23 +233,44 @@ HPC_MSV16_FN uint32_t diagonal_in(uint32_t up, uint32_t last, uint32_t keep) {
 }
 
 // ---- one row of one lane ---------------------------------------------------------------------
-// `code_base`: the pack profile's words of this row's residue code (profile + code * 32 * P).
+// A lane's view of a pack profile (P words per lane and code): the bases of its 4-word groups,
+// of its 2-word group and of its last single word (loop invariants: one add per row and kind).
 template <int P>
-HPC_MSV16_FN void load_words(const uint32_t* code_base, int lane, uint32_t (&p)[P]) {
+struct LaneProfile {
+  const uint32_t* prof;
+  const char* g4;
+  const char* g2;
+  const char* g1;
+  int lane;
+};
+template <int P>
+HPC_MSV16_FN LaneProfile<P> lane_profile(const uint32_t* prof, int lane) {
+  constexpr int full = P & ~3;
+  return {prof, reinterpret_cast<const char*>(prof + lane * 4),
+          reinterpret_cast<const char*>(prof + full * kLanes + lane * 2),
+          reinterpret_cast<const char*>(prof + (P - 1) * kLanes + lane), lane};
+}
+// Byte offset of residue code's profile words (32 * P per code).
+template <int P>
+HPC_MSV16_FN int code_offset(int code) { return code * (kLanes * P * 4); }
+// The lane's P profile words of the residue whose words start `off` bytes into the profile
+// (code_offset). The groups are read last first: the row is computed from its last word down.
+template <int P>
+HPC_MSV16_FN void load_words(const LaneProfile<P>& lp, int off, uint32_t (&p)[P]) {
 #if defined(__CUDA_ARCH__)
   constexpr int full = P & ~3;
-  HPC_MSV16_UNROLL
-  for (int b = 0; b < full; b += 4) {
-    const uint4 v = *reinterpret_cast<const uint4*>(code_base + b * kLanes + lane * 4);
-    p[b] = v.x, p[b + 1] = v.y, p[b + 2] = v.z, p[b + 3] = v.w;
-  }
+  if constexpr ((P - full) & 1) p[P - 1] = *reinterpret_cast<const uint32_t*>(lp.g1 + off);
   if constexpr (P - full >= 2) {
-    const uint2 v = *reinterpret_cast<const uint2*>(code_base + full * kLanes + lane * 2);
+    const uint2 v = *reinterpret_cast<const uint2*>(lp.g2 + off);
     p[full] = v.x, p[full + 1] = v.y;
   }
-  if constexpr ((P - full) & 1) p[P - 1] = code_base[(P - 1) * kLanes + lane];
+  HPC_MSV16_UNROLL
+  for (int b = full - 4; b >= 0; b -= 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(lp.g4 + off + b * kLanes * 4);
+    p[b] = v.x, p[b + 1] = v.y, p[b + 2] = v.z, p[b + 3] = v.w;
+  }
 #else
-  for (int j = 0; j < P; ++j) p[j] = code_base[word_offset(P, j, lane)];
+  for (int j = 0; j < P; ++j) p[j] = lp.prof[off / 4 + word_offset(P, j, lp.lane)];
 #endif
 }
 
@@ -252,20 +289,25 @@ HPC_MSV16_FN void lane_start(LaneState<Q>& s) {
   s.best[0] = s.best[1] = 0;
 }
 
-// One DP row. `up`: the lane before's word Q-1 of the previous row (any value in lane 0: its
-// low slot always starts a model or is empty, so `keep` zeroes it).
-template <int Q, bool W8>
-HPC_MSV16_FN void lane_row(LaneState<Q>& s, const uint32_t* code_base, int lane, uint32_t up, uint32_t keep) {
-  constexpr int P = words_per_lane(Q, W8);
+// One DP row for the residue whose profile words start at byte `off` (code_offset). `up`: the lane before's
+// word Q-1 of the previous row (any value in lane 0: its low slot always starts a model or is
+// empty, so `keep` zeroes it).
+template <int Q, int Format>
+HPC_MSV16_FN void lane_row(LaneState<Q>& s, const LaneProfile<words_per_lane(Q, Format)>& lp, int off, uint32_t up,
+                           uint32_t keep) {
+  constexpr int P = words_per_lane(Q, Format);
+  constexpr int Q16 = Q - byte_words(Q, Format);
   uint32_t p[P];
-  load_words<P>(code_base, lane, p);
+  load_words<P>(lp, off, p);
   uint32_t w[Q];
   HPC_MSV16_UNROLL
   for (int q = 0; q < Q; ++q) {
-    if constexpr (W8)
-      w[q] = (q & 1) ? w8_odd(p[q >> 1]) : w8_even(p[q >> 1]);
-    else
+    if (q < Q16) {
       w[q] = p[q];
+    } else {
+      const uint32_t b = p[Q16 + ((q - Q16) >> 1)];
+      w[q] = ((q - Q16) & 1) ? w8_odd(b) : w8_even(b);
+    }
   }
   const uint32_t d0 = diagonal_in(up, s.row[Q - 1], keep);
   HPC_MSV16_UNROLL
@@ -329,7 +371,8 @@ HPC_MSV16_FN int lane_model_best(uint32_t best, uint32_t info, int m) {
 
 // Byte chunk count (kByteChunks) of the byte kernel holding M nodes, 0 when none does.
 HPC_MSV16_FN constexpr int byte_chunks_for(int M) {
-  for (int c : kByteChunks)
+  constexpr int chunks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};  // kByteChunks (a local: device code too)
+  for (int c : chunks)
     if (M <= c * kByteChunkNodes) return c;
   return 0;
 }

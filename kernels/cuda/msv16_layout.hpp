@@ -32,10 +32,19 @@ inline bool is_compiled_q(int q) {
 }
 inline int slots_for(int M, int q) { return (M + q - 1) / q; }
 
-// Rough per-row cost of a pack, in instructions per lane (the planner's yardstick only): the
-// per-row shuffles, address and diagonal work, plus per word one add-max and half a max3 (W16),
-// and one byte unpack more (W8).
-inline double pack_row_cost(int q, bool w8) { return 10.0 + (w8 ? 2.5 : 1.5) * double(q); }
+// Modelled cost of one DP row of a pack, in SM cycles per warp (the planner's yardstick only).
+// The sm_90 inner loop (4 rows unrolled) issues per row about 7 instructions (two shuffles,
+// the address, the diagonal permute and mask, the loop) plus per row word one VIADDMNMX and
+// half a VIMNMX3, per int16 profile word a quarter LDS.128, per byte profile word an eighth
+// LDS.128 and one PRMT. With shared memory at 128 B/clock and integer/DPX instructions at 64
+// lanes/clock per SM (the documented integer rate; DPX assumed alike): W16 is bound by its
+// profile loads (Q + 2 cycles), W8 by its integer work (1.25 Q + 2), the mix (a quarter of
+// the words from bytes) by both alike (0.875 Q + 2); plus 1.5 for the per-target work of a
+// pack (start, reductions, stores) over a few hundred rows. The GPU run decides which format
+// is fastest (HPCALIGN_MSV_KERNEL).
+inline double pack_row_cost(int q, int format) {
+  return (format == kW8 ? 1.25 : format == kMix ? 0.875 : 1.0) * double(q) + 3.5;
+}
 
 struct PackPlan {
   int q = 0;
@@ -74,7 +83,7 @@ inline std::vector<uint32_t> without(const std::vector<uint32_t>& order, const s
 }
 
 // The q for a pack seeded by order[0] with the most model nodes per unit of row cost.
-inline int best_q_by_rate(const std::vector<int>& len, const std::vector<uint32_t>& order, bool w8) {
+inline int best_q_by_rate(const std::vector<int>& len, const std::vector<uint32_t>& order, int format) {
   const int need = q_for(len[order[0]]);
   int best_q = need;
   double best_rate = -1;
@@ -82,17 +91,17 @@ inline int best_q_by_rate(const std::vector<int>& len, const std::vector<uint32_
     if (q < need) continue;
     double nodes = 0;
     for (size_t i : fill(len, order, q)) nodes += len[order[i]];
-    const double rate = nodes / pack_row_cost(q, w8);
+    const double rate = nodes / pack_row_cost(q, format);
     if (rate > best_rate * (1 + 1e-12)) best_rate = rate, best_q = q;
   }
   return best_q;
 }
 
-inline double greedy_cost(const std::vector<int>& len, std::vector<uint32_t> order, bool w8) {
+inline double greedy_cost(const std::vector<int>& len, std::vector<uint32_t> order, int format) {
   double cost = 0;
   while (!order.empty()) {
-    const int q = best_q_by_rate(len, order, w8);
-    cost += pack_row_cost(q, w8);
+    const int q = best_q_by_rate(len, order, format);
+    cost += pack_row_cost(q, format);
     order = without(order, fill(len, order, q));
   }
   return cost;
@@ -105,7 +114,7 @@ inline double greedy_cost(const std::vector<int>& len, std::vector<uint32_t> ord
 // pack plus a greedy plan of the rest (up to 32 models left; then the q with the best rate of
 // nodes per cost), filled first fit, longest first. `force_q` (tests): every pack uses it.
 // Packs come out ordered by q (one launch per q).
-inline std::vector<PackPlan> plan_packs(const std::vector<int>& len, bool w8, int force_q = 0) {
+inline std::vector<PackPlan> plan_packs(const std::vector<int>& len, int format, int force_q = 0) {
   for (size_t k = 0; k < len.size(); ++k)
     if (len[k] < 1 || len[k] > kMaxModelLength)
       throw Error("GPU MSV: model length " + std::to_string(len[k]) + " is outside 1.." +
@@ -127,11 +136,12 @@ inline std::vector<PackPlan> plan_packs(const std::vector<int>& len, bool w8, in
       for (int c : kQs) {
         if (c < need) continue;
         const double cost =
-            pack_row_cost(c, w8) + detail::greedy_cost(len, detail::without(order, detail::fill(len, order, c)), w8);
+            pack_row_cost(c, format) +
+            detail::greedy_cost(len, detail::without(order, detail::fill(len, order, c)), format);
         if (cost < best * (1 - 1e-12)) best = cost, q = c;
       }
     } else if (!q) {
-      q = detail::best_q_by_rate(len, order, w8);
+      q = detail::best_q_by_rate(len, order, format);
     }
     const std::vector<size_t> picked = detail::fill(len, order, q);
     PackPlan p;
@@ -173,14 +183,14 @@ inline int ssv_step(const MsvProfile& p, int code, int k) {
   return std::clamp(w, -127, 127);
 }
 
-// A pack's w profile (layout in msv16_lane.hpp), written to out[0 .. profile_words(q, w8)).
-inline void pack_profile(const std::vector<const MsvProfile*>& profiles, const PackPlan& plan, bool w8,
+// A pack's w profile (layout in msv16_lane.hpp), written to out[0 .. profile_words(q, format)).
+inline void pack_profile(const std::vector<const MsvProfile*>& profiles, const PackPlan& plan, int format,
                          uint32_t* out) {
   std::vector<int> len(profiles.size());
   for (size_t k = 0; k < profiles.size(); ++k) len[k] = profiles[k]->M;
   const SlotMap sm = slot_map(plan, len);
-  const int Q = plan.q, P = words_per_lane(Q, w8);
-  std::fill(out, out + profile_words(Q, w8), 0u);
+  const int Q = plan.q, P = words_per_lane(Q, format), Q16 = Q - byte_words(Q, format);
+  std::fill(out, out + profile_words(Q, format), 0u);
   for (int code = 0; code < kCodes; ++code)
     for (int lane = 0; lane < kLanes; ++lane)
       for (int q = 0; q < Q; ++q)
@@ -193,8 +203,9 @@ inline void pack_profile(const std::vector<const MsvProfile*>& profiles, const P
             if (k <= p.M) w = ssv_step(p, code, k);
           }
           uint32_t* base = out + size_t(code) * kLanes * size_t(P);
-          if (w8)
-            base[word_offset(P, q >> 1, lane)] |= uint32_t(uint8_t(int8_t(w))) << (8 * ((q & 1) * 2 + h));
+          if (q >= Q16)
+            base[word_offset(P, Q16 + ((q - Q16) >> 1), lane)] |= uint32_t(uint8_t(int8_t(w)))
+                                                                 << (8 * (((q - Q16) & 1) * 2 + h));
           else
             base[word_offset(P, q, lane)] |= uint32_t(uint16_t(int16_t(w))) << (16 * h);
         }
@@ -229,7 +240,7 @@ struct Call {
     int q = 0;
     uint32_t first = 0, count = 0;  // packs[first .. first + count)
   };
-  bool w8 = false;
+  int format = false;
   std::vector<PackPlan> plans;       // parallel to packs
   std::vector<Pack> packs;           // ordered by q
   std::vector<Launch> launches;      // one per q used
@@ -239,15 +250,15 @@ struct Call {
 };
 
 // Plans a call of `profiles` against n targets (ModelParams::targets = k * n).
-inline Call plan_call(const std::vector<const MsvProfile*>& profiles, bool w8, uint64_t n, int force_q = 0) {
+inline Call plan_call(const std::vector<const MsvProfile*>& profiles, int format, uint64_t n, int force_q = 0) {
   Call c;
-  c.w8 = w8;
+  c.format = format;
   std::vector<int> len(profiles.size());
   for (size_t k = 0; k < profiles.size(); ++k) {
     if (!profiles[k]) throw Error("GPU MSV: missing profile");
     len[k] = profiles[k]->M;
   }
-  c.plans = plan_packs(len, w8, force_q);
+  c.plans = plan_packs(len, format, force_q);
   for (size_t k = 0; k < profiles.size(); ++k) {
     const MsvProfile& p = *profiles[k];
     ModelParams m;
@@ -260,8 +271,8 @@ inline Call plan_call(const std::vector<const MsvProfile*>& profiles, bool w8, u
   }
   for (const PackPlan& plan : c.plans) {
     const uint64_t at = c.wprof.size();
-    c.wprof.resize(at + profile_words(plan.q, w8));
-    pack_profile(profiles, plan, w8, c.wprof.data() + at);
+    c.wprof.resize(at + profile_words(plan.q, format));
+    pack_profile(profiles, plan, format, c.wprof.data() + at);
     c.packs.push_back(make_pack(plan, len, at));
     if (c.launches.empty() || c.launches.back().q != plan.q)
       c.launches.push_back({plan.q, uint32_t(c.packs.size() - 1), 0});
@@ -292,10 +303,10 @@ struct EmulatorStats {
 // copies taken before the lanes update, the votes and reductions as loops. `tjb[j]`: pack
 // model j's tjb for this target. Writes the result code of pack model j to res[j]; kFallback
 // is left for the caller (the kernel runs its byte msv_full there).
-template <int Q, bool W8>
+template <int Q, int Format>
 void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* models, const uint8_t* tjb,
                     const uint8_t* seq, int L, int32_t* res, EmulatorStats* st = nullptr) {
-  constexpr int P = words_per_lane(Q, W8);
+  constexpr int P = words_per_lane(Q, Format);
   const int nm = int(pack.n_models);
   const uint32_t all = nm == 32 ? ~0u : (1u << nm) - 1u;
   if (st) ++st->targets;
@@ -328,13 +339,15 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
   static thread_local LaneState<Q> s[kLanes];
   for (int l = 0; l < kLanes; ++l) lane_start(s[l]);
   bool stopped = false;
+  LaneProfile<P> lp[kLanes];
+  for (int l = 0; l < kLanes; ++l) lp[l] = lane_profile<P>(prof, l);
   for (int i0 = 0; i0 < L && !stopped; i0 += kCheckRows) {
     const int rows = std::min(kCheckRows, L - i0);
     for (int r = 0; r < rows; ++r) {
-      const uint32_t* cb = prof + size_t(seq[i0 + r]) * kLanes * P;
+      const int code_off = code_offset<P>(seq[i0 + r]);
       uint32_t up[kLanes];
       for (int l = 0; l < kLanes; ++l) up[l] = s[l > 0 ? l - 1 : 0].row[Q - 1];  // shfl_up: lane 0 its own
-      for (int l = 0; l < kLanes; ++l) lane_row<Q, W8>(s[l], cb, l, up[l], keep[l]);
+      for (int l = 0; l < kLanes; ++l) lane_row<Q, Format>(s[l], lp[l], code_off, up[l], keep[l]);
     }
     if (st) st->rows += uint64_t(rows);
     uint32_t newly = 0;
@@ -372,12 +385,12 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
   }
 }
 
-template <bool W8>
+template <int Format>
 inline void emulate_target(int q, const uint32_t* prof, const Pack& pack, const ModelParams* models,
                            const uint8_t* tjb, const uint8_t* seq, int L, int32_t* res, EmulatorStats* st) {
   switch (q) {
 #define HPC_MSV16_EMU_CASE(Q) \
-  case Q: return emulate_target<Q, W8>(prof, pack, models, tjb, seq, L, res, st);
+  case Q: return emulate_target<Q, Format>(prof, pack, models, tjb, seq, L, res, st);
     HPC_MSV16_EMU_CASE(1) HPC_MSV16_EMU_CASE(2) HPC_MSV16_EMU_CASE(3) HPC_MSV16_EMU_CASE(4)
     HPC_MSV16_EMU_CASE(5) HPC_MSV16_EMU_CASE(6) HPC_MSV16_EMU_CASE(7) HPC_MSV16_EMU_CASE(8)
     HPC_MSV16_EMU_CASE(10) HPC_MSV16_EMU_CASE(12) HPC_MSV16_EMU_CASE(14) HPC_MSV16_EMU_CASE(16)
@@ -403,12 +416,14 @@ inline std::vector<int32_t> emulate_call(const Call& c, const std::vector<SeqVie
         uint8_t t[kMaxModels];
         int32_t res[kMaxModels];
         for (uint32_t j = 0; j < pack.n_models; ++j) t[j] = tjb[c.models[pack.model[j]].targets + i];
-        if (c.w8)
-          emulate_target<true>(launch.q, c.wprof.data() + pack.profile, pack, c.models.data(), t, v.data,
-                               int(v.length), res, st);
+        const uint32_t* prof = c.wprof.data() + pack.profile;
+        const int L = int(v.length);
+        if (c.format == kW8)
+          emulate_target<kW8>(launch.q, prof, pack, c.models.data(), t, v.data, L, res, st);
+        else if (c.format == kMix)
+          emulate_target<kMix>(launch.q, prof, pack, c.models.data(), t, v.data, L, res, st);
         else
-          emulate_target<false>(launch.q, c.wprof.data() + pack.profile, pack, c.models.data(), t, v.data,
-                                int(v.length), res, st);
+          emulate_target<kW16>(launch.q, prof, pack, c.models.data(), t, v.data, L, res, st);
         for (uint32_t j = 0; j < pack.n_models; ++j) out[c.models[pack.model[j]].targets + i] = res[j];
       }
     }

@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/msv16_layout.hpp"
 #include "kernels/cuda/msv_kernels.cuh"
 #include "src/core/alphabet.hpp"
 
@@ -30,6 +32,10 @@ struct MsvCuda::Impl {
   DeviceBuffer<cuda::MsvModelSlot> slots;
   DeviceBuffer<uint8_t> tjb;
   DeviceBuffer<int32_t> out;
+  // 16-bit DPX kernel: the packs' w profiles, their descriptors, the models' parameters.
+  DeviceBuffer<uint32_t> wprof;
+  DeviceBuffer<msv16::Pack> packs;
+  DeviceBuffer<msv16::ModelParams> params;
 };
 
 namespace {
@@ -56,10 +62,22 @@ std::vector<uint32_t> striped_profile(const MsvProfile& p, int chunks) {
 }
 
 // msv_filters.cpp's msv_nats: C->T, then the -3 nat approximation of the N/C/J loops.
-float msv_nats(const MsvProfile& p, int xJ, int tjb) {
-  float sc = float(xJ - tjb) - float(p.base);
-  sc /= p.scale;
-  return float(double(sc) - 3.0);
+using msv16::msv_nats;
+
+// Which SSV kernel runs: HPCALIGN_MSV_KERNEL=byte (the byte kernel, msv_kernels.cu), or the
+// 16-bit DPX kernel (msv16_kernels.cu) with its w profile in int16 pairs (w16, the default),
+// signed bytes (w8) or a mix of both (mix; msv16_lane.hpp). All give the same scores.
+constexpr int kByteKernel = -1;
+int ssv_kernel() {
+  const char* v = std::getenv("HPCALIGN_MSV_KERNEL");
+  if (!v || !*v || !std::strcmp(v, "w16") || !std::strcmp(v, "dpx")) return msv16::kW16;
+  if (!std::strcmp(v, "w8")) return msv16::kW8;
+  if (!std::strcmp(v, "mix")) return msv16::kMix;
+  if (!std::strcmp(v, "byte")) return kByteKernel;
+  throw Error(std::string("HPCALIGN_MSV_KERNEL=") + v + ": expected byte, w16, w8 or mix");
+}
+const char* kernel_name(int kernel) {
+  return kernel == kByteKernel ? "byte" : kernel == msv16::kW8 ? "w8" : kernel == msv16::kMix ? "mix" : "w16";
 }
 
 }  // namespace
@@ -120,43 +138,76 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
   if (n == 0 || nm == 0) return result;
   const auto t_call = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaSetDevice(m.device));
-  // One chunk count for the launch: the longest model's (shorter ones pad with cost 255).
-  const int chunks = cuda::msv_kernel_chunks((max_m + cuda::kMsvChunkCells - 1) / cuda::kMsvChunkCells);
-  std::vector<uint32_t> prof;
+  const int kernel = ssv_kernel();
+  size_t launches = 1, packs = nm;
   std::vector<uint8_t> tjb(nm * n);
-  std::vector<cuda::MsvModelSlot> slots;
-  for (size_t k = 0; k < nm; ++k) {
-    const MsvProfile& p = *profiles[k];
-    cuda::MsvModelSlot slot;
-    slot.profile = prof.size();
-    slot.targets = uint64_t(k) * n;
-    slot.base = p.base, slot.bias = p.bias, slot.tbm = p.tbm, slot.tec = p.tec;
-    slots.push_back(slot);
-    const std::vector<uint32_t> words = striped_profile(p, chunks);
-    prof.insert(prof.end(), words.begin(), words.end());
-    if (k > 0 && p.scale == profiles[0]->scale)  // tjb(L) depends on the scale alone: reuse (a log per target)
-      std::copy(tjb.begin(), tjb.begin() + n, tjb.begin() + k * n);
-    else
-      for (uint32_t i = 0; i < n; ++i) tjb[k * n + i] = p.tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
-  }
-  m.profile.upload(prof.data(), prof.size(), m.stream);
-  m.slots.upload(slots.data(), slots.size(), m.stream);
+  for (size_t k = 0; k < nm; ++k)
+    for (uint32_t i = 0; i < n; ++i)
+      tjb[k * n + i] = profiles[k]->tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
   m.tjb.upload(tjb.data(), tjb.size(), m.stream);
   m.out.reserve(nm * n);
-
-  cuda::MsvKernelArgs a;
-  a.residues = m.residues.get();
-  a.offsets = m.offsets.get();
-  a.profiles = m.profile.get();
-  a.models = m.slots.get();
-  a.n_models = uint32_t(nm);
-  a.tjb = m.tjb.get();
-  a.out = m.out.get();
-  a.begin = begin;
-  a.end = end;
-  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-  cuda::launch_msv_kernel(a, chunks, m.sm_count, m.stream);
-  CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  if (kernel == kByteKernel) {
+    // One chunk count for the launch: the longest model's (shorter ones pad with cost 255).
+    const int chunks = cuda::msv_kernel_chunks((max_m + cuda::kMsvChunkCells - 1) / cuda::kMsvChunkCells);
+    std::vector<uint32_t> prof;
+    std::vector<cuda::MsvModelSlot> slots;
+    for (size_t k = 0; k < nm; ++k) {
+      const MsvProfile& p = *profiles[k];
+      cuda::MsvModelSlot slot;
+      slot.profile = prof.size();
+      slot.targets = uint64_t(k) * n;
+      slot.base = p.base, slot.bias = p.bias, slot.tbm = p.tbm, slot.tec = p.tec;
+      slots.push_back(slot);
+      const std::vector<uint32_t> words = striped_profile(p, chunks);
+      prof.insert(prof.end(), words.begin(), words.end());
+    }
+    m.profile.upload(prof.data(), prof.size(), m.stream);
+    m.slots.upload(slots.data(), slots.size(), m.stream);
+    cuda::MsvKernelArgs a;
+    a.residues = m.residues.get();
+    a.offsets = m.offsets.get();
+    a.profiles = m.profile.get();
+    a.models = m.slots.get();
+    a.n_models = uint32_t(nm);
+    a.tjb = m.tjb.get();
+    a.out = m.out.get();
+    a.begin = begin;
+    a.end = end;
+    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+    cuda::launch_msv_kernel(a, chunks, m.sm_count, m.stream);
+    CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  } else {
+    // 16-bit DPX SSV: models packed into warps (msv16_layout.hpp), one launch per slot size;
+    // fallbacks read each model's own byte profile.
+    const msv16::Call c = msv16::plan_call(profiles, kernel, n);
+    std::vector<uint32_t> bprof(c.byte_words);
+    for (size_t k = 0; k < nm; ++k) {
+      const std::vector<uint32_t> words = striped_profile(*profiles[k], c.models[k].chunks);
+      std::copy(words.begin(), words.end(), bprof.begin() + ptrdiff_t(c.models[k].byte_profile));
+    }
+    m.profile.upload(bprof.data(), bprof.size(), m.stream);
+    m.wprof.upload(c.wprof.data(), c.wprof.size(), m.stream);
+    m.packs.upload(c.packs.data(), c.packs.size(), m.stream);
+    m.params.upload(c.models.data(), c.models.size(), m.stream);
+    msv16::Args a;
+    a.residues = m.residues.get();
+    a.offsets = m.offsets.get();
+    a.wprof = m.wprof.get();
+    a.bprof = m.profile.get();
+    a.models = m.params.get();
+    a.tjb = m.tjb.get();
+    a.out = m.out.get();
+    a.begin = begin;
+    a.end = end;
+    launches = c.launches.size(), packs = c.packs.size();
+    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+    for (const msv16::Call::Launch& l : c.launches) {
+      a.packs = m.packs.get() + l.first;
+      a.n_packs = l.count;
+      cuda::launch_msv16_kernel(a, l.q, kernel, m.sm_count, m.stream);
+    }
+    CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  }
   std::vector<int32_t> codes(nm * n);
   CUDA_CHECK(cudaMemcpyAsync(codes.data(), m.out.get(), codes.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
                              m.stream));
@@ -172,7 +223,10 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
                                              : msv_nats(*profiles[k], c, tjb[k * n + i]);
     }
   if (std::getenv("HPCALIGN_CUDA_TIMING"))  // tuning aid: kernel against the whole call
-    std::fprintf(stderr, "msv %zu model(s), longest M=%d, targets=%u: kernel %.3f ms, call %.3f ms\n", nm, max_m, n, ms,
+    std::fprintf(stderr,
+                 "msv %zu model(s), longest M=%d, targets=%u, %s kernel (%zu pack(s), %zu launch(es)): kernel %.3f ms, "
+                 "call %.3f ms\n",
+                 nm, max_m, n, kernel_name(kernel), packs, launches, ms,
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count());
   return result;
 }

@@ -1,40 +1,22 @@
 // GPU twin of kernels/cpu/msv_filters.cpp's byte MSV filter (SSV fast path + full MSV), one
-// warp per target. The model's nodes are striped over the warp: lane l holds, in chunk c, the
-// four cells k = 128c + 4l + 1 .. + 4 packed in one 32-bit register, updated with the SIMD
-// byte intrinsics (__vaddus4, __vsubus4, __vmaxu4) that are exactly the saturating unsigned
-// byte arithmetic HMMER uses. The diagonal dependency (cell k reads k-1 of the previous row)
-// is a one-byte shift: inside the register with __byte_perm, across lanes with a shuffle,
-// and across chunks through lane 31 of the previous chunk. The whole DP row stays in
-// registers (NC words per lane), the byte profile in shared memory.
+// warp per target, in saturating bytes: the byte kernel, run with HPCALIGN_MSV_KERNEL=byte
+// (the default is the 16-bit DPX SSV of msv16_kernels.cu, which falls back to the same byte
+// msv_full). Layout and the byte helpers: msv_byte.cuh; the byte profile in shared memory.
 #include <algorithm>
 #include <string>
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/msv_byte.cuh"
 #include "kernels/cuda/msv_kernels.cuh"
 
 namespace hpc::cuda {
 namespace {
 
-constexpr unsigned kFull = 0xffffffffu;
+using msv_byte::diagonal;
+using msv_byte::kFull;
+using msv_byte::splat;
+using msv_byte::warp_max_byte;
 constexpr int kWarpsPerBlock = 8;
-
-__device__ __forceinline__ uint32_t splat(int v) { return 0x01010101u * uint32_t(v & 0xFF); }
-
-// Max over the 4 bytes of every lane's word, over the warp.
-__device__ __forceinline__ int warp_max_byte(uint32_t v) {
-  v = __vmaxu4(v, __byte_perm(v, 0, 0x1032));
-  v = __vmaxu4(v, __byte_perm(v, 0, 0x2301));
-  return int(__reduce_max_sync(kFull, v & 0xFF));
-}
-
-// The previous row's value on the diagonal of each of my 4 cells: my bytes shifted up by one,
-// byte 0 from lane-1's byte 3 (lane 0: lane 31 of the previous chunk, carried in `carry`).
-__device__ __forceinline__ uint32_t diagonal(uint32_t old, int lane, uint32_t& carry) {
-  const uint32_t rot = __shfl_sync(kFull, old, (lane + 31) & 31);
-  const uint32_t in = lane == 0 ? carry : rot;
-  carry = rot;
-  return __byte_perm(old, in, 0x2107);
-}
 
 // p7_SSVFilter as msv_filters.cpp's ssv_score: returns false when the full MSV must decide.
 // The byte cells saturate at 255, which can only happen after `best` has reached the overflow
@@ -81,40 +63,6 @@ __device__ bool ssv(const MsvModelSlot& a, const uint32_t* prof, const uint8_t* 
   return true;
 }
 
-// The full byte MSV recursion (msv_full_score): returns xJ or kMsvOverflow.
-template <int NC>
-__device__ int32_t msv_full(const MsvModelSlot& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb,
-                            int lane) {
-  const int tjbm = (tjb + a.tbm) & 0xFF;  // HMMER adds them as bytes
-  const uint32_t bias4 = splat(a.bias);
-  uint32_t row[NC];
-#pragma unroll
-  for (int c = 0; c < NC; ++c) row[c] = 0;
-  int xJ = 0;
-  int xB = max(0, a.base - tjbm);
-  for (int i0 = 0; i0 < L; i0 += 32) {
-    const int mine = i0 + lane < L ? seq[i0 + lane] : 0;
-    const int rows = min(32, L - i0);
-    for (int r = 0; r < rows; ++r) {
-      const uint32_t* cost = prof + __shfl_sync(kFull, mine, r) * (NC * 32) + lane;
-      const uint32_t xB4 = splat(xB);
-      uint32_t xE4 = 0, carry = 0;
-#pragma unroll
-      for (int c = 0; c < NC; ++c) {
-        const uint32_t diag = diagonal(row[c], lane, carry);
-        const uint32_t sv = __vsubus4(__vaddus4(__vmaxu4(diag, xB4), bias4), cost[c * 32]);
-        row[c] = sv;
-        xE4 = __vmaxu4(xE4, sv);
-      }
-      const int xE = warp_max_byte(xE4);
-      if (xE + a.bias >= 255) return kMsvOverflow;
-      xJ = max(xJ, max(0, xE - a.tec));
-      xB = max(0, max(a.base, xJ) - tjbm);
-    }
-  }
-  return xJ;
-}
-
 // Grid: x over the targets, y over the models of the launch; a block holds its model's
 // profile in shared memory and its warps take targets longest first.
 template <int NC>
@@ -142,7 +90,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) msv_kernel(MsvKernelArgs 
     const uint8_t* seq = a.residues + off;
     const int tjb = tjbs[idx];
     int32_t result;
-    if (!ssv<NC>(model, prof, seq, L, tjb, lane, &result)) result = msv_full<NC>(model, prof, seq, L, tjb, lane);
+    if (!ssv<NC>(model, prof, seq, L, tjb, lane, &result))
+      result = msv_byte::msv_full<NC>(model, prof, seq, L, tjb, lane);
     if (lane == 0) out[idx] = result;
   }
 }

@@ -5,6 +5,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "kernels/cuda/msv16_lane.hpp"
+
 namespace hpc::cuda {
 
 // Result code for "the byte range overflowed": the target certainly passes (+infinity nats).
@@ -37,5 +39,11 @@ struct MsvKernelArgs {
 int msv_kernel_chunks(int chunks);
 // Launches the MSV kernel compiled for `chunks` (a value msv_kernel_chunks returned) on `stream`.
 void launch_msv_kernel(const MsvKernelArgs& args, int chunks, int sm_count, cudaStream_t stream);
+
+// The 16-bit DPX SSV kernel (msv16_kernels.cu; layout in msv16_lane.hpp): launches the packs
+// args.packs[0 .. n_packs), all of `q` nodes per slot (an hmm::msv16::kQs value), their
+// profiles in `format` (hmm::msv16::ProfileFormat), on `stream`. Same results as
+// launch_msv_kernel.
+void launch_msv16_kernel(const hmm::msv16::Args& args, int q, int format, int sm_count, cudaStream_t stream);
 
 }  // namespace hpc::cuda

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <random>
 
+#include "gpu/vit_test_support.hpp"
 #include "io/database.hpp"
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
@@ -189,5 +192,137 @@ TEST(MsvGpu, ModelsSharingALaunchScoreLikeSeparateLaunches) {
     const auto alone = gpu.scores(*profiles[k], 50, 1900);
     ASSERT_EQ(together[k].size(), alone.size());
     for (size_t i = 0; i < alone.size(); ++i) ASSERT_TRUE(same_float(together[k][i], alone[i])) << k << " " << i;
+  }
+}
+
+namespace {
+
+// Sets HPCALIGN_MSV_KERNEL (which SSV kernel msv_cuda.cu runs) for one scope.
+struct KernelVariant {
+  explicit KernelVariant(const char* v) {
+    const char* old = std::getenv("HPCALIGN_MSV_KERNEL");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("HPCALIGN_MSV_KERNEL", v, 1);
+  }
+  ~KernelVariant() {
+    if (had_)
+      setenv("HPCALIGN_MSV_KERNEL", old_.c_str(), 1);
+    else
+      unsetenv("HPCALIGN_MSV_KERNEL");
+  }
+  bool had_ = false;
+  std::string old_;
+};
+
+const char* kVariants[] = {"byte", "w16", "mix", "w8"};
+
+}  // namespace
+
+// Every SSV kernel (the byte kernel; the 16-bit DPX kernel with int16, mixed or signed-byte w
+// profiles) equals the CPU on every test model and on spliced models up to 4,096 nodes, all
+// in one call (the DPX kernel packs them into warps), against
+// balifam2000 plus consensus runs (overflow, fallback to the full MSV after best >= T, growth
+// past the threshold over 8,000 rows), single-residue runs and length-1 targets.
+TEST(MsvGpu, EveryKernelVariantEqualsCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::vector<hmm::MsvProfile> owned;
+  for (const HmmModel& m : test::vit::test_models()) owned.push_back(hmm::build_msv_profile(m));
+  const std::vector<HmmModel> parts = test::vit::splice_parts();
+  for (int M : {65, 641, 2048, 4096})
+    owned.push_back(hmm::build_msv_profile(test::vit::splice_models(parts, M)));
+  std::vector<const hmm::MsvProfile*> profiles;
+  for (const auto& p : owned) profiles.push_back(&p);
+  const Database bali = load_database(data_path("balifam2000.fa"));
+  SequenceSet seqs;
+  for (size_t t = 0; t < bali.seqs.size(); ++t) {
+    const SeqView v = bali.seqs.view(t);
+    seqs.add(bali.seqs.ids[t], v.data, v.length);
+  }
+  for (const auto& p : owned) {  // the consensus of each model, once and as an 8,000-residue run
+    std::vector<uint8_t> cons;
+    for (int k = 1; k <= p.M; ++k) {
+      uint8_t best = 0;
+      for (uint8_t code = 1; code < 20; ++code)
+        if (p.row(code)[k] < p.row(best)[k]) best = code;
+      cons.push_back(best);
+    }
+    seqs.add("cons" + std::to_string(p.M), cons.data(), cons.size());
+    std::vector<uint8_t> run;
+    while (run.size() < 8000) run.insert(run.end(), cons.begin(), cons.end());
+    seqs.add("run" + std::to_string(p.M), run.data(), 8000);
+  }
+  for (uint8_t code = 0; code < 24; ++code) {
+    seqs.add("one" + std::to_string(code), &code, 1);
+    const std::vector<uint8_t> same(3000, code);
+    seqs.add("same" + std::to_string(code), same.data(), same.size());
+  }
+  const Database db = make_database(std::move(seqs));
+  const uint32_t n = uint32_t(db.by_length.size());
+  hmm::FilterWorkspace ws;
+  std::vector<std::vector<float>> cpu(profiles.size(), std::vector<float>(n));
+  for (size_t k = 0; k < profiles.size(); ++k)
+    for (uint32_t i = 0; i < n; ++i) {
+      const SeqView v = db.seqs.view(db.by_length[i]);
+      cpu[k][i] = hmm::msv_filter_score(*profiles[k], v.data, int(v.length), ws);
+    }
+  for (const char* variant : kVariants) {
+    KernelVariant kv(variant);
+    hmm::MsvCuda gpu(0, db);
+    const auto got = gpu.scores(profiles, 0, n);
+    long bad = 0, inf = 0;
+    for (size_t k = 0; k < profiles.size(); ++k)
+      for (uint32_t i = 0; i < n; ++i) {
+        inf += std::isinf(cpu[k][i]);
+        if (!same_float(cpu[k][i], got[k][i]) && ++bad <= 5)
+          ADD_FAILURE() << variant << ": M=" << profiles[k]->M << " target " << db.seqs.ids[db.by_length[i]]
+                        << ": cpu " << cpu[k][i] << " gpu " << got[k][i];
+      }
+    EXPECT_EQ(bad, 0) << variant;
+    std::printf("  %-4s kernel: %zu models x %u targets identical to the CPU (%ld +inf), kernel %.3f ms\n", variant,
+                profiles.size(), n, inf, gpu.kernel_seconds() * 1e3);
+  }
+}
+
+// A/B of the SSV kernels on a larger database (db2M x 16, ~32 M residues) with the protein test
+// models in one call: identical scores, and the cells per second of each (sum of M x residues /
+// kernel time; best of 3 calls after a warm-up).
+TEST(MsvGpu, KernelVariantsThroughput) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  std::vector<hmm::MsvProfile> owned;
+  for (const HmmModel& m : test::vit::test_models()) owned.push_back(hmm::build_msv_profile(m));
+  std::vector<const hmm::MsvProfile*> profiles;
+  double nodes = 0;
+  for (const auto& p : owned) profiles.push_back(&p), nodes += p.M;
+  const Database small = load_database(data_path("db2M.fa"));
+  SequenceSet seqs;
+  for (int copy = 0; copy < 16; ++copy)
+    for (size_t t = 0; t < small.seqs.size(); ++t) {
+      const SeqView v = small.seqs.view(t);
+      seqs.add(small.seqs.ids[t] + "_" + std::to_string(copy), v.data, v.length);
+    }
+  const double residues = double(seqs.total_residues());
+  const Database db = make_database(std::move(seqs));
+  const uint32_t n = uint32_t(db.by_length.size());
+  std::vector<std::vector<float>> first;
+  for (const char* variant : kVariants) {
+    KernelVariant kv(variant);
+    hmm::MsvCuda gpu(0, db);
+    auto got = gpu.scores(profiles, 0, n);  // warm-up
+    double best = 1e30;
+    for (int rep = 0; rep < 3; ++rep) {
+      const double before = gpu.kernel_seconds();
+      got = gpu.scores(profiles, 0, n);
+      best = std::min(best, gpu.kernel_seconds() - before);
+    }
+    std::printf("  %-4s kernel: %.0f nodes x %.0f residues in %.3f ms = %.2f TCUPS\n", variant, nodes, residues,
+                best * 1e3, nodes * residues / best / 1e12);
+    if (first.empty()) {
+      first = std::move(got);
+      continue;
+    }
+    for (size_t k = 0; k < profiles.size(); ++k)
+      for (uint32_t i = 0; i < n; ++i)
+        ASSERT_TRUE(same_float(first[k][i], got[k][i])) << variant << " " << k << " " << i;
   }
 }

@@ -1,0 +1,194 @@
+// The SSV fast path of the GPU MSV filter in signed 16-bit lanes with Hopper's DPX
+// instructions: per two cells one __viaddmax_s16x2_relu (the cell) and half a
+// __vimax3_s16x2_relu (the running max), the diagonal carried in registers by Farrar's
+// striping, several models packed into one warp's 64 slots. Compiled per slot size Q and per
+// profile format (int16 pairs, signed bytes, or a mix: msv16_lane.hpp). Layout, recurrence and the proof
+// that every result equals msv_filters.cpp's ssv_score (and so the byte kernel): see
+// msv16_lane.hpp; the lane code there is shared with the host emulator the unit tests run
+// (msv16_layout.hpp). Targets the SSV cannot decide run the byte kernel's full MSV
+// (msv_byte.cuh) on the model's byte profile, read from global memory (rare).
+#include <algorithm>
+#include <string>
+
+#include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/msv16_lane.hpp"
+#include "kernels/cuda/msv_byte.cuh"
+#include "kernels/cuda/msv_kernels.cuh"
+
+namespace hpc::cuda {
+namespace {
+
+namespace m16 = hpc::hmm::msv16;
+
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kWarps = 8;  // warps (targets in flight) per block
+
+// The full byte MSV of one model (its byte profile: `chunks` chunks), for a pack of Q nodes
+// per slot: its models have M <= 64 Q, so only chunk counts up to that are compiled in.
+template <int Q, int C>
+__device__ __forceinline__ bool full_case(const m16::ModelParams& m, const uint32_t* prof, const uint8_t* seq, int L,
+                                          int tjb, int lane, int32_t* r) {
+  if constexpr (C <= m16::byte_chunks_for(m16::kSlots * Q)) {
+    if (m.chunks == C) {
+      *r = msv_byte::msv_full<C>(m, prof, seq, L, tjb, lane);
+      return true;
+    }
+  }
+  return false;
+}
+
+template <int Q>
+__device__ __forceinline__ int32_t full_msv(const m16::ModelParams& m, const uint32_t* bprof, const uint8_t* seq,
+                                            int L, int tjb, int lane) {
+  const uint32_t* prof = bprof + m.byte_profile;
+  int32_t r = 0;
+  full_case<Q, 1>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 2>(m, prof, seq, L, tjb, lane, &r) ||
+      full_case<Q, 3>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 4>(m, prof, seq, L, tjb, lane, &r) ||
+      full_case<Q, 6>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 8>(m, prof, seq, L, tjb, lane, &r) ||
+      full_case<Q, 12>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 16>(m, prof, seq, L, tjb, lane, &r) ||
+      full_case<Q, 24>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 32>(m, prof, seq, L, tjb, lane, &r);
+  return r;
+}
+
+// Grid: x over the targets, y over the packs of the launch; a block holds its pack's w
+// profile in shared memory and its warps take targets longest first. Per target the warp
+// runs msv16_layout.hpp's emulate_target (same steps, same order), then the fallbacks.
+// (Minimum 1 block per SM in the launch bounds: without it ptxas caps the registers of the
+// larger Q at 64-80 and spills; with it no variant spills, 56-192 registers.)
+template <int Q, int Format>
+__global__ void __launch_bounds__(kWarps * 32, 1) msv16_kernel(m16::Args a) {
+  constexpr int P = m16::words_per_lane(Q, Format);
+  constexpr int kWords = int(m16::profile_words(Q, Format));
+  extern __shared__ uint4 smem4[];
+  uint32_t* prof = reinterpret_cast<uint32_t*>(smem4);
+  const m16::Pack& pack = a.packs[blockIdx.y];
+  const uint4* src = reinterpret_cast<const uint4*>(a.wprof + pack.profile);
+  for (int i = threadIdx.x; i < kWords / 4; i += blockDim.x) smem4[i] = src[i];
+  __syncthreads();
+
+  const int lane = threadIdx.x & 31;
+  const uint32_t info = pack.lane_info[lane];
+  const uint32_t keep = m16::keep_mask(info);
+  const int nm = int(pack.n_models);
+  const uint32_t all = nm == 32 ? ~0u : (1u << nm) - 1u;
+  // Lane j < nm holds pack model j's parameters, tjb and result.
+  m16::ModelParams mp;
+  if (lane < nm) mp = a.models[pack.model[lane]];
+  const int T = lane < nm ? m16::threshold(mp) : m16::kNoThreshold;
+  const int t_lo = __shfl_sync(kFull, T, m16::lo_model(info) & 31);
+  const int t_hi = __shfl_sync(kFull, T, m16::hi_model(info) & 31);
+
+  const uint32_t n = a.end - a.begin;
+  const uint32_t stride = gridDim.x * kWarps;
+  // Longest targets first (by_length ascends), so the tail of the launch is short work.
+  for (uint32_t w = blockIdx.x * kWarps + (threadIdx.x >> 5); w < n; w += stride) {
+    const uint32_t idx = n - 1 - w;
+    const uint32_t pos = a.begin + idx;
+    const uint64_t off = a.offsets[pos];
+    const int L = int(a.offsets[pos + 1] - off);
+    if (L <= 0) {  // never scored (the pipeline skips empty targets)
+      if (lane < nm) a.out[mp.targets + idx] = 0;
+      continue;
+    }
+    const uint8_t* seq = a.residues + off;
+    const int tjb = lane < nm ? int(a.tjb[mp.targets + idx]) : 0;
+    int32_t res = 0;
+    const bool pre = lane < nm && m16::falls_back_at_start(mp, tjb);
+    if (pre) res = m16::kFallback;
+    uint32_t decided = __ballot_sync(kFull, pre);
+    if (decided != all) {
+      uint32_t thr = m16::lane_threshold(info, t_lo, t_hi, decided);
+      m16::LaneState<Q> s;
+      m16::lane_start(s);
+      const m16::LaneProfile<P> lp = m16::lane_profile<P>(prof, lane);
+      int next = lane < L ? int(seq[lane]) : 0;
+      for (int i0 = 0; i0 < L; i0 += m16::kCheckRows) {
+        const int rows = min(m16::kCheckRows, L - i0);
+        const int code_off = m16::code_offset<P>(next);  // this lane's row's profile words
+        if (i0 + 32 < L) next = i0 + 32 + lane < L ? int(seq[i0 + 32 + lane]) : 0;
+#pragma unroll 4
+        for (int r = 0; r < rows; ++r) {
+          const int row_off = __shfl_sync(kFull, code_off, r);
+          const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
+          m16::lane_row<Q, Format>(s, lp, row_off, up, keep);
+        }
+        const uint32_t newly = __reduce_or_sync(kFull, m16::lane_reached(m16::lane_best(s), thr, info));
+        if (newly) {
+          if ((newly >> lane) & 1u) res = m16::reached_result(mp, tjb);
+          decided |= newly;
+          thr = m16::lane_threshold(info, t_lo, t_hi, decided);
+          if (decided == all) break;  // every model of the pack is decided
+        }
+        if (decided) m16::lane_cap(s);
+      }
+      const uint32_t undecided = all & ~decided;
+      if (undecided) {
+        const uint32_t b = m16::lane_best(s);
+        for (uint32_t u = undecided; u; u &= u - 1) {
+          const int m = __ffs(int(u)) - 1;
+          const int mb = int(__reduce_max_sync(kFull, uint32_t(m16::lane_model_best(b, info, m))));
+          if (lane == m) res = m16::final_result(mp, tjb, mb);
+        }
+      }
+    }
+    // The SSV could not decide: the byte kernel's full MSV, model by model.
+    for (uint32_t u = __ballot_sync(kFull, lane < nm && res == m16::kFallback); u; u &= u - 1) {
+      const int m = __ffs(int(u)) - 1;
+      const int32_t r = full_msv<Q>(a.models[pack.model[m]], a.bprof, seq, L, __shfl_sync(kFull, tjb, m), lane);
+      if (lane == m) res = r;
+    }
+    if (lane < nm) a.out[mp.targets + idx] = res;
+  }
+}
+
+template <int Q, int Format>
+void launch(const m16::Args& a, int sm_count, cudaStream_t stream) {
+  const auto kernel = msv16_kernel<Q, Format>;
+  const size_t smem = m16::profile_words(Q, Format) * sizeof(uint32_t);
+  const int threads = kWarps * 32;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  // All the carve-out to shared memory: the profile lives there, L1 serves only the residues
+  // and the (rare) fallbacks' byte profiles.
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  int(cudaSharedmemCarveoutMaxShared)));
+  int per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  const uint32_t n = a.end - a.begin;
+  const uint32_t blocks_needed = (n + kWarps - 1) / kWarps;
+  // One wave of resident blocks over all packs: every warp strides over the targets, longest
+  // first, so the warps finish together.
+  const uint32_t resident = uint32_t(std::max(1, per_sm)) * uint32_t(std::max(1, sm_count));
+  const uint32_t per_pack = (resident + a.n_packs - 1) / a.n_packs;
+  const dim3 grid(std::max<uint32_t>(1, std::min(blocks_needed, per_pack)), a.n_packs);
+  kernel<<<grid, threads, smem, stream>>>(a);
+  CUDA_CHECK_LAUNCH("msv16_kernel");
+}
+
+template <int Format>
+void launch_q(const m16::Args& a, int q, int sm_count, cudaStream_t stream) {
+  switch (q) {
+#define HPC_MSV16_LAUNCH_CASE(Q) \
+  case Q: return launch<Q, Format>(a, sm_count, stream);
+    HPC_MSV16_LAUNCH_CASE(1) HPC_MSV16_LAUNCH_CASE(2) HPC_MSV16_LAUNCH_CASE(3) HPC_MSV16_LAUNCH_CASE(4)
+    HPC_MSV16_LAUNCH_CASE(5) HPC_MSV16_LAUNCH_CASE(6) HPC_MSV16_LAUNCH_CASE(7) HPC_MSV16_LAUNCH_CASE(8)
+    HPC_MSV16_LAUNCH_CASE(10) HPC_MSV16_LAUNCH_CASE(12) HPC_MSV16_LAUNCH_CASE(14) HPC_MSV16_LAUNCH_CASE(16)
+    HPC_MSV16_LAUNCH_CASE(20) HPC_MSV16_LAUNCH_CASE(24) HPC_MSV16_LAUNCH_CASE(28) HPC_MSV16_LAUNCH_CASE(32)
+    HPC_MSV16_LAUNCH_CASE(40) HPC_MSV16_LAUNCH_CASE(48) HPC_MSV16_LAUNCH_CASE(56) HPC_MSV16_LAUNCH_CASE(64)
+#undef HPC_MSV16_LAUNCH_CASE
+    default: throw Error("launch_msv16_kernel: no kernel compiled for " + std::to_string(q) + " nodes per slot");
+  }
+}
+
+}  // namespace
+
+void launch_msv16_kernel(const hmm::msv16::Args& a, int q, int format, int sm_count, cudaStream_t stream) {
+  if (a.end <= a.begin || a.n_packs == 0) return;
+  switch (format) {
+    case m16::kW16: return launch_q<m16::kW16>(a, q, sm_count, stream);
+    case m16::kMix: return launch_q<m16::kMix>(a, q, sm_count, stream);
+    case m16::kW8: return launch_q<m16::kW8>(a, q, sm_count, stream);
+    default: throw Error("launch_msv16_kernel: unknown profile format " + std::to_string(format));
+  }
+}
+
+}  // namespace hpc::cuda

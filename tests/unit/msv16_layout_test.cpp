@@ -1,0 +1,501 @@
+// Host side of the 16-bit DPX SSV kernel (kernels/cuda/msv16_layout.hpp, msv16_lane.hpp),
+// checked on the CPU: the profile layout, the DPX and byte-permute emulation, the pack plan,
+// and the warp emulator (the kernel's own lane code, lane by lane, with the kernel's 32-row
+// checks, early exits and clamps) against hmm::msv_filter_score bit for bit: every protein
+// test model, alone, all in one call (packed together as the GPU runs a tile), forced onto
+// every compiled slot size, spliced models at the slot-size borders up to 4,096 nodes, a
+// bias > 127 model, against balifam2000, 3,000 sequences of db2M and edge targets (length 1,
+// single-residue runs, consensus runs up to 100,000 residues). Where the emulated SSV says
+// "fallback" the CPU's full MSV answers, as the kernel's byte msv_full does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "gpu/vit_test_support.hpp"
+#include "io/database.hpp"
+#include "io/hmm_file.hpp"
+#include "kernels/cpu/msv_filters.hpp"
+#include "kernels/cuda/msv16_layout.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+#include "test_support.hpp"
+
+using namespace hpc;
+using namespace hpc::hmm;
+using hpc::test::data_path;
+using Codes = std::vector<uint8_t>;
+
+namespace {
+
+constexpr int kFormats[] = {msv16::kW16, msv16::kMix, msv16::kW8};
+const char* format_name(int f) { return f == msv16::kW8 ? "w8" : f == msv16::kMix ? "mix" : "w16"; }
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+const std::vector<MsvProfile>& test_profiles() {
+  static const std::vector<MsvProfile> p = [] {
+    std::vector<MsvProfile> v;
+    for (const HmmModel& m : test::vit::test_models()) v.push_back(build_msv_profile(m));
+    return v;
+  }();
+  return p;
+}
+
+std::vector<const MsvProfile*> pointers(const std::vector<MsvProfile>& v) {
+  std::vector<const MsvProfile*> p;
+  for (const MsvProfile& m : v) p.push_back(&m);
+  return p;
+}
+
+// The cheapest standard residue at every node (SSV's best diagonal).
+Codes consensus(const MsvProfile& p) {
+  Codes c;
+  for (int k = 1; k <= p.M; ++k) {
+    uint8_t best = 0;
+    for (uint8_t code = 1; code < 20; ++code)
+      if (p.row(code)[k] < p.row(best)[k]) best = code;
+    c.push_back(best);
+  }
+  return c;
+}
+
+Codes repeated(const Codes& unit, size_t n) {
+  Codes r;
+  while (r.size() < n) r.insert(r.end(), unit.begin(), unit.end());
+  r.resize(n);
+  return r;
+}
+
+struct Targets {
+  std::vector<Codes> owned;
+  std::vector<SeqView> views;
+  void add(Codes c) { owned.push_back(std::move(c)); }
+  void finalize(const Database* db = nullptr, size_t first = 0, size_t count = 0, size_t step = 1) {
+    views.clear();
+    if (db)
+      for (size_t t = first; t < db->seqs.ids.size() && t < first + count; t += step) views.push_back(db->seqs.view(t));
+    for (const Codes& c : owned) views.push_back({c.data(), uint32_t(c.size())});
+    views.push_back({nullptr, 0});  // empty: the kernel writes 0, never read
+  }
+};
+
+// Edge targets for the models `ps`: every code alone, single-residue runs, consensus runs of
+// each model (overflow, the fallback after best >= T, long growth past the threshold), mutated
+// consensus (near the thresholds: the J-state fallback), random sequences of many lengths.
+Targets edge_targets(const std::vector<const MsvProfile*>& ps, std::mt19937& rng, size_t longest = 20000) {
+  Targets t;
+  for (uint8_t code = 0; code < kAlphabetSize; ++code) t.add(Codes{code});
+  for (char c : {'W', 'A', 'C', 'X', 'G'}) t.add(Codes(3000, encode_residue(static_cast<unsigned char>(c))));
+  for (const MsvProfile* p : ps) {
+    const Codes cons = consensus(*p);
+    t.add(cons);
+    t.add(repeated(cons, longest));
+    for (int stride : {2, 3, 5}) {
+      Codes m = cons;
+      for (size_t i = 0; i < m.size(); i += size_t(stride)) m[i] = uint8_t(rng() % 20);
+      t.add(m);
+      Codes twice = m;
+      twice.insert(twice.end(), 12, encode_residue('G'));
+      twice.insert(twice.end(), m.begin(), m.end());
+      t.add(twice);
+    }
+  }
+  for (int len : {2, 3, 31, 32, 33, 63, 64, 65, 100, 1000, 4097}) t.add(test::vit::random_codes(rng, size_t(len)));
+  return t;
+}
+
+// What the GPU call computes, emulated, against the CPU twin for every (model, target) pair.
+struct Outcome {
+  long pairs = 0, mismatches = 0, fallbacks = 0, infinite = 0;
+  msv16::EmulatorStats st;
+};
+
+// CPU reference scores of one test, memoised per (profile, target) so that the variants of a
+// call (formats, slot sizes) reuse them. Lives no longer than the profiles and targets.
+struct CpuScores {
+  std::map<std::tuple<const MsvProfile*, const uint8_t*, uint32_t>, float> memo;
+  float operator()(const MsvProfile& p, const SeqView& v, FilterWorkspace& ws) {
+    const auto key = std::make_tuple(&p, v.data, v.length);
+    auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    const float s = msv_filter_score(p, v.data, int(v.length), ws);
+    memo.emplace(key, s);
+    return s;
+  }
+};
+
+void check_call(const std::vector<const MsvProfile*>& ps, const std::vector<SeqView>& targets, int format, int force_q,
+                Outcome& o, CpuScores& cpu_score) {
+  const size_t n = targets.size();
+  const msv16::Call call = msv16::plan_call(ps, format, n, force_q);
+  std::vector<uint8_t> tjb(ps.size() * n);
+  for (size_t k = 0; k < ps.size(); ++k)
+    for (size_t i = 0; i < n; ++i) tjb[k * n + i] = ps[k]->tjb(int(targets[i].length));
+  const std::vector<int32_t> out = msv16::emulate_call(call, targets, tjb, &o.st);
+  FilterWorkspace ws;
+  for (size_t k = 0; k < ps.size(); ++k)
+    for (size_t i = 0; i < n; ++i) {
+      const SeqView v = targets[i];
+      if (v.length == 0) {
+        EXPECT_EQ(out[k * n + i], 0);
+        continue;
+      }
+      const MsvProfile& p = *ps[k];
+      const int32_t code = out[k * n + i];
+      float got;
+      if (code == msv16::kOverflow) {
+        got = std::numeric_limits<float>::infinity();
+      } else if (code == msv16::kFallback) {
+        ++o.fallbacks;
+        got = msv_full_score(p, v.data, int(v.length), ws);
+      } else {
+        EXPECT_GE(code, 0);
+        got = msv16::msv_nats(p, code, tjb[k * n + i]);
+      }
+      const float want = cpu_score(p, v, ws);
+      ++o.pairs;
+      o.infinite += std::isinf(want);
+      if (bits_of(want) != bits_of(got) && ++o.mismatches <= 5)
+        ADD_FAILURE() << "M=" << p.M << " (model " << k << ") target " << i << " (L=" << v.length << ", "
+                      << format_name(format) << ", q " << force_q << "): cpu " << want << " emulated " << got
+                      << " code " << code;
+    }
+}
+
+void report(const char* what, const Outcome& o) {
+  std::printf("  %s: %ld pairs, %ld mismatches, %ld fallbacks to the full MSV, %ld +inf; rows %llu, early exits %llu, "
+              "start/reached-overflow/reached-fallback/final-overflow/final-fallback %llu/%llu/%llu/%llu/%llu, "
+              "capped checks %llu, largest cell %d\n",
+              what, o.pairs, o.mismatches, o.fallbacks, o.infinite, (unsigned long long)o.st.rows,
+              (unsigned long long)o.st.early_exits, (unsigned long long)o.st.start_fallbacks,
+              (unsigned long long)o.st.reached_overflow, (unsigned long long)o.st.reached_fallback,
+              (unsigned long long)o.st.final_overflow, (unsigned long long)o.st.final_fallback,
+              (unsigned long long)o.st.capped_checks, o.st.max_cell);
+}
+
+// The kernel's loads (load_words' device path: 16-byte groups at g4 + 512 b, an 8-byte group
+// at g2, a word at g1, each plus the code's byte offset) read exactly word_offset's words.
+template <int P>
+void check_lane_profile() {
+  static uint32_t prof[msv16::kCodes * 32 * P];
+  const char* base = reinterpret_cast<const char*>(prof);
+  constexpr int full = P & ~3;
+  for (int lane = 0; lane < 32; ++lane) {
+    const msv16::LaneProfile<P> lp = msv16::lane_profile<P>(prof, lane);
+    for (int code : {0, 5, 23}) {
+      const int off = msv16::code_offset<P>(code);
+      for (int j = 0; j < P; ++j) {
+        const char* at;
+        if (j < full)
+          at = lp.g4 + off + (j & ~3) * 32 * 4 + (j & 3) * 4;
+        else if (P - full >= 2 && j < full + 2)
+          at = lp.g2 + off + (j - full) * 4;
+        else
+          at = lp.g1 + off;
+        ASSERT_EQ((at - base) % 4, 0);
+        if (j < full && (j & 3) == 0) ASSERT_EQ((at - base) % 16, 0);
+        if (j == full && P - full >= 2) ASSERT_EQ((at - base) % 8, 0);
+        ASSERT_EQ(int((at - base) / 4), code * 32 * P + msv16::word_offset(P, j, lane)) << P << " " << lane << " " << j;
+      }
+    }
+  }
+}
+template <int... Ps>
+void check_lane_profiles(std::integer_sequence<int, Ps...>) {
+  (check_lane_profile<Ps>(), ...);
+}
+
+}  // namespace
+
+TEST(Msv16Layout, WordOffsetsCoverEveryWordOnceAligned) {
+  for (int P = 1; P <= 64; ++P) {
+    std::vector<int> seen(size_t(32 * P), 0);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int j = 0; j < P; ++j) {
+        const int o = msv16::word_offset(P, j, lane);
+        ASSERT_GE(o, 0);
+        ASSERT_LT(o, 32 * P);
+        ++seen[size_t(o)];
+        const int full = P & ~3;
+        if (j < full && j % 4 == 0) EXPECT_EQ(o % 4, 0) << P;                 // 16-byte loads
+        if (j >= full && j == full && P - full >= 2) EXPECT_EQ(o % 2, 0) << P;  // 8-byte loads
+      }
+    for (int c : seen) ASSERT_EQ(c, 1) << P;
+  }
+  for (int q : msv16::kQs)
+    for (int format : kFormats) {
+      EXPECT_EQ(msv16::profile_words(q, format) % 4, 0u);  // packs stay 16-byte aligned
+      EXPECT_EQ(msv16::byte_words(q, format) % (format == msv16::kW8 ? 1 : 2), 0);
+    }
+  // Every words-per-lane count of a compiled (Q, format).
+  const std::set<int> tested = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 16, 18,
+                                20, 21, 24, 25, 28, 32, 35, 40, 42, 48, 49, 56, 64};
+  for (int q : msv16::kQs)
+    for (int format : kFormats) EXPECT_TRUE(tested.count(msv16::words_per_lane(q, format))) << q << " " << format;
+  check_lane_profiles(std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 18, 20, 21, 24, 25, 28,
+                                            32, 35, 40, 42, 48, 49, 56, 64>{});
+  EXPECT_EQ(msv16::kMaxModelLength, 4096);
+  EXPECT_EQ(msv16::q_for(1), 1);
+  EXPECT_EQ(msv16::q_for(64), 1);
+  EXPECT_EQ(msv16::q_for(65), 2);
+  EXPECT_EQ(msv16::q_for(513), 10);
+  EXPECT_EQ(msv16::q_for(4096), 64);
+  EXPECT_EQ(msv16::q_for(4097), 0);
+  EXPECT_EQ(msv16::byte_chunks_for(128), 1);
+  EXPECT_EQ(msv16::byte_chunks_for(129), 2);
+  EXPECT_EQ(msv16::byte_chunks_for(513), 6);
+  EXPECT_EQ(msv16::byte_chunks_for(4096), 32);
+}
+
+// The host versions of the DPX intrinsics follow CUDA's definitions (add.s16x2 wraps, then
+// max with c and 0 per signed half), the byte permutes PTX prmt's generic mode.
+TEST(Msv16Layout, DpxAndPermuteEmulation) {
+  using msv16::pack16;
+  EXPECT_EQ(msv16::add_relu(pack16(5, 100), pack16(-7, 27)), pack16(0, 127));
+  EXPECT_EQ(msv16::add_relu(pack16(32767, 4191), pack16(1, -127)), pack16(0, 4064));  // 32767 + 1 wraps: relu 0
+  EXPECT_EQ(msv16::max3_relu(pack16(-3, 9), pack16(-1, 2), pack16(-2, 30)), pack16(0, 30));
+  EXPECT_EQ(msv16::max_relu(pack16(4, -9), pack16(3, -1)), pack16(4, 0));
+  EXPECT_EQ(msv16::min_relu(pack16(4191, 5), pack16(127, 127)), pack16(127, 5));
+  const uint32_t p = 0x80ff017fu;  // signed bytes 127, 1, -1, -128
+  EXPECT_EQ(msv16::w8_even(p), pack16(127, 1));
+  EXPECT_EQ(msv16::w8_odd(p), pack16(-1, -128));
+  EXPECT_EQ(msv16::diagonal_in(0xAAAABBBBu, 0xCCCCDDDDu, ~0u), 0xDDDDAAAAu);
+  EXPECT_EQ(msv16::diagonal_in(0xAAAABBBBu, 0xCCCCDDDDu, 0xffff0000u), 0xDDDD0000u);
+  EXPECT_EQ(msv16::keep_mask((1u << 16) | (1u << 17)), ~0u);
+  EXPECT_EQ(msv16::keep_mask(1u << 17), 0xffff0000u);
+  // Thresholds: per half, none / decided -> 32767, never reached.
+  const uint32_t info = 3u | (4u << 8);
+  EXPECT_EQ(msv16::lane_threshold(info, 100, 90, 0), pack16(100, 90));
+  EXPECT_EQ(msv16::lane_threshold(info, 100, 90, 1u << 4), pack16(100, 32767));
+  EXPECT_EQ(msv16::lane_reached(pack16(100, 89), pack16(100, 90), info), 1u << 3);
+  EXPECT_EQ(msv16::lane_reached(pack16(4191, 4191), pack16(32767, 32767), info), 0u);
+  EXPECT_EQ(msv16::lane_model_best(pack16(7, 9), info, 4), 9);
+  EXPECT_EQ(msv16::lane_model_best(pack16(7, 9), info, 5), 0);
+}
+
+// Every node's w lands in its slot and word, both formats; padding and empty slots cost -127.
+TEST(Msv16Layout, PackedProfileHoldsEveryNodeOnce) {
+  const std::vector<const MsvProfile*> ps = pointers(test_profiles());
+  std::vector<int> len;
+  for (const MsvProfile* p : ps) len.push_back(p->M);
+  for (int format : kFormats)
+    for (const msv16::PackPlan& plan : msv16::plan_packs(len, format)) {
+      const int Q = plan.q, P = msv16::words_per_lane(Q, format), Q16 = Q - msv16::byte_words(Q, format);
+      if (format == msv16::kMix && Q >= 8) EXPECT_GT(msv16::byte_words(Q, format), 0);
+      std::vector<uint32_t> w(msv16::profile_words(Q, format));
+      msv16::pack_profile(ps, plan, format, w.data());
+      const msv16::Pack pack = msv16::make_pack(plan, len, 0);
+      const msv16::SlotMap sm = msv16::slot_map(plan, len);
+      std::vector<std::set<int>> nodes(plan.models.size());
+      for (int code = 0; code < msv16::kCodes; ++code)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int q = 0; q < Q; ++q) {
+            const uint32_t* base = w.data() + size_t(code) * 32 * size_t(P);
+            uint32_t word;
+            if (q < Q16) {
+              word = base[msv16::word_offset(P, q, lane)];
+            } else {
+              const uint32_t b = base[msv16::word_offset(P, Q16 + (q - Q16) / 2, lane)];
+              word = ((q - Q16) & 1) ? msv16::w8_odd(b) : msv16::w8_even(b);
+            }
+            for (int h = 0; h < 2; ++h) {
+              const int s = 2 * lane + h;
+              const int j = h ? msv16::hi_model(pack.lane_info[lane]) : msv16::lo_model(pack.lane_info[lane]);
+              const int got = msv16::half(word, h);
+              if (j == msv16::kNoModel) {
+                EXPECT_EQ(sm.owner[s], -1);
+                EXPECT_EQ(got, msv16::kPadW);
+                continue;
+              }
+              ASSERT_EQ(sm.owner[s], j);
+              const int first = sm.first[j];
+              const MsvProfile& p = *ps[plan.models[size_t(j)]];
+              const int k = (s - first) * Q + q + 1;
+              EXPECT_EQ(got, k <= p.M ? msv16::ssv_step(p, code, k) : msv16::kPadW) << "code " << code << " k " << k;
+              if (code == 0 && k <= p.M) EXPECT_TRUE(nodes[size_t(j)].insert(k).second);
+              // The diagonal input of word 0 continues the model exactly inside it.
+              if (q == 0) EXPECT_EQ(((pack.lane_info[lane] >> (16 + h)) & 1u) != 0, s != first);
+            }
+          }
+      for (size_t j = 0; j < plan.models.size(); ++j)
+        EXPECT_EQ(int(nodes[j].size()), ps[plan.models[j]]->M) << "model " << plan.models[j];
+    }
+}
+
+TEST(Msv16Layout, PlanPacksEveryModelOnceWithinTheWarp) {
+  std::mt19937 rng(3);
+  std::vector<std::vector<int>> sets;
+  std::vector<int> tests;
+  for (const MsvProfile& p : test_profiles()) tests.push_back(p.M);
+  sets.push_back(tests);
+  sets.push_back({4096});
+  sets.push_back({4096, 1, 4096, 65, 64});
+  for (int n : {1, 5, 33, 40, 100}) {
+    std::vector<int> s;
+    for (int i = 0; i < n; ++i) s.push_back(1 + int(rng() % (i % 3 ? 400 : 4096)));
+    sets.push_back(s);
+  }
+  sets.push_back(std::vector<int>(70, 1));  // more than 32 models of one slot each
+  for (const auto& len : sets)
+    for (int format : kFormats) {
+      const auto plans = msv16::plan_packs(len, format);
+      std::vector<int> count(len.size(), 0);
+      int last_q = 0;
+      double cost = 0, nodes = 0, padded = 0;
+      for (const auto& p : plans) {
+        EXPECT_TRUE(msv16::is_compiled_q(p.q));
+        EXPECT_GE(p.q, last_q);  // ordered by q: one launch each
+        last_q = p.q;
+        EXPECT_LE(p.models.size(), size_t(msv16::kMaxModels));
+        int slots = 0;
+        for (uint32_t m : p.models) {
+          ++count[m];
+          slots += msv16::slots_for(len[m], p.q);
+          nodes += len[m];
+        }
+        EXPECT_LE(slots, msv16::kSlots);
+        cost += msv16::pack_row_cost(p.q, format);
+        padded += 64.0 * p.q;
+      }
+      for (int c : count) EXPECT_EQ(c, 1);
+      if (len == tests)
+        std::printf("  test models (%s): %zu pack(s), estimated cost %.1f per row, %.0f of %.0f cells real (%.0f%%)\n",
+                    format_name(format), plans.size(), cost, nodes, padded, 100 * nodes / padded);
+    }
+  EXPECT_NE(test::error_of([] { msv16::plan_packs({4097}, false); }), "(no error)");
+  EXPECT_NE(test::error_of([] { msv16::plan_packs({0}, false); }), "(no error)");
+  EXPECT_NE(test::error_of([] { msv16::plan_packs({100}, false, 1); }), "(no error)");  // 100 > 64 x 1
+  EXPECT_NE(test::error_of([] { msv16::plan_packs({10}, false, 9); }), "(no error)");   // no such kernel
+}
+
+// The GPU's shape: every protein test model in one call (packed together), balifam2000 and
+// 3,000 sequences of db2M, plus edge targets up to 100,000 residues; both profile formats.
+TEST(Msv16Layout, EmulatedKernelEqualsCpuOnAllModelsTogether) {
+  const std::vector<const MsvProfile*> ps = pointers(test_profiles());
+  const Database bali = load_database(data_path("balifam2000.fa"));
+  const Database db2m = load_database(data_path("db2M.fa"));
+  std::mt19937 rng(5);
+  Targets edges = edge_targets(ps, rng);
+  edges.add(repeated(consensus(*ps.back()), 100000));
+  edges.finalize();
+  Targets b, d;
+  b.finalize(&bali, 0, bali.seqs.ids.size());
+  d.finalize(&db2m, 0, 3000);
+  CpuScores cpu;
+  for (int format : kFormats) {
+    Outcome o;
+    check_call(ps, b.views, format, 0, o, cpu);
+    check_call(ps, d.views, format, 0, o, cpu);
+    check_call(ps, edges.views, format, 0, o, cpu);
+    report((std::string("all models, ") + format_name(format)).c_str(), o);
+    EXPECT_EQ(o.mismatches, 0);
+    EXPECT_GT(o.pairs, 50000);
+    EXPECT_GT(o.st.reached_overflow, 0u);
+    EXPECT_GT(o.st.reached_fallback, 0u);
+    EXPECT_GT(o.st.final_fallback, 0u);
+    EXPECT_GT(o.st.capped_checks, 0u);
+    EXPECT_LE(o.st.max_cell, 127 + 32 * 127);  // the bound of msv16_lane.hpp: no 16-bit wrap
+    EXPECT_GT(o.st.max_cell, 127);             // the long consensus runs did grow past the threshold
+  }
+}
+
+// Each model alone in its call (its own smallest slot size).
+TEST(Msv16Layout, EmulatedKernelEqualsCpuPerModel) {
+  const std::vector<const MsvProfile*> all = pointers(test_profiles());
+  const Database bali = load_database(data_path("balifam2000.fa"));
+  std::mt19937 rng(9);
+  Outcome o;
+  CpuScores cpu;
+  for (const MsvProfile* p : all) {
+    Targets t = edge_targets({p}, rng);
+    t.finalize(&bali, 0, 2000, 3);
+    for (int format : kFormats) check_call({p}, t.views, format, 0, o, cpu);
+  }
+  report("each model alone", o);
+  EXPECT_EQ(o.mismatches, 0);
+  EXPECT_GT(o.st.early_exits, 0u);  // a lone model decided before the target's end stops the warp
+}
+
+// Every compiled slot size (kernel template), both formats, for a short, a middle and a long
+// model sharing the pack when they fit.
+TEST(Msv16Layout, EmulatedKernelEqualsCpuOnEverySlotSize) {
+  const std::vector<const MsvProfile*> all = pointers(test_profiles());
+  const Database bali = load_database(data_path("balifam2000.fa"));
+  std::vector<const MsvProfile*> trio;
+  for (const MsvProfile* p : all)
+    if (p->M == 1 || p->M == 86 || p->M == 400) trio.push_back(p);
+  ASSERT_EQ(trio.size(), 3u);
+  std::mt19937 rng(13);
+  Targets t = edge_targets(trio, rng, 3000);
+  t.finalize(&bali, 5, 2000, 40);
+  Outcome o;
+  CpuScores cpu;
+  for (int q : msv16::kQs) {
+    std::vector<const MsvProfile*> fit;
+    for (const MsvProfile* p : trio)
+      if (p->M <= 64 * q) fit.push_back(p);
+    for (int format : kFormats) check_call(fit, t.views, format, q, o, cpu);
+  }
+  report("every slot size", o);
+  EXPECT_EQ(o.mismatches, 0);
+}
+
+// Spliced models at the slot-size borders up to the 4,096-node maximum (several to a pack, and
+// alone), and a model with bias > 127, which always falls back before any row.
+TEST(Msv16Layout, EmulatedKernelEqualsCpuAtSlotBordersAndOddModels) {
+  const std::vector<HmmModel> parts = test::vit::splice_parts();
+  std::vector<MsvProfile> owned;
+  for (int M : {63, 64, 65, 127, 128, 129, 383, 384, 385, 640, 641, 1024, 1025, 2048, 3000, 4095, 4096})
+    owned.push_back(build_msv_profile(test::vit::splice_models(parts, M)));
+  MsvProfile heavy = test_profiles().at(4);  // fn3 with a bias past 127 (costs rebiased alike)
+  heavy.bias = 140;
+  for (uint8_t& c : heavy.cost) c = uint8_t(std::min(255, int(c) + 120));
+  owned.push_back(heavy);
+  const std::vector<const MsvProfile*> ps = pointers(owned);
+  const Database bali = load_database(data_path("balifam2000.fa"));
+  std::mt19937 rng(17);
+  Targets t = edge_targets({ps[5], ps[16], ps[17]}, rng, 9000);
+  t.finalize(&bali, 11, 2000, 25);
+  Outcome o;
+  CpuScores cpu;
+  for (int format : kFormats) {
+    check_call(ps, t.views, format, 0, o, cpu);  // packed by the planner
+    for (const MsvProfile* p : {ps[1], ps[2], ps[15], ps[16]}) check_call({p}, t.views, format, 0, o, cpu);
+  }
+  report("spliced models and bias > 127", o);
+  EXPECT_EQ(o.mismatches, 0);
+  EXPECT_GT(o.st.start_fallbacks, 0u);
+}
+
+// Many tiny models: full packs of 32 models (every lane a model's), several packs per launch.
+TEST(Msv16Layout, EmulatedKernelEqualsCpuWithFullPacks) {
+  const std::vector<HmmModel> parts = test::vit::splice_parts();
+  std::vector<MsvProfile> owned;
+  for (int i = 0; i < 70; ++i) owned.push_back(build_msv_profile(test::vit::splice_models(parts, 1 + i % 3)));
+  const std::vector<const MsvProfile*> ps = pointers(owned);
+  const Database bali = load_database(data_path("balifam2000.fa"));
+  std::mt19937 rng(19);
+  Targets t = edge_targets({ps[0], ps[1], ps[2]}, rng, 2000);
+  t.finalize(&bali, 3, 2000, 50);
+  Outcome o;
+  CpuScores cpu;
+  for (int format : kFormats) {
+    const msv16::Call call = msv16::plan_call(ps, format, t.views.size());
+    size_t full = 0;
+    for (const msv16::Pack& p : call.packs) full += p.n_models == 32;
+    EXPECT_GE(full, 2u);
+    check_call(ps, t.views, format, 0, o, cpu);
+  }
+  report("full packs of tiny models", o);
+  EXPECT_EQ(o.mismatches, 0);
+}
