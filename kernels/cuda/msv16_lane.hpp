@@ -56,16 +56,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define HPC_MSV16_FN __host__ __device__ __forceinline__
-#else
-#define HPC_MSV16_FN inline
-#endif
-#if defined(__CUDA_ARCH__)
-#define HPC_MSV16_UNROLL _Pragma("unroll")  // the register arrays need constant indices
-#else
-#define HPC_MSV16_UNROLL
-#endif
+#include "kernels/cuda/lane_code.hpp"
 
 namespace hpc::hmm::msv16 {
 
@@ -75,6 +66,9 @@ constexpr int kCodes = 24;       // residue rows of MsvProfile::cost (src/core/a
 constexpr int kMaxModels = 32;   // models per pack: lane j holds model j's parameters and result
 // Nodes per slot (words per lane) compiled; the largest bounds the model length (64 x 64).
 constexpr int kQs[] = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64};
+// X(Q) for every Q of kQs: the switch cases of the kernel launch and of the host emulator.
+#define HPC_MSV16_FOR_EACH_Q(X) \
+  X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(10) X(12) X(14) X(16) X(20) X(24) X(28) X(32) X(40) X(48) X(56) X(64)
 constexpr int kMaxQ = 64;
 constexpr int kMaxModelLength = kSlots * kMaxQ;
 // Chunk counts of the byte kernel (msv_kernels.cu's msv_kernel_chunks), whose msv_full
@@ -135,41 +129,41 @@ struct Args {
 // byte_words), then the byte words, byte word j holding row words Q16 + 2j (bytes 0,1: its low
 // and high half) and Q16 + 2j + 1 (bytes 2,3).
 enum ProfileFormat : int { kW16 = 0, kMix = 1, kW8 = 2 };
-HPC_MSV16_FN constexpr int byte_words(int q, int format) {
+HPC_LANE_FN constexpr int byte_words(int q, int format) {
   return format == kW8 ? q : format == kMix ? 2 * (q / 8) : 0;
 }
-HPC_MSV16_FN constexpr int words_per_lane(int q, int format) {
+HPC_LANE_FN constexpr int words_per_lane(int q, int format) {
   return (q - byte_words(q, format)) + (byte_words(q, format) + 1) / 2;
 }
-HPC_MSV16_FN constexpr size_t profile_words(int q, int format) {
+HPC_LANE_FN constexpr size_t profile_words(int q, int format) {
   return size_t(kCodes) * kLanes * size_t(words_per_lane(q, format));
 }
 // Offset of a lane's profile word j (of P) in one code's 32 * P words: groups of 4 words per
 // lane (one 16-byte load, a warp's loads contiguous), then a group of 2, then a single word.
-HPC_MSV16_FN constexpr int word_offset(int P, int j, int lane) {
+HPC_LANE_FN constexpr int word_offset(int P, int j, int lane) {
   const int full = P & ~3;
   if (j < full) return (j & ~3) * kLanes + lane * 4 + (j & 3);
   if (P - full >= 2 && j < full + 2) return full * kLanes + lane * 2 + (j - full);
   return (P - 1) * kLanes + lane;
 }
 
-HPC_MSV16_FN int lo_model(uint32_t info) { return int(info & 0xffu); }
-HPC_MSV16_FN int hi_model(uint32_t info) { return int((info >> 8) & 0xffu); }
+HPC_LANE_FN int lo_model(uint32_t info) { return int(info & 0xffu); }
+HPC_LANE_FN int hi_model(uint32_t info) { return int((info >> 8) & 0xffu); }
 // AND mask of the diagonal input of word 0: keeps the halves that continue a model.
-HPC_MSV16_FN uint32_t keep_mask(uint32_t info) {
+HPC_LANE_FN uint32_t keep_mask(uint32_t info) {
   return ((info >> 16) & 1u ? 0x0000ffffu : 0u) | ((info >> 17) & 1u ? 0xffff0000u : 0u);
 }
 
 // ---- 16x2 arithmetic: the DPX intrinsics on the device, their CUDA definitions on the host ----
-HPC_MSV16_FN int half(uint32_t w, int h) { return int(int16_t(uint16_t(w >> (16 * h)))); }
-HPC_MSV16_FN uint32_t pack16(int lo, int hi) { return uint32_t(uint16_t(lo)) | (uint32_t(uint16_t(hi)) << 16); }
-HPC_MSV16_FN int relu(int v) { return v > 0 ? v : 0; }
-HPC_MSV16_FN int imax(int a, int b) { return a > b ? a : b; }
-HPC_MSV16_FN int imin(int a, int b) { return a < b ? a : b; }
+HPC_LANE_FN int half(uint32_t w, int h) { return int(int16_t(uint16_t(w >> (16 * h)))); }
+HPC_LANE_FN uint32_t pack16(int lo, int hi) { return uint32_t(uint16_t(lo)) | (uint32_t(uint16_t(hi)) << 16); }
+HPC_LANE_FN int relu(int v) { return v > 0 ? v : 0; }
+HPC_LANE_FN int imax(int a, int b) { return a > b ? a : b; }
+HPC_LANE_FN int imin(int a, int b) { return a < b ? a : b; }
 
 // max(a + b, 0) per signed 16-bit lane (__viaddmax_s16x2_relu(a, b, 0): add.s16x2, which
 // wraps, then max.s16x2.relu). Our sums never leave [-127, 4191], so wrapping never happens.
-HPC_MSV16_FN uint32_t add_relu(uint32_t a, uint32_t b) {
+HPC_LANE_FN uint32_t add_relu(uint32_t a, uint32_t b) {
 #if defined(__CUDA_ARCH__)
   return __viaddmax_s16x2_relu(a, b, 0u);
 #else
@@ -179,7 +173,7 @@ HPC_MSV16_FN uint32_t add_relu(uint32_t a, uint32_t b) {
 #endif
 }
 // max(a, b, c, 0) per signed 16-bit lane (__vimax3_s16x2_relu).
-HPC_MSV16_FN uint32_t max3_relu(uint32_t a, uint32_t b, uint32_t c) {
+HPC_LANE_FN uint32_t max3_relu(uint32_t a, uint32_t b, uint32_t c) {
 #if defined(__CUDA_ARCH__)
   return __vimax3_s16x2_relu(a, b, c);
 #else
@@ -188,7 +182,7 @@ HPC_MSV16_FN uint32_t max3_relu(uint32_t a, uint32_t b, uint32_t c) {
 #endif
 }
 // max(a, b, 0) per signed 16-bit lane (__vimax_s16x2_relu).
-HPC_MSV16_FN uint32_t max_relu(uint32_t a, uint32_t b) {
+HPC_LANE_FN uint32_t max_relu(uint32_t a, uint32_t b) {
 #if defined(__CUDA_ARCH__)
   return __vimax_s16x2_relu(a, b);
 #else
@@ -196,7 +190,7 @@ HPC_MSV16_FN uint32_t max_relu(uint32_t a, uint32_t b) {
 #endif
 }
 // max(min(a, b), 0) per signed 16-bit lane (__vimin_s16x2_relu).
-HPC_MSV16_FN uint32_t min_relu(uint32_t a, uint32_t b) {
+HPC_LANE_FN uint32_t min_relu(uint32_t a, uint32_t b) {
 #if defined(__CUDA_ARCH__)
   return __vimin_s16x2_relu(a, b);
 #else
@@ -206,7 +200,7 @@ HPC_MSV16_FN uint32_t min_relu(uint32_t a, uint32_t b) {
 // PTX prmt.b32 in its generic mode: result byte n is byte (sel_n & 7) of {b, a}, replaced by
 // 8 copies of its sign bit when sel_n & 8 (CUDA's __byte_perm ignores that bit, hence the asm).
 template <unsigned Sel>
-HPC_MSV16_FN uint32_t prmt(uint32_t a, uint32_t b) {
+HPC_LANE_FN uint32_t prmt(uint32_t a, uint32_t b) {
 #if defined(__CUDA_ARCH__)
   uint32_t r;
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(Sel));
@@ -224,11 +218,11 @@ HPC_MSV16_FN uint32_t prmt(uint32_t a, uint32_t b) {
 #endif
 }
 // Byte profile word -> row words: signed bytes 0,1 (2,3) sign-extended into the two halves.
-HPC_MSV16_FN uint32_t w8_even(uint32_t p) { return prmt<0x9180u>(p, 0u); }
-HPC_MSV16_FN uint32_t w8_odd(uint32_t p) { return prmt<0xB3A2u>(p, 0u); }
+HPC_LANE_FN uint32_t w8_even(uint32_t p) { return prmt<0x9180u>(p, 0u); }
+HPC_LANE_FN uint32_t w8_odd(uint32_t p) { return prmt<0xB3A2u>(p, 0u); }
 // Word 0's diagonal input: low half <- the high half of the lane before (`up`, its word Q-1),
 // high half <- my own low half of word Q-1; halves that start a model (or none) get 0.
-HPC_MSV16_FN uint32_t diagonal_in(uint32_t up, uint32_t last, uint32_t keep) {
+HPC_LANE_FN uint32_t diagonal_in(uint32_t up, uint32_t last, uint32_t keep) {
   return prmt<0x5432u>(up, last) & keep;
 }
 
@@ -244,7 +238,7 @@ struct LaneProfile {
   int lane;
 };
 template <int P>
-HPC_MSV16_FN LaneProfile<P> lane_profile(const uint32_t* prof, int lane) {
+HPC_LANE_FN LaneProfile<P> lane_profile(const uint32_t* prof, int lane) {
   constexpr int full = P & ~3;
   return {prof, reinterpret_cast<const char*>(prof + lane * 4),
           reinterpret_cast<const char*>(prof + full * kLanes + lane * 2),
@@ -252,11 +246,11 @@ HPC_MSV16_FN LaneProfile<P> lane_profile(const uint32_t* prof, int lane) {
 }
 // Byte offset of residue code's profile words (32 * P per code).
 template <int P>
-HPC_MSV16_FN int code_offset(int code) { return code * (kLanes * P * 4); }
+HPC_LANE_FN int code_offset(int code) { return code * (kLanes * P * 4); }
 // The lane's P profile words of the residue whose words start `off` bytes into the profile
 // (code_offset). The groups are read last first: the row is computed from its last word down.
 template <int P>
-HPC_MSV16_FN void load_words(const LaneProfile<P>& lp, int off, uint32_t (&p)[P]) {
+HPC_LANE_FN void load_words(const LaneProfile<P>& lp, int off, uint32_t (&p)[P]) {
 #if defined(__CUDA_ARCH__)
   constexpr int full = P & ~3;
   if constexpr ((P - full) & 1) p[P - 1] = *reinterpret_cast<const uint32_t*>(lp.g1 + off);
@@ -264,7 +258,7 @@ HPC_MSV16_FN void load_words(const LaneProfile<P>& lp, int off, uint32_t (&p)[P]
     const uint2 v = *reinterpret_cast<const uint2*>(lp.g2 + off);
     p[full] = v.x, p[full + 1] = v.y;
   }
-  HPC_MSV16_UNROLL
+  HPC_LANE_UNROLL
   for (int b = full - 4; b >= 0; b -= 4) {
     const uint4 v = *reinterpret_cast<const uint4*>(lp.g4 + off + b * kLanes * 4);
     p[b] = v.x, p[b + 1] = v.y, p[b + 2] = v.z, p[b + 3] = v.w;
@@ -283,8 +277,8 @@ struct LaneState {
 };
 
 template <int Q>
-HPC_MSV16_FN void lane_start(LaneState<Q>& s) {
-  HPC_MSV16_UNROLL
+HPC_LANE_FN void lane_start(LaneState<Q>& s) {
+  HPC_LANE_UNROLL
   for (int q = 0; q < Q; ++q) s.row[q] = 0;
   s.best[0] = s.best[1] = 0;
 }
@@ -293,14 +287,14 @@ HPC_MSV16_FN void lane_start(LaneState<Q>& s) {
 // word Q-1 of the previous row (any value in lane 0: its low slot always starts a model or is
 // empty, so `keep` zeroes it).
 template <int Q, int Format>
-HPC_MSV16_FN void lane_row(LaneState<Q>& s, const LaneProfile<words_per_lane(Q, Format)>& lp, int off, uint32_t up,
+HPC_LANE_FN void lane_row(LaneState<Q>& s, const LaneProfile<words_per_lane(Q, Format)>& lp, int off, uint32_t up,
                            uint32_t keep) {
   constexpr int P = words_per_lane(Q, Format);
   constexpr int Q16 = Q - byte_words(Q, Format);
   uint32_t p[P];
   load_words<P>(lp, off, p);
   uint32_t w[Q];
-  HPC_MSV16_UNROLL
+  HPC_LANE_UNROLL
   for (int q = 0; q < Q; ++q) {
     if (q < Q16) {
       w[q] = p[q];
@@ -310,37 +304,37 @@ HPC_MSV16_FN void lane_row(LaneState<Q>& s, const LaneProfile<words_per_lane(Q, 
     }
   }
   const uint32_t d0 = diagonal_in(up, s.row[Q - 1], keep);
-  HPC_MSV16_UNROLL
+  HPC_LANE_UNROLL
   for (int q = Q - 1; q > 0; --q) s.row[q] = add_relu(s.row[q - 1], w[q]);
   s.row[0] = add_relu(d0, w[0]);
-  HPC_MSV16_UNROLL
+  HPC_LANE_UNROLL
   for (int q = 0; q + 1 < Q; q += 2) s.best[(q >> 1) & 1] = max3_relu(s.best[(q >> 1) & 1], s.row[q], s.row[q + 1]);
   if constexpr (Q & 1) s.best[((Q - 1) >> 1) & 1] = max_relu(s.best[((Q - 1) >> 1) & 1], s.row[Q - 1]);
 }
 
 template <int Q>
-HPC_MSV16_FN uint32_t lane_best(const LaneState<Q>& s) { return max_relu(s.best[0], s.best[1]); }
+HPC_LANE_FN uint32_t lane_best(const LaneState<Q>& s) { return max_relu(s.best[0], s.best[1]); }
 
 // Clamp every cell to kCap (run at a check once some model of the pack is decided; a no-op on
 // the cells of undecided models, which are all < T <= 127 there).
 template <int Q>
-HPC_MSV16_FN void lane_cap(LaneState<Q>& s) {
+HPC_LANE_FN void lane_cap(LaneState<Q>& s) {
   const uint32_t cap = pack16(kCap, kCap);
-  HPC_MSV16_UNROLL
+  HPC_LANE_UNROLL
   for (int q = 0; q < Q; ++q) s.row[q] = min_relu(s.row[q], cap);
 }
 
 // ---- thresholds and decisions ------------------------------------------------------------------
 // T of one model: ssv_score's overflow level 127 - bias.
-HPC_MSV16_FN int threshold(const ModelParams& m) { return 127 - m.bias; }
+HPC_LANE_FN int threshold(const ModelParams& m) { return 127 - m.bias; }
 // ssv_score's first test: the full MSV decides (always true when bias >= 127).
-HPC_MSV16_FN bool falls_back_at_start(const ModelParams& m, int tjb) { return tjb + m.tbm + m.tec + m.bias >= 127; }
+HPC_LANE_FN bool falls_back_at_start(const ModelParams& m, int tjb) { return tjb + m.tbm + m.tec + m.bias >= 127; }
 // ssv_score's answer once best >= T.
-HPC_MSV16_FN int32_t reached_result(const ModelParams& m, int tjb) {
+HPC_LANE_FN int32_t reached_result(const ModelParams& m, int tjb) {
   return m.base - tjb - m.tbm < 128 ? kFallback : kOverflow;
 }
 // ssv_score's answer after the last row, best < T.
-HPC_MSV16_FN int32_t final_result(const ModelParams& m, int tjb, int best) {
+HPC_LANE_FN int32_t final_result(const ModelParams& m, int tjb, int best) {
   const int xE = m.base - tjb - m.tbm + best;
   if (xE >= 255 - m.bias) return kOverflow;
   const int xJ = xE - m.tec;
@@ -350,14 +344,14 @@ HPC_MSV16_FN int32_t final_result(const ModelParams& m, int tjb, int best) {
 
 // The lane's thresholds word: per half, T of its slot's model (t_lo, t_hi: those models' T),
 // kNoThreshold for no model or a decided one (bit j of `decided`: pack model j).
-HPC_MSV16_FN uint32_t lane_threshold(uint32_t info, int t_lo, int t_hi, uint32_t decided) {
+HPC_LANE_FN uint32_t lane_threshold(uint32_t info, int t_lo, int t_hi, uint32_t decided) {
   const int lo = lo_model(info), hi = hi_model(info);
   const int a = (lo == kNoModel || ((decided >> lo) & 1u)) ? kNoThreshold : t_lo;
   const int b = (hi == kNoModel || ((decided >> hi) & 1u)) ? kNoThreshold : t_hi;
   return pack16(a, b);
 }
 // The pack models (bit j) whose threshold one of this lane's halves has reached.
-HPC_MSV16_FN uint32_t lane_reached(uint32_t best, uint32_t thr, uint32_t info) {
+HPC_LANE_FN uint32_t lane_reached(uint32_t best, uint32_t thr, uint32_t info) {
   const int lo = lo_model(info), hi = hi_model(info);
   uint32_t r = 0;
   if (lo != kNoModel && half(best, 0) >= half(thr, 0)) r |= 1u << lo;
@@ -365,12 +359,12 @@ HPC_MSV16_FN uint32_t lane_reached(uint32_t best, uint32_t thr, uint32_t info) {
   return r;
 }
 // This lane's part of pack model m's best (0 when it holds none of m's slots).
-HPC_MSV16_FN int lane_model_best(uint32_t best, uint32_t info, int m) {
+HPC_LANE_FN int lane_model_best(uint32_t best, uint32_t info, int m) {
   return imax(lo_model(info) == m ? half(best, 0) : 0, hi_model(info) == m ? half(best, 1) : 0);
 }
 
 // Byte chunk count (kByteChunks) of the byte kernel holding M nodes, 0 when none does.
-HPC_MSV16_FN constexpr int byte_chunks_for(int M) {
+HPC_LANE_FN constexpr int byte_chunks_for(int M) {
   constexpr int chunks[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};  // kByteChunks (a local: device code too)
   for (int c : chunks)
     if (M <= c * kByteChunkNodes) return c;

@@ -391,11 +391,7 @@ inline void emulate_target(int q, const uint32_t* prof, const Pack& pack, const 
   switch (q) {
 #define HPC_MSV16_EMU_CASE(Q) \
   case Q: return emulate_target<Q, Format>(prof, pack, models, tjb, seq, L, res, st);
-    HPC_MSV16_EMU_CASE(1) HPC_MSV16_EMU_CASE(2) HPC_MSV16_EMU_CASE(3) HPC_MSV16_EMU_CASE(4)
-    HPC_MSV16_EMU_CASE(5) HPC_MSV16_EMU_CASE(6) HPC_MSV16_EMU_CASE(7) HPC_MSV16_EMU_CASE(8)
-    HPC_MSV16_EMU_CASE(10) HPC_MSV16_EMU_CASE(12) HPC_MSV16_EMU_CASE(14) HPC_MSV16_EMU_CASE(16)
-    HPC_MSV16_EMU_CASE(20) HPC_MSV16_EMU_CASE(24) HPC_MSV16_EMU_CASE(28) HPC_MSV16_EMU_CASE(32)
-    HPC_MSV16_EMU_CASE(40) HPC_MSV16_EMU_CASE(48) HPC_MSV16_EMU_CASE(56) HPC_MSV16_EMU_CASE(64)
+    HPC_MSV16_FOR_EACH_Q(HPC_MSV16_EMU_CASE)
 #undef HPC_MSV16_EMU_CASE
     default: throw Error("GPU MSV emulator: no kernel for " + std::to_string(q) + " nodes per slot");
   }

@@ -17,16 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define HPC_VIT_FN __host__ __device__ __forceinline__
-#else
-#define HPC_VIT_FN inline
-#endif
-#if defined(__CUDA_ARCH__)
-#define HPC_VIT_UNROLL _Pragma("unroll")  // the register arrays need constant indices
-#else
-#define HPC_VIT_UNROLL
-#endif
+#include "kernels/cuda/lane_code.hpp"
 
 namespace hpc::hmm::vit {
 
@@ -44,7 +35,7 @@ constexpr int kMaxSegment = 40;
 constexpr int kMaxModelLength = kLanes * kMaxSegment;
 
 // Warps (targets in flight) per thread block of the kernel compiled for segment size S.
-HPC_VIT_FN constexpr int warps_per_block(int /*S*/) { return 4; }
+HPC_LANE_FN constexpr int warps_per_block(int /*S*/) { return 4; }
 
 // Packed profile of one model for segment size S, in 32-bit words (the kernel copies it to
 // shared memory as is):
@@ -57,9 +48,9 @@ HPC_VIT_FN constexpr int warps_per_block(int /*S*/) { return 4; }
 // Padding nodes (k > M) hold -32768 everywhere: their M, D-out are then -32768 whatever the
 // previous row holds (every term of the max is <= -1, and -1 + -32768 clamps), so they never
 // raise xE or Dmax, and nothing below them (smaller k) reads them.
-HPC_VIT_FN constexpr size_t trans_words(int S) { return size_t(4) * kLanes * size_t(S); }
-HPC_VIT_FN constexpr size_t emit_words(int S) { return size_t(kCodes) * kLanes * size_t(S / 2); }
-HPC_VIT_FN constexpr size_t profile_words(int S) { return trans_words(S) + emit_words(S); }
+HPC_LANE_FN constexpr size_t trans_words(int S) { return size_t(4) * kLanes * size_t(S); }
+HPC_LANE_FN constexpr size_t emit_words(int S) { return size_t(kCodes) * kLanes * size_t(S / 2); }
+HPC_LANE_FN constexpr size_t profile_words(int S) { return trans_words(S) + emit_words(S); }
 
 // Per model of a batch (plain data shared by host and kernel).
 struct GroupParams {
@@ -73,18 +64,18 @@ struct Work {
   uint32_t group = 0, begin = 0, end = 0;
 };
 
-HPC_VIT_FN int vmax(int a, int b) { return a > b ? a : b; }
-HPC_VIT_FN int vmin(int a, int b) { return a < b ? a : b; }
-HPC_VIT_FN int sat16(int v) { return vmin(vmax(v, kNeg), kPos); }
-HPC_VIT_FN int lo16(uint32_t w) { return int(int16_t(uint16_t(w & 0xffffu))); }
-HPC_VIT_FN int hi16(uint32_t w) { return int(int16_t(uint16_t(w >> 16))); }
+HPC_LANE_FN int vmax(int a, int b) { return a > b ? a : b; }
+HPC_LANE_FN int vmin(int a, int b) { return a < b ? a : b; }
+HPC_LANE_FN int sat16(int v) { return vmin(vmax(v, kNeg), kPos); }
+HPC_LANE_FN int lo16(uint32_t w) { return int(int16_t(uint16_t(w & 0xffffu))); }
+HPC_LANE_FN int hi16(uint32_t w) { return int(int16_t(uint16_t(w >> 16))); }
 
 struct NodeTrans {
   uint32_t w0, w1, w2, w3;
 };
 
 // Node j of a lane: `tr` points at the lane's first word (transitions + lane * 4).
-HPC_VIT_FN NodeTrans load_node(const uint32_t* tr, int j) {
+HPC_LANE_FN NodeTrans load_node(const uint32_t* tr, int j) {
 #if defined(__CUDA_ARCH__)
   const uint4 v = *reinterpret_cast<const uint4*>(tr + size_t(j) * (4 * kLanes));
   return {v.x, v.y, v.z, v.w};
@@ -101,11 +92,11 @@ HPC_VIT_FN NodeTrans load_node(const uint32_t* tr, int j) {
 // caller sets from the neighbour's `dn_last` (M_{k-1} -> D_k of the current row; -32768 in
 // lane 0). Out: the lane's max of M (xE) and of the M->D values (Dmax), and dn_last.
 template <int S>
-HPC_VIT_FN void lane_row(const uint32_t* tr, const uint32_t* er, int xB, int inM, int inI, int inD, int (&M)[S],
+HPC_LANE_FN void lane_row(const uint32_t* tr, const uint32_t* er, int xB, int inM, int inI, int inD, int (&M)[S],
                          int (&I)[S], int (&D)[S], int& xE, int& dmax, int& dn_last) {
   int pm = inM, pi = inI, pd = inD, dn_prev = kNeg, xe = kNeg, dm = kNeg;
   uint32_t ew = 0;
-  HPC_VIT_UNROLL
+  HPC_LANE_UNROLL
   for (int j = 0; j < S; ++j) {
     const NodeTrans t = load_node(tr, j);
     if ((j & 1) == 0) ew = er[(j >> 1) * kLanes];
@@ -135,10 +126,10 @@ HPC_VIT_FN void lane_row(const uint32_t* tr, const uint32_t* er, int xB, int inM
 // values only grow, never past the sequential ones, and a pass that changes nothing satisfies
 // the sequential recurrence node by node.
 template <int S>
-HPC_VIT_FN bool lane_lazy_f(const uint32_t* tr, int carry, int (&D)[S]) {
+HPC_LANE_FN bool lane_lazy_f(const uint32_t* tr, int carry, int (&D)[S]) {
   bool changed = false;
   int d = carry;
-  HPC_VIT_UNROLL
+  HPC_LANE_UNROLL
   for (int j = 0; j < S; ++j) {
     const int nd = vmin(vmax(D[j], d + hi16(load_node(tr, j).w3)), kPos);
     changed = changed | (nd != D[j]);
@@ -153,7 +144,7 @@ struct Specials {
   int xN, xJ, xC, xB, move, e_loop, e_move, ddbound;
 };
 
-HPC_VIT_FN Specials start_specials(int base, int move, int e_loop, int e_move, int ddbound) {
+HPC_LANE_FN Specials start_specials(int base, int move, int e_loop, int e_move, int ddbound) {
   Specials s;
   s.xN = base;
   s.xJ = kNeg;
@@ -169,7 +160,7 @@ HPC_VIT_FN Specials start_specials(int base, int move, int e_loop, int e_move, i
 // The end of a row, after the warp's xE and Dmax are known. False when xE overflowed (the
 // score is +infinity); else updates xC, xJ, xB exactly as the CPU code (plain int sums
 // converted to int16) and sets `lazy` when the D->D pass must run on this row.
-HPC_VIT_FN bool end_row(Specials& s, int xE, int dmax, bool& lazy) {
+HPC_LANE_FN bool end_row(Specials& s, int xE, int dmax, bool& lazy) {
   if (xE >= kPos) return false;
   s.xC = int(int16_t(vmax(s.xC, xE + s.e_move)));
   s.xJ = int(int16_t(vmax(s.xJ, xE + s.e_loop)));

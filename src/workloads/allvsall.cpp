@@ -318,17 +318,11 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     resume = ResumableRun("allvsall", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
     out = std::make_unique<ResultFile>(opt.out_path);
   }
-  try {
-    if (distributed)
-      run_tiles_mpi(mpi, hooks);
-    else
-      run_tiles_local(local_workers, hooks);
-  } catch (const StopRequested& e) {  // signal: every finished tile is journalled; leave it resumable
-    if (out) out->mark_stopped(stop_signal_name());
-    if (progress) progress->finish();
-    report_resumable_stop(e, opt.out_path);
+  if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
+        if (out) out->mark_stopped(stop_signal_name());
+        if (progress) progress->finish();
+      }))
     return 0;
-  }
 
   if (!mpi.is_master()) return 0;
   // Compute phase: from the plan (every engine ready) to the last tile's result.

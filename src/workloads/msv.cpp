@@ -479,20 +479,14 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
     create_msv_output(*out, opt, job.models, job.db.seqs, job.settings.stages);
   }
   const auto filter_start = std::chrono::steady_clock::now();
-  try {
-    if (distributed)
-      run_tiles_mpi(mpi, hooks);
-    else
-      run_tiles_local(gpus > 0 ? gpus * per_gpu : threads, hooks);
-  } catch (const StopRequested& e) {  // signal: every finished tile is journalled; leave it resumable
-    if (out) {
-      h5::set_attribute(*out, "", "stopped_by_signal", std::string(stop_signal_name()));
-      out->close();
-    }
-    if (progress) progress->finish();
-    report_resumable_stop(e, opt.out_path);
+  if (!run_tiles_resumably(mpi, distributed, gpus > 0 ? gpus * per_gpu : threads, hooks, opt.out_path, [&] {
+        if (out) {
+          h5::set_attribute(*out, "", "stopped_by_signal", std::string(stop_signal_name()));
+          out->close();
+        }
+        if (progress) progress->finish();
+      }))
     return 0;
-  }
   if (!mpi.is_master()) return 0;
   const double filter_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - filter_start).count();
   uint64_t model_nodes = 0;

@@ -353,18 +353,13 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
     resume = ResumableRun("pss", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
     out = std::make_unique<PssResultFile>(opt.out_path);
   }
-  try {
-    if (distributed)
-      run_tiles_mpi(mpi, hooks);
-    else
-      run_tiles_local(local_workers, hooks);
-  } catch (const StopRequested& e) {  // signal: every finished tile is journalled; /pss is written at the end
-    if (out) out->set_attribute("stopped_by_signal", std::string(stop_signal_name()));
-    out.reset();  // closes (flushes) the file
-    if (progress) progress->finish();
-    report_resumable_stop(e, opt.out_path);
+  // On a signal /pss is not written (it is written at the end); the journal has every finished tile.
+  if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
+        if (out) out->set_attribute("stopped_by_signal", std::string(stop_signal_name()));
+        out.reset();  // closes (flushes) the file
+        if (progress) progress->finish();
+      }))
     return 0;
-  }
   if (!mpi.is_master()) return 0;
   const double phase_seconds = seconds_since(t_phase);
 

@@ -15,6 +15,7 @@
 //   hooks.on_result: resume.record(tile, bytes) first, then the output
 //   at the end:      finish the output, then resume.complete()
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -68,7 +69,10 @@ class ResumableRun {
   std::unique_ptr<TileJournal> journal_;
 };
 
-// What a workload prints when a signal stopped it with every finished tile journalled.
-void report_resumable_stop(const StopRequested& stop, const std::string& out_path);
+// Runs the tiles: under MPI when `distributed`, else on `local_workers` threads. On SIGTERM or
+// SIGUSR1 (every finished tile journalled) calls `mark_stopped` (the workload records the stop
+// in its output), says the file is resumable and returns false; true once every tile is done.
+bool run_tiles_resumably(const MpiContext& mpi, bool distributed, int local_workers, SchedulerHooks& hooks,
+                         const std::string& out_path, const std::function<void()>& mark_stopped);
 
 }  // namespace hpc

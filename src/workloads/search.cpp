@@ -264,18 +264,13 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     resume = ResumableRun("search", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
     out = std::make_unique<ResultFile>(opt.out_path);
   }
-  try {
-    if (distributed)
-      run_tiles_mpi(mpi, hooks);
-    else
-      // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
-      run_tiles_local(backend_device_count(kind) * workers_per_gpu(1), hooks);
-  } catch (const StopRequested& e) {  // signal: every finished tile is on disk; leave it resumable
-    out->mark_stopped(stop_signal_name());
-    if (progress) progress->finish();
-    report_resumable_stop(e, opt.out_path);
+  // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
+  const int local_workers = backend_device_count(kind) * workers_per_gpu(1);
+  if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
+        if (out) out->mark_stopped(stop_signal_name());
+        if (progress) progress->finish();
+      }))
     return 0;
-  }
 
   if (!mpi.is_master()) return 0;
   const double phase_seconds = seconds_since(t_phase);

@@ -38,6 +38,13 @@ struct OwnedTargets {
     for (const auto& s : seqs) v.push_back({s.data(), uint32_t(s.size())});
     return v;
   }
+  // Adds the edge-case targets of vit_test_support.hpp for profile p.
+  void add_edge_targets(const hmm::VitProfile& p, std::mt19937& rng) {
+    for (auto& e : vit::edge_targets(p, rng)) {
+      ids.push_back(e.first);
+      seqs.push_back(std::move(e.second));
+    }
+  }
 };
 
 // GPU scores of `groups` against the CPU twin, bit for bit (+inf/-inf included). Counts what
@@ -109,10 +116,7 @@ TEST(VitGpu, EdgeTargetsEqualCpuInOneBatch) {
   std::vector<hmm::VitGroup> groups;
   std::vector<std::vector<std::string>> ids;
   for (size_t g = 0; g < profiles.size(); ++g) {
-    for (auto& e : vit::edge_targets(profiles[g], rng)) {
-      owned[g].ids.push_back(e.first);
-      owned[g].seqs.push_back(std::move(e.second));
-    }
+    owned[g].add_edge_targets(profiles[g], rng);
     owned[g].ids.push_back("empty");
     owned[g].seqs.emplace_back();
     groups.push_back({&profiles[g], owned[g].views()});
@@ -148,10 +152,7 @@ TEST(VitGpu, SegmentBordersAndLongModelsEqualCpu) {
   std::vector<hmm::VitGroup> groups;
   std::vector<std::vector<std::string>> ids;
   for (size_t g = 0; g < profiles.size(); ++g) {
-    for (auto& e : vit::edge_targets(profiles[g], rng)) {
-      owned[g].ids.push_back(e.first);
-      owned[g].seqs.push_back(std::move(e.second));
-    }
+    owned[g].add_edge_targets(profiles[g], rng);
     hmm::VitGroup grp{&profiles[g], owned[g].views()};
     std::vector<std::string> gid = owned[g].ids;
     for (size_t t = g; t < db.seqs.ids.size(); t += 7) {
