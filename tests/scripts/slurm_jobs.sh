@@ -48,10 +48,20 @@ for _ in $(seq 480); do
 done
 sleep 0.5  # the first tiles (3 s each) are in flight
 scancel --batch --signal=USR1 "$id" && pass "requeue: SIGUSR1 sent to the batch shell of job $id" || fail "scancel --signal failed"
-# A requeued job waits for a BeginTime Slurm sets ~2 minutes ahead; let it start now.
+# A requeued job waits for a BeginTime Slurm sets ~2 minutes ahead; let it start now, but
+# only once the node is idle: the first instance's batch script, killed by the requeue, must
+# have reported its end. Under load that report came after the new allocation, and slurmctld
+# booked its exit status 1 against the new instance (job FAILED, slurmctld.log).
 for _ in $(seq 120); do
   reason=$(squeue -h -j "$id" -o '%T %r' 2>/dev/null)
-  case $reason in PENDING*BeginTime*) scontrol update JobId="$id" StartTime=now >/dev/null 2>&1; break ;; "") break ;; esac
+  case $reason in
+    PENDING*BeginTime*)
+      if [ "$(sinfo -h -o '%T' 2>/dev/null | sort -u)" = idle ]; then
+        scontrol update JobId="$id" StartTime=now >/dev/null 2>&1
+        break
+      fi ;;
+    "") break ;;
+  esac
   sleep 0.5
 done
 state=$(wait_job "$id" 300)
