@@ -63,8 +63,32 @@ same_hits() { same_groups "$1" "$2" "$3" /hits /queries /targets; }  # same_hits
 
 # Rows in the /tiles ledger of a result file (empty when unreadable).
 tiles_done() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p'; }
+# An attribute on '/' as text, quotes stripped (empty when absent).
+attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p'; }
 # An integer attribute on '/' (empty when absent).
 int_attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'; }
+
+# signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG) in the background,
+# sends it SIGNAL after 1.2 s and checks the graceful stop (issue 7): exit 0 within the grace
+# time, OUT marked incomplete with stopped_by_signal, and the log saying it is resumable.
+signal_stop_check() {
+  local name=$1 sig=$2 out=$3 log=$4; shift 4
+  "$@" >"$log" 2>&1 &
+  local pid=$!
+  sleep 1.2
+  local t0=$(date +%s%N)
+  kill -"$sig" "$pid"
+  wait "$pid"
+  local rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+  echo "# $name: exit $rc ${ms} ms after SIG$sig"
+  [ $rc = 0 ] && pass "$name: exit 0" || fail "$name: exit $rc: $(tail -3 "$log")"
+  [ "$ms" -lt 15000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
+  [ "$(attr "$out" status)" = incomplete ] && pass "$name: status incomplete" || fail "$name: status '$(attr "$out" status)'"
+  [ "$(attr "$out" stopped_by_signal)" = "SIG$sig" ] && pass "$name: stopped_by_signal=SIG$sig" ||
+    fail "$name: stopped_by_signal '$(attr "$out" stopped_by_signal)'"
+  grep -q "stopped by SIG$sig.*is resumable with --resume" "$log" && pass "$name: says the file is resumable" ||
+    fail "$name: log lacks the resume hint: $(tail -2 "$log")"
+}
 
 sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 

@@ -11,7 +11,6 @@ DB=$TEST_DATA/balifam2000.fa
 # signals must find tiles both done and to do.
 export HPCALIGN_TILES_PER_WORKER=4
 search() { "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 "$@"; }
-attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p'; }
 ledger() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p'; }
 
 expect_ok "uninterrupted run" search -o "$WORK/ref.h5" --quiet
@@ -20,20 +19,9 @@ expect_ok "uninterrupted run" search -o "$WORK/ref.h5" --quiet
 stop_and_resume() {
   local name=$1 sig=$2; shift 2
   local out=$WORK/$name.h5
-  HPCALIGN_FAULT_SLOW_MS=700 "$@" "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 -o "$out" \
-    >"$WORK/$name.log" 2>&1 &
-  local pid=$!
-  sleep 1.2
-  local t0=$(date +%s%N)
-  kill -"$sig" "$pid"
-  wait "$pid"
-  local rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
-  echo "# $name: exit $rc ${ms} ms after SIG$sig; ledger $(ledger "$out")/$(attr "$out" tiles) tiles"
-  [ $rc = 0 ] && pass "$name: exit 0" || fail "$name: exit $rc: $(tail -3 "$WORK/$name.log")"
-  [ "$ms" -lt 15000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
-  [ "$(attr "$out" status)" = incomplete ] && pass "$name: status incomplete" || fail "$name: status '$(attr "$out" status)'"
-  [ "$(attr "$out" stopped_by_signal)" = "SIG$sig" ] && pass "$name: stopped_by_signal=SIG$sig" || fail "$name: stopped_by_signal '$(attr "$out" stopped_by_signal)'"
-  grep -q "resumable with --resume" "$WORK/$name.log" && pass "$name: says the file is resumable" || fail "$name: log lacks the resume hint"
+  signal_stop_check "$name" "$sig" "$out" "$WORK/$name.log" \
+    env HPCALIGN_FAULT_SLOW_MS=700 "$@" "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 -o "$out"
+  echo "# $name: ledger $(ledger "$out")/$(attr "$out" tiles) tiles"
   [ "$(ledger "$out")" -lt "$(attr "$out" tiles)" ] && pass "$name: stopped before the last tile" || fail "$name: ran to the end"
   expect_ok "$name: --resume" search -o "$out" --resume --quiet
   [ "$(attr "$out" status)" = complete ] && pass "$name: complete after resume" || fail "$name: status after resume '$(attr "$out" status)'"

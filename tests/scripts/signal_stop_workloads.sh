@@ -4,7 +4,6 @@
 # stopped_by_signal) and exit 0 saying the file is resumable; `--resume` then finishes it
 # with results identical to an uninterrupted run.
 source "$(dirname "$0")/lib.bash"
-attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p'; }
 workload_inputs  # lib.bash
 
 # stop NAME SIGNAL SLOW_MS GROUPS -- ARGS...: start hpcalign ARGS -o NAME.h5 (one CPU thread,
@@ -16,19 +15,8 @@ stop() {
   local -a G
   IFS=, read -ra G <<<"$groups"
   expect_ok "$name: uninterrupted run" "$HPCALIGN" "$@" -o "$ref" --quiet
-  HPCALIGN_FAULT_SLOW_MS=$slow "$HPCALIGN" "$@" -o "$out" --threads 1 >"$WORK/$name.log" 2>&1 &
-  local pid=$!
-  sleep 1.2
-  local t0=$(date +%s%N)
-  kill -"$sig" "$pid"
-  wait "$pid"
-  local rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
-  echo "# $name: exit $rc ${ms} ms after SIG$sig"
-  [ $rc = 0 ] && pass "$name: exit 0" || fail "$name: exit $rc: $(tail -3 "$WORK/$name.log")"
-  [ "$ms" -lt 15000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
-  [ "$(attr "$out" status)" = incomplete ] && pass "$name: status incomplete" || fail "$name: status '$(attr "$out" status)'"
-  [ "$(attr "$out" stopped_by_signal)" = "SIG$sig" ] && pass "$name: stopped_by_signal=SIG$sig" || fail "$name: stopped_by_signal '$(attr "$out" stopped_by_signal)'"
-  grep -q "stopped by SIG$sig.*is resumable with --resume" "$WORK/$name.log" && pass "$name: says the file is resumable" || fail "$name: log: $(tail -2 "$WORK/$name.log")"
+  signal_stop_check "$name" "$sig" "$out" "$WORK/$name.log" \
+    env HPCALIGN_FAULT_SLOW_MS="$slow" "$HPCALIGN" "$@" -o "$out" --threads 1
   if [ "$1" = allvsall ]; then  # a view of a stopped file must not present it as a finished result
     "$HPCALIGN" view "$out" >/dev/null 2>"$WORK/view.txt"
     grep -q "unfinished run" "$WORK/view.txt" && pass "$name: view flags the stopped file" || fail "$name: view: $(head -c 200 "$WORK/view.txt")"
