@@ -22,6 +22,7 @@
 namespace hpc {
 namespace {
 
+using test::blosum62_setup;
 using test::make_set;
 using test::random_protein;
 
@@ -37,16 +38,6 @@ std::string mutate(std::mt19937& rng, const std::string& s, int every) {
     else out += c;
   }
   return out;
-}
-
-SearchSetup blosum62_setup(const SequenceSet& queries, const Database& db, uint32_t max_hits) {
-  SearchSetup s;
-  s.queries = &queries;
-  s.db = &db;
-  s.matrix = load_matrix("BLOSUM62");
-  s.gaps = GapCosts{11, 1};
-  s.max_hits = max_hits;
-  return s;
 }
 
 // Reference alignments of the requests on every host core.

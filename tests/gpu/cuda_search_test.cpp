@@ -22,18 +22,9 @@
 namespace hpc {
 namespace {
 
+using test::blosum62_setup;
 using test::make_set;
 using test::random_protein;
-
-SearchSetup blosum62_setup(const SequenceSet& queries, const Database& db, uint32_t max_hits) {
-  SearchSetup s;
-  s.queries = &queries;
-  s.db = &db;
-  s.matrix = load_matrix("BLOSUM62");
-  s.gaps = GapCosts{11, 1};
-  s.max_hits = max_hits;
-  return s;
-}
 
 Tile make_tile(const std::vector<uint32_t>& queries, uint32_t begin, uint32_t end) {
   Tile t;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "io/matrix.hpp"
+#include "kernels/backend.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
@@ -30,6 +32,17 @@ inline std::string random_protein(std::mt19937& rng, size_t n, const std::string
   std::uniform_int_distribution<size_t> pick(0, letters.size() - 1);
   std::string s(n, 'A');
   for (auto& c : s) c = letters[pick(rng)];
+  return s;
+}
+
+// A search of `queries` against `db` with BLOSUM62 11/1, keeping max_hits per query.
+inline SearchSetup blosum62_setup(const SequenceSet& queries, const Database& db, uint32_t max_hits) {
+  SearchSetup s;
+  s.queries = &queries;
+  s.db = &db;
+  s.matrix = load_matrix("BLOSUM62");
+  s.gaps = GapCosts{11, 1};
+  s.max_hits = max_hits;
   return s;
 }
 
