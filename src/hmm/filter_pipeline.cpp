@@ -44,8 +44,8 @@ PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const F
   return run_filters_after_msv(m, seq, L, msv_filter_score(m.msv, seq, L, ws), s, ws);
 }
 
-PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float usc, const FilterSettings& s,
-                                 FilterWorkspace& ws, const float* vit_nats) {
+PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float usc,
+                                     const FilterSettings& s) {
   PairResult r;
   if (L <= 0) return r;
   const float nullsc = null_one_score(L);
@@ -65,17 +65,28 @@ PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int 
     if (P > s.F1) return r;
   }
   r.bias_pass = true;
-
-  if ((s.stages & kStageVit) && P > s.F2) {
-    const float vfsc = vit_nats ? *vit_nats : viterbi_filter_score(m.vit, seq, L, ws);
-    bits = float(double(vfsc - filtersc) / kLn2);
-    P = gumbel_survival(bits, m.vit_mu, m.vit_lambda);
-    r.vit_bits = bits;
-    r.vit_pvalue = P;
-    if (P > s.F2) return r;
-  }
-  r.passed = true;
+  r.filter_nats = filtersc;
+  r.needs_viterbi = (s.stages & kStageVit) && P > s.F2;
+  r.passed = !r.needs_viterbi;
   return r;
+}
+
+PairResult finish_viterbi(const ModelFilters& m, PairResult r, float vit_nats, const FilterSettings& s) {
+  if (!r.needs_viterbi) throw Error("internal: finish_viterbi on a pair the Viterbi filter does not decide");
+  r.needs_viterbi = false;
+  const float bits = float(double(vit_nats - r.filter_nats) / kLn2);
+  const double P = gumbel_survival(bits, m.vit_mu, m.vit_lambda);
+  r.vit_bits = bits;
+  r.vit_pvalue = P;
+  r.passed = !(P > s.F2);  // as p7_Pipeline: only a P above F2 stops the pair
+  return r;
+}
+
+PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float usc, const FilterSettings& s,
+                                 FilterWorkspace& ws) {
+  const PairResult r = run_filters_until_viterbi(m, seq, L, usc, s);
+  if (!r.needs_viterbi) return r;
+  return finish_viterbi(m, r, viterbi_filter_score(m.vit, seq, L, ws), s);
 }
 
 }  // namespace hpc::hmm

@@ -46,15 +46,22 @@ struct PairResult {
   float vit_bits = NAN;    // NaN when the Viterbi filter did not run
   double vit_pvalue = NAN;
   bool passed = false;     // passed every requested stage
+  // Set by run_filters_until_viterbi: the Viterbi filter must decide (finish_viterbi), its
+  // bits taken against `filter_nats` (the bias filter's null, or the plain null without it).
+  bool needs_viterbi = false;
+  float filter_nats = NAN;
 };
 
 PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws);
 // The same pipeline given the MSV filter score `msv_nats` (msv_filter_score's value, e.g. from
 // the GPU twin, kernels/cuda/msv_cuda.hpp): everything after the MSV filter is this code.
-// `vit_nats`, when given, is viterbi_filter_score's value for this pair computed elsewhere
-// (the GPU twin, kernels/cuda/vit_cuda.hpp); it is used only if the pipeline reaches the
-// Viterbi stage.
 PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int L, float msv_nats,
-                                 const FilterSettings& s, FilterWorkspace& ws, const float* vit_nats = nullptr);
+                                 const FilterSettings& s, FilterWorkspace& ws);
+// The same pipeline in two halves, for callers that score the Viterbi filter elsewhere in
+// batches (the GPU twin, kernels/cuda/vit_cuda.hpp): everything up to the Viterbi filter, then,
+// for a result with needs_viterbi, the Viterbi stage given viterbi_filter_score's value.
+PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float msv_nats,
+                                     const FilterSettings& s);
+PairResult finish_viterbi(const ModelFilters& m, PairResult r, float vit_nats, const FilterSettings& s);
 
 }  // namespace hpc::hmm

@@ -195,24 +195,22 @@ class MsvCudaWorker : public TileWorker {
     clock.mark("msv");
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return job_.db.seqs.view(job_.db.by_length[tile.part_begin + i]); };
-    // Pass 1 (host pool): MSV P-values and the bias filter, Viterbi held back.
+    // Pass 1 (host pool): MSV P-values and the bias filter, up to the Viterbi filter.
     std::vector<hmm::PairResult> pairs(models.size() * n);
-    hmm::FilterSettings no_vit = job_.settings;
-    no_vit.stages &= ~unsigned(hmm::kStageVit);
-    for_pairs(models.size(), n, [&](size_t k, size_t i, hmm::FilterWorkspace& ws) {
+    for_pairs(models.size(), n, [&](size_t k, size_t i, hmm::FilterWorkspace&) {
       const SeqView v = view(i);
-      pairs[k * n + i] = hmm::run_filters_after_msv(job_.filters[models[k]], v.data, int(v.length), usc[k][i], no_vit, ws);
+      pairs[k * n + i] =
+          hmm::run_filters_until_viterbi(job_.filters[models[k]], v.data, int(v.length), usc[k][i], job_.settings);
     });
-    // Pass 2: the bias survivors' Viterbi filter scores, every model of the tile in one GPU
-    // call (models longer than the Viterbi kernel: the CPU twin), then their pipeline again.
     clock.mark("pvalues+bias");
-    if (!(job_.settings.stages & hmm::kStageVit)) return counted(tile, models, pairs, r), r;
+    // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
+    // one GPU call (models longer than the Viterbi kernel: the CPU twin), then their verdict.
     std::vector<hmm::VitGroup> groups;
     std::vector<int> group_of(models.size(), -1);  // -1: too long for the kernel, CPU twin
     std::vector<std::vector<uint32_t>> cand(models.size());
     for (size_t k = 0; k < models.size(); ++k) {
       for (uint32_t i = 0; i < n; ++i)
-        if (pairs[k * n + i].bias_pass) cand[k].push_back(i);
+        if (pairs[k * n + i].needs_viterbi) cand[k].push_back(i);
       const hmm::VitProfile& vp = job_.filters[models[k]].vit;
       if (cand[k].empty() || vp.M > hmm::VitCuda::max_model_length()) continue;
       group_of[k] = int(groups.size());
@@ -228,8 +226,8 @@ class MsvCudaWorker : public TileWorker {
       for_pairs(1, cand[k].size(), [&](size_t, size_t j, hmm::FilterWorkspace& ws) {
         const uint32_t i = cand[k][j];
         const SeqView v = view(i);
-        pairs[k * n + i] = hmm::run_filters_after_msv(f, v.data, int(v.length), usc[k][i], job_.settings, ws,
-                                                      g >= 0 ? &vit[size_t(g)][j] : nullptr);
+        const float vit_nats = g >= 0 ? vit[size_t(g)][j] : hmm::viterbi_filter_score(f.vit, v.data, int(v.length), ws);
+        pairs[k * n + i] = hmm::finish_viterbi(f, pairs[k * n + i], vit_nats, job_.settings);
       });
     }
     clock.mark("after-vit");
