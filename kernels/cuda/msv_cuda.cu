@@ -141,9 +141,14 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
   const int kernel = ssv_kernel();
   size_t launches = 1, packs = nm;
   std::vector<uint8_t> tjb(nm * n);
-  for (size_t k = 0; k < nm; ++k)
+  for (size_t k = 0; k < nm; ++k) {
+    if (k > 0 && profiles[k]->scale == profiles[0]->scale) {  // tjb(L) depends on the scale alone: a log saved per target
+      std::copy(tjb.begin(), tjb.begin() + n, tjb.begin() + ptrdiff_t(k * n));
+      continue;
+    }
     for (uint32_t i = 0; i < n; ++i)
       tjb[k * n + i] = profiles[k]->tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
+  }
   m.tjb.upload(tjb.data(), tjb.size(), m.stream);
   m.out.reserve(nm * n);
   if (kernel == kByteKernel) {

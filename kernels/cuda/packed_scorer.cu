@@ -90,19 +90,24 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   // Work units, most expensive first (LPT): the longest pairs start early, the short ones
   // fill the tail. A unit's cost is set by its last (for sorted partitions, longest) pair.
   const uint32_t n_pairs = (part_.size + 1) / 2;
+  // Column passes of each block of kBlockThreads pairs (the same for every query): its longest
+  // subject, from a few samples, so that units of unsorted partitions are costed too.
+  std::vector<uint64_t> passes;
+  for (uint32_t first = 0; first < n_pairs; first += kBlockThreads) {
+    const uint32_t end = std::min<uint32_t>(2 * (first + kBlockThreads), part_.size);
+    uint32_t n = 0;
+    for (uint32_t p = 2 * first; p < end; p += std::max<uint32_t>(1, (end - 2 * first) / 8)) n = std::max(n, length_at(p));
+    n = std::max(n, length_at(end - 1));
+    passes.push_back((n + kChunk - 1) / kChunk);
+  }
   std::vector<WorkUnit> units;
   std::vector<uint64_t> cost;
   for (uint32_t q = 0; q < n_queries_; ++q) {
     const uint64_t m = queries[q].length;
     if (m == 0) continue;
-    for (uint32_t first = 0; first < n_pairs; first += kBlockThreads) {
-      const uint32_t end = std::min<uint32_t>(2 * (first + kBlockThreads), part_.size);
-      uint32_t n = 0;
-      for (uint32_t p = 2 * first; p < end; p += std::max<uint32_t>(1, (end - 2 * first) / 8))
-        n = std::max(n, length_at(p));  // a few samples: units of unsorted partitions too
-      n = std::max(n, length_at(end - 1));
-      units.push_back({q, first});
-      cost.push_back(m * ((n + kChunk - 1) / kChunk));
+    for (uint32_t b = 0; b < passes.size(); ++b) {
+      units.push_back({q, b * uint32_t(kBlockThreads)});
+      cost.push_back(m * passes[b]);
     }
   }
   std::vector<uint32_t> order(units.size());
