@@ -229,6 +229,52 @@ bool read_chunks_in_parallel(const Handle& dset, hsize_t n, std::vector<T>& out)
   return ok;
 }
 
+// HDF5 deflates chunks one after another on one core, which made writing a few million
+// result rows cost seconds. When the rows from `first` on start a chunk (and span a few),
+// they are shuffled and deflated here on all cores, exactly as the dataset's filters would,
+// and stored with H5Dwrite_chunk; the last chunk is zero-padded (HDF5 reads it only up to
+// the extent, and a later append rewrites it through the filters). Returns false, having
+// written nothing, when the dataset is not laid out as we write it or the rows are few.
+template <class T>
+bool write_chunks_in_parallel(const Handle& dset, hsize_t first, const T* values, hsize_t count) {
+  const unsigned threads = std::min(16u, std::thread::hardware_concurrency());
+  hsize_t chunk = 0;
+  if (threads < 2 || !has_our_layout<T>(dset, chunk) || chunk == 0 || first % chunk != 0) return false;
+  const hsize_t n_chunks = (count + chunk - 1) / chunk;
+  if (n_chunks < 2) return false;
+  std::vector<std::vector<uint8_t>> packed(n_chunks);
+  std::atomic<hsize_t> next{0};
+  std::atomic<bool> ok{true};
+  auto deflate_chunks = [&] {
+    const size_t chunk_bytes = chunk * sizeof(T);
+    std::vector<uint8_t> plain(chunk_bytes);
+    for (hsize_t k = next++; k < n_chunks && ok; k = next++) {
+      const hsize_t in_chunk = std::min(chunk, count - k * chunk);
+      const auto* src = reinterpret_cast<const uint8_t*>(values + k * chunk);
+      std::fill(plain.begin(), plain.end(), uint8_t(0));
+      for (size_t j = 0; j < sizeof(T); ++j)  // the shuffle filter: byte j of element i at [j * chunk + i]
+        for (hsize_t i = 0; i < in_chunk; ++i) plain[j * chunk + i] = src[i * sizeof(T) + j];
+      uLongf len = compressBound(uLong(chunk_bytes));
+      packed[k].resize(len);
+      if (compress2(packed[k].data(), &len, plain.data(), uLong(chunk_bytes), kDeflateLevel) != Z_OK) {
+        ok = false;
+        return;
+      }
+      packed[k].resize(len);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t + 1 < threads; ++t) pool.emplace_back(deflate_chunks);
+  deflate_chunks();
+  for (auto& t : pool) t.join();
+  if (!ok) return false;
+  for (hsize_t k = 0; k < n_chunks; ++k) {
+    hsize_t offset = first + k * chunk;
+    if (H5Dwrite_chunk(dset.get(), H5P_DEFAULT, 0, &offset, packed[k].size(), packed[k].data()) < 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // ---- Handle ----
@@ -331,20 +377,37 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
   Handle dset = open_dataset(f, path);
   const hsize_t old_n = extent_of(dset, path, f), count = values.size(), new_n = old_n + count;
   if (H5Dset_extent(dset.get(), &new_n) < 0) fail("extend dataset", path, f.path());
-  Handle file_space(check(H5Dget_space(dset.get()), "select rows of", path, f), H5Sclose);
-  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &old_n, nullptr, &count, nullptr) < 0)
-    fail("select rows of", path, f.path());
-  Handle mem_space(H5Screate_simple(1, &count, nullptr), H5Sclose);
-  Handle type = memory_type<T>();
-  herr_t rc;
-  if constexpr (std::is_same_v<T, std::string>) {
-    std::vector<const char*> ptrs(values.size());
-    for (size_t i = 0; i < values.size(); ++i) ptrs[i] = values[i].c_str();
-    rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data());
-  } else {
-    rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data());
+  // Rows [at, at + n) of values through HDF5's own pipeline.
+  auto write_rows = [&](hsize_t at, hsize_t n) {
+    if (n == 0) return;
+    const hsize_t start = old_n + at;
+    Handle file_space(check(H5Dget_space(dset.get()), "select rows of", path, f), H5Sclose);
+    if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr) < 0)
+      fail("select rows of", path, f.path());
+    Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Handle type = memory_type<T>();
+    herr_t rc;
+    if constexpr (std::is_same_v<T, std::string>) {
+      std::vector<const char*> ptrs(n);
+      for (hsize_t i = 0; i < n; ++i) ptrs[i] = values[at + i].c_str();
+      rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data());
+    } else {
+      rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data() + at);
+    }
+    if (rc < 0) fail("write dataset", path, f.path());
+  };
+  if constexpr (!std::is_same_v<T, std::string>) {
+    // Fill the open chunk through HDF5, then the whole chunks from there on all cores.
+    hsize_t chunk = 0;
+    if (count >= 16 * 1024 && has_our_layout<T>(dset, chunk) && chunk > 0 && count >= 4 * chunk) {
+      const hsize_t head = std::min<hsize_t>(count, (chunk - old_n % chunk) % chunk);
+      write_rows(0, head);
+      if (write_chunks_in_parallel(dset, old_n + head, values.data() + head, count - head)) return;
+      write_rows(head, count - head);
+      return;
+    }
   }
-  if (rc < 0) fail("write dataset", path, f.path());
+  write_rows(0, count);
 }
 
 template <class T>

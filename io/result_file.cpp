@@ -1,10 +1,15 @@
 #include "io/result_file.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <exception>
+#include <thread>
+#include <utility>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <type_traits>
 
 #include "io/checkpoint.hpp"
@@ -19,6 +24,7 @@ namespace {
 constexpr size_t kStagingChunk = 8 * 1024;
 constexpr size_t kLedgerChunk = 1024;
 constexpr uint8_t kTileDone = 1;
+constexpr size_t kStagingBatchTiles = 256;  // stage_in_batches: write once this many tiles wait
 
 // The hit table as columns, the shape it has on disk.
 struct HitColumns {
@@ -80,7 +86,56 @@ struct ResultFile::Impl {
   h5::File file;
   bool finished = false;
   std::vector<uint32_t> finished_tiles;
+  // Batched staging (stage_in_batches): tiles waiting to be written, and the batch being
+  // written on a background thread (the only thread touching the file meanwhile: every
+  // other use of the file drains it first, so the serial HDF5 library is never entered twice).
+  struct Batch {
+    std::vector<std::pair<uint32_t, std::function<std::vector<Hit>()>>> tiles;  // id, its rows
+  };
+  double batch_seconds = -1;  // < 0: every tile written at once, on the caller's thread
+  Batch waiting;
+  std::thread writer;
+  std::exception_ptr writer_error;
+  std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
   Impl(const std::string& path, h5::Mode mode) : file(path, mode) {}
+
+  // The rows to /staging/hits and the ledger in one flush: after a crash a tile is either
+  // done with all its rows on disk, or not done (rows without a ledger entry are ignored).
+  void write(const Batch& b) {
+    std::vector<Hit> hits;
+    std::vector<uint32_t> rows_tile, ids;
+    for (const auto& [id, rows] : b.tiles) {
+      std::vector<Hit> h = rows();
+      rows_tile.insert(rows_tile.end(), h.size(), id);
+      hits.insert(hits.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
+      ids.push_back(id);
+    }
+    HitColumns cols(hits);
+    append_hit_columns(file, "staging/hits", cols);
+    h5::append(file, "staging/hits/tile", rows_tile);
+    h5::append(file, "tiles/id", ids);
+    h5::append(file, "tiles/status", std::vector<uint8_t>(ids.size(), kTileDone));
+    file.flush();
+  }
+  // Waits for the background batch; rethrows its error.
+  void drain() {
+    if (writer.joinable()) writer.join();
+    if (writer_error) std::rethrow_exception(std::exchange(writer_error, nullptr));
+  }
+  // Writes what waits: on a background thread (batch mode, during the run) or here.
+  void write_waiting(bool background) {
+    drain();
+    if (waiting.tiles.empty()) return;
+    last_write = std::chrono::steady_clock::now();
+    if (!background) return write(std::exchange(waiting, Batch{}));
+    writer = std::thread([this, b = std::exchange(waiting, Batch{})] {
+      try {
+        write(b);
+      } catch (...) {
+        writer_error = std::current_exception();
+      }
+    });
+  }
 
   void require_open(const char* what) const {
     if (finished) throw Error(file.path() + ": cannot " + what + " after the result file was finished");
@@ -125,6 +180,11 @@ ResultFile::~ResultFile() {
   // An unfinished file stays "incomplete"; whatever was flushed per tile is kept.
   // Closing cannot throw from a destructor, so errors here are dropped.
   try {
+    if (impl_ && impl_->file.is_open() && !impl_->finished) impl_->write_waiting(false);
+  } catch (const std::exception&) {
+  }
+  if (impl_ && impl_->writer.joinable()) impl_->writer.join();  // write_waiting threw before joining
+  try {
     if (impl_ && impl_->file.is_open()) impl_->file.close();
   } catch (const Error&) {
   }
@@ -132,21 +192,25 @@ ResultFile::~ResultFile() {
 
 void ResultFile::set_attribute(const std::string& name, const std::string& value) {
   impl_->require_open("set an attribute");
+  impl_->drain();
   h5::set_attribute(impl_->file, "", name, value);
 }
 
 void ResultFile::set_attribute(const std::string& name, int64_t value) {
   impl_->require_open("set an attribute");
+  impl_->drain();
   h5::set_attribute(impl_->file, "", name, value);
 }
 
 void ResultFile::set_attribute(const std::string& name, double value) {
   impl_->require_open("set an attribute");
+  impl_->drain();
   h5::set_attribute(impl_->file, "", name, value);
 }
 
 void ResultFile::write_sequences(const std::string& group, const SequenceSet& seqs) {
   impl_->require_open("write sequences");
+  impl_->drain();
   if (group != "queries" && group != "targets")
     throw Error(path_ + ": sequence group must be 'queries' or 'targets', not '" + group + "'");
   std::vector<uint32_t> lengths(seqs.size());
@@ -156,20 +220,25 @@ void ResultFile::write_sequences(const std::string& group, const SequenceSet& se
 }
 
 void ResultFile::append_tile(uint32_t tile_id, const std::vector<Hit>& hits) {
-  impl_->require_open("append a tile");
-  h5::File& f = impl_->file;
-  HitColumns cols(hits);
-  append_hit_columns(f, "staging/hits", cols);
-  h5::append(f, "staging/hits/tile", std::vector<uint32_t>(hits.size(), tile_id));
-  // The ledger row goes in the same flush as the rows: after a crash a tile is either
-  // done with all its rows on disk, or not done (rows without a ledger entry are ignored).
-  h5::append(f, "tiles/id", std::vector<uint32_t>{tile_id});
-  h5::append(f, "tiles/status", std::vector<uint8_t>{kTileDone});
-  f.flush();
+  append_tile_lazily(tile_id, [hits] { return hits; });
 }
+
+void ResultFile::append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows) {
+  impl_->require_open("append a tile");
+  Impl& m = *impl_;
+  m.waiting.tiles.emplace_back(tile_id, std::move(rows));
+  const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - m.last_write).count();
+  if (m.batch_seconds < 0)
+    m.write_waiting(false);
+  else if (m.waiting.tiles.size() >= kStagingBatchTiles || since >= m.batch_seconds)
+    m.write_waiting(true);
+}
+
+void ResultFile::stage_in_batches(double seconds) { impl_->batch_seconds = std::max(seconds, 0.0); }
 
 void ResultFile::finish(const std::vector<Hit>& final_hits) {
   impl_->require_open("finish");
+  impl_->write_waiting(false);
   h5::File& f = impl_->file;
   HitColumns cols(final_hits);
   create_hit_columns(f, "hits", std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk));
@@ -251,11 +320,15 @@ std::vector<Hit> ResultFile::finished_hits() const {
 
 void ResultFile::mark_stopped(const std::string& signal_name) {
   impl_->require_open("mark a stop");
+  impl_->write_waiting(false);
   h5::set_attribute(impl_->file, "", "stopped_by_signal", signal_name);
   impl_->file.flush();
 }
 
-h5::File& ResultFile::h5_file() { return impl_->file; }
+h5::File& ResultFile::h5_file() {
+  impl_->drain();
+  return impl_->file;
+}
 
 HitTable read_hit_table(const std::string& path, const std::string& group) {
   return read_hit_table_in(open_result_file(path), group);

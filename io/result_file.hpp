@@ -11,6 +11,7 @@
 //   /tiles/{id,status}: the ledger of finished tiles (written in the same flush as their rows).
 // Every dataset is 1-D, chunked, shuffle+deflate, extendible: readable by h5py/pandas.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,16 @@ class ResultFile {
   void write_sequences(const std::string& group, const SequenceSet& seqs);
   // Appends one finished tile: its rows to /staging/hits and its id to /tiles, then flushes.
   void append_tile(uint32_t tile_id, const std::vector<Hit>& hits);
+  // The same with the rows made by `rows()` when they are written (in batch mode on the
+  // writer thread: decoding a worker's result need not hold up the master).
+  void append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows);
+  // From now on append_tile gathers tiles in memory and writes them together (rows, ledger,
+  // flush) on a background thread once 256 tiles wait or `seconds` have passed since the
+  // last write; every other call, and the destructor, first waits for that thread, and
+  // finish() and mark_stopped() write what waits. For runs whose tile journal
+  // (io/tile_journal.hpp) is what a resume trusts: a screen delivers millions of rows in
+  // hundreds of tiles, and one flush per tile cost more than computing them.
+  void stage_in_batches(double seconds);
   // Writes /hits (already final: sorted and cut by the caller), sets end_time and status
   // "complete", flushes and closes.
   void finish(const std::vector<Hit>& final_hits);

@@ -9,6 +9,20 @@
 
 namespace hpc {
 
+std::vector<ScoredPair> AllVsAllEngine::score_tile(const Tile& tile, const std::vector<uint32_t>& target_order,
+                                                  bool square, std::optional<int32_t> min_score) {
+  const std::vector<PairIndex> pairs = tile_pairs(tile, target_order, square);
+  return keep_scoring_at_least(pairs, score(pairs), min_score);
+}
+
+std::vector<ScoredPair> keep_scoring_at_least(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores,
+                                              std::optional<int32_t> min_score) {
+  std::vector<ScoredPair> kept;
+  for (size_t k = 0; k < pairs.size(); ++k)
+    if (!min_score || scores[k] >= *min_score) kept.push_back({pairs[k], scores[k]});
+  return kept;
+}
+
 // Auto picks the GPUs when this build has CUDA and one is visible; backend_device_count()
 // resolves the kind and throws the usual clear message for --backend cuda without a GPU.
 int allvsall_engine_count(BackendKind kind) { return backend_device_count(kind); }

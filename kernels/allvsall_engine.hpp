@@ -4,6 +4,7 @@
 // rule of src/align/reference.hpp).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct AllVsAllSetup {
   uint64_t traceback_budget = 0;
 };
 
+// A pair with its exact score.
+struct ScoredPair {
+  PairIndex pair;
+  int32_t score;
+};
+
 class AllVsAllEngine {
  public:
   virtual ~AllVsAllEngine() = default;
@@ -33,11 +40,21 @@ class AllVsAllEngine {
   virtual DeviceCapacity capacity() const = 0;
   // Exact scores, scores[k] for pairs[k]; pairs sorted by query run fastest.
   virtual std::vector<int32_t> score(const std::vector<PairIndex>& pairs) = 0;
+  // The pairs of `tile` (tile_pairs(tile, target_order, square)) that score at least
+  // `min_score` (every pair when it is empty), sorted by (query, target). This default
+  // scores the pair list through score(); an engine that can score the two windows and make
+  // the cut on its device returns only the kept pairs (a screen keeps a few per cent).
+  virtual std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& target_order, bool square,
+                                             std::optional<int32_t> min_score);
   // Alignments (score, coordinates, CIGAR) following the tie rule.
   virtual std::vector<Alignment> align(const std::vector<PairIndex>& pairs) = 0;
   // Pairs align() sent down the reduced-space path so far (for logs and tests).
   virtual uint64_t reduced_space_pairs() const = 0;
 };
+
+// The pairs (with their scores[k]) scoring at least min_score, in the order given.
+std::vector<ScoredPair> keep_scoring_at_least(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores,
+                                              std::optional<int32_t> min_score);
 
 // Engine instance `device` of `kind` (BackendKind::Auto: a GPU when one is visible and this
 // build has the CUDA all-vs-all kernel, else the CPU). threads: CPU threads, 0 = all cores.

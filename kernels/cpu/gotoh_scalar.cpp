@@ -16,10 +16,10 @@ constexpr int32_t kNegInf = std::numeric_limits<int32_t>::min() / 4;
 
 // Largest magnitude any H/E/F value (or border) can reach is below (m + n + 2) x the
 // largest per-step cost; keep well inside int32 with kNegInf's headroom.
-bool gotoh_fits_int32(SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g) {
-  const int64_t step = std::max<int64_t>({std::abs(m.max_score()), std::abs(m.min_score()), int64_t(g.open) + g.extend});
-  return (int64_t(q.length) + t.length + 2) * step < (int64_t(1) << 28);
-}
+Int32Fit::Int32Fit(const ScoreMatrix& m, GapCosts g)
+    : step_(uint64_t(std::max<int64_t>({std::abs(m.max_score()), std::abs(m.min_score()), int64_t(g.open) + g.extend}))) {}
+
+bool gotoh_fits_int32(SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g) { return Int32Fit(m, g)(q.length, t.length); }
 
 int32_t gotoh_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat, GapCosts g) {
   if (g.open < 0 || g.extend < 0 || !gotoh_fits_int32(q, t, mat, g)) return reference_score(mode, q, t, mat, g);

@@ -14,5 +14,14 @@ int32_t gotoh_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, 
 // True when every DP value of the pair stays far inside int32 (with room for the -inf
 // sentinel): the condition for 32-bit kernels (this one, the CUDA all-vs-all kernel).
 bool gotoh_fits_int32(SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
+// The same test with the matrix's extremes looked up once (engines test millions of pairs).
+class Int32Fit {
+ public:
+  Int32Fit(const ScoreMatrix& m, GapCosts g);
+  bool operator()(uint64_t q_length, uint64_t t_length) const { return (q_length + t_length + 2) * step_ < (1ull << 28); }
+
+ private:
+  uint64_t step_;
+};
 
 }  // namespace hpc

@@ -1,6 +1,8 @@
-// The CUDA all-vs-all engine: pairs sorted by size (similar lengths run side by side in a
-// warp) and cut into launches that fit the device memory; per launch one kernel fills the
-// DP with 4-bit direction cells (8 per 32-bit word) and a second walks the traceback.
+// The CUDA all-vs-all engine. Local scores of a whole tile: the search's packed 16-bit
+// kernel over the two windows, then the --min-score cut on the device, so only kept pairs
+// come back. Alignments (and global/semiglobal scores): pairs cut into launches that fit
+// the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
+// direction cells, and a second walks the traceback.
 // Pairs whose traceback would take more than a per-pair share of the device, or whose
 // values could leave int32, go to the host: the checkpointed reduced-space aligner
 // (src/align/reduced_space.hpp), which returns the identical alignment.
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <thread>
 
 #include "kernels/cpu/gotoh_scalar.hpp"
 #include "kernels/cuda/allvsall_cuda.hpp"
@@ -18,6 +21,7 @@
 #include "kernels/cuda/packed_scorer.hpp"
 #include "src/align/reduced_space.hpp"
 #include "src/core/error.hpp"
+#include "src/core/stage_clock.hpp"
 
 namespace hpc {
 namespace {
@@ -30,11 +34,10 @@ int kernel_mode(AlignMode m) {
 }
 
 
-uint64_t bits_words(uint32_t m, uint32_t n) { return uint64_t(m) * ((n + 7) / 8); }
-
 class CudaAllVsAll : public AllVsAllEngine {
  public:
-  CudaAllVsAll(int device, const AllVsAllSetup& setup) : device_(device), setup_(setup) {
+  CudaAllVsAll(int device, const AllVsAllSetup& setup)
+      : device_(device), setup_(setup), fits_int32_(setup.matrix, setup.gaps) {
     if (!setup_.queries || !setup_.targets) throw Error("allvsall: the cuda engine needs query and target sets");
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaGetDeviceProperties(&prop_, device_));
@@ -45,8 +48,9 @@ class CudaAllVsAll : public AllVsAllEngine {
     for (int a = 0; a < cuda::kAvsaAlphabet; ++a)
       for (int b = 0; b < cuda::kAvsaAlphabet; ++b) mat[a * cuda::kAvsaAlphabet + b] = setup_.matrix.score[a][b];
     matrix_.upload(mat, cuda::kAvsaAlphabet * cuda::kAvsaAlphabet, stream_);
+    kept_host_.reserve(1);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
-    threads_per_sm_ = cuda::avsa_fill_threads_per_sm();
+    threads_per_sm_ = cuda::avsa_fill_pairs_per_sm() * 32;
     size_t free_bytes = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     // Most of what is free, leaving room for the other buffers and the runtime.
@@ -55,7 +59,10 @@ class CudaAllVsAll : public AllVsAllEngine {
     pair_cap_ = setup_.traceback_budget ? setup_.traceback_budget : launch_budget_ / 8;
     host_budget_ = setup_.traceback_budget ? setup_.traceback_budget : (uint64_t(1) << 30);
   }
-  ~CudaAllVsAll() override { cudaStreamDestroy(stream_); }
+  ~CudaAllVsAll() override {
+    clock_.report("allvsall engine (summed)");
+    cudaStreamDestroy(stream_);
+  }
 
   std::string name() const override { return std::string("cuda: ") + prop_.name; }
 
@@ -63,7 +70,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     DeviceCapacity c;
     c.name = name();
     c.compute_units = prop_.multiProcessorCount;
-    c.resident_per_unit = threads_per_sm_;  // one pair per thread
+    c.resident_per_unit = threads_per_sm_;
     c.memory_bytes = launch_budget_;
     return c;
   }
@@ -74,7 +81,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     std::vector<size_t> device;
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
-      if (gotoh_fits_int32(q, t, setup_.matrix, setup_.gaps))
+      if (fits_int32_(q.length, t.length))
         device.push_back(k);
       else
         scores[k] = gotoh_score(setup_.mode, q, t, setup_.matrix, setup_.gaps);
@@ -84,18 +91,72 @@ class CudaAllVsAll : public AllVsAllEngine {
   }
 
   std::vector<Alignment> align(const std::vector<PairIndex>& pairs) override {
+    clock_.restart();
     std::vector<Alignment> out(pairs.size());
     std::vector<size_t> device;
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
-      if (gotoh_fits_int32(q, t, setup_.matrix, setup_.gaps) && bits_words(q.length, t.length) * 4 <= pair_cap_) {
+      if (fits_int32_(q.length, t.length) && cuda::avsa_bits_words(q.length, t.length) * 4 <= pair_cap_) {
         device.push_back(k);
       } else {
         out[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
         ++reduced_pairs_;
       }
     }
+    clock_.mark("align: host pairs");
     run_device(pairs, device, true, [&](size_t k, const AvsaResult& r, const char* ops) { out[k] = to_alignment(r, ops); });
+    return out;
+  }
+
+  std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& order, bool square,
+                                     std::optional<int32_t> min_score) override {
+    if (setup_.mode != AlignMode::Local) return AllVsAllEngine::score_tile(tile, order, square, min_score);
+    if (tile.part_begin > tile.part_end || tile.part_end > order.size() || order.size() != setup_.targets->size())
+      throw Error("allvsall: tile " + std::to_string(tile.id) + " names target positions outside the set");
+    for (uint32_t qi : tile.queries)
+      if (qi >= setup_.queries->size()) throw Error("allvsall: tile " + std::to_string(tile.id) + " names a query outside the set");
+    CUDA_CHECK(cudaSetDevice(device_));
+    clock_.restart();
+    use_target_order(order);
+    const uint32_t width = tile.part_end - tile.part_begin, nq = uint32_t(tile.queries.size());
+    // Square windows are disjoint ranges of one order: the first member identifies the window.
+    const bool diagonal = square && nq == width && nq > 0 && order[tile.part_begin] == tile.queries.front();
+    std::vector<SeqView> qviews;
+    for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
+    packed_->launch(ordered_db_, {tile.part_begin, width}, qviews,
+                    [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
+    packed_->finish();
+    clock_.mark("tile: packed scores");
+    const uint32_t cells = nq * width;
+    if (cells == 0) return {};
+    const size_t temp_bytes = cuda::avsa_select_temp_bytes(cells);
+    select_temp_.reserve(std::max<size_t>(temp_bytes, 1));
+    kept_index_.reserve(cells);
+    kept_score_.reserve(cells);
+    kept_count_.reserve(1);
+    cuda::launch_avsa_select(packed_->scores(), nq, width, diagonal, min_score ? *min_score : INT32_MIN,
+                             kept_index_.get(), kept_score_.get(), kept_count_.get(), select_temp_.get(), temp_bytes,
+                             stream_);
+    CUDA_CHECK(cudaMemcpyAsync(kept_host_.get(), kept_count_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const uint32_t kept = kept_host_[0];
+    std::vector<uint32_t> index(kept);
+    std::vector<int32_t> score(kept);
+    if (kept) {
+      CUDA_CHECK(cudaMemcpyAsync(index.data(), kept_index_.get(), kept * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaMemcpyAsync(score.data(), kept_score_.get(), kept * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    clock_.mark("tile: cut + copy");
+    std::vector<ScoredPair> out(kept);
+    for (uint32_t k = 0; k < kept; ++k) {
+      const uint32_t a = tile.queries[index[k] / width], b = order[tile.part_begin + index[k] % width];
+      if (square && a == b)
+        throw Error("allvsall: tile " + std::to_string(tile.id) + " pairs sequence " + std::to_string(a) + " with itself");
+      out[k] = {square ? PairIndex{std::min(a, b), std::max(a, b)} : PairIndex{a, b}, score[k]};
+    }
+    sort_by_pair(out, [](const ScoredPair& x) { return x.pair; });
+    clock_.mark("tile: pair list");
     return out;
   }
 
@@ -108,15 +169,26 @@ class CudaAllVsAll : public AllVsAllEngine {
     return setup_.queries->view(p.query);
   }
   SeqView tview(const PairIndex& p) const { return setup_.targets->view(p.target); }
-  // Local scores through the search's packed 16-bit kernel (kernels/cuda/packed_scorer.hpp):
-  // every query of the tile against every target of the tile, then the tile's pairs picked
-  // out. A diagonal tile of a square screen computes both triangles: twice its pairs, but
-  // at the packed kernel's rate, which is far above the one-pair-per-thread fill kernel's.
+  // `targets` (target indices) as the packed scorer's database, in that order: uploaded once
+  // per order, so a tile is then a partition of it with nothing to build per tile.
+  void use_target_order(const std::vector<uint32_t>& targets) {
+    if (!packed_) packed_ = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, stream_, prop_);
+    if (targets == order_) return;
+    order_ = targets;
+    std::vector<uint64_t> offsets(targets.size());
+    std::vector<uint32_t> lengths(targets.size());
+    for (size_t p = 0; p < targets.size(); ++p)
+      offsets[p] = setup_.targets->offsets[targets[p]], lengths[p] = setup_.targets->length(targets[p]);
+    order_off_.upload(offsets.data(), std::max<size_t>(1, offsets.size()), stream_);
+    order_len_.upload(lengths.data(), std::max<size_t>(1, lengths.size()), stream_);
+    ordered_db_ = {device_targets(), order_off_.get(), order_len_.get(), nullptr};
+  }
+
+  // Local scores of a pair list (the OOM fallback's halves): every distinct query against
+  // every distinct target through the packed kernel, then the pairs picked out.
   std::vector<int32_t> score_local_packed(const std::vector<PairIndex>& pairs) {
     CUDA_CHECK(cudaSetDevice(device_));
-    if (!packed_) packed_ = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, stream_, prop_);
-    // The tile's distinct queries and targets (a linear pass: tiles hold millions of pairs).
-    std::vector<uint32_t> qs, ts;
+    std::vector<uint32_t> qs, ts;  // a linear pass: the lists hold up to millions of pairs
     std::vector<char> q_seen(setup_.queries->size()), t_seen(setup_.targets->size());
     for (const PairIndex& p : pairs) {
       qview(p);
@@ -126,25 +198,13 @@ class CudaAllVsAll : public AllVsAllEngine {
     // Targets shortest first, so the two lanes of a thread and the threads of a unit match.
     std::stable_sort(ts.begin(), ts.end(),
                      [&](uint32_t a, uint32_t b) { return setup_.targets->length(a) < setup_.targets->length(b); });
-    std::vector<uint8_t> residues;
-    std::vector<uint64_t> offsets;
-    std::vector<uint32_t> lengths, tslot(setup_.targets->size()), qslot(setup_.queries->size());
-    for (uint32_t k = 0; k < ts.size(); ++k) {
-      const SeqView v = setup_.targets->view(ts[k]);
-      tslot[ts[k]] = k;
-      offsets.push_back(residues.size());
-      lengths.push_back(v.length);
-      residues.insert(residues.end(), v.data, v.data + v.length);
-    }
-    residues.push_back(0);  // never an empty upload
+    std::vector<uint32_t> tslot(setup_.targets->size()), qslot(setup_.queries->size());
+    for (uint32_t k = 0; k < ts.size(); ++k) tslot[ts[k]] = k;
     std::vector<SeqView> qviews;
     for (uint32_t k = 0; k < qs.size(); ++k) qslot[qs[k]] = k, qviews.push_back(setup_.queries->view(qs[k]));
-    tile_res_.upload(residues.data(), residues.size(), stream_);
-    tile_off_.upload(offsets.data(), offsets.size(), stream_);
-    tile_len_.upload(lengths.data(), lengths.size(), stream_);
+    use_target_order(ts);
     const uint32_t nt = uint32_t(ts.size());
-    packed_->launch({tile_res_.get(), tile_off_.get(), tile_len_.get(), nullptr}, {0, nt}, qviews,
-                    [&](uint32_t p) { return lengths[p]; });
+    packed_->launch(ordered_db_, {0, nt}, qviews, [&](uint32_t p) { return setup_.targets->length(ts[p]); });
     packed_->finish();
     std::vector<int32_t> all(size_t(qs.size()) * nt);
     if (!all.empty())
@@ -164,51 +224,58 @@ class CudaAllVsAll : public AllVsAllEngine {
     Alignment a;
     a.score = r.score;
     if (setup_.mode == AlignMode::Local && r.score == 0) return a;
-    std::string rev(ops, r.op_count);
     uint32_t i = r.start_i, j = r.start_j;
     if (setup_.mode == AlignMode::Global) {
+      std::string rev(ops, r.op_count);
       rev.append(i, 'I');
       rev.append(j, 'D');
       i = j = 0;
+      a.cigar = cigar_from_reversed_ops(rev.data(), rev.size());
+    } else {
+      a.cigar = cigar_from_reversed_ops(ops, r.op_count);
     }
-    a.cigar = cigar_from_reversed_ops(rev.data(), rev.size());
     if (r.end_i >= 1 + i) a.qstart = 1 + i, a.qend = r.end_i;
     if (r.end_j >= 1 + j) a.tstart = 1 + j, a.tend = r.end_j;
     return a;
   }
 
   // Runs `which` (indices into pairs) on the device in launches that fit launch_budget_,
-  // calling done(k, result, ops of pair k) for each.
+  // calling done(k, result, ops of pair k) for each (from several threads at once for a
+  // traceback launch: done must be safe for distinct k).
   template <class Done>
   void run_device(const std::vector<PairIndex>& pairs, std::vector<size_t> which, bool traceback, Done&& done) {
     CUDA_CHECK(cudaSetDevice(device_));
-    auto cells = [&](size_t k) { return uint64_t(qview(pairs[k]).length) * tview(pairs[k]).length; };
-    std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) { return cells(a) > cells(b); });
-    const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ * 4);
+    if (traceback) {  // biggest first, so the last launch's tail is short (the lists are short)
+      auto cells = [&](size_t k) { return uint64_t(qview(pairs[k]).length) * tview(pairs[k]).length; };
+      std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) { return cells(a) > cells(b); });
+    }
+    // Launches of up to 16 waves of warps.
+    const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
     for (size_t begin = 0; begin < which.size();) {
-      // Grow the launch while its bits, scratch and op buffers fit.
+      // Grow the launch while its bits, strips and op buffers fit.
       std::vector<AvsaPair> launch;
-      uint64_t words = 0, ops = 0;
-      uint32_t max_n = 0;
+      uint64_t words = 0, ops = 0, strip = 0;
       size_t end = begin;
       for (; end < which.size() && launch.size() < max_pairs; ++end) {
         const PairIndex& p = pairs[which[end]];
         const SeqView q = qview(p), t = tview(p);
-        const uint64_t w = traceback ? bits_words(q.length, t.length) : 0, o = traceback ? q.length + t.length : 0;
-        const uint32_t n = std::max(max_n, t.length);
-        const uint64_t bytes = (words + w) * 4 + (ops + o) + uint64_t(n + 1) * (launch.size() + 1) * 8 +
+        const uint64_t w = traceback ? cuda::avsa_bits_words(q.length, t.length) : 0, o = traceback ? q.length + t.length : 0;
+        const uint64_t st = cuda::avsa_strip_entries(q.length, t.length);
+        const uint64_t bytes = (words + w) * 4 + (ops + o) + (strip + st) * sizeof(uint2) +
                                (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
         if (!launch.empty() && bytes > launch_budget_) break;
-        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], q.length, t.length, words, ops});
-        words += w, ops += o, max_n = n;
+        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], q.length, t.length, words,
+                          ops, strip});
+        words += w, ops += o, strip += st;
       }
       const uint32_t np = uint32_t(launch.size());
+      clock_.mark("device: launch lists");
       pairs_.upload(launch.data(), np, stream_);
       results_.reserve(np);
-      scratch_.reserve(size_t(max_n + 1) * np * 2);
+      strip_.reserve(std::max<uint64_t>(1, strip));
       if (traceback) bits_.reserve(std::max<uint64_t>(1, words)), ops_.reserve(std::max<uint64_t>(1, ops));
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), np, matrix_.get(), setup_.gaps.open,
-                             setup_.gaps.extend, kernel_mode(setup_.mode), traceback, max_n, bits_.get(), scratch_.get(),
+                             setup_.gaps.extend, kernel_mode(setup_.mode), traceback, bits_.get(), strip_.get(),
                              results_.get(), stream_);
       if (traceback)
         cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), bits_.get(),
@@ -219,14 +286,27 @@ class CudaAllVsAll : public AllVsAllEngine {
       if (traceback && ops)
         CUDA_CHECK(cudaMemcpyAsync(host_ops_.data(), ops_.get(), ops, cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
-      for (uint32_t k = 0; k < np; ++k)
-        done(which[begin + k], host_results_[k], traceback ? host_ops_.data() + launch[k].ops_off : nullptr);
+      clock_.mark("device: kernels + copies");
+      // The results (CIGARs for a traceback launch) on a few threads: a screen's tile brings
+      // thousands of alignments, and building them one by one cost more than the kernels.
+      const auto finish_results = [&](uint32_t from, uint32_t to) {
+        for (uint32_t k = from; k < to; ++k)
+          done(which[begin + k], host_results_[k], traceback ? host_ops_.data() + launch[k].ops_off : nullptr);
+      };
+      const uint32_t parts = traceback && np >= 4096 ? 4 : 1;
+      std::vector<std::thread> helpers;
+      for (uint32_t t = 1; t < parts; ++t) helpers.emplace_back(finish_results, np * t / parts, np * (t + 1) / parts);
+      finish_results(0, np / parts);
+      for (auto& h : helpers) h.join();
+      clock_.mark("device: results");
       begin = end;
     }
   }
 
   int device_;
   AllVsAllSetup setup_;
+  Int32Fit fits_int32_;
+  StageClock clock_;  // HPCALIGN_CUDA_TIMING
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
   int threads_per_sm_ = 0;
@@ -234,10 +314,16 @@ class CudaAllVsAll : public AllVsAllEngine {
   uint64_t reduced_pairs_ = 0;
   cuda::DeviceBuffer<uint8_t> qres_, tres_;
   std::unique_ptr<cuda::PackedScorer> packed_;  // local scores (created on first use)
-  cuda::DeviceBuffer<uint8_t> tile_res_;
-  cuda::DeviceBuffer<uint64_t> tile_off_;
-  cuda::DeviceBuffer<uint32_t> tile_len_;
-  cuda::DeviceBuffer<int32_t> matrix_, scratch_;
+  std::vector<uint32_t> order_;                 // the target order ordered_db_ holds
+  cuda::DeviceBuffer<uint64_t> order_off_;
+  cuda::DeviceBuffer<uint32_t> order_len_;
+  cuda::DeviceDb ordered_db_{};
+  cuda::DeviceBuffer<uint8_t> select_temp_;
+  cuda::DeviceBuffer<uint32_t> kept_index_, kept_count_;
+  cuda::DeviceBuffer<int32_t> kept_score_;
+  cuda::PinnedBuffer<uint32_t> kept_host_;
+  cuda::DeviceBuffer<int32_t> matrix_;
+  cuda::DeviceBuffer<uint2> strip_;
   cuda::DeviceBuffer<AvsaPair> pairs_;
   cuda::DeviceBuffer<AvsaResult> results_;
   cuda::DeviceBuffer<uint32_t> bits_;

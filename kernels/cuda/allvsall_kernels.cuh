@@ -1,23 +1,38 @@
 #pragma once
-// Device side of the CUDA all-vs-all engine: one pair per thread.
-//   avsa_fill: Gotoh over the pair (reference.cpp's recurrences, tie decisions and end-cell
-//     rule), optionally storing each cell's 4 direction bits (bits 0-1 source of H: zero,
-//     diagonal, up, left; bit 2 E opened; bit 3 F opened), 8 cells per 32-bit word,
-//     row-major with ceil(n/8) words per row, in the pair's own slice of `bits`.
-//   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3), writing the ops
-//     end to start into the pair's slice of `ops` (room for m + n ops).
-// H and F rows live in global scratch interleaved across the launch's pairs (row element j
-// of pair p at j * npairs + p, (max_n + 1) x npairs of each), so neighbouring threads touch
-// neighbouring words.
+// Device side of the CUDA all-vs-all engine.
+//   avsa_fill: one warp per pair. The target's columns are cut into passes of kAvsaPassCols
+//     (kAvsaLaneCols per lane, in registers); the query rows stream past as a wavefront
+//     (lane l works on row s - l at step s), each lane handing the H and E of its last
+//     column to the next lane by shuffle, and lane 31 to the next pass through a per-pair
+//     strip of (m + 1) entries. Gotoh with reference.cpp's recurrences, tie decisions and
+//     end-cell rule; optionally each cell's 4 direction bits (bits 0-1 source of H: zero,
+//     diagonal, up, left; bit 2 E opened; bit 3 F opened): one 32-bit word per lane and
+//     step, so a warp's stores at a step are 32 consecutive words (coalesced).
+//   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3), one thread per
+//     pair, writing the ops end to start into the pair's slice of `ops` (room for m + n).
+#include <vector_types.h>
+
+#include <cstddef>
 #include <cstdint>
 
 namespace hpc::cuda {
+
+constexpr uint32_t kAvsaLaneCols = 8;                    // one 32-bit word of 4-bit cells
+constexpr uint32_t kAvsaPassCols = 32 * kAvsaLaneCols;  // columns per pass of a warp
+
+// 32-bit words of direction cells of an m x n pair: per pass, (m + 31) steps x 32 lanes.
+inline uint64_t avsa_bits_words(uint32_t m, uint32_t n) {
+  return uint64_t((n + kAvsaPassCols - 1) / kAvsaPassCols) * (m + 31) * 32;
+}
+// Strip entries a pair needs (0 for a single pass).
+inline uint64_t avsa_strip_entries(uint32_t m, uint32_t n) { return n > kAvsaPassCols ? uint64_t(m) + 1 : 0; }
 
 struct AvsaPair {
   uint64_t q_off, t_off;  // first residue in the query / target residue arrays
   uint32_t m, n;          // lengths
   uint64_t bits_word;     // first 32-bit word of the pair's direction cells
   uint64_t ops_off;       // first byte of the pair's op buffer
+  uint64_t strip_off;     // first entry of the pair's pass-boundary strip
 };
 
 struct AvsaResult {
@@ -30,15 +45,24 @@ struct AvsaResult {
 enum : int { kAvsaLocal = 0, kAvsaGlobal = 1, kAvsaSemiGlobal = 2 };
 
 constexpr int kAvsaAlphabet = 24;
-constexpr int kAvsaThreads = 128;  // threads per block
+constexpr int kAvsaThreads = 128;  // threads per block (4 pairs of avsa_fill)
 
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
-                      bool store_bits, uint32_t max_n, uint32_t* bits, int32_t* scratch, AvsaResult* results,
-                      void* stream);
+                      bool store_bits, uint32_t* bits, uint2* strip, AvsaResult* results, void* stream);
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
                       const uint32_t* bits, char* ops, AvsaResult* results, void* stream);
-// Resident threads per SM for avsa_fill (occupancy formula: blocks x kAvsaThreads).
-int avsa_fill_threads_per_sm();
+// Pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
+int avsa_fill_pairs_per_sm();
+
+// The kept cells of a tile's score matrix (nq x width, row k / width = query slot, column
+// k % width = target position): scores[k] >= min_score and, for a diagonal tile of a square
+// screen, k % width > k / width (each unordered pair once, no self pair). Writes their k in
+// increasing order to kept_index and their scores to kept_score; the count to *count (device).
+// temp_bytes(n) is the scratch the selection needs for n = nq x width cells.
+size_t avsa_select_temp_bytes(uint32_t n);
+void launch_avsa_select(const int32_t* scores, uint32_t nq, uint32_t width, bool diagonal, int32_t min_score,
+                        uint32_t* kept_index, int32_t* kept_score, uint32_t* count, void* temp, size_t temp_bytes,
+                        void* stream);
 
 }  // namespace hpc::cuda

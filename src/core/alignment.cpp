@@ -1,6 +1,7 @@
 #include "src/core/alignment.hpp"
 
 #include <cctype>
+#include <charconv>
 
 #include "src/core/error.hpp"
 
@@ -37,14 +38,19 @@ CigarStats cigar_stats(const std::string& cigar) {
 }
 
 std::string cigar_from_reversed_ops(const char* ops, size_t count) {
+  // Runs into a stack buffer with to_chars: screens build millions of these.
   std::string cigar;
+  char buf[256];
+  size_t used = 0;
   for (size_t k = count; k > 0;) {
     const char op = ops[k - 1];
     size_t run = 0;
     while (k > 0 && ops[k - 1] == op) --k, ++run;
-    cigar += std::to_string(run);
-    cigar += op;
+    if (used + 24 > sizeof(buf)) cigar.append(buf, used), used = 0;
+    used = size_t(std::to_chars(buf + used, buf + sizeof(buf), run).ptr - buf);
+    buf[used++] = op;
   }
+  cigar.append(buf, used);
   return cigar;
 }
 

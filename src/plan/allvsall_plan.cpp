@@ -109,29 +109,6 @@ AllVsAllPlan plan_allvsall(const SequenceSet& queries, const SequenceSet* target
   return plan;
 }
 
-namespace {
-
-// Sorts by (query, target) in linear time: two stable counting passes (target, then query)
-// over the index range. A tile holds up to millions of pairs; a comparison sort of them
-// cost more than the GPU's scoring of the tile.
-void sort_pairs(std::vector<PairIndex>& pairs) {
-  if (pairs.size() < 2) return;
-  uint32_t top = 0;
-  for (const PairIndex& p : pairs) top = std::max({top, p.query, p.target});
-  std::vector<PairIndex> tmp(pairs.size());
-  std::vector<uint32_t> start(size_t(top) + 2);
-  auto pass = [&](std::vector<PairIndex>& from, std::vector<PairIndex>& to, uint32_t PairIndex::*key) {
-    std::fill(start.begin(), start.end(), 0u);
-    for (const PairIndex& p : from) ++start[p.*key + 1];
-    for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-    for (const PairIndex& p : from) to[start[p.*key]++] = p;
-  };
-  pass(pairs, tmp, &PairIndex::target);
-  pass(tmp, pairs, &PairIndex::query);
-}
-
-}  // namespace
-
 std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square) {
   if (tile.part_begin > tile.part_end || tile.part_end > target_order.size())
     throw Error("allvsall: tile " + std::to_string(tile.id) + " names target positions [" +
@@ -151,7 +128,7 @@ std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>&
       pairs.push_back(square ? PairIndex{std::min(a, b), std::max(a, b)} : PairIndex{a, b});
     }
   }
-  sort_pairs(pairs);
+  sort_by_pair(pairs, [](const PairIndex& p) { return p; });
   return pairs;
 }
 

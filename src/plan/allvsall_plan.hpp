@@ -22,6 +22,7 @@
 // any rank): tile.queries = the query-side window's sequences (file indices, longest
 // first); [part_begin, part_end) = the target-side window as positions in the target
 // length order (length_order(targets)). Workers recover the pairs with tile_pairs().
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +57,26 @@ AllVsAllPlan plan_allvsall(const SequenceSet& queries, const SequenceSet* target
 struct PairIndex {
   uint32_t query, target;  // file indices; in square mode query < target
 };
+// Sorts elements by their pair_of(element) = (query, target) in linear time: two stable
+// counting passes (target, then query) over the index range. A tile holds up to millions of
+// pairs; a comparison sort of them cost more than the GPU's scoring of the tile.
+template <class T, class PairOf>
+void sort_by_pair(std::vector<T>& v, PairOf pair_of) {
+  if (v.size() < 2) return;
+  uint32_t top = 0;
+  for (const T& x : v) top = std::max({top, pair_of(x).query, pair_of(x).target});
+  std::vector<T> tmp(v.size());
+  std::vector<uint32_t> start(size_t(top) + 2);
+  auto pass = [&](std::vector<T>& from, std::vector<T>& to, uint32_t PairIndex::*key) {
+    std::fill(start.begin(), start.end(), 0u);
+    for (const T& x : from) ++start[pair_of(x).*key + 1];
+    for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
+    for (const T& x : from) to[start[pair_of(x).*key]++] = x;
+  };
+  pass(v, tmp, &PairIndex::target);
+  pass(tmp, v, &PairIndex::query);
+}
+
 // The pairs of a tile, sorted by (query, target). target_order = length_order(targets)
 // (of the queries themselves in square mode).
 std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square);

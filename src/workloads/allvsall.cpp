@@ -1,6 +1,11 @@
 #include "src/workloads/allvsall.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -116,23 +121,17 @@ class AllVsAllWorker : public TileWorker {
   DeviceCapacity capacity() const override { return engine_->capacity(); }
 
   std::string run(const Tile& tile) override {
-    const std::vector<PairIndex> pairs = tile_pairs(tile, job_.target_order, job_.square);
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int32_t> scores = splitting_on_oom<int32_t>(pairs, tile, [&](const std::vector<PairIndex>& p) {
-      injected_out_of_memory(cells_of(p), "tile " + std::to_string(tile.id));
-      return engine_->score(p);
-    });
+    const std::vector<ScoredPair> scored = score_tile(tile);
     times.score_seconds = seconds_since(t0);
     std::vector<Hit> hits;
     std::vector<PairIndex> kept;
-    for (size_t k = 0; k < pairs.size(); ++k) {
-      // The score cut first: a screen's tiles hold millions of pairs, most of them cut.
-      if (opt_.min_score && scores[k] < *opt_.min_score) continue;
+    for (const ScoredPair& sp : scored) {
       Hit h;
-      h.query = pairs[k].query;
-      h.target = pairs[k].target;
-      h.aln.score = scores[k];
+      h.query = sp.pair.query;
+      h.target = sp.pair.target;
+      h.aln.score = sp.score;
       h.bits = h.evalue = kNaN;
       if (job_.karlin) {
         h.bits = bit_score(*job_.karlin, h.aln.score);
@@ -140,11 +139,11 @@ class AllVsAllWorker : public TileWorker {
       }
       if (opt_.max_evalue && !(h.evalue <= *opt_.max_evalue)) continue;
       hits.push_back(h);
-      kept.push_back(pairs[k]);
+      kept.push_back(sp.pair);
     }
     if (!opt_.score_only) {
       t0 = std::chrono::steady_clock::now();
-      const std::vector<Alignment> alns = splitting_on_oom<Alignment>(kept, tile, [&](const std::vector<PairIndex>& p) {
+      std::vector<Alignment> alns = splitting_on_oom<Alignment>(kept, tile, [&](const std::vector<PairIndex>& p) {
         injected_out_of_memory(cells_of(p), "tile " + std::to_string(tile.id));
         return engine_->align(p);
       });
@@ -154,7 +153,7 @@ class AllVsAllWorker : public TileWorker {
           throw Error("internal: alignment score " + std::to_string(alns[k].score) + " differs from the score pass (" +
                       std::to_string(hits[k].aln.score) + ") for " + job_.queries.ids[hits[k].query] + " and " +
                       job_.targets->ids[hits[k].target]);
-        hits[k].aln = alns[k];
+        hits[k].aln = std::move(alns[k]);
       }
     }
     WireWriter w;
@@ -165,6 +164,25 @@ class AllVsAllWorker : public TileWorker {
   }
 
  private:
+  // The tile's pairs at or above --min-score (the cut comes first: a screen's tiles hold
+  // millions of pairs, most of them cut). The engine scores the whole tile at once; when
+  // that does not fit the device, the pair list is scored in halves, recursively.
+  std::vector<ScoredPair> score_tile(const Tile& tile) {
+    const std::string what = "tile " + std::to_string(tile.id);
+    try {
+      injected_out_of_memory(tile.cells, what);
+      return engine_->score_tile(tile, job_.target_order, job_.square, opt_.min_score);
+    } catch (const OutOfMemory& e) {
+      std::cerr << "hpcalign: out of memory on " << what << " as a whole: scoring its pair list in pieces\n";
+    }
+    const std::vector<PairIndex> pairs = tile_pairs(tile, job_.target_order, job_.square);
+    const std::vector<int32_t> scores = splitting_on_oom<int32_t>(pairs, tile, [&](const std::vector<PairIndex>& p) {
+      injected_out_of_memory(cells_of(p), what);
+      return engine_->score(p);
+    });
+    return keep_scoring_at_least(pairs, scores, opt_.min_score);
+  }
+
   uint64_t cells_of(const std::vector<PairIndex>& pairs) const {
     uint64_t cells = 0;
     for (const PairIndex& p : pairs) cells += uint64_t(job_.queries.length(p.query)) * job_.targets->length(p.target);
@@ -176,8 +194,40 @@ class AllVsAllWorker : public TileWorker {
   std::unique_ptr<AllVsAllEngine> engine_;
 };
 
-bool canonical_order(const Hit& a, const Hit& b) {
-  return a.query != b.query ? a.query < b.query : a.target < b.target;
+// The hits of a tile's worker bytes (after its two timings).
+std::vector<Hit> tile_hits(const std::string& bytes) {
+  WireReader rd(bytes);
+  rd.get<double>();
+  rd.get<double>();
+  return get_hits(rd);
+}
+
+// Every tile's hits, decoded on all cores, in the order of `tiles`.
+std::vector<Hit> decode_all(const std::vector<std::shared_ptr<const std::string>>& tiles) {
+  std::vector<std::vector<Hit>> per(tiles.size());
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  auto decode = [&] {
+    try {
+      for (size_t k = next++; k < tiles.size(); k = next++) per[k] = tile_hits(*tiles[k]);
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(mu);
+      error = std::current_exception();
+      next = tiles.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min(16u, std::max(1u, std::thread::hardware_concurrency())); ++t) pool.emplace_back(decode);
+  decode();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  size_t total = 0;
+  for (const auto& p : per) total += p.size();
+  std::vector<Hit> all;
+  all.reserve(total);
+  for (auto& p : per) all.insert(all.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
+  return all;
 }
 
 // How the planner cut the screen: attributes, and recorded for a resume.
@@ -253,13 +303,16 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const BackendKind kind = parse_backend_kind(opt.backend);
   const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
-  // GPU engines: two workers per GPU in a local run, so one's host work (pair lists, hits,
-  // the packed scorer's setup) overlaps the other's kernels.
+  // GPU engines: three workers per GPU in a local run, so the host work of some (pair lists,
+  // CIGARs, the packed scorer's setup) overlaps the kernels of the others (H100, 20,000
+  // sequences: score-only 1.85 TCUPS with 2 workers, 2.13 with 3, 2.08 with 4).
   const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
-  const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(2) : 1);
+  const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(3) : 1);
 
   std::unique_ptr<ResultFile> out;
-  std::vector<Hit> collected;
+  // Every finished tile's worker bytes: the master only keeps them during the run (decoding
+  // millions of rows there held up the phase); the staging writer and the final step decode.
+  std::vector<std::shared_ptr<const std::string>> stored;
   std::vector<Tile> tiles;
   uint64_t total_cells = 0, total_pairs = 0;
   std::unique_ptr<Progress> progress;
@@ -267,11 +320,11 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   // A finished tile's worker bytes, from a worker or (--resume) from the journal.
   const auto store_tile = [&](uint32_t tile_id, const std::string& bytes) {
     WireReader rd(bytes);
-    const double score_seconds = rd.get<double>(), align_seconds = rd.get<double>();
-    std::vector<Hit> hits = get_hits(rd);
-    out->append_tile(tile_id, hits);
-    collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
-    return TileTimes{score_seconds, align_seconds};
+    const TileTimes times{rd.get<double>(), rd.get<double>()};
+    auto shared = std::make_shared<const std::string>(bytes);
+    out->append_tile_lazily(tile_id, [shared] { return tile_hits(*shared); });
+    stored.push_back(std::move(shared));
+    return times;
   };
 
   SchedulerHooks hooks;
@@ -306,17 +359,21 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     t_phase = std::chrono::steady_clock::now();
     return to_run;
   };
+  double store_seconds = 0;  // the master's share of the phase: journal, HDF5, collection
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
+    const auto t0 = std::chrono::steady_clock::now();
     resume.record(tile, bytes);  // first: the journal is what --resume trusts
     const TileTimes times = store_tile(tile.id, bytes);
     summed.score_seconds += times.score_seconds;
     summed.align_seconds += times.align_seconds;
     progress->tile_done(tile.cells);
+    store_seconds += seconds_since(t0);
   };
 
   if (mpi.is_master()) {  // --resume reads the old output first; then fail fast on an unwritable path
     resume = ResumableRun("allvsall", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
     out = std::make_unique<ResultFile>(opt.out_path);
+    out->stage_in_batches(2.0);  // the journal is what --resume trusts
   }
   if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
         if (out) out->mark_stopped(stop_signal_name());
@@ -336,11 +393,15 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   if (opt.verbose)
     std::fprintf(stderr,
                  "hpcalign: timing: load %.3f s, compute phase %.3f s, %llu pairs, %llu cells: %.1f GCUPS; summed over "
-                 "workers: score %.3f s, traceback %.3f s\n",
+                 "workers: score %.3f s, traceback %.3f s; master: storing results %.3f s\n",
                  load_seconds, phase_seconds, (unsigned long long)total_pairs, (unsigned long long)total_cells,
-                 gcups, summed.score_seconds, summed.align_seconds);
-  std::sort(collected.begin(), collected.end(), canonical_order);
+                 gcups, summed.score_seconds, summed.align_seconds, store_seconds);
+  const auto t_finish = std::chrono::steady_clock::now();
+  std::vector<Hit> collected = decode_all(stored);
+  stored.clear();
+  sort_by_pair(collected, [](const Hit& h) { return PairIndex{h.query, h.target}; });  // linear: millions of hits
   out->finish(collected);
+  if (opt.verbose) std::fprintf(stderr, "hpcalign: timing: final sort and write %.3f s\n", seconds_since(t_finish));
   resume.complete();
   progress->finish();
   if (!opt.quiet)

@@ -17,6 +17,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
+#include "src/core/stage_clock.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
@@ -100,26 +101,6 @@ TileResult run_tile_cpu(const MsvJob& job, const Tile& tile, hmm::FilterWorkspac
   for (uint32_t model : tile.queries) run_model_cpu(job, tile, model, r, ws);
   return r;
 }
-
-// Stage times of a GPU tile on stderr when HPCALIGN_CUDA_TIMING is set (tuning aid).
-class StageClock {
- public:
-  void mark(const char* stage) {
-    if (!on_) return;
-    const auto now = std::chrono::steady_clock::now();
-    line_ += std::string(stage) + " " + std::to_string(std::chrono::duration<double, std::milli>(now - last_).count()) +
-             " ms  ";
-    last_ = now;
-  }
-  void report() const {
-    if (on_) std::fprintf(stderr, "msv tile: %s\n", line_.c_str());
-  }
-
- private:
-  bool on_ = std::getenv("HPCALIGN_CUDA_TIMING") != nullptr;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
-  std::string line_;
-};
 
 // Runs `run` on the tile (after the test hook for injected out-of-memory); a tile that does
 // not fit the device is cut in halves (models, then targets) and retried
@@ -233,7 +214,7 @@ class MsvCudaWorker : public TileWorker {
     clock.mark("after-vit");
     counted(tile, models, pairs, r);
     clock.mark("count");
-    clock.report();
+    clock.report("msv tile");
     return r;
   }
 

@@ -77,6 +77,44 @@ TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), samp
 // Pairs with a long sequence exceed a 4 MB budget: host reduced-space path on both sides.
 TEST_P(AllVsAllGpu, LongPairsTakeTheReducedSpacePath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
 
+// score_tile (the device cut over whole windows) = the CPU's pair-list path, tile for tile,
+// square (diagonal and off-diagonal tiles) and rectangle, with and without a score cut.
+void compare_tiles(AlignMode mode, const SequenceSet& a, const SequenceSet* b, std::optional<int32_t> min_score) {
+  AllVsAllSetup setup;
+  setup.queries = &a;
+  setup.targets = b ? b : &a;
+  setup.matrix = load_matrix("BLOSUM62");
+  setup.mode = mode;
+  CpuAllVsAll cpu(setup, 0);
+  auto gpu = make_cuda_allvsall_engine(0, setup);
+  DeviceCapacity cap;
+  cap.compute_units = 1;
+  cap.resident_per_unit = 900;  // windows of ~60 sequences: several tiles
+  const AllVsAllPlan plan = plan_allvsall(a, b, {cap});
+  ASSERT_GT(plan.tiles.size(), 3u);
+  const std::vector<uint32_t> order = length_order(*setup.targets);
+  size_t kept = 0;
+  for (const Tile& tile : plan.tiles) {
+    const auto c = cpu.score_tile(tile, order, b == nullptr, min_score), g = gpu->score_tile(tile, order, b == nullptr, min_score);
+    ASSERT_EQ(c.size(), g.size()) << "tile " << tile.id;
+    for (size_t k = 0; k < c.size(); ++k)
+      ASSERT_TRUE(c[k].pair.query == g[k].pair.query && c[k].pair.target == g[k].pair.target && c[k].score == g[k].score)
+          << "tile " << tile.id << " item " << k << ": cpu (" << c[k].pair.query << ", " << c[k].pair.target << ") "
+          << c[k].score << ", gpu (" << g[k].pair.query << ", " << g[k].pair.target << ") " << g[k].score;
+    kept += c.size();
+  }
+  EXPECT_GT(kept, 0u);
+  if (!min_score) EXPECT_EQ(kept, plan.total_pairs);
+}
+
+TEST_P(AllVsAllGpu, TileScoresWithCutEqualCpu) {
+  const SequenceSet s = sample(300, 0);
+  compare_tiles(GetParam(), s, nullptr, 40);
+  compare_tiles(GetParam(), s, nullptr, std::nullopt);
+  const SequenceSet r = sample(120, 1);
+  compare_tiles(GetParam(), r, &s, 45);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, AllVsAllGpu, ::testing::Values(AlignMode::Local, AlignMode::Global, AlignMode::SemiGlobal),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
