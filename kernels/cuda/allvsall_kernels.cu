@@ -4,6 +4,7 @@
 
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/gotoh_cell.cuh"
 
 // The recurrences below mirror src/align/reference.cpp cell for cell (int32 here: the host
 // sends only pairs whose values stay far inside int32, the rest to its 64-bit aligners).
@@ -96,17 +97,10 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
       uint32_t word = 0;
 #pragma unroll
       for (uint32_t c = 0; c < kAvsaLaneCols; ++c) {
-        const int32_t e_open = left - oe, e_ext = E - extend;
-        const bool eo = e_open >= e_ext;
-        E = eo ? e_open : e_ext;
-        const int32_t f_open = H[c] - oe, f_ext = F[c] - extend;
-        const bool fo = f_open >= f_ext;
-        F[c] = fo ? f_open : f_ext;
-        const int32_t d = diag + row[tcode[c]];
-        int32_t h = max(d, max(E, F[c]));
-        if (local && h < 0) h = 0;
-        const uint32_t src = local && h == 0 ? kZero : h == d ? kDiag : h == F[c] ? kUp : kLeft;
-        word |= (src | (eo ? kEOpenBit : 0u) | (fo ? kFOpenBit : 0u)) << (c * 4);
+        const GotohCell g = gotoh_cell(left, E, H[c], F[c], diag, row[tcode[c]], oe, extend, local);
+        const int32_t h = g.h;
+        const uint32_t src = local && h == 0 ? kZero : h == g.d ? kDiag : h == F[c] ? kUp : kLeft;
+        word |= (src | (g.eo ? kEOpenBit : 0u) | (g.fo ? kFOpenBit : 0u)) << (c * 4);
         const uint32_t j = j0 + c + 1;
         if (c < valid) {
           if ((local || (semi && (i == m || j == n))) && h > pbest.score) pbest = {h, i, j};

@@ -14,6 +14,7 @@
 #include "kernels/cuda/traceback_kernels.hpp"
 
 #include "kernels/cuda/cuda_check.hpp"
+#include "kernels/cuda/gotoh_cell.cuh"
 
 namespace hpc::cuda {
 namespace {
@@ -68,16 +69,9 @@ __device__ void block_sweep(Seq q, Seq t, const int* smat, int oe, int ext, int2
         uint32_t word = 0;
 #pragma unroll
         for (int k = 0; k < kTbCols; ++k) {
-          const int e_open = hleft - oe, e_ext = e - ext;
-          const bool eo = e_open >= e_ext;
-          e = eo ? e_open : e_ext;
-          const int f_open = hprev[k] - oe, f_ext = f[k] - ext;
-          const bool fo = f_open >= f_ext;
-          f[k] = fo ? f_open : f_ext;
-          const int d = diag + srow[tc[k]];
-          int h = max(d, max(e, f[k]));
-          if (Clamp) h = max(h, 0);
-          pass.cell(r + 1, jbase + k + 1, k, h, d, f[k], eo, fo, word);
+          const GotohCell c = gotoh_cell(hleft, e, hprev[k], f[k], diag, srow[tc[k]], oe, ext, Clamp);
+          const int h = c.h;
+          pass.cell(r + 1, jbase + k + 1, k, h, c.d, f[k], c.eo, c.fo, word);
           diag = hprev[k];
           hprev[k] = h;
           hleft = h;
