@@ -157,6 +157,24 @@ T read_scalar_attribute(const File& f, const std::string& object, const std::str
   return value;
 }
 
+// Runs work(k, scratch) for every chunk k < n on `threads` threads, each with its own
+// scratch buffer of scratch_bytes; false as soon as one call returns false.
+template <class Work>
+bool for_chunks_on_cores(unsigned threads, hsize_t n, size_t scratch_bytes, Work work) {
+  std::atomic<hsize_t> next{0};
+  std::atomic<bool> ok{true};
+  auto run = [&] {
+    std::vector<uint8_t> scratch(scratch_bytes);
+    for (hsize_t k = next++; k < n && ok; k = next++)
+      if (!work(k, scratch)) ok = false;
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t + 1 < threads; ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  return ok;
+}
+
 // Undoes HDF5's shuffle filter on one chunk: byte j of element i sits at [j * chunk + i].
 void unshuffle(const uint8_t* in, size_t chunk, size_t elem, uint8_t* out, size_t count) {
   for (size_t j = 0; j < elem; ++j)
@@ -204,29 +222,17 @@ bool read_chunks_in_parallel(const Handle& dset, hsize_t n, std::vector<T>& out)
   }
 
   out.resize(n);
-  std::atomic<hsize_t> next{0};
-  std::atomic<bool> ok{true};
-  auto inflate_chunks = [&] {
-    const size_t chunk_bytes = chunk * sizeof(T);
-    std::vector<uint8_t> plain(chunk_bytes);
-    for (hsize_t k = next++; k < n_chunks && ok; k = next++) {
-      uLongf len = chunk_bytes;
-      if (uncompress(plain.data(), &len, packed[k].data(), packed[k].size()) != Z_OK || len != chunk_bytes) {
-        ok = false;
-        return;
-      }
-      const hsize_t first = k * chunk, count = std::min(chunk, n - first);
-      auto* dst = reinterpret_cast<uint8_t*>(out.data() + first);
-      if (sizeof(T) == 1) std::memcpy(dst, plain.data(), count);
-      else unshuffle(plain.data(), chunk, sizeof(T), dst, count);
-      std::vector<uint8_t>().swap(packed[k]);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t + 1 < threads; ++t) pool.emplace_back(inflate_chunks);
-  inflate_chunks();
-  for (auto& t : pool) t.join();
-  return ok;
+  const size_t chunk_bytes = chunk * sizeof(T);
+  return for_chunks_on_cores(threads, n_chunks, chunk_bytes, [&](hsize_t k, std::vector<uint8_t>& plain) {
+    uLongf len = chunk_bytes;
+    if (uncompress(plain.data(), &len, packed[k].data(), packed[k].size()) != Z_OK || len != chunk_bytes) return false;
+    const hsize_t first = k * chunk, count = std::min(chunk, n - first);
+    auto* dst = reinterpret_cast<uint8_t*>(out.data() + first);
+    if (sizeof(T) == 1) std::memcpy(dst, plain.data(), count);
+    else unshuffle(plain.data(), chunk, sizeof(T), dst, count);
+    std::vector<uint8_t>().swap(packed[k]);
+    return true;
+  });
 }
 
 // HDF5 deflates chunks one after another on one core, which made writing a few million
@@ -243,30 +249,19 @@ bool write_chunks_in_parallel(const Handle& dset, hsize_t first, const T* values
   const hsize_t n_chunks = (count + chunk - 1) / chunk;
   if (n_chunks < 2) return false;
   std::vector<std::vector<uint8_t>> packed(n_chunks);
-  std::atomic<hsize_t> next{0};
-  std::atomic<bool> ok{true};
-  auto deflate_chunks = [&] {
-    const size_t chunk_bytes = chunk * sizeof(T);
-    std::vector<uint8_t> plain(chunk_bytes);
-    for (hsize_t k = next++; k < n_chunks && ok; k = next++) {
-      const hsize_t in_chunk = std::min(chunk, count - k * chunk);
-      const auto* src = reinterpret_cast<const uint8_t*>(values + k * chunk);
-      std::fill(plain.begin(), plain.end(), uint8_t(0));
-      for (size_t j = 0; j < sizeof(T); ++j)  // the shuffle filter: byte j of element i at [j * chunk + i]
-        for (hsize_t i = 0; i < in_chunk; ++i) plain[j * chunk + i] = src[i * sizeof(T) + j];
-      uLongf len = compressBound(uLong(chunk_bytes));
-      packed[k].resize(len);
-      if (compress2(packed[k].data(), &len, plain.data(), uLong(chunk_bytes), kDeflateLevel) != Z_OK) {
-        ok = false;
-        return;
-      }
-      packed[k].resize(len);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t + 1 < threads; ++t) pool.emplace_back(deflate_chunks);
-  deflate_chunks();
-  for (auto& t : pool) t.join();
+  const size_t chunk_bytes = chunk * sizeof(T);
+  const bool ok = for_chunks_on_cores(threads, n_chunks, chunk_bytes, [&](hsize_t k, std::vector<uint8_t>& plain) {
+    const hsize_t in_chunk = std::min(chunk, count - k * chunk);
+    const auto* src = reinterpret_cast<const uint8_t*>(values + k * chunk);
+    std::fill(plain.begin(), plain.end(), uint8_t(0));
+    for (size_t j = 0; j < sizeof(T); ++j)  // the shuffle filter: byte j of element i at [j * chunk + i]
+      for (hsize_t i = 0; i < in_chunk; ++i) plain[j * chunk + i] = src[i * sizeof(T) + j];
+    uLongf len = compressBound(uLong(chunk_bytes));
+    packed[k].resize(len);
+    if (compress2(packed[k].data(), &len, plain.data(), uLong(chunk_bytes), kDeflateLevel) != Z_OK) return false;
+    packed[k].resize(len);
+    return true;
+  });
   if (!ok) return false;
   for (hsize_t k = 0; k < n_chunks; ++k) {
     hsize_t offset = first + k * chunk;
