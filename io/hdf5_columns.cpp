@@ -239,13 +239,14 @@ bool read_chunks_in_parallel(const Handle& dset, hsize_t n, std::vector<T>& out)
 // result rows cost seconds. When the rows from `first` on start a chunk (and span a few),
 // they are shuffled and deflated here on all cores, exactly as the dataset's filters would,
 // and stored with H5Dwrite_chunk; the last chunk is zero-padded (HDF5 reads it only up to
-// the extent, and a later append rewrites it through the filters). Returns false, having
-// written nothing, when the dataset is not laid out as we write it or the rows are few.
+// the extent, and a later append rewrites it through the filters). `chunk`: the dataset's
+// chunk length, laid out as we write it (has_our_layout). Returns false when it cannot
+// (one core, rows not starting a chunk, or fewer than two chunks of them, or a failed
+// deflate or write), and the caller then writes the rows through HDF5.
 template <class T>
-bool write_chunks_in_parallel(const Handle& dset, hsize_t first, const T* values, hsize_t count) {
+bool write_chunks_in_parallel(const Handle& dset, hsize_t chunk, hsize_t first, const T* values, hsize_t count) {
   const unsigned threads = std::min(16u, std::thread::hardware_concurrency());
-  hsize_t chunk = 0;
-  if (threads < 2 || !has_our_layout<T>(dset, chunk) || chunk == 0 || first % chunk != 0) return false;
+  if (threads < 2 || chunk == 0 || first % chunk != 0) return false;
   const hsize_t n_chunks = (count + chunk - 1) / chunk;
   if (n_chunks < 2) return false;
   std::vector<std::vector<uint8_t>> packed(n_chunks);
@@ -397,7 +398,7 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
     if (count >= 16 * 1024 && has_our_layout<T>(dset, chunk) && chunk > 0 && count >= 4 * chunk) {
       const hsize_t head = std::min<hsize_t>(count, (chunk - old_n % chunk) % chunk);
       write_rows(0, head);
-      if (write_chunks_in_parallel(dset, old_n + head, values.data() + head, count - head)) return;
+      if (write_chunks_in_parallel(dset, chunk, old_n + head, values.data() + head, count - head)) return;
       write_rows(head, count - head);
       return;
     }

@@ -1,16 +1,16 @@
 #include "io/result_file.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <exception>
-#include <thread>
-#include <utility>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <fstream>
 #include <functional>
+#include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "io/checkpoint.hpp"
 #include "io/hdf5_columns.hpp"

@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
-#include <thread>
 
 #include "kernels/cpu/gotoh_scalar.hpp"
+#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/cuda/allvsall_cuda.hpp"
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
@@ -111,16 +111,14 @@ class CudaAllVsAll : public AllVsAllEngine {
   std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& order, bool square,
                                      std::optional<int32_t> min_score) override {
     if (setup_.mode != AlignMode::Local) return AllVsAllEngine::score_tile(tile, order, square, min_score);
-    if (tile.part_begin > tile.part_end || tile.part_end > order.size() || order.size() != setup_.targets->size())
-      throw Error("allvsall: tile " + std::to_string(tile.id) + " names target positions outside the set");
+    if (order.size() != setup_.targets->size()) throw Error("allvsall: the target order does not cover the target set");
+    const auto [width, diagonal] = tile_shape(tile, order, square);
     for (uint32_t qi : tile.queries)
       if (qi >= setup_.queries->size()) throw Error("allvsall: tile " + std::to_string(tile.id) + " names a query outside the set");
     CUDA_CHECK(cudaSetDevice(device_));
     clock_.restart();
     use_target_order(order);
-    const uint32_t width = tile.part_end - tile.part_begin, nq = uint32_t(tile.queries.size());
-    // Square windows are disjoint ranges of one order: the first member identifies the window.
-    const bool diagonal = square && nq == width && nq > 0 && order[tile.part_begin] == tile.queries.front();
+    const uint32_t nq = uint32_t(tile.queries.size());
     std::vector<SeqView> qviews;
     for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
     packed_->launch(ordered_db_, {tile.part_begin, width}, qviews,
@@ -149,12 +147,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     }
     clock_.mark("tile: cut + copy");
     std::vector<ScoredPair> out(kept);
-    for (uint32_t k = 0; k < kept; ++k) {
-      const uint32_t a = tile.queries[index[k] / width], b = order[tile.part_begin + index[k] % width];
-      if (square && a == b)
-        throw Error("allvsall: tile " + std::to_string(tile.id) + " pairs sequence " + std::to_string(a) + " with itself");
-      out[k] = {square ? PairIndex{std::min(a, b), std::max(a, b)} : PairIndex{a, b}, score[k]};
-    }
+    for (uint32_t k = 0; k < kept; ++k) out[k] = {tile_pair(tile, order, square, index[k] / width, index[k] % width), score[k]};
     sort_by_pair(out, [](const ScoredPair& x) { return x.pair; });
     clock_.mark("tile: pair list");
     return out;
@@ -293,11 +286,12 @@ class CudaAllVsAll : public AllVsAllEngine {
         for (uint32_t k = from; k < to; ++k)
           done(which[begin + k], host_results_[k], traceback ? host_ops_.data() + launch[k].ops_off : nullptr);
       };
-      const uint32_t parts = traceback && np >= 4096 ? 4 : 1;
-      std::vector<std::thread> helpers;
-      for (uint32_t t = 1; t < parts; ++t) helpers.emplace_back(finish_results, np * t / parts, np * (t + 1) / parts);
-      finish_results(0, np / parts);
-      for (auto& h : helpers) h.join();
+      if (traceback && np >= 4096) {
+        const uint32_t parts = uint32_t(results_pool_.threads());
+        results_pool_.run(parts, [&](size_t t) { finish_results(np * t / parts, np * (t + 1) / parts); });
+      } else {
+        finish_results(0, np);
+      }
       clock_.mark("device: results");
       begin = end;
     }
@@ -307,6 +301,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   AllVsAllSetup setup_;
   Int32Fit fits_int32_;
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
+  ThreadPool results_pool_{4};  // builds a traceback launch's alignments
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
   int threads_per_sm_ = 0;

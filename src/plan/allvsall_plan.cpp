@@ -109,7 +109,7 @@ AllVsAllPlan plan_allvsall(const SequenceSet& queries, const SequenceSet* target
   return plan;
 }
 
-std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square) {
+TileShape tile_shape(const Tile& tile, const std::vector<uint32_t>& target_order, bool square) {
   if (tile.part_begin > tile.part_end || tile.part_end > target_order.size())
     throw Error("allvsall: tile " + std::to_string(tile.id) + " names target positions [" +
                 std::to_string(tile.part_begin) + ", " + std::to_string(tile.part_end) + ") of " +
@@ -118,16 +118,24 @@ std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>&
   // Square windows are disjoint ranges of one order: the first member identifies the window.
   const bool diagonal = square && !tile.queries.empty() && width == tile.queries.size() &&
                         target_order[tile.part_begin] == tile.queries.front();
+  return {width, diagonal};
+}
+
+PairIndex tile_pair(const Tile& tile, const std::vector<uint32_t>& target_order, bool square, uint32_t slot,
+                    uint32_t position) {
+  const uint32_t a = tile.queries[slot], b = target_order[tile.part_begin + position];
+  if (!square) return {a, b};
+  if (a == b) throw Error("allvsall: tile " + std::to_string(tile.id) + " pairs sequence " + std::to_string(a) + " with itself");
+  return {std::min(a, b), std::max(a, b)};
+}
+
+std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square) {
+  const TileShape shape = tile_shape(tile, target_order, square);
+  const size_t nq = tile.queries.size();
   std::vector<PairIndex> pairs;
-  pairs.reserve(diagonal ? tile.queries.size() * (tile.queries.size() - 1) / 2 : tile.queries.size() * width);
-  for (size_t x = 0; x < tile.queries.size(); ++x) {
-    const uint32_t a = tile.queries[x];
-    for (uint32_t p = diagonal ? tile.part_begin + uint32_t(x) + 1 : tile.part_begin; p < tile.part_end; ++p) {
-      const uint32_t b = target_order[p];
-      if (square && a == b) throw Error("allvsall: tile " + std::to_string(tile.id) + " pairs sequence " + std::to_string(a) + " with itself");
-      pairs.push_back(square ? PairIndex{std::min(a, b), std::max(a, b)} : PairIndex{a, b});
-    }
-  }
+  pairs.reserve(shape.diagonal ? nq * (nq - 1) / 2 : nq * shape.width);
+  for (uint32_t x = 0; x < nq; ++x)
+    for (uint32_t p = shape.diagonal ? x + 1 : 0; p < shape.width; ++p) pairs.push_back(tile_pair(tile, target_order, square, x, p));
   sort_by_pair(pairs, [](const PairIndex& p) { return p; });
   return pairs;
 }

@@ -77,6 +77,19 @@ void sort_by_pair(std::vector<T>& v, PairOf pair_of) {
   pass(tmp, v, &PairIndex::query);
 }
 
+// A tile's target-window width and whether it is a diagonal tile of a square screen (its
+// two windows the same: query slot x and target position x are one sequence, so only the
+// positions after x pair with it). Throws naming the tile when its range is outside the order.
+struct TileShape {
+  uint32_t width;
+  bool diagonal;
+};
+TileShape tile_shape(const Tile& tile, const std::vector<uint32_t>& target_order, bool square);
+// The pair of query slot `slot` and target-window position `position` (square screens:
+// the smaller index first; a sequence paired with itself is an error naming the tile).
+PairIndex tile_pair(const Tile& tile, const std::vector<uint32_t>& target_order, bool square, uint32_t slot,
+                    uint32_t position);
+
 // The pairs of a tile, sorted by (query, target). target_order = length_order(targets)
 // (of the queries themselves in square mode).
 std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square);

@@ -1,10 +1,7 @@
 #include "src/workloads/allvsall.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <chrono>
 #include <cmath>
@@ -17,6 +14,7 @@
 #include "io/matrix.hpp"
 #include "io/result_file.hpp"
 #include "kernels/allvsall_engine.hpp"
+#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
@@ -205,23 +203,8 @@ std::vector<Hit> tile_hits(const std::string& bytes) {
 // Every tile's hits, decoded on all cores, in the order of `tiles`.
 std::vector<Hit> decode_all(const std::vector<std::shared_ptr<const std::string>>& tiles) {
   std::vector<std::vector<Hit>> per(tiles.size());
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::exception_ptr error;
-  auto decode = [&] {
-    try {
-      for (size_t k = next++; k < tiles.size(); k = next++) per[k] = tile_hits(*tiles[k]);
-    } catch (...) {
-      std::lock_guard<std::mutex> lk(mu);
-      error = std::current_exception();
-      next = tiles.size();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min(16u, std::max(1u, std::thread::hardware_concurrency())); ++t) pool.emplace_back(decode);
-  decode();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  ThreadPool pool(int(std::min(16u, std::max(1u, std::thread::hardware_concurrency()))));
+  pool.run(tiles.size(), [&](size_t k) { per[k] = tile_hits(*tiles[k]); });
   size_t total = 0;
   for (const auto& p : per) total += p.size();
   std::vector<Hit> all;
