@@ -85,10 +85,13 @@ template <> hid_t native_type<float>() { return H5T_NATIVE_FLOAT; }
 template <> hid_t native_type<double>() { return H5T_NATIVE_DOUBLE; }
 template <> hid_t native_type<int64_t>() { return H5T_NATIVE_INT64; }
 
+template <class T>
+constexpr bool is_text_v = std::is_same_v<T, std::string> || std::is_same_v<T, const char*>;
+
 // Memory type for T; the Handle keeps a string type alive (numeric types need no closing).
 template <class T>
 Handle memory_type() {
-  if constexpr (std::is_same_v<T, std::string>) return utf8_string_type();
+  if constexpr (is_text_v<T>) return utf8_string_type();
   else return Handle(native_type<T>(), nullptr);
 }
 
@@ -387,12 +390,14 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
       std::vector<const char*> ptrs(n);
       for (hsize_t i = 0; i < n; ++i) ptrs[i] = values[at + i].c_str();
       rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data());
+    } else if constexpr (std::is_same_v<T, const char*>) {
+      rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data() + at);
     } else {
       rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data() + at);
     }
     if (rc < 0) fail("write dataset", path, f.path());
   };
-  if constexpr (!std::is_same_v<T, std::string>) {
+  if constexpr (!is_text_v<T>) {
     // Fill the open chunk through HDF5, then the whole chunks from there on all cores.
     hsize_t chunk = 0;
     if (count >= 16 * 1024 && has_our_layout<T>(dset, chunk) && chunk > 0 && count >= 4 * chunk) {
@@ -484,6 +489,9 @@ HPC_H5_COLUMN(float)
 HPC_H5_COLUMN(double)
 HPC_H5_COLUMN(std::string)
 #undef HPC_H5_COLUMN
+// Strings that live elsewhere (written without copying them; read back as std::string).
+template void create_column<const char*>(File&, const std::string&, size_t);
+template void append<const char*>(File&, const std::string&, const std::vector<const char*>&);
 
 // ---- attributes ----
 

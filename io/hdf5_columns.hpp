@@ -5,7 +5,8 @@
 // the object. Serial HDF5 is not thread-safe: callers keep one thread per file.
 //
 // Column element types: uint8_t, uint32_t, int32_t, uint64_t, float, double and
-// std::string (stored as variable-length UTF-8).
+// std::string (stored as variable-length UTF-8); const char* columns (NUL-terminated strings
+// that live elsewhere) can be created and appended, and read back as std::string.
 #include <hdf5.h>
 
 #include <cstdint>

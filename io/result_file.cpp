@@ -1,6 +1,7 @@
 #include "io/result_file.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -26,29 +27,44 @@ constexpr size_t kLedgerChunk = 1024;
 constexpr uint8_t kTileDone = 1;
 constexpr size_t kStagingBatchTiles = 256;  // stage_in_batches: write once this many tiles wait
 
-// The hit table as columns, the shape it has on disk.
-struct HitColumns {
+// The hit table as columns, the shape it has on disk. Written from hits, the CIGAR column
+// points into the hits' strings (a screen writes millions: copying each cost more than the
+// HDF5 write); read back, it holds strings.
+template <class Text>
+struct HitColumnsOf {
   std::vector<uint32_t> query, target, qstart, qend, tstart, tend;
   std::vector<int32_t> score;
   std::vector<double> bits, evalue;
   std::vector<float> identity;  // fraction of alignment columns that are '=' (0..1)
-  std::vector<std::string> cigar;
+  std::vector<Text> cigar;
 
-  HitColumns() = default;
-  explicit HitColumns(const std::vector<Hit>& hits) {
-    for (const Hit& h : hits) {
-      query.push_back(h.query);
-      target.push_back(h.target);
-      score.push_back(h.aln.score);
-      bits.push_back(h.bits);
-      evalue.push_back(h.evalue);
-      qstart.push_back(h.aln.qstart);
-      qend.push_back(h.aln.qend);
-      tstart.push_back(h.aln.tstart);
-      tend.push_back(h.aln.tend);
-      identity.push_back(static_cast<float>(cigar_stats(h.aln.cigar).identity()));
-      cigar.push_back(h.aln.cigar);
-    }
+  HitColumnsOf() = default;
+  explicit HitColumnsOf(const std::vector<Hit>& hits) {
+    static_assert(std::is_same_v<Text, const char*>, "columns built from hits point into them");
+    const size_t n = hits.size();
+    for_each([&](const char*, auto& column) { column.resize(n); });
+    auto fill = [&](size_t from, size_t to) {
+      for (size_t k = from; k < to; ++k) {
+        const Hit& h = hits[k];
+        query[k] = h.query;
+        target[k] = h.target;
+        score[k] = h.aln.score;
+        bits[k] = h.bits;
+        evalue[k] = h.evalue;
+        qstart[k] = h.aln.qstart;
+        qend[k] = h.aln.qend;
+        tstart[k] = h.aln.tstart;
+        tend[k] = h.aln.tend;
+        identity[k] = static_cast<float>(cigar_stats(h.aln.cigar).identity());  // parses the CIGAR
+        cigar[k] = h.aln.cigar.c_str();
+      }
+    };
+    // A screen's millions of rows on all cores (parsing the CIGARs is most of it).
+    const size_t threads = n < (1u << 16) ? 1 : std::min<size_t>(16, std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(fill, n * t / threads, n * (t + 1) / threads);
+    fill(0, n / threads);
+    for (auto& t : pool) t.join();
   }
 
   // Visits every column with its name: one list for create, append and read.
@@ -67,6 +83,8 @@ struct HitColumns {
     f("cigar", cigar);
   }
 };
+using HitColumns = HitColumnsOf<const char*>;      // to write (views of the hits)
+using ReadHitColumns = HitColumnsOf<std::string>;  // read back
 
 void create_hit_columns(h5::File& file, const std::string& group, size_t chunk) {
   HitColumns empty;
@@ -76,8 +94,16 @@ void create_hit_columns(h5::File& file, const std::string& group, size_t chunk) 
   });
 }
 
-void append_hit_columns(h5::File& file, const std::string& group, HitColumns& cols) {
-  cols.for_each([&](const char* name, auto& column) { h5::append(file, group + "/" + name, column); });
+// Appends every column; stops early (false) once `cancel` is set, which leaves the group's
+// columns of unequal length: only for staging rows about to be dropped (see finish()).
+bool append_hit_columns(h5::File& file, const std::string& group, HitColumns& cols,
+                        const std::atomic<bool>* cancel = nullptr) {
+  bool done = true;
+  cols.for_each([&](const char* name, auto& column) {
+    if (cancel && *cancel) done = false;
+    if (done) h5::append(file, group + "/" + name, column);
+  });
+  return done;
 }
 
 }  // namespace
@@ -95,6 +121,8 @@ struct ResultFile::Impl {
   double batch_seconds = -1;  // < 0: every tile written at once, on the caller's thread
   Batch waiting;
   std::thread writer;
+  std::atomic<bool> writer_busy{false};
+  std::atomic<bool> cancel_staging{false};  // finish(): the batch in flight may stop early
   std::exception_ptr writer_error;
   std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
   Impl(const std::string& path, h5::Mode mode) : file(path, mode) {}
@@ -111,7 +139,8 @@ struct ResultFile::Impl {
       ids.push_back(id);
     }
     HitColumns cols(hits);
-    append_hit_columns(file, "staging/hits", cols);
+    // Rows without their ledger entry are dropped by a resume, so stopping here is safe.
+    if (!append_hit_columns(file, "staging/hits", cols, &cancel_staging) || cancel_staging) return;
     h5::append(file, "staging/hits/tile", rows_tile);
     h5::append(file, "tiles/id", ids);
     h5::append(file, "tiles/status", std::vector<uint8_t>(ids.size(), kTileDone));
@@ -122,18 +151,23 @@ struct ResultFile::Impl {
     if (writer.joinable()) writer.join();
     if (writer_error) std::rethrow_exception(std::exchange(writer_error, nullptr));
   }
-  // Writes what waits: on a background thread (batch mode, during the run) or here.
+  // Writes what waits: on a background thread (batch mode, during the run) or here. While
+  // a background batch is still being written, the tiles keep waiting for the next one: the
+  // caller (the master, receiving results) never waits for the disk.
   void write_waiting(bool background) {
+    if (background && writer_busy) return;
     drain();
     if (waiting.tiles.empty()) return;
     last_write = std::chrono::steady_clock::now();
     if (!background) return write(std::exchange(waiting, Batch{}));
+    writer_busy = true;
     writer = std::thread([this, b = std::exchange(waiting, Batch{})] {
       try {
         write(b);
       } catch (...) {
         writer_error = std::current_exception();
       }
+      writer_busy = false;
     });
   }
 
@@ -238,13 +272,21 @@ void ResultFile::stage_in_batches(double seconds) { impl_->batch_seconds = std::
 
 void ResultFile::finish(const std::vector<Hit>& final_hits) {
   impl_->require_open("finish");
-  impl_->write_waiting(false);
+  // /hits supersedes the staging rows and the ledger (they exist for a look at an unfinished
+  // run; a resume rebuilds from the journal): the rows still waiting are not written, the
+  // batch in flight stops at its next column, and both go once the file is complete.
+  impl_->cancel_staging = true;
+  impl_->drain();
+  impl_->waiting = {};
   h5::File& f = impl_->file;
   HitColumns cols(final_hits);
   create_hit_columns(f, "hits", std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk));
   append_hit_columns(f, "hits", cols);
   h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("complete"));
+  f.flush();
+  h5::remove_object(f, "staging");
+  h5::remove_object(f, "tiles");
   f.flush();
   impl_->finished = true;
   f.close();
@@ -283,7 +325,7 @@ static HitTable read_hit_table_in(const h5::File& f, const std::string& group) {
   t.target_lengths = read_column<uint32_t>(f, "targets/length");
   if (!f.exists(group)) throw Error(path + ": no '" + group + "' table in this result file");
 
-  HitColumns cols;
+  ReadHitColumns cols;
   size_t rows = 0;
   bool first = true;
   cols.for_each([&](const char* name, auto& column) {

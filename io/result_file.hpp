@@ -7,8 +7,10 @@
 //   /hits/{query,target,score,bits,evalue,qstart,qend,tstart,tend,identity,cigar}
 //     query/target are indices into /queries and /targets; coordinates 1-based inclusive.
 //   /staging/hits/... the same columns plus 'tile': rows of finished tiles, appended as they
-//     land; finish() turns them into the final sorted /hits.
+//     land, for a look at an unfinished run (`view`); /hits replaces them when the run completes.
 //   /tiles/{id,status}: the ledger of finished tiles (written in the same flush as their rows).
+//   finish() writes the final sorted /hits and removes /staging and /tiles: run state, like
+//   the resume journal, which goes at the same time.
 // Every dataset is 1-D, chunked, shuffle+deflate, extendible: readable by h5py/pandas.
 #include <cstdint>
 #include <functional>
@@ -53,13 +55,16 @@ class ResultFile {
   void append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows);
   // From now on append_tile gathers tiles in memory and writes them together (rows, ledger,
   // flush) on a background thread once 256 tiles wait or `seconds` have passed since the
-  // last write; every other call, and the destructor, first waits for that thread, and
-  // finish() and mark_stopped() write what waits. For runs whose tile journal
+  // last write, unless the thread is still writing the previous batch (the tiles then wait
+  // for the next: appending never waits for the disk). Every other call, and the destructor,
+  // first waits for that thread; mark_stopped() and the destructor write what waits,
+  // finish() drops it (see finish). For runs whose tile journal
   // (io/tile_journal.hpp) is what a resume trusts: a screen delivers millions of rows in
   // hundreds of tiles, and one flush per tile cost more than computing them.
   void stage_in_batches(double seconds);
   // Writes /hits (already final: sorted and cut by the caller), sets end_time and status
-  // "complete", flushes and closes.
+  // "complete", removes /staging and /tiles (staging rows not yet written are dropped),
+  // flushes and closes.
   void finish(const std::vector<Hit>& final_hits);
   const std::string& path() const { return path_; }
 

@@ -11,9 +11,10 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/cpu/gotoh_scalar.hpp"
-#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/cuda/allvsall_cuda.hpp"
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
@@ -104,7 +105,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       }
     }
     clock_.mark("align: host pairs");
-    run_device(pairs, device, true, [&](size_t k, const AvsaResult& r, const char* ops) { out[k] = to_alignment(r, ops); });
+    run_device(pairs, device, true, [&](size_t k, const AvsaResult& r, const char* text) { out[k] = to_alignment(r, text); });
     return out;
   }
 
@@ -211,87 +212,87 @@ class CudaAllVsAll : public AllVsAllEngine {
 
   const uint8_t* device_targets() const { return setup_.targets == setup_.queries ? qres_.get() : tres_.get(); }
 
-  // The walk's result as the reference aligner reports it (global: leading end gap along
-  // the border; coordinates 1-based, 0 for a sequence that contributes nothing).
-  Alignment to_alignment(const AvsaResult& r, const char* ops) const {
+  // The walk's result as the reference aligner reports it (coordinates 1-based, 0 for a
+  // sequence that contributes nothing); `text` is the packed CIGAR text of the launch.
+  static Alignment to_alignment(const AvsaResult& r, const char* text) {
     Alignment a;
     a.score = r.score;
-    if (setup_.mode == AlignMode::Local && r.score == 0) return a;
-    uint32_t i = r.start_i, j = r.start_j;
-    if (setup_.mode == AlignMode::Global) {
-      std::string rev(ops, r.op_count);
-      rev.append(i, 'I');
-      rev.append(j, 'D');
-      i = j = 0;
-      a.cigar = cigar_from_reversed_ops(rev.data(), rev.size());
-    } else {
-      a.cigar = cigar_from_reversed_ops(ops, r.op_count);
-    }
-    if (r.end_i >= 1 + i) a.qstart = 1 + i, a.qend = r.end_i;
-    if (r.end_j >= 1 + j) a.tstart = 1 + j, a.tend = r.end_j;
+    a.cigar.assign(text + r.cigar_off, r.cigar_len);
+    if (r.end_i >= 1 + r.start_i) a.qstart = 1 + r.start_i, a.qend = r.end_i;
+    if (r.end_j >= 1 + r.start_j) a.tstart = 1 + r.start_j, a.tend = r.end_j;
     return a;
   }
 
   // Runs `which` (indices into pairs) on the device in launches that fit launch_budget_,
-  // calling done(k, result, ops of pair k) for each (from several threads at once for a
-  // traceback launch: done must be safe for distinct k).
+  // calling done(k, result, the launch's packed CIGAR text) for each.
   template <class Done>
   void run_device(const std::vector<PairIndex>& pairs, std::vector<size_t> which, bool traceback, Done&& done) {
     CUDA_CHECK(cudaSetDevice(device_));
-    if (traceback) {  // biggest first, so the last launch's tail is short (the lists are short)
-      auto cells = [&](size_t k) { return uint64_t(qview(pairs[k]).length) * tview(pairs[k]).length; };
-      std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) { return cells(a) > cells(b); });
+    if (traceback) {  // biggest first, so the last launch's tail is short
+      std::vector<std::pair<uint64_t, size_t>> by_cells(which.size());
+      for (size_t k = 0; k < which.size(); ++k) {
+        const PairIndex& p = pairs[which[k]];
+        by_cells[k] = {uint64_t(qview(p).length) * tview(p).length, which[k]};
+      }
+      std::stable_sort(by_cells.begin(), by_cells.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      for (size_t k = 0; k < which.size(); ++k) which[k] = by_cells[k].second;
     }
     // Launches of up to 16 waves of warps.
     const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
     for (size_t begin = 0; begin < which.size();) {
       // Grow the launch while its bits, strips and op buffers fit.
       std::vector<AvsaPair> launch;
-      uint64_t words = 0, ops = 0, strip = 0;
+      uint64_t words = 0, text = 0, strip = 0;
       size_t end = begin;
       for (; end < which.size() && launch.size() < max_pairs; ++end) {
         const PairIndex& p = pairs[which[end]];
         const SeqView q = qview(p), t = tview(p);
-        const uint64_t w = traceback ? cuda::avsa_bits_words(q.length, t.length) : 0, o = traceback ? q.length + t.length : 0;
+        const uint64_t w = traceback ? cuda::avsa_bits_words(q.length, t.length) : 0;
+        const uint64_t c = traceback ? cuda::avsa_cigar_bytes(q.length, t.length) : 0;
         const uint64_t st = cuda::avsa_strip_entries(q.length, t.length);
-        const uint64_t bytes = (words + w) * 4 + (ops + o) + (strip + st) * sizeof(uint2) +
+        // Bits, strips, and the CIGAR scratch and packed text (each bounded by c per pair).
+        const uint64_t bytes = (words + w) * 4 + 2 * (text + c) + (strip + st) * sizeof(uint2) +
                                (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
         if (!launch.empty() && bytes > launch_budget_) break;
         launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], q.length, t.length, words,
-                          ops, strip});
-        words += w, ops += o, strip += st;
+                          text, strip});
+        words += w, text += c, strip += st;
       }
       const uint32_t np = uint32_t(launch.size());
       clock_.mark("device: launch lists");
       pairs_.upload(launch.data(), np, stream_);
       results_.reserve(np);
       strip_.reserve(std::max<uint64_t>(1, strip));
-      if (traceback) bits_.reserve(std::max<uint64_t>(1, words)), ops_.reserve(std::max<uint64_t>(1, ops));
+      if (traceback) {
+        bits_.reserve(std::max<uint64_t>(1, words));
+        scratch_.reserve(std::max<uint64_t>(1, text));
+        text_.reserve(std::max<uint64_t>(1, text));
+        text_used_.reserve(1);
+        CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
+      }
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), np, matrix_.get(), setup_.gaps.open,
                              setup_.gaps.extend, kernel_mode(setup_.mode), traceback, bits_.get(), strip_.get(),
                              results_.get(), stream_);
       if (traceback)
         cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), bits_.get(),
-                               ops_.get(), results_.get(), stream_);
-      host_results_.resize(np);
-      CUDA_CHECK(cudaMemcpyAsync(host_results_.data(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost, stream_));
-      host_ops_.resize(traceback ? ops : 0);
-      if (traceback && ops)
-        CUDA_CHECK(cudaMemcpyAsync(host_ops_.data(), ops_.get(), ops, cudaMemcpyDeviceToHost, stream_));
+                               scratch_.get(), text_.get(), text_used_.get(), results_.get(), stream_);
+      host_results_.reserve(np);
+      CUDA_CHECK(cudaMemcpyAsync(host_results_.get(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost,
+                                 stream_));
+      host_text_used_.reserve(1);
+      host_text_used_[0] = 0;
+      if (traceback)
+        CUDA_CHECK(cudaMemcpyAsync(host_text_used_.get(), text_used_.get(), sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
-      clock_.mark("device: kernels + copies");
-      // The results (CIGARs for a traceback launch) on a few threads: a screen's tile brings
-      // thousands of alignments, and building them one by one cost more than the kernels.
-      const auto finish_results = [&](uint32_t from, uint32_t to) {
-        for (uint32_t k = from; k < to; ++k)
-          done(which[begin + k], host_results_[k], traceback ? host_ops_.data() + launch[k].ops_off : nullptr);
-      };
-      if (traceback && np >= 4096) {
-        const uint32_t parts = uint32_t(results_pool_.threads());
-        results_pool_.run(parts, [&](size_t t) { finish_results(np * t / parts, np * (t + 1) / parts); });
-      } else {
-        finish_results(0, np);
+      const uint64_t text_bytes = host_text_used_[0];
+      host_text_.reserve(std::max<uint64_t>(1, text_bytes));
+      if (text_bytes) {
+        CUDA_CHECK(cudaMemcpyAsync(host_text_.get(), text_.get(), text_bytes, cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
       }
+      clock_.mark("device: kernels + copies");
+      for (uint32_t k = 0; k < np; ++k) done(which[begin + k], host_results_[k], host_text_.get());
       clock_.mark("device: results");
       begin = end;
     }
@@ -301,7 +302,6 @@ class CudaAllVsAll : public AllVsAllEngine {
   AllVsAllSetup setup_;
   Int32Fit fits_int32_;
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
-  ThreadPool results_pool_{4};  // builds a traceback launch's alignments
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
   int threads_per_sm_ = 0;
@@ -322,9 +322,11 @@ class CudaAllVsAll : public AllVsAllEngine {
   cuda::DeviceBuffer<AvsaPair> pairs_;
   cuda::DeviceBuffer<AvsaResult> results_;
   cuda::DeviceBuffer<uint32_t> bits_;
-  cuda::DeviceBuffer<char> ops_;
-  std::vector<AvsaResult> host_results_;
-  std::vector<char> host_ops_;
+  cuda::DeviceBuffer<char> scratch_, text_;  // the walk's CIGAR slices; the packed CIGARs
+  cuda::DeviceBuffer<unsigned long long> text_used_;
+  cuda::PinnedBuffer<AvsaResult> host_results_;
+  cuda::PinnedBuffer<unsigned long long> host_text_used_;
+  cuda::PinnedBuffer<char> host_text_;
 };
 
 }  // namespace

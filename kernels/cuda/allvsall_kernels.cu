@@ -139,9 +139,31 @@ __device__ __forceinline__ uint32_t cell_at(const uint32_t* cells, uint32_t m, u
   return (cells[word] >> ((jj % kAvsaLaneCols) * 4)) & 0xF;
 }
 
+// A CIGAR written right to left while a traceback walks from the end to the start: ops of
+// one kind are counted, and a run is written ("12=" as '=', '2', '1' backwards) when the op
+// changes, so the text ends up in order at [p, end).
+struct BackwardCigar {
+  char* end;
+  char* p;
+  char op = 0;
+  uint32_t run = 0;
+  __device__ explicit BackwardCigar(char* slice_end) : end(slice_end), p(slice_end) {}
+  __device__ void push(char o) {
+    if (o != op) flush(), op = o;
+    ++run;
+  }
+  __device__ void flush() {
+    if (run == 0) return;
+    *--p = op;
+    for (uint32_t v = run; v; v /= 10) *--p = char('0' + v % 10);
+    run = 0;
+  }
+};
+
 __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres,
                           const AvsaPair* __restrict__ pairs, uint32_t npairs, int mode,
-                          const uint32_t* __restrict__ bits, char* __restrict__ ops, AvsaResult* __restrict__ results) {
+                          const uint32_t* __restrict__ bits, char* __restrict__ scratch, char* __restrict__ text,
+                          unsigned long long* __restrict__ text_used, AvsaResult* __restrict__ results) {
   const uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
   if (p >= npairs) return;
   const AvsaPair pr = pairs[p];
@@ -149,8 +171,8 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
   const uint8_t* q = qres + pr.q_off;
   const uint8_t* t = tres + pr.t_off;
   const uint32_t* cells = bits + pr.bits_word;
-  char* out = ops + pr.ops_off;
-  uint32_t i = r.end_i, j = r.end_j, count = 0;
+  BackwardCigar cigar(scratch + pr.text_off + avsa_cigar_bytes(pr.m, pr.n));
+  uint32_t i = r.end_i, j = r.end_j;
   int state = 0;  // 0: in H, 1: in E (moving left), 2: in F (moving up)
   const bool empty_local = mode == kAvsaLocal && r.score == 0;
   while (!empty_local && i > 0 && j > 0) {
@@ -159,24 +181,31 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
       const uint32_t src = c & 3;
       if (src == kZero) break;  // local start (tie rule 3)
       if (src == kDiag) {
-        out[count++] = q[i - 1] == t[j - 1] ? '=' : 'X';
+        cigar.push(q[i - 1] == t[j - 1] ? '=' : 'X');
         --i, --j;
       } else {
         state = src == kUp ? 2 : 1;
       }
     } else if (state == 2) {
-      out[count++] = 'I';
+      cigar.push('I');
       --i;
       if (c & kFOpenBit) state = 0;
     } else {
-      out[count++] = 'D';
+      cigar.push('D');
       --j;
       if (c & kEOpenBit) state = 0;
     }
   }
+  if (mode == kAvsaGlobal) {  // the end gap along the border (reference.cpp: I before D, end to start)
+    for (; i > 0; --i) cigar.push('I');
+    for (; j > 0; --j) cigar.push('D');
+  }
+  cigar.flush();
   r.start_i = empty_local ? r.end_i : i;
   r.start_j = empty_local ? r.end_j : j;
-  r.op_count = count;
+  r.cigar_len = uint32_t(cigar.end - cigar.p);
+  r.cigar_off = atomicAdd(text_used, static_cast<unsigned long long>(r.cigar_len));
+  for (uint32_t k = 0; k < r.cigar_len; ++k) text[r.cigar_off + k] = cigar.p[k];
   results[p] = r;
 }
 
@@ -210,10 +239,11 @@ void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
 }
 
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
-                      const uint32_t* bits, char* ops, AvsaResult* results, void* stream) {
+                      const uint32_t* bits, char* scratch, char* text, unsigned long long* text_used,
+                      AvsaResult* results, void* stream) {
   if (npairs == 0) return;
   avsa_walk<<<(npairs + kAvsaThreads - 1) / kAvsaThreads, kAvsaThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      qres, tres, pairs, npairs, mode, bits, ops, results);
+      qres, tres, pairs, npairs, mode, bits, scratch, text, text_used, results);
   CUDA_CHECK_LAUNCH("avsa_walk");
 }
 

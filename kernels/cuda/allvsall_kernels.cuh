@@ -9,7 +9,12 @@
 //     diagonal, up, left; bit 2 E opened; bit 3 F opened): one 32-bit word per lane and
 //     step, so a warp's stores at a step are 32 consecutive words (coalesced).
 //   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3), one thread per
-//     pair, writing the ops end to start into the pair's slice of `ops` (room for m + n).
+//     pair. It writes the CIGAR text itself (runs are formed as the walk goes, the text
+//     filled right to left in the pair's scratch slice of avsa_cigar_bytes), then moves it
+//     to the next free bytes of a packed text buffer, so only the text comes back to the
+//     host (a screen returns millions of CIGARs; ops were ~4x more bytes, and run-length
+//     coding them on the host cost more than the kernels).
+#include <cuda_runtime.h>
 #include <vector_types.h>
 
 #include <cstddef>
@@ -31,7 +36,7 @@ struct AvsaPair {
   uint64_t q_off, t_off;  // first residue in the query / target residue arrays
   uint32_t m, n;          // lengths
   uint64_t bits_word;     // first 32-bit word of the pair's direction cells
-  uint64_t ops_off;       // first byte of the pair's op buffer
+  uint64_t text_off;      // first byte of the pair's CIGAR scratch (avsa_cigar_bytes)
   uint64_t strip_off;     // first entry of the pair's pass-boundary strip
 };
 
@@ -39,8 +44,13 @@ struct AvsaResult {
   int32_t score;
   uint32_t end_i, end_j;        // end cell (tie rule 1)
   uint32_t start_i, start_j;    // where the walk stopped (0-based cell = residues before it)
-  uint32_t op_count;            // ops written, end to start
+  uint32_t cigar_len;           // CIGAR text bytes (leading end gaps of global included)
+  uint64_t cigar_off;           // where the text starts in the packed text buffer
 };
+
+// Bytes a CIGAR of an m x n pair can take: at most m + n ops, each run of L ops written as
+// digits(L) + 1 <= 2L characters.
+__host__ __device__ inline uint64_t avsa_cigar_bytes(uint32_t m, uint32_t n) { return 2 * (uint64_t(m) + n); }
 
 enum : int { kAvsaLocal = 0, kAvsaGlobal = 1, kAvsaSemiGlobal = 2 };
 
@@ -50,8 +60,11 @@ constexpr int kAvsaThreads = 128;  // threads per block (4 pairs of avsa_fill)
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
                       bool store_bits, uint32_t* bits, uint2* strip, AvsaResult* results, void* stream);
+// `scratch`: the pairs' slices (text_off); `text`: the packed CIGARs, with *text_used (device,
+// zero before the launch) the bytes taken; sized like the scratch, which bounds them.
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
-                      const uint32_t* bits, char* ops, AvsaResult* results, void* stream);
+                      const uint32_t* bits, char* scratch, char* text, unsigned long long* text_used,
+                      AvsaResult* results, void* stream);
 // Pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
 int avsa_fill_pairs_per_sm();
 

@@ -1,6 +1,8 @@
 #include "kernels/cuda/packed_scorer.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/sw_ops.cuh"
@@ -10,7 +12,8 @@ namespace hpc::cuda {
 
 PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props)
     : stream_(stream), sm_count_(props.multiProcessorCount) {
-  blocks_per_sm_ = search16_blocks_per_sm();
+  // One occupancy for both kernels, so T_max (resident_per_sm) does not depend on the tile.
+  blocks_per_sm_ = std::min(search16_blocks_per_sm(), search16q_blocks_per_sm());
   if (blocks_per_sm_ < 1) throw Error("CUDA: the packed score kernel cannot run on " + std::string(props.name));
   // Substitution tables with the "H - (open+extend)" storage folded in (see sw_ops.cuh).
   const int oe = gaps.open + gaps.extend;
@@ -27,7 +30,14 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
       t32[q * kCodes + a] = a == kPadCode ? Exact32::kPadScore : mx(q, a) + oe;
       for (int b = 0; b < kCodes; ++b) packed[(q * kCodes + a) * kCodes + b] = Packed16::pack(s16(q, a), s16(q, b));
     }
+  // The query-pair kernel's table: (query letter a, query letter b) x subject letter.
+  std::vector<uint32_t> pair_table(kQueryPairTableBytes / 4);
+  auto s16q = [&](int q, int c) { return q == kPadCode || c == kPadCode ? Packed16::kPadScore : mx(q, c) + oe; };
+  for (int a = 0; a < kCodes; ++a)
+    for (int b = 0; b < kCodes; ++b)
+      for (int c = 0; c < kCodes; ++c) pair_table[(a * kCodes + b) * kCodes + c] = Packed16::pack(s16q(a, c), s16q(b, c));
   packed_table_.upload(packed.data(), packed.size(), stream_);
+  pair_table_.upload(pair_table.data(), pair_table.size(), stream_);
   table32_.upload(t32.data(), t32.size(), stream_);
   counters_.reserve(2);
   counters_host_.reserve(2);
@@ -66,7 +76,10 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   if (cells == 0 || max_len_ == 0) return;
   pending_ = true;
   if (packed_ok_) {
-    launch_packed(queries, length_at);
+    if (use_query_pairs(queries))
+      launch_query_pairs(queries, length_at);
+    else
+      launch_packed(queries, length_at);
     CUDA_CHECK(cudaMemcpyAsync(counters_host_.get(), counters_.get(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                stream_));
   } else {
@@ -85,29 +98,31 @@ void PackedScorer::finish() {
   rescore_exact(counters_host_[1]);
 }
 
-void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
-                                 const std::function<uint32_t(uint32_t)>& length_at) {
-  // Work units, most expensive first (LPT): the longest pairs start early, the short ones
-  // fill the tail. A unit's cost is set by its last (for sorted partitions, longest) pair.
-  const uint32_t n_pairs = (part_.size + 1) / 2;
-  // Column passes of each block of kBlockThreads pairs (the same for every query): its longest
-  // subject, from a few samples, so that units of unsorted partitions are costed too.
+// Column passes of each block of `per_block` consecutive partition positions: its longest
+// subject, from a few samples, so that units of unsorted partitions are costed too.
+std::vector<uint64_t> PackedScorer::block_passes(uint32_t per_block,
+                                                 const std::function<uint32_t(uint32_t)>& length_at) const {
   std::vector<uint64_t> passes;
-  for (uint32_t first = 0; first < n_pairs; first += kBlockThreads) {
-    const uint32_t end = std::min<uint32_t>(2 * (first + kBlockThreads), part_.size);
+  for (uint32_t first = 0; first < part_.size; first += per_block) {
+    const uint32_t end = std::min<uint32_t>(first + per_block, part_.size);
     uint32_t n = 0;
-    for (uint32_t p = 2 * first; p < end; p += std::max<uint32_t>(1, (end - 2 * first) / 8)) n = std::max(n, length_at(p));
+    for (uint32_t p = first; p < end; p += std::max<uint32_t>(1, (end - first) / 8)) n = std::max(n, length_at(p));
     n = std::max(n, length_at(end - 1));
     passes.push_back((n + kChunk - 1) / kChunk);
   }
+  return passes;
+}
+
+// Work units, most expensive first (LPT): the longest pairs start early, the short ones
+// fill the tail. Unit (row set r, block b) costs rows[r] x passes[b].
+void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes) {
   std::vector<WorkUnit> units;
   std::vector<uint64_t> cost;
-  for (uint32_t q = 0; q < n_queries_; ++q) {
-    const uint64_t m = queries[q].length;
-    if (m == 0) continue;
+  for (uint32_t r = 0; r < rows.size(); ++r) {
+    if (rows[r] == 0) continue;
     for (uint32_t b = 0; b < passes.size(); ++b) {
-      units.push_back({q, b * uint32_t(kBlockThreads)});
-      cost.push_back(m * passes[b]);
+      units.push_back({r, b * uint32_t(kBlockThreads)});
+      cost.push_back(uint64_t(rows[r]) * passes[b]);
     }
   }
   std::vector<uint32_t> order(units.size());
@@ -116,20 +131,95 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   std::vector<WorkUnit> sorted(units.size());
   for (size_t k = 0; k < order.size(); ++k) sorted[k] = units[order[k]];
   units_.upload(sorted.data(), sorted.size(), stream_);
+  n_units_ = uint32_t(sorted.size());
+}
 
-  // Persistent grid: as many blocks as fit at once, fewer if the boundary strips
-  // (threads x longest query x 8 bytes) would not fit in half the free memory.
+// Persistent grid: as many blocks as fit at once, fewer if the boundary strips (threads x
+// longest query x 8 bytes) would not fit in half the free memory; reserves the strips.
+int PackedScorer::grid_blocks() {
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const size_t strip = size_t(max_len_) * sizeof(uint2) * kBlockThreads;
   int blocks = sm_count_ * blocks_per_sm_;
   const size_t have = temp_.capacity() * sizeof(uint2) + free_b / 2;
   blocks = int(std::min<size_t>(size_t(blocks), std::max<size_t>(1, have / strip)));
-  blocks = int(std::min<size_t>(size_t(blocks), sorted.size()));
+  blocks = int(std::max<size_t>(1, std::min<size_t>(size_t(blocks), n_units_)));
   temp_.reserve(size_t(blocks) * kBlockThreads * max_len_);
-  launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), uint32_t(sorted.size()),
-                  counters_.get(), packed_table_.get(), gaps_, overflow_limit_, temp_.get(), scores_.get(),
-                  overflow_.get(), counters_.get() + 1);
+  return blocks;
+}
+
+// The tile's queries longest first: the query-pair kernel pairs neighbours.
+std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& queries) {
+  std::vector<uint32_t> by_length(queries.size());
+  for (uint32_t k = 0; k < by_length.size(); ++k) by_length[k] = k;
+  std::stable_sort(by_length.begin(), by_length.end(),
+                   [&](uint32_t a, uint32_t b) { return queries[a].length > queries[b].length; });
+  return by_length;
+}
+
+// Two queries per thread when they pair up with almost no padding rows (<= 2%): then the
+// conflict-free table gather wins (all-vs-all windows of similar lengths: +13%, H200); with
+// queries of mixed lengths the padding costs more (20 CUDASW++ queries, 6% padding: -2%;
+// pss, 5%: even). HPCALIGN_PACKED_LANES=subjects|queries forces one kernel, for tuning.
+bool PackedScorer::use_query_pairs(const std::vector<SeqView>& queries) const {
+  static const std::string forced = [] {
+    const char* v = std::getenv("HPCALIGN_PACKED_LANES");
+    return std::string(v ? v : "");
+  }();
+  if (forced == "subjects" || queries.size() < 2) return false;
+  if (forced == "queries") return true;
+  const std::vector<uint32_t> order = longest_first(queries);
+  uint64_t rows = 0, padding = 0;
+  for (size_t k = 0; k < order.size(); k += 2) {
+    const uint64_t a = queries[order[k]].length, b = k + 1 < order.size() ? queries[order[k + 1]].length : 0;
+    rows += a + b;
+    padding += a - b;  // a >= b
+  }
+  return padding * 50 <= rows;
+}
+
+void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
+                                 const std::function<uint32_t(uint32_t)>& length_at) {
+  // A block covers 2 x kBlockThreads positions (two subjects per thread).
+  std::vector<uint64_t> passes = block_passes(2 * kBlockThreads, length_at);
+  std::vector<uint32_t> rows;
+  for (const SeqView& q : queries) rows.push_back(q.length);
+  upload_units(rows, passes);
+  const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
+  launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), n_units_, counters_.get(),
+                  packed_table_.get(), gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(),
+                  counters_.get() + 1);
+}
+
+void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries,
+                                      const std::function<uint32_t(uint32_t)>& length_at) {
+  // Queries paired longest first, so the two lanes of a pair run about the same rows.
+  const std::vector<uint32_t> by_length = longest_first(queries);
+  std::vector<uint16_t> rows;
+  std::vector<uint32_t> offsets, lengths, slots;
+  for (size_t k = 0; k < by_length.size(); k += 2) {
+    const uint32_t a = by_length[k], b = k + 1 < by_length.size() ? by_length[k + 1] : kNoQuery;
+    const SeqView qa = queries[a], qb = b == kNoQuery ? SeqView{} : queries[b];
+    const uint32_t m = std::max(qa.length, qb.length);
+    offsets.push_back(uint32_t(rows.size()));
+    lengths.push_back(m);
+    slots.push_back(a);
+    slots.push_back(b);
+    for (uint32_t i = 0; i < m; ++i) {
+      const uint32_t ca = i < qa.length ? qa.data[i] : kPadCode, cb = i < qb.length ? qb.data[i] : kPadCode;
+      rows.push_back(uint16_t(ca * kCodes + cb));
+    }
+  }
+  rows.push_back(0);  // never an empty upload
+  pair_rows_.upload(rows.data(), rows.size(), stream_);
+  pair_offsets_.upload(offsets.data(), offsets.size(), stream_);
+  pair_lengths_.upload(lengths.data(), lengths.size(), stream_);
+  pair_slots_.upload(slots.data(), slots.size(), stream_);
+  upload_units(lengths, block_passes(kBlockThreads, length_at));
+  const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
+  const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
+  launch_search16q(blocks, stream_, db_, part_, qp, units_.get(), n_units_, counters_.get(), pair_table_.get(),
+                   gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
 void PackedScorer::rescore_exact(uint32_t n) {

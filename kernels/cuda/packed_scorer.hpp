@@ -1,6 +1,7 @@
 #pragma once
-// Every (query, subject) Smith-Waterman score of a partition on one GPU: the packed 16-bit
-// kernel (two subjects per thread, DPX) over LPT-ordered work units, then the exact 32-bit
+// Every (query, subject) Smith-Waterman score of a partition on one GPU: a packed 16-bit
+// kernel (DPX; two queries per thread when the tile's queries pair up, else two subjects)
+// over LPT-ordered work units, then the exact 32-bit
 // kernel for the lanes that overflowed (or for every pair when the scores or gaps do not fit
 // 16-bit lanes). Shared by the search backend (which then keeps each query's top hits) and
 // the PSS scorer (which scores queries against permuted copies of its subjects).
@@ -36,7 +37,13 @@ class PackedScorer {
 
  private:
   void upload_queries(const std::vector<SeqView>& queries);
+  static std::vector<uint32_t> longest_first(const std::vector<SeqView>& queries);
+  bool use_query_pairs(const std::vector<SeqView>& queries) const;
   void launch_packed(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
+  void launch_query_pairs(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
+  std::vector<uint64_t> block_passes(uint32_t per_block, const std::function<uint32_t(uint32_t)>& length_at) const;
+  void upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes);
+  int grid_blocks();
   void rescore_exact(uint32_t n);
   DeviceQueries device_queries() const { return {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}; }
 
@@ -52,7 +59,10 @@ class PackedScorer {
   uint32_t n_queries_ = 0, max_len_ = 0;
   bool pending_ = false;
 
-  DeviceBuffer<uint32_t> packed_table_;
+  uint32_t n_units_ = 0;
+  DeviceBuffer<uint32_t> packed_table_, pair_table_;
+  DeviceBuffer<uint16_t> pair_rows_;
+  DeviceBuffer<uint32_t> pair_offsets_, pair_lengths_, pair_slots_;
   DeviceBuffer<int32_t> table32_;
   DeviceBuffer<uint8_t> q_residues_;
   DeviceBuffer<uint32_t> q_offsets_, q_lengths_;

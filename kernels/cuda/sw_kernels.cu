@@ -22,60 +22,99 @@ __device__ __forceinline__ uint32_t code_at(const uint8_t* s, uint32_t len, uint
   return c < len ? uint32_t(s[c]) : uint32_t(kPadCode);
 }
 
-// The DP of one thread over ncols subject columns, in passes of Chunk columns;
-// `column_index(c)` gives the table column of subject column c. Returns the per-lane
-// maximum of H (>= 0).
+// One pass of the DP of one thread: subject columns c0 .. c0 + width - 1 (width <= W, a
+// multiple of 8) against every query row: row_table(i) is row i's substitution row (shared
+// memory) and column_index(c) column c's entry in it. The H and E of
+// the pass's last column go to the thread's strip for the next pass unless this is the
+// last, and the pass's previous strip is read unless this is the first. Folds the lanes'
+// maxima of H into `best`.
 //
 // Registers per column: hoe = H(i-1,c) - oe and f = F(i-1,c); along the row, ee = E - oe.
 // With xp = max(H(i-1,c-1) + s, F, 0), H = max(xp, E), and because every E is below
 // some earlier H of its row, the row maximum of H is the maximum of xp and
 //   E(i,c+1) - oe = max(ee - ext, xp - 2 oe):
 // the serial dependency along the row is a single add-max per cell.
-template <class Ops, int Chunk, class ColumnIndex>
-__device__ uint32_t sw_passes(const uint8_t* __restrict__ q, uint32_t m, const uint32_t* table,
-                              ColumnIndex column_index, uint32_t ncols, uint2* temp, size_t tstride,
-                              uint32_t neg_oe, uint32_t neg_ext, uint32_t neg_2oe) {
-  uint32_t best = 0;
-  for (uint32_t c0 = 0; c0 < ncols; c0 += Chunk) {
-    uint32_t col[Chunk], hoe[Chunk], f[Chunk];
+template <class Ops, int W, bool kNarrow, class RowTable, class ColumnIndex>
+__device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIndex column_index, uint32_t c0,
+                                        uint32_t width, bool first,
+                                        bool last, uint2* temp, size_t tstride, uint32_t neg_oe, uint32_t neg_ext,
+                                        uint32_t neg_2oe, uint32_t& best) {
+  static_assert(W % 8 == 0, "passes are multiples of 8 columns");
+  uint32_t col[W], hoe[W], f[W];
 #pragma unroll
-    for (int r = 0; r < Chunk; ++r) {
-      col[r] = column_index(c0 + r);
-      hoe[r] = neg_oe;  // row 0: H = 0
-      f[r] = neg_oe;    // acts as -infinity: H >= 0 keeps every real F >= -(open+extend)
-    }
-    const bool first = c0 == 0;
-    const bool last = c0 + Chunk >= ncols;
-    uint32_t diag_next = neg_oe;
-    for (uint32_t i = 0; i < m; ++i) {
-      const uint32_t* trow = table + uint32_t(q[i]) * Ops::kStride;
-      uint32_t ee = neg_2oe, left = neg_oe;  // column 0: H = 0, so E(i,1) = -oe
-      if (!first) {
-        const uint2 t = temp[i * tstride];
-        left = t.x;
-        ee = t.y;
-      }
-      uint32_t diag = diag_next;
-      diag_next = left;
-#pragma unroll
-      for (int r = 0; r < Chunk; r += 2) {
-        f[r] = Ops::add_max(f[r], neg_ext, hoe[r]);
-        const uint32_t x0 = Ops::add_max_relu(diag, trow[col[r]], f[r]);
-        diag = hoe[r];
-        hoe[r] = Ops::add_max(x0, neg_oe, ee);
-        ee = Ops::add_max(ee, neg_ext, Ops::add(x0, neg_2oe));
-
-        f[r + 1] = Ops::add_max(f[r + 1], neg_ext, hoe[r + 1]);
-        const uint32_t x1 = Ops::add_max_relu(diag, trow[col[r + 1]], f[r + 1]);
-        diag = hoe[r + 1];
-        hoe[r + 1] = Ops::add_max(x1, neg_oe, ee);
-        ee = Ops::add_max(ee, neg_ext, Ops::add(x1, neg_2oe));
-        best = Ops::max3_relu(best, x0, x1);
-      }
-      if (!last) temp[i * tstride] = make_uint2(hoe[Chunk - 1], ee);
-    }
+  for (int r = 0; r < W; ++r) {
+    col[r] = column_index(c0 + r);
+    hoe[r] = neg_oe;  // row 0: H = 0
+    f[r] = neg_oe;    // acts as -infinity: H >= 0 keeps every real F >= -(open+extend)
   }
+  uint32_t diag_next = neg_oe;
+  // Row i + 1's substitution row and strip entry are loaded while row i computes: with ~3
+  // warps per scheduler, waiting on these loads was the largest stall (ncu, H100).
+  const uint32_t* next_row = m > 0 ? row_table(0) : nullptr;
+  uint2 next_strip = !first && m > 0 ? temp[0] : make_uint2(neg_oe, neg_2oe);
+  for (uint32_t i = 0; i < m; ++i) {
+    const uint32_t* trow = next_row;
+    // column 0: H = 0, so E(i,1) = -oe (first pass); else the previous pass's last column
+    uint32_t left = next_strip.x, ee = next_strip.y;
+    if (i + 1 < m) {
+      next_row = row_table(i + 1);
+      if (!first) next_strip = temp[(i + 1) * tstride];
+    }
+    uint32_t diag = diag_next;
+    diag_next = left;
+#pragma unroll
+    for (int r = 0; r < W; r += 2) {
+      // A narrow last pass stops after `width` columns: one warp-uniform branch per 8 (full
+      // passes are compiled without it).
+      if (kNarrow && r % 8 == 0 && r >= 8 && uint32_t(r) >= width) break;
+      f[r] = Ops::add_max(f[r], neg_ext, hoe[r]);
+      const uint32_t x0 = Ops::add_max_relu(diag, trow[col[r]], f[r]);
+      diag = hoe[r];
+      hoe[r] = Ops::add_max(x0, neg_oe, ee);
+      ee = Ops::add_max(ee, neg_ext, Ops::add(x0, neg_2oe));
+
+      f[r + 1] = Ops::add_max(f[r + 1], neg_ext, hoe[r + 1]);
+      const uint32_t x1 = Ops::add_max_relu(diag, trow[col[r + 1]], f[r + 1]);
+      diag = hoe[r + 1];
+      hoe[r + 1] = Ops::add_max(x1, neg_oe, ee);
+      ee = Ops::add_max(ee, neg_ext, Ops::add(x1, neg_2oe));
+      best = Ops::max3_relu(best, x0, x1);
+    }
+    if (!last) temp[i * tstride] = make_uint2(hoe[W - 1], ee);
+  }
+}
+
+// The DP of one thread over ncols subject columns (columns past a subject's end score as
+// padding), in passes of Chunk columns; the last pass stops at what is left rounded up to
+// 8, since short subjects (pss permutations, all-vs-all windows of ~170 aa) otherwise
+// compute up to a pass of padding per row (170 columns in passes of 40 = 200).
+// Returns the per-lane maximum of H (>= 0). Callers pass one ncols for the whole warp where
+// they can, so the warp's last pass stops at one place.
+template <class Ops, int Chunk, class RowTable, class ColumnIndex>
+__device__ uint32_t sw_passes(RowTable row_table, uint32_t m, ColumnIndex column_index, uint32_t ncols, uint2* temp,
+                              size_t tstride, uint32_t neg_oe, uint32_t neg_ext, uint32_t neg_2oe) {
+  uint32_t best = 0;
+  if (ncols == 0) return best;
+  uint32_t c0 = 0;
+  for (; c0 + Chunk < ncols; c0 += Chunk)
+    sw_pass<Ops, Chunk, false>(row_table, m, column_index, c0, Chunk, c0 == 0, false, temp, tstride, neg_oe, neg_ext,
+                               neg_2oe, best);
+  sw_pass<Ops, Chunk, true>(row_table, m, column_index, c0, (ncols - c0 + 7) / 8 * 8, c0 == 0, true, temp, tstride,
+                            neg_oe, neg_ext, neg_2oe, best);
   return best;
+}
+
+// Lane k of a packed result to scores[out], or -1 and the overflow list when the lane may
+// have saturated (it is rescored exactly).
+__device__ __forceinline__ void store_lane(uint32_t best, int k, size_t out, int overflow_limit, int32_t* scores,
+                                           uint32_t* overflow_list, uint32_t* overflow_count) {
+  const int s = Packed16::lane(best, k);
+  if (s >= overflow_limit) {
+    scores[out] = -1;
+    overflow_list[atomicAdd(overflow_count, 1u)] = uint32_t(out);
+  } else {
+    scores[out] = s;
+  }
 }
 
 template <int Chunk, int MinBlocks>
@@ -100,6 +139,7 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     if (u >= n_units) return;
     const WorkUnit w = units[u];
     const uint32_t pa = 2 * (w.first_pair + threadIdx.x);  // partition-local position of lane 0
+    const unsigned working = __ballot_sync(0xFFFFFFFFu, pa < part.size);  // the warp is converged here
     if (pa >= part.size) continue;
     const bool has_b = pa + 1 < part.size;
     const uint32_t ga = part.begin + pa;
@@ -110,18 +150,59 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     const uint8_t* q = qs.residues + qs.offsets[w.query];
     const uint32_t m = qs.lengths[w.query];
 
+    auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Packed16::kStride; };
     auto column_index = [=](uint32_t c) { return code_at(sa, la, c) * kCodes + code_at(sb, lb, c); };
-    const uint32_t best = sw_passes<Packed16, Chunk>(q, m, table, column_index, max(la, lb), my_temp, tstride,
+    // The warp's longest subject: one pass structure for the warp (subjects are length-sorted).
+    const uint32_t ncols = __reduce_max_sync(working, max(la, lb));
+    const uint32_t best = sw_passes<Packed16, Chunk>(row_table, m, column_index, ncols, my_temp, tstride,
                                                      neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend));
     const size_t out = size_t(w.query) * part.size + pa;
-    for (int k = 0; k < (has_b ? 2 : 1); ++k) {
-      const int s = Packed16::lane(best, k);
-      if (s >= overflow_limit) {
-        scores[out + k] = -1;
-        overflow_list[atomicAdd(overflow_count, 1u)] = uint32_t(out + k);
-      } else {
-        scores[out + k] = s;
-      }
+    store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
+    if (has_b) store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
+  }
+}
+
+// The query-pair kernel: one subject per thread against two queries, one in each 16-bit
+// lane, all threads of a block on the same query pair. A row's substitution entries are
+// then one 25-word row of the table (query pair letters x subject letter): the threads'
+// different subject letters fall in different banks, where the subject-pair kernel's
+// (subject a, subject b) gather over 625 words costs ~3.2-way bank conflicts (ncu, H100).
+template <int Chunk, int MinBlocks>
+__global__ void __launch_bounds__(kBlockThreads, MinBlocks)
+search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUnit* __restrict__ units,
+                 uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ pair_table, GapConsts gaps,
+                 int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+  extern __shared__ uint32_t table[];
+  for (int k = threadIdx.x; k < kQueryPairTableBytes / 4; k += blockDim.x) table[k] = pair_table[k];
+  __shared__ uint32_t unit_index;
+  const size_t tstride = size_t(gridDim.x) * blockDim.x;
+  uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint32_t neg_oe = Packed16::splat(-gaps.open_extend);
+  const uint32_t neg_ext = Packed16::splat(-gaps.extend);
+
+  for (;;) {
+    __syncthreads();  // table ready / everyone done reading unit_index
+    if (threadIdx.x == 0) unit_index = atomicAdd(unit_counter, 1u);
+    __syncthreads();
+    const uint32_t u = unit_index;
+    if (u >= n_units) return;
+    const WorkUnit w = units[u];  // w.query: the query pair; w.first_pair: the first subject
+    const uint32_t p = w.first_pair + threadIdx.x;
+    const unsigned working = __ballot_sync(0xFFFFFFFFu, p < part.size);  // the warp is converged here
+    if (p >= part.size) continue;
+    const uint32_t g = part.begin + p;
+    const uint8_t* sub = db.residues + db.offsets[g];
+    const uint32_t len = db.lengths[g];
+    const uint16_t* rows = qp.rows + qp.offsets[w.query];
+    auto row_table = [=](uint32_t i) { return table + uint32_t(rows[i]) * kCodes; };
+    auto column_index = [=](uint32_t c) { return code_at(sub, len, c); };
+    const uint32_t ncols = __reduce_max_sync(working, len);
+    const uint32_t best = sw_passes<Packed16, Chunk>(row_table, qp.lengths[w.query], column_index, ncols, my_temp,
+                                                     tstride, neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend));
+    for (int k = 0; k < 2; ++k) {
+      const uint32_t slot = qp.slots[2 * w.query + k];
+      if (slot != kNoQuery) store_lane(best, k, size_t(slot) * part.size + p, overflow_limit, scores, overflow_list,
+                                       overflow_count);
     }
   }
 }
@@ -139,10 +220,11 @@ rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* 
   const uint32_t g = part.begin + index % part.size;
   const uint8_t* s = db.residues + db.offsets[g];
   const uint32_t len = db.lengths[g];
+  const uint8_t* q = qs.residues + qs.offsets[qslot];
+  auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Exact32::kStride; };
   auto column_index = [=](uint32_t c) { return code_at(s, len, c); };
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
-  const uint32_t best = sw_passes<Exact32, kChunk>(qs.residues + qs.offsets[qslot], qs.lengths[qslot], table,
-                                                   column_index, len, temp + t, tstride,
+  const uint32_t best = sw_passes<Exact32, kChunk>(row_table, qs.lengths[qslot], column_index, len, temp + t, tstride,
                                                    Exact32::splat(-gaps.open_extend), Exact32::splat(-gaps.extend),
                                                    Exact32::splat(-2 * gaps.open_extend));
   scores[index] = int32_t(best);
@@ -162,15 +244,17 @@ __global__ void make_keys_kernel(DeviceDb db, Partition part, uint32_t n_queries
 // Measured on an H200, 20 queries x 207M residues (TCUPS): c40 4.14, c32 3.94, c48 3.80,
 // c64 3.72, c24 3.71, c24b4 3.63, c32b4 3.37 (spills), c16b4 2.91. Wider passes cut the
 // per-row overhead and the boundary-strip traffic until registers cap the occupancy.
-using Search16Fn = decltype(&search16_kernel<40, 1>);
+using Search16Fn = decltype(&search16_kernel<40, 3>);
 struct Search16Variant {
   const char* name;
   Search16Fn fn;
 };
-constexpr Search16Variant kVariants[] = {{"c40", &search16_kernel<40, 1>},
+constexpr Search16Variant kVariants[] = {{"c40", &search16_kernel<40, 3>},
                                          {"c32", &search16_kernel<32, 1>},
                                          {"c48", &search16_kernel<48, 1>},
                                          {"c24", &search16_kernel<24, 1>}};
+
+using Search16QFn = decltype(&search16q_kernel<40, 3>);
 
 Search16Fn search16_variant() {
   static const Search16Fn fn = [] {
@@ -183,7 +267,23 @@ Search16Fn search16_variant() {
   return fn;
 }
 
+Search16QFn search16q_kernel_fn() {
+  static const Search16QFn fn = &search16q_kernel<40, 3>;
+  CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kQueryPairTableBytes));
+  return fn;
+}
+
 }  // namespace
+
+void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, const uint32_t* pair_table,
+                      GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count) {
+  search16q_kernel_fn()<<<grid_blocks, kBlockThreads, kQueryPairTableBytes, stream>>>(
+      db, part, qp, units, n_units, unit_counter, pair_table, gaps, overflow_limit, temp, scores, overflow_list,
+      overflow_count);
+  CUDA_CHECK_LAUNCH("search16q_kernel");
+}
 
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
@@ -210,6 +310,13 @@ void launch_make_keys(cudaStream_t stream, DeviceDb db, Partition part, uint32_t
   const size_t blocks = std::min<size_t>((n + 255) / 256, 65535);
   make_keys_kernel<<<unsigned(blocks), 256, 0, stream>>>(db, part, n_queries, scores, keys);
   CUDA_CHECK_LAUNCH("make_keys_kernel");
+}
+
+int search16q_blocks_per_sm() {
+  int blocks = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, search16q_kernel_fn(), kBlockThreads,
+                                                           kQueryPairTableBytes));
+  return blocks;
 }
 
 int search16_blocks_per_sm() {

@@ -27,15 +27,30 @@ struct Partition {
   uint32_t size = 0;
 };
 
-// A block's unit of work in the packed kernel: kBlockThreads consecutive subject pairs
-// (pair k = partition positions 2k and 2k+1) against one query of the tile.
+// The tile's queries in pairs for the query-pair kernel: pair k's rows are
+// rows[offsets[k] .. + lengths[k]), row i = (letter of query a at i) x 25 + (letter of query
+// b at i), the padding code past a query's end; slots[2k], slots[2k + 1]: the two queries'
+// slots in the tile's query list (kNoQuery for the empty half of an odd count).
+struct DeviceQueryPairs {
+  const uint16_t* rows = nullptr;
+  const uint32_t* offsets = nullptr;
+  const uint32_t* lengths = nullptr;
+  const uint32_t* slots = nullptr;
+};
+constexpr uint32_t kNoQuery = 0xFFFFFFFFu;
+
+// A block's unit of work in a packed kernel. Subject-pair kernel: kBlockThreads consecutive
+// subject pairs (pair k = partition positions 2k and 2k+1) against query slot `query`.
+// Query-pair kernel: kBlockThreads consecutive subjects from position `first_pair` against
+// query pair `query`.
 struct WorkUnit {
-  uint32_t query;       // slot in the tile's query list
+  uint32_t query;
   uint32_t first_pair;
 };
 
 constexpr int kBlockThreads = 128;
-constexpr int kPackedTableBytes = 24 * 25 * 25 * 4;  // query letter x (a, b) subject pair
+constexpr int kPackedTableBytes = 24 * 25 * 25 * 4;     // query letter x (a, b) subject pair
+constexpr int kQueryPairTableBytes = 25 * 25 * 25 * 4;  // (a, b) query letters x subject letter
 
 struct GapConsts {
   int open_extend;  // open + extend
@@ -51,6 +66,12 @@ void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partitio
                      const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint2* temp,
                      int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
 
+// The same scores from the query-pair kernel (two queries per thread, one subject).
+void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, const uint32_t* pair_table,
+                      GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count);
+
 // Exact 32-bit kernel, one thread per listed index (q * part.size + p); writes scores[index].
 // `temp` holds n x max_query_len uint2.
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
@@ -60,7 +81,8 @@ void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQu
 void launch_make_keys(cudaStream_t stream, DeviceDb db, Partition part, uint32_t n_queries, const int32_t* scores,
                       uint64_t* keys);
 
-// Occupancy of the packed kernel (blocks per SM at kBlockThreads threads and its shared memory).
+// Occupancy of the packed kernels (blocks per SM at kBlockThreads threads and their shared memory).
 int search16_blocks_per_sm();
+int search16q_blocks_per_sm();
 
 }  // namespace hpc::cuda

@@ -24,6 +24,7 @@
 // length order (length_order(targets)). Workers recover the pairs with tile_pairs().
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernels/backend.hpp"
@@ -71,7 +72,7 @@ void sort_by_pair(std::vector<T>& v, PairOf pair_of) {
     std::fill(start.begin(), start.end(), 0u);
     for (const T& x : from) ++start[pair_of(x).*key + 1];
     for (size_t k = 1; k < start.size(); ++k) start[k] += start[k - 1];
-    for (const T& x : from) to[start[pair_of(x).*key]++] = x;
+    for (T& x : from) to[start[pair_of(x).*key]++] = std::move(x);  // hits carry CIGARs
   };
   pass(v, tmp, &PairIndex::target);
   pass(tmp, v, &PairIndex::query);

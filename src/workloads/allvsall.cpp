@@ -18,6 +18,7 @@
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
+#include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
 #include "src/workloads/hit_wire.hpp"
@@ -118,11 +119,15 @@ class AllVsAllWorker : public TileWorker {
       : job_(job), opt_(opt), engine_(std::move(engine)) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
 
+  ~AllVsAllWorker() override { clock_.report("allvsall worker (summed)"); }
+
   std::string run(const Tile& tile) override {
+    clock_.mark("worker: between tiles");
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
     const std::vector<ScoredPair> scored = score_tile(tile);
     times.score_seconds = seconds_since(t0);
+    clock_.mark("worker: score");
     std::vector<Hit> hits;
     std::vector<PairIndex> kept;
     for (const ScoredPair& sp : scored) {
@@ -154,11 +159,14 @@ class AllVsAllWorker : public TileWorker {
         hits[k].aln = std::move(alns[k]);
       }
     }
+    clock_.mark("worker: hits and alignments");
     WireWriter w;
     w.put(times.score_seconds);
     w.put(times.align_seconds);
     put_hits(w, hits);
-    return w.take();
+    std::string bytes = w.take();
+    clock_.mark("worker: encode");
+    return bytes;
   }
 
  private:
@@ -190,6 +198,7 @@ class AllVsAllWorker : public TileWorker {
   const AllVsAllJob& job_;
   const AllVsAllOptions& opt_;
   std::unique_ptr<AllVsAllEngine> engine_;
+  StageClock clock_;  // HPCALIGN_CUDA_TIMING
 };
 
 // The hits of a tile's worker bytes (after its two timings).
@@ -382,9 +391,14 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const auto t_finish = std::chrono::steady_clock::now();
   std::vector<Hit> collected = decode_all(stored);
   stored.clear();
+  const double decode_seconds = seconds_since(t_finish);
   sort_by_pair(collected, [](const Hit& h) { return PairIndex{h.query, h.target}; });  // linear: millions of hits
-  out->finish(collected);
-  if (opt.verbose) std::fprintf(stderr, "hpcalign: timing: final sort and write %.3f s\n", seconds_since(t_finish));
+  const double sort_seconds = seconds_since(t_finish) - decode_seconds;
+  out->finish(collected);  // the staging still waiting, then /hits
+  if (opt.verbose)
+    std::fprintf(stderr, "hpcalign: timing: final sort and write %.3f s (decode %.3f, sort %.3f, staging rest + /hits %.3f)\n",
+                 seconds_since(t_finish), decode_seconds, sort_seconds,
+                 seconds_since(t_finish) - decode_seconds - sort_seconds);
   resume.complete();
   progress->finish();
   if (!opt.quiet)

@@ -22,7 +22,8 @@ workload_inputs  # lib.bash: allvsall 19900 pairs with traceback, pss 3 x 60 pai
 wait_for_journal() { for _ in $(seq 200); do [ -s "$1.journal" ] && return; sleep 0.05; done; }
 
 # kill_trials NAME SLOW_MS LEDGER GROUPS -- ARGS...: the trials for `hpcalign ARGS`. GROUPS:
-# comma-separated result groups to compare; LEDGER=1: the file keeps a /tiles ledger.
+# comma-separated result groups to compare; LEDGER=1: the file keeps a /tiles ledger (msv),
+# LEDGER=hits: a hits file, whose ledger and staging rows go when it completes.
 kill_trials() {
   local name=$1 slow=$2 ledger=$3 groups=$4; shift 5
   local -a G run slowed
@@ -72,7 +73,10 @@ kill_trials() {
     [ "$(h5_status "$out")" = complete ] && pass "$name trial $trial: complete" || fail "$name trial $trial: status '$(h5_status "$out")'"
     same_groups "$name trial $trial: ${groups} identical to the uninterrupted run" "$ref" "$out" "${G[@]}"
     [ ! -e "$out.journal" ] && pass "$name trial $trial: journal removed" || fail "$name trial $trial: journal left"
-    if [ "$ledger" = 1 ]; then
+    if [ "$ledger" = hits ]; then
+      no_run_state "$out" && pass "$name trial $trial: complete file keeps no run state" ||
+        fail "$name trial $trial: /staging or /tiles left in a complete file"
+    elif [ "$ledger" = 1 ]; then
       [ "$(tiles_done "$out")" = "$(int_attr "$out" tiles)" ] && pass "$name trial $trial: ledger lists each tile once" ||
         fail "$name trial $trial: ledger $(tiles_done "$out") rows, $(int_attr "$out" tiles) tiles"
     fi
@@ -92,7 +96,7 @@ killed() {
 A=(allvsall -i "$WORK/short200.fa" --mode local)
 P=(pss -q "$D/queries3.fa" -s "$WORK/subjects60.fa" --query-batch 1 --permutations 100 --keep-scores)
 M=(msv -m "$WORK/models10.hmm" -d "$WORK/db2000.fa" --all)
-kill_trials allvsall 200 1 /hits,/queries,/targets -- "${A[@]}"
+kill_trials allvsall 200 hits /hits,/queries,/targets -- "${A[@]}"
 kill_trials pss 15 0 /pss,/pss_scores,/queries,/targets -- "${P[@]}"
 kill_trials msv 60 1 /msv,/pipeline,/models,/targets -- "${M[@]}"
 # msv prints hmmsearch's pipeline counts: the resumed run counts the replayed tiles too.

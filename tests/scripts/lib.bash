@@ -63,6 +63,8 @@ same_hits() { same_groups "$1" "$2" "$3" /hits /queries /targets; }  # same_hits
 
 # Rows in the /tiles ledger of a result file (empty when unreadable).
 tiles_done() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p'; }
+# True when a complete hits file kept none of the run's state (/staging rows, /tiles ledger).
+no_run_state() { ! h5ls "$1/staging" >/dev/null 2>&1 && ! h5ls "$1/tiles" >/dev/null 2>&1; }
 # An attribute on '/' as text, quotes stripped (empty when absent).
 attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p'; }
 # An integer attribute on '/' (empty when absent).

@@ -214,6 +214,13 @@ TEST(ResultFile, RoundTripWithSequencesTilesAndFinalHits) {
     rf.write_sequences("targets", small_set({{"t0", 25}, {"t1", 10}}));
     rf.append_tile(7, tile0);
     rf.append_tile(3, tile1);
+    // Before finish(): the staging rows in arrival order, with their tiles.
+    const HitTable staged = read_hit_table(path, "staging/hits");
+    expect_same_hits(staged.hits, {tile0[0], tile0[1], tile1[0]});
+    {
+      h5::File f(path, h5::Mode::kReadOnly);
+      EXPECT_EQ(h5::read_all<uint32_t>(f, "staging/hits/tile"), (std::vector<uint32_t>{7, 7, 3}));
+    }
     std::vector<Hit> final_hits = tile0;
     final_hits.insert(final_hits.end(), tile1.begin(), tile1.end());
     std::sort(final_hits.begin(), final_hits.end(), hit_order);
@@ -226,11 +233,10 @@ TEST(ResultFile, RoundTripWithSequencesTilesAndFinalHits) {
   EXPECT_EQ(t.target_ids, (std::vector<std::string>{"t0", "t1"}));
   EXPECT_EQ(t.target_lengths, (std::vector<uint32_t>{25, 10}));
   expect_same_hits(t.hits, {tile1[0], tile0[0], tile0[1]});
-
-  const HitTable staged = read_hit_table(path, "staging/hits");
-  expect_same_hits(staged.hits, {tile0[0], tile0[1], tile1[0]});
   h5::File f(path, h5::Mode::kReadOnly);
-  EXPECT_EQ(h5::read_all<uint32_t>(f, "staging/hits/tile"), (std::vector<uint32_t>{7, 7, 3}));
+  // The run's state goes with completion: /hits replaces the staging rows.
+  EXPECT_FALSE(f.exists("staging"));
+  EXPECT_FALSE(f.exists("tiles"));
   // identity is the '=' fraction of the CIGAR: 2=1X1I3=2D4= has 9 of 13 columns identical.
   const std::vector<float> identity = h5::read_all<float>(f, "hits/identity");
   EXPECT_EQ(identity, (std::vector<float>{1.0f, 1.0f, float(9.0 / 13.0)}));
@@ -247,9 +253,8 @@ TEST(ResultFile, EmptyHitsRoundTrip) {
   EXPECT_EQ(t.status, "complete");
   EXPECT_TRUE(t.hits.empty());
   h5::File f(path, h5::Mode::kReadOnly);
-  for (const char* col : {"hits/query", "hits/cigar", "hits/identity", "staging/hits/tile"})
-    EXPECT_EQ(h5::column_length(f, col), 0u) << col;
-  EXPECT_EQ(h5::read_all<uint32_t>(f, "tiles/id"), (std::vector<uint32_t>{0}));
+  for (const char* col : {"hits/query", "hits/cigar", "hits/identity"}) EXPECT_EQ(h5::column_length(f, col), 0u) << col;
+  EXPECT_FALSE(f.exists("staging"));
 }
 
 TEST(ResultFile, HundredThousandRowsAcrossChunkBoundaries) {
@@ -267,17 +272,41 @@ TEST(ResultFile, HundredThousandRowsAcrossChunkBoundaries) {
       at += tile_sizes[k];
     }
     ASSERT_EQ(at, hits.size());
+    expect_same_hits(read_hit_table(path, "staging/hits").hits, hits);
+    {
+      h5::File f(path, h5::Mode::kReadOnly);
+      const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
+      ASSERT_EQ(tile.size(), hits.size());
+      EXPECT_EQ(tile[0], 0u);
+      EXPECT_EQ(tile[8191], 1u);
+      EXPECT_EQ(tile[8192], 2u);
+      EXPECT_EQ(tile.back(), 5u);
+    }
     rf.finish(final_hits);
   }
   expect_same_hits(read_hit_table(path).hits, final_hits);
-  expect_same_hits(read_hit_table(path, "staging/hits").hits, hits);
+}
+
+// Batch mode: tiles wait in memory and are staged on a writer thread; finish() drops what
+// still waits (the final table supersedes it), and every row is in /hits all the same.
+TEST(ResultFile, BatchedStagingThenFinishKeepsEveryRow) {
+  const std::string path = temp_path("batched.h5");
+  const std::vector<Hit> hits = random_hits(20000, 7);
+  std::vector<Hit> final_hits = hits;
+  std::sort(final_hits.begin(), final_hits.end(), hit_order);
+  {
+    ResultFile rf(path);
+    rf.stage_in_batches(0.0);  // a batch at every append, unless the writer is still busy
+    for (size_t k = 0; k < hits.size(); k += 1000)
+      rf.append_tile_lazily(uint32_t(k / 1000), [&hits, k] { return std::vector<Hit>(hits.begin() + k, hits.begin() + k + 1000); });
+    rf.finish(final_hits);
+  }
+  const HitTable t = read_hit_table(path);
+  EXPECT_EQ(t.status, "complete");
+  expect_same_hits(t.hits, final_hits);
   h5::File f(path, h5::Mode::kReadOnly);
-  const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
-  ASSERT_EQ(tile.size(), hits.size());
-  EXPECT_EQ(tile[0], 0u);
-  EXPECT_EQ(tile[8191], 1u);
-  EXPECT_EQ(tile[8192], 2u);
-  EXPECT_EQ(tile.back(), 5u);
+  EXPECT_FALSE(f.exists("staging"));
+  EXPECT_FALSE(f.exists("tiles"));
 }
 
 TEST(ResultFile, StatusIsIncompleteUntilFinish) {
@@ -306,13 +335,12 @@ TEST(ResultFile, LedgerHasOneDoneRowPerAppendedTile) {
   {
     ResultFile rf(path);
     for (uint32_t id : ids) rf.append_tile(id, std::vector<Hit>(id % 3, make_hit(0, id, 1, 1, 1, 1, 1, "1=")));
-    rf.finish({});
+    h5::File f(path, h5::Mode::kReadOnly);
+    EXPECT_EQ(h5::read_all<uint32_t>(f, "tiles/id"), ids);
+    EXPECT_EQ(h5::read_all<uint8_t>(f, "tiles/status"), std::vector<uint8_t>(ids.size(), 1));
+    const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
+    EXPECT_EQ(tile, (std::vector<uint32_t>{5, 5}));  // only tile 5 had rows (id % 3 of them)
   }
-  h5::File f(path, h5::Mode::kReadOnly);
-  EXPECT_EQ(h5::read_all<uint32_t>(f, "tiles/id"), ids);
-  EXPECT_EQ(h5::read_all<uint8_t>(f, "tiles/status"), std::vector<uint8_t>(ids.size(), 1));
-  const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
-  EXPECT_EQ(tile, (std::vector<uint32_t>{5, 5}));  // only tile 5 had rows (id % 3 of them)
 }
 
 TEST(ResultFile, AttributesRoundTrip) {
