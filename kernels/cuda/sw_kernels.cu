@@ -117,6 +117,25 @@ __device__ __forceinline__ void store_lane(uint32_t best, int k, size_t out, int
   }
 }
 
+// The persistent loop of a packed kernel: the block copies its substitution table (`words`
+// 32-bit words) into shared memory, then takes work units from the shared counter until none
+// is left, running body(unit) with all its threads.
+template <class Body>
+__device__ __forceinline__ void for_each_unit(uint32_t* table, const uint32_t* __restrict__ table_src, int words,
+                                              const WorkUnit* __restrict__ units, uint32_t n_units,
+                                              uint32_t* unit_counter, Body body) {
+  for (int k = threadIdx.x; k < words; k += blockDim.x) table[k] = table_src[k];
+  __shared__ uint32_t unit_index;
+  for (;;) {
+    __syncthreads();  // table ready / everyone done reading unit_index
+    if (threadIdx.x == 0) unit_index = atomicAdd(unit_counter, 1u);
+    __syncthreads();
+    const uint32_t u = unit_index;
+    if (u >= n_units) return;
+    body(units[u]);
+  }
+}
+
 template <int Chunk, int MinBlocks>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
@@ -124,23 +143,14 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
                 GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
                 uint32_t* overflow_count) {
   extern __shared__ uint32_t table[];
-  for (int k = threadIdx.x; k < kPackedTableBytes / 4; k += blockDim.x) table[k] = packed_table[k];
-  __shared__ uint32_t unit_index;
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
   uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint32_t neg_oe = Packed16::splat(-gaps.open_extend);
   const uint32_t neg_ext = Packed16::splat(-gaps.extend);
-
-  for (;;) {
-    __syncthreads();  // table ready / everyone done reading unit_index
-    if (threadIdx.x == 0) unit_index = atomicAdd(unit_counter, 1u);
-    __syncthreads();
-    const uint32_t u = unit_index;
-    if (u >= n_units) return;
-    const WorkUnit w = units[u];
+  for_each_unit(table, packed_table, kPackedTableBytes / 4, units, n_units, unit_counter, [&](const WorkUnit& w) {
     const uint32_t pa = 2 * (w.first_pair + threadIdx.x);  // partition-local position of lane 0
     const unsigned working = __ballot_sync(0xFFFFFFFFu, pa < part.size);  // the warp is converged here
-    if (pa >= part.size) continue;
+    if (pa >= part.size) return;
     const bool has_b = pa + 1 < part.size;
     const uint32_t ga = part.begin + pa;
     const uint8_t* sa = db.residues + db.offsets[ga];
@@ -159,7 +169,7 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     const size_t out = size_t(w.query) * part.size + pa;
     store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
     if (has_b) store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
-  }
+  });
 }
 
 // The query-pair kernel: one subject per thread against two queries, one in each 16-bit
@@ -173,23 +183,15 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
                  uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ pair_table, GapConsts gaps,
                  int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
   extern __shared__ uint32_t table[];
-  for (int k = threadIdx.x; k < kQueryPairTableBytes / 4; k += blockDim.x) table[k] = pair_table[k];
-  __shared__ uint32_t unit_index;
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
   uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint32_t neg_oe = Packed16::splat(-gaps.open_extend);
   const uint32_t neg_ext = Packed16::splat(-gaps.extend);
-
-  for (;;) {
-    __syncthreads();  // table ready / everyone done reading unit_index
-    if (threadIdx.x == 0) unit_index = atomicAdd(unit_counter, 1u);
-    __syncthreads();
-    const uint32_t u = unit_index;
-    if (u >= n_units) return;
-    const WorkUnit w = units[u];  // w.query: the query pair; w.first_pair: the first subject
+  // w.query: the query pair; w.first_pair: the first subject.
+  for_each_unit(table, pair_table, kQueryPairTableBytes / 4, units, n_units, unit_counter, [&](const WorkUnit& w) {
     const uint32_t p = w.first_pair + threadIdx.x;
     const unsigned working = __ballot_sync(0xFFFFFFFFu, p < part.size);  // the warp is converged here
-    if (p >= part.size) continue;
+    if (p >= part.size) return;
     const uint32_t g = part.begin + p;
     const uint8_t* sub = db.residues + db.offsets[g];
     const uint32_t len = db.lengths[g];
@@ -204,8 +206,9 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
       if (slot != kNoQuery) store_lane(best, k, size_t(slot) * part.size + p, overflow_limit, scores, overflow_list,
                                        overflow_count);
     }
-  }
+  });
 }
+
 
 __global__ void __launch_bounds__(kBlockThreads)
 rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list, uint32_t n,
