@@ -14,7 +14,6 @@ namespace {
 
 constexpr int32_t kNegInf = INT32_MIN / 4;
 constexpr unsigned kFull = 0xFFFFFFFFu;
-enum : uint32_t { kZero = 0, kDiag = 1, kUp = 2, kLeft = 3, kEOpenBit = 4, kFOpenBit = 8 };
 
 __device__ __forceinline__ int32_t border(int mode, uint32_t k, int32_t open, int32_t extend) {
   return mode == kAvsaGlobal && k > 0 ? -(open + int32_t(k) * extend) : 0;
@@ -99,8 +98,7 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
       for (uint32_t c = 0; c < kAvsaLaneCols; ++c) {
         const GotohCell g = gotoh_cell(left, E, H[c], F[c], diag, row[tcode[c]], oe, extend, local);
         const int32_t h = g.h;
-        const uint32_t src = local && h == 0 ? kZero : h == g.d ? kDiag : h == F[c] ? kUp : kLeft;
-        word |= (src | (g.eo ? kEOpenBit : 0u) | (g.fo ? kFOpenBit : 0u)) << (c * 4);
+        word |= direction_bits(g, F[c], local) << (c * 4);
         const uint32_t j = j0 + c + 1;
         if (c < valid) {
           if ((local || (semi && (i == m || j == n))) && h > pbest.score) pbest = {h, i, j};
@@ -173,29 +171,10 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
   const uint32_t* cells = bits + pr.bits_word;
   BackwardCigar cigar(scratch + pr.text_off + avsa_cigar_bytes(pr.m, pr.n));
   uint32_t i = r.end_i, j = r.end_j;
-  int state = 0;  // 0: in H, 1: in E (moving left), 2: in F (moving up)
   const bool empty_local = mode == kAvsaLocal && r.score == 0;
-  while (!empty_local && i > 0 && j > 0) {
-    const uint32_t c = cell_at(cells, pr.m, i, j);
-    if (state == 0) {
-      const uint32_t src = c & 3;
-      if (src == kZero) break;  // local start (tie rule 3)
-      if (src == kDiag) {
-        cigar.push(q[i - 1] == t[j - 1] ? '=' : 'X');
-        --i, --j;
-      } else {
-        state = src == kUp ? 2 : 1;
-      }
-    } else if (state == 2) {
-      cigar.push('I');
-      --i;
-      if (c & kFOpenBit) state = 0;
-    } else {
-      cigar.push('D');
-      --j;
-      if (c & kEOpenBit) state = 0;
-    }
-  }
+  if (!empty_local)
+    gotoh_walk(i, j, q, t, [&](uint32_t ci, uint32_t cj) { return cell_at(cells, pr.m, ci, cj); },
+               [&](char op) { cigar.push(op); });
   if (mode == kAvsaGlobal) {  // the end gap along the border (reference.cpp: I before D, end to start)
     for (; i > 0; --i) cigar.push('I');
     for (; j > 0; --j) cigar.push('D');

@@ -76,8 +76,10 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   if (cells == 0 || max_len_ == 0) return;
   pending_ = true;
   if (packed_ok_) {
-    if (use_query_pairs(queries))
-      launch_query_pairs(queries, length_at);
+    // The query-pair kernel pairs neighbours of this order.
+    const std::vector<uint32_t> by_length = longest_first(queries);
+    if (use_query_pairs(queries, by_length))
+      launch_query_pairs(queries, by_length, length_at);
     else
       launch_packed(queries, length_at);
     CUDA_CHECK(cudaMemcpyAsync(counters_host_.get(), counters_.get(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
@@ -148,7 +150,7 @@ int PackedScorer::grid_blocks() {
   return blocks;
 }
 
-// The tile's queries longest first: the query-pair kernel pairs neighbours.
+// The tile's query slots, longest first.
 std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& queries) {
   std::vector<uint32_t> by_length(queries.size());
   for (uint32_t k = 0; k < by_length.size(); ++k) by_length[k] = k;
@@ -161,14 +163,13 @@ std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& qu
 // conflict-free table gather wins (all-vs-all windows of similar lengths: +13%, H200); with
 // queries of mixed lengths the padding costs more (20 CUDASW++ queries, 6% padding: -2%;
 // pss, 5%: even). HPCALIGN_PACKED_LANES=subjects|queries forces one kernel, for tuning.
-bool PackedScorer::use_query_pairs(const std::vector<SeqView>& queries) const {
+bool PackedScorer::use_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& order) const {
   static const std::string forced = [] {
     const char* v = std::getenv("HPCALIGN_PACKED_LANES");
     return std::string(v ? v : "");
   }();
   if (forced == "subjects" || queries.size() < 2) return false;
   if (forced == "queries") return true;
-  const std::vector<uint32_t> order = longest_first(queries);
   uint64_t rows = 0, padding = 0;
   for (size_t k = 0; k < order.size(); k += 2) {
     const uint64_t a = queries[order[k]].length, b = k + 1 < order.size() ? queries[order[k + 1]].length : 0;
@@ -191,10 +192,9 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
                   counters_.get() + 1);
 }
 
-void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries,
+void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                                       const std::function<uint32_t(uint32_t)>& length_at) {
   // Queries paired longest first, so the two lanes of a pair run about the same rows.
-  const std::vector<uint32_t> by_length = longest_first(queries);
   std::vector<uint16_t> rows;
   std::vector<uint32_t> offsets, lengths, slots;
   for (size_t k = 0; k < by_length.size(); k += 2) {

@@ -38,9 +38,11 @@ class PackedScorer {
  private:
   void upload_queries(const std::vector<SeqView>& queries);
   static std::vector<uint32_t> longest_first(const std::vector<SeqView>& queries);
-  bool use_query_pairs(const std::vector<SeqView>& queries) const;
+  // `order`, `by_length`: longest_first(queries).
+  bool use_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& order) const;
   void launch_packed(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
-  void launch_query_pairs(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
+  void launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
+                          const std::function<uint32_t(uint32_t)>& length_at);
   std::vector<uint64_t> block_passes(uint32_t per_block, const std::function<uint32_t(uint32_t)>& length_at) const;
   void upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes);
   int grid_blocks();

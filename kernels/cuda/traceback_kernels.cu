@@ -112,15 +112,13 @@ struct StartBounds {
   __device__ void row_done(uint32_t, uint32_t, uint32_t) {}
 };
 
-// Pass 3: 4 bits per cell as reference.cpp packs them.
-constexpr uint32_t kZero = 0, kDiag = 1, kUp = 2, kLeft = 3, kEOpenBit = 4, kFOpenBit = 8;
+// Pass 3: 4 bits per cell as reference.cpp packs them (direction_bits).
 struct TraceBits {
   uint32_t rows, cols;
   uint32_t* bits;
   int end_h = 0;
   __device__ void cell(uint32_t i, uint32_t j, int k, int h, int d, int f, bool eo, bool fo, uint32_t& word) {
-    const uint32_t src = h == 0 ? kZero : h == d ? kDiag : h == f ? kUp : kLeft;
-    word |= (src | (eo ? kEOpenBit : 0u) | (fo ? kFOpenBit : 0u)) << (4 * k);
+    word |= direction_bits(GotohCell{h, d, eo, fo}, f, true) << (4 * k);
     if (i == rows && j == cols) end_h = h;
   }
   __device__ void row_done(uint32_t sweep, uint32_t s, uint32_t word) {
@@ -198,28 +196,7 @@ tb_trace_kernel(const uint8_t* __restrict__ residues, const TbPair* __restrict__
   // The walk of reference_align, in rectangle coordinates.
   char* o = ops + p.ops_off;
   uint32_t n_ops = 0, i = p.m, j = p.n;
-  enum { InH, InE, InF } state = InH;
-  while (i > 0 && j > 0) {
-    const uint32_t b = tb.get(i, j);
-    if (state == InH) {
-      const uint32_t src = b & 3;
-      if (src == kZero) break;
-      if (src == kDiag) {
-        o[n_ops++] = q[i - 1] == t[j - 1] ? '=' : 'X';
-        --i, --j;
-      } else {
-        state = src == kUp ? InF : InE;
-      }
-    } else if (state == InF) {
-      o[n_ops++] = 'I';
-      --i;
-      if (b & kFOpenBit) state = InH;
-    } else {
-      o[n_ops++] = 'D';
-      --j;
-      if (b & kEOpenBit) state = InH;
-    }
-  }
+  gotoh_walk(i, j, q, t, [&](uint32_t ci, uint32_t cj) { return tb.get(ci, cj); }, [&](char op) { o[n_ops++] = op; });
   out[blockIdx.x] = TbWalk{p.m > 0 ? end_h : 0, i, j, n_ops};
 }
 
