@@ -228,34 +228,40 @@ class CudaAllVsAll : public AllVsAllEngine {
   template <class Done>
   void run_device(const std::vector<PairIndex>& pairs, std::vector<size_t> which, bool traceback, Done&& done) {
     CUDA_CHECK(cudaSetDevice(device_));
-    if (traceback) {  // biggest first, so the last launch's tail is short
-      std::vector<std::pair<uint64_t, size_t>> by_cells(which.size());
+    // The fill kernel's order: 32-lane pairs, then 16-lane, then 8-lane (avsa_group of the
+    // target), longest query first within a group, so that pairs sharing a warp end together
+    // and the biggest pairs start first. Any run of this order is in it too, so each launch is.
+    {
+      std::vector<std::pair<uint64_t, size_t>> keyed(which.size());
       for (size_t k = 0; k < which.size(); ++k) {
         const PairIndex& p = pairs[which[k]];
-        by_cells[k] = {uint64_t(qview(p).length) * tview(p).length, which[k]};
+        const uint32_t g = cuda::avsa_group(tview(p).length);
+        keyed[k] = {(uint64_t(g == 32 ? 0 : g == 16 ? 1 : 2) << 32) | (0xFFFFFFFFu - qview(p).length), which[k]};
       }
-      std::stable_sort(by_cells.begin(), by_cells.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-      for (size_t k = 0; k < which.size(); ++k) which[k] = by_cells[k].second;
+      std::sort(keyed.begin(), keyed.end());
+      for (size_t k = 0; k < which.size(); ++k) which[k] = keyed[k].second;
     }
     // Launches of up to 16 waves of warps.
     const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
     for (size_t begin = 0; begin < which.size();) {
       // Grow the launch while its bits, strips and op buffers fit.
       std::vector<AvsaPair> launch;
+      cuda::AvsaFillShape shape;
       uint64_t words = 0, text = 0, strip = 0;
       size_t end = begin;
       for (; end < which.size() && launch.size() < max_pairs; ++end) {
         const PairIndex& p = pairs[which[end]];
-        const SeqView q = qview(p), t = tview(p);
-        const uint64_t w = traceback ? cuda::avsa_bits_words(q.length, t.length) : 0;
-        const uint64_t c = traceback ? cuda::avsa_cigar_bytes(q.length, t.length) : 0;
-        const uint64_t st = cuda::avsa_strip_entries(q.length, t.length);
+        const uint32_t m = qview(p).length, n = tview(p).length;
+        const uint64_t w = traceback ? cuda::avsa_bits_words(m, n) : 0;
+        const uint64_t c = traceback ? cuda::avsa_cigar_bytes(m, n) : 0;
+        const uint64_t st = cuda::avsa_strip_entries(m, n);
         // Bits, strips, and the CIGAR scratch and packed text (each bounded by c per pair).
         const uint64_t bytes = (words + w) * 4 + 2 * (text + c) + (strip + st) * sizeof(uint2) +
                                (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
         if (!launch.empty() && bytes > launch_budget_) break;
-        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], q.length, t.length, words,
-                          text, strip});
+        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip});
+        const uint32_t g = cuda::avsa_group(n);
+        ++(g == 32 ? shape.g32 : g == 16 ? shape.g16 : shape.g8);
         words += w, text += c, strip += st;
       }
       const uint32_t np = uint32_t(launch.size());
@@ -270,7 +276,7 @@ class CudaAllVsAll : public AllVsAllEngine {
         text_used_.reserve(1);
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
-      cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), np, matrix_.get(), setup_.gaps.open,
+      cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
                              setup_.gaps.extend, kernel_mode(setup_.mode), traceback, bits_.get(), strip_.get(),
                              results_.get(), stream_);
       if (traceback)

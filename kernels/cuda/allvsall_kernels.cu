@@ -14,9 +14,17 @@ namespace {
 
 constexpr int32_t kNegInf = INT32_MIN / 4;
 constexpr unsigned kFull = 0xFFFFFFFFu;
+// Columns past a target's end (the last pass's padding) get a substitution score no cell can
+// recover from: their H, E and F then stay below the best valid H of the rows so far (every
+// gap costs >= 1), so local mode tracks the best cell without a column check.
+constexpr uint32_t kPadCode = kAvsaAlphabet;
+constexpr int32_t kPadScore = -(1 << 20);
+constexpr int kSmatStride = kAvsaAlphabet + 1;
+constexpr uint32_t kNoPair = 0xFFFFFFFFu;
 
-__device__ __forceinline__ int32_t border(int mode, uint32_t k, int32_t open, int32_t extend) {
-  return mode == kAvsaGlobal && k > 0 ? -(open + int32_t(k) * extend) : 0;
+template <int Mode>
+__device__ __forceinline__ int32_t border(uint32_t k, int32_t open, int32_t extend) {
+  return Mode == kAvsaGlobal && k > 0 ? -(open + int32_t(k) * extend) : 0;
 }
 
 // End-cell candidates: the larger score wins, then the earlier cell in row-major order, which
@@ -29,99 +37,107 @@ struct Best {
   }
 };
 
-__device__ Best warp_best(Best b) {
-  for (int d = 16; d > 0; d >>= 1) {
+// The best of a group's lanes (xor distances below G stay inside the aligned group).
+template <uint32_t G>
+__device__ Best group_best(Best b) {
+  for (uint32_t d = G / 2; d > 0; d >>= 1) {
     Best o{__shfl_xor_sync(kFull, b.score, d), __shfl_xor_sync(kFull, b.i, d), __shfl_xor_sync(kFull, b.j, d)};
     if (o.beats(b)) b = o;
   }
   return b;
 }
 
-__global__ void __launch_bounds__(kAvsaThreads)
-avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, const AvsaPair* __restrict__ pairs,
-          uint32_t npairs, const int32_t* __restrict__ matrix, int32_t open, int32_t extend, int mode,
-          bool store_bits, uint32_t* __restrict__ bits, uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
-  __shared__ int32_t smat[kAvsaAlphabet * kAvsaAlphabet];
-  for (int k = threadIdx.x; k < kAvsaAlphabet * kAvsaAlphabet; k += blockDim.x) smat[k] = matrix[k];
-  __syncthreads();
-  const uint32_t lane = threadIdx.x & 31;
-  const uint32_t p = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  if (p >= npairs) return;  // the whole warp
-  const AvsaPair pr = pairs[p];
+// One pair (index p, or kNoPair for an empty slot of the warp) on a group of G lanes. Every
+// lane of the warp calls it with the same G: the shuffles run over the whole warp, so the
+// steps are the warp's longest.
+template <uint32_t G, int Mode, bool Bits>
+__device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres,
+                                          const AvsaPair* __restrict__ pairs, uint32_t p, const int32_t* smat,
+                                          int32_t open, int32_t extend, uint32_t* __restrict__ bits,
+                                          uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
+  constexpr bool local = Mode == kAvsaLocal, semi = Mode == kAvsaSemiGlobal, global = Mode == kAvsaGlobal;
+  constexpr uint32_t cols = G * kAvsaLaneCols;  // columns per pass
+  const uint32_t lane = threadIdx.x % G;
+  const AvsaPair pr = p != kNoPair ? pairs[p] : AvsaPair{};
   const uint8_t* q = qres + pr.q_off;
   const uint8_t* t = tres + pr.t_off;
   const uint32_t m = pr.m, n = pr.n;
-  const bool local = mode == kAvsaLocal, semi = mode == kAvsaSemiGlobal;
   const int32_t oe = open + extend;
   // The scan's starting candidate (reference.cpp): global's is replaced by H(m, n) below.
-  const Best start{mode == kAvsaGlobal ? border(mode, m == 0 ? n : m, open, extend) : 0,
-            mode == kAvsaGlobal ? m : 0, mode == kAvsaGlobal ? n : (semi && m > 0 ? n : 0)};
+  const Best start{global ? border<Mode>(m == 0 ? n : m, open, extend) : 0, global ? m : 0,
+                   global ? n : (semi && m > 0 ? n : 0)};
   Best best = start;
   int32_t corner = start.score;  // global: H(m, n), kept by the lane that owns column n
-  const uint32_t passes = m == 0 ? 0 : (n + kAvsaPassCols - 1) / kAvsaPassCols;
+  // Only 32-lane groups (one pair per warp) take several passes; the others one, even empty.
+  const uint32_t passes = G == 32 ? (m == 0 ? 0 : avsa_passes(n)) : 1;
+  const uint32_t steps = G == 32 ? m + 31 : __reduce_max_sync(kFull, m + G - 1);
   uint2* my_strip = strip + pr.strip_off;
   for (uint32_t pass = 0; pass < passes; ++pass) {
-    const uint32_t j0 = pass * kAvsaPassCols + lane * kAvsaLaneCols;  // columns j0+1 .. j0+8
+    const uint32_t j0 = pass * cols + lane * kAvsaLaneCols;  // columns j0+1 .. j0+8
     const uint32_t valid = n > j0 ? min(n - j0, kAvsaLaneCols) : 0;
     int32_t H[kAvsaLaneCols], F[kAvsaLaneCols];
-    uint32_t tcode[kAvsaLaneCols];
+    uint32_t toff[kAvsaLaneCols];  // byte offset of the column's score in a table row
 #pragma unroll
     for (uint32_t c = 0; c < kAvsaLaneCols; ++c) {
-      H[c] = border(mode, j0 + c + 1, open, extend);  // row 0
+      H[c] = border<Mode>(j0 + c + 1, open, extend);  // row 0
       F[c] = kNegInf;
-      tcode[c] = c < valid ? t[j0 + c] : 0;
+      toff[c] = (c < valid ? t[j0 + c] : kPadCode) * sizeof(int32_t);
     }
     // H(i - 1, j0): the diagonal of the lane's first column (row 0 to start).
-    int32_t diag_in = border(mode, j0, open, extend);
+    int32_t diag_in = border<Mode>(j0, open, extend);
     int32_t out_h = 0, out_e = kNegInf;
     Best pbest = start;  // this pass's scan: rows in order, columns in order, strict '>'
-    const bool to_strip = lane == 31 && pass + 1 < passes;
-    uint32_t* my_bits = bits + pr.bits_word + uint64_t(pass) * (m + 31) * 32 + lane;
-    for (uint32_t s = 0; s < m + 31; ++s) {
-      int32_t in_h = __shfl_up_sync(kFull, out_h, 1), in_e = __shfl_up_sync(kFull, out_e, 1);
+    const bool to_strip = lane == G - 1 && pass + 1 < passes;
+    uint32_t* my_bits = bits + pr.bits_word + uint64_t(pass) * (m + G - 1) * G + lane;
+    for (uint32_t s = 0; s < steps; ++s) {
+      int32_t in_h = __shfl_up_sync(kFull, out_h, 1, G), in_e = __shfl_up_sync(kFull, out_e, 1, G);
       const uint32_t i = s - lane + 1;  // this lane's row (1-based), valid when 1 <= i <= m
       if (s < lane || i > m) continue;
       if (lane == 0) {
         if (pass == 0) {
-          in_h = border(mode, i, open, extend);
+          in_h = border<Mode>(i, open, extend);
           in_e = kNegInf;
         } else {
           const uint2 b = my_strip[i];
           in_h = int32_t(b.x), in_e = int32_t(b.y);
         }
       }
-      const int32_t* row = smat + q[i - 1] * kAvsaAlphabet;
+      const char* row = reinterpret_cast<const char*>(smat + q[i - 1] * kSmatStride);
       int32_t diag = diag_in, left = in_h, E = in_e;
       diag_in = in_h;
       uint32_t word = 0;
 #pragma unroll
       for (uint32_t c = 0; c < kAvsaLaneCols; ++c) {
-        const GotohCell g = gotoh_cell(left, E, H[c], F[c], diag, row[tcode[c]], oe, extend, local);
+        const GotohCell g = gotoh_cell(left, E, H[c], F[c], diag, *reinterpret_cast<const int32_t*>(row + toff[c]), oe,
+                                       extend, local);
         const int32_t h = g.h;
-        word |= direction_bits(g, F[c], local) << (c * 4);
+        if (Bits) word |= direction_bits(g, F[c], local) << (c * 4);
         const uint32_t j = j0 + c + 1;
-        if (c < valid) {
-          if ((local || (semi && (i == m || j == n))) && h > pbest.score) pbest = {h, i, j};
-          if (mode == kAvsaGlobal && i == m && j == n) corner = h;
+        if (local) {
+          if (h > pbest.score) pbest = {h, i, j};
+        } else if (semi) {
+          if (((i == m && c < valid) || j == n) && h > pbest.score) pbest = {h, i, j};
+        } else if (i == m && j == n) {
+          corner = h;
         }
         diag = H[c];
         H[c] = h;
         left = h;
       }
       out_h = left, out_e = E;
-      if (store_bits) my_bits[uint64_t(s) * 32] = word;
+      if (Bits) my_bits[uint64_t(s) * G] = word;
       if (to_strip) my_strip[i] = make_uint2(uint32_t(out_h), uint32_t(out_e));
     }
     if (pbest.beats(best)) best = pbest;
-    __syncwarp();  // the strip written by lane 31 is read by lane 0 in the next pass
+    __syncwarp();  // the strip written by the group's last lane is read by its lane 0 next pass
   }
-  if (mode == kAvsaGlobal) {
+  if (global) {
     // The lane that holds column n in the last pass has H(m, n).
-    if (passes > 0) best.score = __shfl_sync(kFull, corner, ((n - 1) % kAvsaPassCols) / kAvsaLaneCols);
+    if (passes > 0) best.score = __shfl_sync(kFull, corner, ((n - 1) % cols) / kAvsaLaneCols, G);
   } else {
-    best = warp_best(best);
+    best = group_best<G>(best);
   }
-  if (lane == 0) {
+  if (lane == 0 && p != kNoPair) {
     AvsaResult r{};
     r.score = best.score;
     r.end_i = best.i;
@@ -130,10 +146,40 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
   }
 }
 
-// Cell (i, j) (1-based) in avsa_fill's layout.
-__device__ __forceinline__ uint32_t cell_at(const uint32_t* cells, uint32_t m, uint32_t i, uint32_t j) {
-  const uint32_t jj = j - 1, pass = jj / kAvsaPassCols, lane = (jj % kAvsaPassCols) / kAvsaLaneCols;
-  const uint64_t word = (uint64_t(pass) * (m + 31) + (i - 1) + lane) * 32 + lane;
+// Warps [0, g32) take the 32-lane pairs, then 2 pairs per warp of 16 lanes, then 4 of 8.
+inline uint32_t fill_warps(AvsaFillShape s) { return s.g32 + (s.g16 + 1) / 2 + (s.g8 + 3) / 4; }
+
+template <int Mode, bool Bits>
+__global__ void __launch_bounds__(kAvsaThreads, 6)
+avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, const AvsaPair* __restrict__ pairs,
+          AvsaFillShape shape, const int32_t* __restrict__ matrix, int32_t open, int32_t extend,
+          uint32_t* __restrict__ bits, uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
+  __shared__ int32_t smat[kAvsaAlphabet * kSmatStride];
+  for (int k = threadIdx.x; k < kAvsaAlphabet * kSmatStride; k += blockDim.x) {
+    const int a = k / kSmatStride, b = k % kSmatStride;
+    smat[k] = b < kAvsaAlphabet ? matrix[a * kAvsaAlphabet + b] : kPadScore;
+  }
+  __syncthreads();
+  const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+  const uint32_t w16 = (shape.g16 + 1) / 2, w8 = (shape.g8 + 3) / 4;
+  if (warp < shape.g32) {
+    fill_pair<32, Mode, Bits>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results);
+  } else if (warp < shape.g32 + w16) {
+    const uint32_t k = (warp - shape.g32) * 2 + lane / 16;
+    fill_pair<16, Mode, Bits>(qres, tres, pairs, k < shape.g16 ? shape.g32 + k : kNoPair, smat, open, extend, bits,
+                              strip, results);
+  } else if (warp < shape.g32 + w16 + w8) {
+    const uint32_t k = (warp - shape.g32 - w16) * 4 + lane / 8;
+    fill_pair<8, Mode, Bits>(qres, tres, pairs, k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair, smat, open,
+                             extend, bits, strip, results);
+  }
+}
+
+// Cell (i, j) (1-based) of an m x n pair in avsa_fill's layout.
+__device__ __forceinline__ uint32_t cell_at(const uint32_t* cells, uint32_t m, uint32_t n, uint32_t i, uint32_t j) {
+  const uint32_t g = avsa_group(n), cols = g * kAvsaLaneCols;
+  const uint32_t jj = j - 1, pass = jj / cols, lane = (jj % cols) / kAvsaLaneCols;
+  const uint64_t word = (uint64_t(pass) * (m + g - 1) + (i - 1) + lane) * g + lane;
   return (cells[word] >> ((jj % kAvsaLaneCols) * 4)) & 0xF;
 }
 
@@ -173,7 +219,7 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
   uint32_t i = r.end_i, j = r.end_j;
   const bool empty_local = mode == kAvsaLocal && r.score == 0;
   if (!empty_local)
-    gotoh_walk(i, j, q, t, [&](uint32_t ci, uint32_t cj) { return cell_at(cells, pr.m, ci, cj); },
+    gotoh_walk(i, j, q, t, [&](uint32_t ci, uint32_t cj) { return cell_at(cells, pr.m, pr.n, ci, cj); },
                [&](char op) { cigar.push(op); });
   if (mode == kAvsaGlobal) {  // the end gap along the border (reference.cpp: I before D, end to start)
     for (; i > 0; --i) cigar.push('I');
@@ -205,15 +251,33 @@ __global__ void gather_scores(const int32_t* __restrict__ scores, const uint32_t
     out[k] = scores[index[k]];
 }
 
+template <int Mode>
+void launch_fill_mode(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
+                      const int32_t* matrix, int32_t open, int32_t extend, bool store_bits, uint32_t* bits,
+                      uint2* strip, AvsaResult* results, cudaStream_t stream) {
+  const uint64_t blocks = (uint64_t(fill_warps(shape)) * 32 + kAvsaThreads - 1) / kAvsaThreads;
+  if (store_bits)
+    avsa_fill<Mode, true><<<unsigned(blocks), kAvsaThreads, 0, stream>>>(qres, tres, pairs, shape, matrix, open,
+                                                                          extend, bits, strip, results);
+  else
+    avsa_fill<Mode, false><<<unsigned(blocks), kAvsaThreads, 0, stream>>>(qres, tres, pairs, shape, matrix, open,
+                                                                           extend, bits, strip, results);
+}
+
 }  // namespace
 
-void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs,
+void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                       const int32_t* matrix, int32_t open, int32_t extend, int mode, bool store_bits, uint32_t* bits,
                       uint2* strip, AvsaResult* results, void* stream) {
-  if (npairs == 0) return;
-  const uint64_t blocks = (uint64_t(npairs) * 32 + kAvsaThreads - 1) / kAvsaThreads;
-  avsa_fill<<<unsigned(blocks), kAvsaThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      qres, tres, pairs, npairs, matrix, open, extend, mode, store_bits, bits, strip, results);
+  if (shape.pairs() == 0) return;
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (mode == kAvsaLocal)
+    launch_fill_mode<kAvsaLocal>(qres, tres, pairs, shape, matrix, open, extend, store_bits, bits, strip, results, s);
+  else if (mode == kAvsaGlobal)
+    launch_fill_mode<kAvsaGlobal>(qres, tres, pairs, shape, matrix, open, extend, store_bits, bits, strip, results, s);
+  else
+    launch_fill_mode<kAvsaSemiGlobal>(qres, tres, pairs, shape, matrix, open, extend, store_bits, bits, strip, results,
+                                      s);
   CUDA_CHECK_LAUNCH("avsa_fill");
 }
 
@@ -228,7 +292,7 @@ void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
 
 int avsa_fill_pairs_per_sm() {
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, avsa_fill, kAvsaThreads, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, avsa_fill<kAvsaLocal, true>, kAvsaThreads, 0));
   return blocks * kAvsaThreads / 32;
 }
 

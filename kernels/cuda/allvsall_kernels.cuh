@@ -1,13 +1,16 @@
 #pragma once
 // Device side of the CUDA all-vs-all engine.
-//   avsa_fill: one warp per pair. The target's columns are cut into passes of kAvsaPassCols
-//     (kAvsaLaneCols per lane, in registers); the query rows stream past as a wavefront
-//     (lane l works on row s - l at step s), each lane handing the H and E of its last
-//     column to the next lane by shuffle, and lane 31 to the next pass through a per-pair
-//     strip of (m + 1) entries. Gotoh with reference.cpp's recurrences, tie decisions and
-//     end-cell rule; optionally each cell's 4 direction bits (bits 0-1 source of H: zero,
-//     diagonal, up, left; bit 2 E opened; bit 3 F opened): one 32-bit word per lane and
-//     step, so a warp's stores at a step are 32 consecutive words (coalesced).
+//   avsa_fill: a group of G lanes per pair (G = 8, 16 or 32 by the target's length, so a short
+//     target does not leave most of a warp idle; a warp holds 32 / G pairs). The target's
+//     columns are cut into passes of 8G (kAvsaLaneCols per lane, in registers); the query
+//     rows stream past as a wavefront (lane l of the group works on row s - l at step s),
+//     each lane handing the H and E of its last column to the next lane by shuffle, and the
+//     group's last lane to the next pass through a per-pair strip of (m + 1) entries (only
+//     32-lane groups take more than one pass). Gotoh with reference.cpp's recurrences, tie
+//     decisions and end-cell rule, compiled per mode; optionally each cell's 4 direction
+//     bits (bits 0-1 source of H: zero, diagonal, up, left; bit 2 E opened; bit 3 F opened):
+//     one 32-bit word per lane and step, so a group's stores at a step are G consecutive
+//     words (coalesced).
 //   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3), one thread per
 //     pair. It writes the CIGAR text itself (runs are formed as the walk goes, the text
 //     filled right to left in the pair's scratch slice of avsa_cigar_bytes), then moves it
@@ -22,15 +25,22 @@
 
 namespace hpc::cuda {
 
-constexpr uint32_t kAvsaLaneCols = 8;                    // one 32-bit word of 4-bit cells
-constexpr uint32_t kAvsaPassCols = 32 * kAvsaLaneCols;  // columns per pass of a warp
+constexpr uint32_t kAvsaLaneCols = 8;  // one 32-bit word of 4-bit cells
 
-// 32-bit words of direction cells of an m x n pair: per pass, (m + 31) steps x 32 lanes.
+// Lanes per pair: the narrowest group whose one pass covers the target, 32 (several passes)
+// beyond 256 columns.
+__host__ __device__ inline uint32_t avsa_group(uint32_t n) { return n <= 64 ? 8 : n <= 128 ? 16 : 32; }
+__host__ __device__ inline uint32_t avsa_passes(uint32_t n) {
+  const uint32_t cols = avsa_group(n) * kAvsaLaneCols;
+  return (n + cols - 1) / cols;
+}
+// 32-bit words of direction cells of an m x n pair: per pass, (m + G - 1) steps x G lanes.
 inline uint64_t avsa_bits_words(uint32_t m, uint32_t n) {
-  return uint64_t((n + kAvsaPassCols - 1) / kAvsaPassCols) * (m + 31) * 32;
+  const uint32_t g = avsa_group(n);
+  return uint64_t(avsa_passes(n)) * (m + g - 1) * g;
 }
 // Strip entries a pair needs (0 for a single pass).
-inline uint64_t avsa_strip_entries(uint32_t m, uint32_t n) { return n > kAvsaPassCols ? uint64_t(m) + 1 : 0; }
+inline uint64_t avsa_strip_entries(uint32_t m, uint32_t n) { return avsa_passes(n) > 1 ? uint64_t(m) + 1 : 0; }
 
 struct AvsaPair {
   uint64_t q_off, t_off;  // first residue in the query / target residue arrays
@@ -57,7 +67,14 @@ enum : int { kAvsaLocal = 0, kAvsaGlobal = 1, kAvsaSemiGlobal = 2 };
 constexpr int kAvsaAlphabet = 24;
 constexpr int kAvsaThreads = 128;  // threads per block (4 pairs of avsa_fill)
 
-void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs,
+// The pairs of a fill launch in group order: first the 32-lane pairs, then the 16-lane, then
+// the 8-lane ones (avsa_group of the target length); within a group, pairs of one warp run
+// as many steps as the longest query among them, so similar query lengths should be adjacent.
+struct AvsaFillShape {
+  uint32_t g32 = 0, g16 = 0, g8 = 0;
+  uint32_t pairs() const { return g32 + g16 + g8; }
+};
+void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
                       bool store_bits, uint32_t* bits, uint2* strip, AvsaResult* results, void* stream);
 // `scratch`: the pairs' slices (text_off); `text`: the packed CIGARs, with *text_used (device,
@@ -65,7 +82,7 @@ void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
                       const uint32_t* bits, char* scratch, char* text, unsigned long long* text_used,
                       AvsaResult* results, void* stream);
-// Pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
+// 32-lane pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
 int avsa_fill_pairs_per_sm();
 
 // The kept cells of a tile's score matrix (nq x width, row k / width = query slot, column

@@ -34,7 +34,10 @@ __device__ __forceinline__ GotohCell gotoh_cell(int h_left, int& e, int h_up, in
 // alignment's H of 0 starts the alignment (tie rule 3).
 enum : uint32_t { kSrcZero = 0, kSrcDiag = 1, kSrcUp = 2, kSrcLeft = 3, kEOpenBit = 4, kFOpenBit = 8 };
 __device__ __forceinline__ uint32_t direction_bits(const GotohCell& c, int f, bool local) {
-  const uint32_t src = local && c.h == 0 ? kSrcZero : c.h == c.d ? kSrcDiag : c.h == f ? kSrcUp : kSrcLeft;
+  // Selects from the lowest priority up (left, up, diagonal, zero): no branches in a cell.
+  uint32_t src = c.h == f ? kSrcUp : kSrcLeft;
+  src = c.h == c.d ? kSrcDiag : src;
+  if (local) src = c.h == 0 ? kSrcZero : src;
   return src | (c.eo ? kEOpenBit : 0u) | (c.fo ? kFOpenBit : 0u);
 }
 

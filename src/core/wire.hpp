@@ -28,6 +28,8 @@ class WireWriter {
     put<uint64_t>(v.size());
     buf_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
+  // Room for n more bytes (a tile's hits are millions of small puts).
+  void reserve(size_t n) { buf_.reserve(buf_.size() + n); }
   std::string take() { return std::move(buf_); }
 
  private:

@@ -295,11 +295,13 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const BackendKind kind = parse_backend_kind(opt.backend);
   const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
   const bool distributed = mpi.active && mpi.size > 1;
-  // GPU engines: three workers per GPU in a local run, so the host work of some (pair lists,
-  // CIGARs, the packed scorer's setup) overlaps the kernels of the others (H100, 20,000
-  // sequences: score-only 1.85 TCUPS with 2 workers, 2.13 with 3, 2.08 with 4).
+  // GPU engines: four workers per GPU in a local run, so the host work of some (pair lists,
+  // CIGARs, the packed scorer's setup) overlaps the kernels of the others (H200, 20,000
+  // sequences, --min-score 50, with alignments: compute phase 2.27-2.35 s with 3 workers,
+  // 2.10-2.20 s with 4, 2.15-2.17 s with 5 or 6; score-only 1.52-1.55 s with 3, 1.48-1.52
+  // with 4).
   const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
-  const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(3) : 1);
+  const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(4) : 1);
 
   std::unique_ptr<ResultFile> out;
   // Every finished tile's worker bytes: the master only keeps them during the run (decoding

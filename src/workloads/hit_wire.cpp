@@ -5,6 +5,11 @@
 namespace hpc {
 
 void put_hits(WireWriter& w, const std::vector<Hit>& hits) {
+  size_t bytes = sizeof(uint64_t);
+  for (const Hit& h : hits)
+    bytes += 2 * sizeof(uint32_t) + 2 * sizeof(double) + sizeof(int32_t) + 4 * sizeof(uint32_t) + sizeof(uint64_t) +
+             h.aln.cigar.size();
+  w.reserve(bytes);
   w.put<uint64_t>(hits.size());
   for (const Hit& h : hits) {
     w.put(h.query);

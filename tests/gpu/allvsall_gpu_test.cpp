@@ -12,6 +12,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #endif
 #include "src/align/reduced_space.hpp"
+#include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
 #include "test_support.hpp"
 
@@ -76,6 +77,32 @@ TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), samp
 
 // Pairs with a long sequence exceed a 4 MB budget: host reduced-space path on both sides.
 TEST_P(AllVsAllGpu, LongPairsTakeTheReducedSpacePath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
+
+// Lengths around the fill kernel's group widths (8, 16, 32 lanes of 8 columns: 64, 128, 256
+// columns per pass) and pass boundaries, built from repeats so that ties are everywhere,
+// plus balifam sequences cut to the same lengths.
+SequenceSet edge_lengths() {
+  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
+  SequenceSet s;
+  const uint32_t lengths[] = {1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 513};
+  const char* motifs[] = {"A", "AC", "WWC", "GKLV"};
+  uint32_t k = 0;
+  for (uint32_t n : lengths) {
+    std::vector<uint8_t> rep, cut;
+    const std::string motif = motifs[k % 4];
+    for (uint32_t i = 0; i < n; ++i) rep.push_back(encode_residue(motif[i % motif.size()]));
+    for (uint32_t i = k; cut.size() < n; ++i) {
+      const SeqView v = all.view(i * 3);
+      cut.insert(cut.end(), v.data, v.data + std::min<size_t>(v.length, n - cut.size()));
+    }
+    s.add("rep" + std::to_string(n), rep.data(), rep.size());
+    s.add("cut" + std::to_string(n), cut.data(), cut.size());
+    ++k;
+  }
+  return s;
+}
+
+TEST_P(AllVsAllGpu, AlignmentsEqualCpuAroundGroupWidths) { compare(GetParam(), edge_lengths(), 0, true); }
 
 // score_tile (the device cut over whole windows) = the CPU's pair-list path, tile for tile,
 // square (diagonal and off-diagonal tiles) and rectangle, with and without a score cut.
