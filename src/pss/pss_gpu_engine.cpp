@@ -101,7 +101,10 @@ std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& querie
     // Sequence mode: launches of whole queries against every subject of the tile (the packed
     // kernel orders its own work units LPT); pairs listed query-major as launch_queries() scores them.
     for (uint32_t q : queries) query_views.push_back(im.queries.view(q));
-    const size_t group = std::max<size_t>(1, chunk / std::max<size_t>(1, views.size()));
+    // An even count when more than one, so the query-pair kernel's lanes are all used (the
+    // plan batches queries of similar length together, so neighbours pair with little padding).
+    size_t group = std::max<size_t>(1, chunk / std::max<size_t>(1, views.size()));
+    if (group > 1) group &= ~size_t(1);
     for (uint32_t k0 = 0; k0 < queries.size(); k0 += uint32_t(group)) {
       launches.emplace_back();
       for (uint32_t k = k0; k < std::min<size_t>(queries.size(), k0 + group); ++k)
