@@ -117,6 +117,8 @@ int MsvCuda::max_model_length() { return cuda::kMsvChunkCells * cuda::kMsvMaxChu
 
 double MsvCuda::kernel_seconds() const { return impl_->kernel_seconds; }
 
+float MsvCuda::nats(const MsvProfile& p, int code, int L) { return msv_nats(p, code, p.tjb(L)); }
+
 std::vector<float> MsvCuda::scores(const MsvProfile& p, uint32_t begin, uint32_t end) {
   return std::move(scores(std::vector<const MsvProfile*>{&p}, begin, end).front());
 }

@@ -32,6 +32,9 @@ class MsvCuda {
   // The same for several models in one launch: result[k] belongs to profiles[k].
   std::vector<std::vector<float>> scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
                                          uint32_t end);
+  // The score in nats that the kernels report as `code` (their xJ byte, 0..255) for a target
+  // of L residues: what scores() returns for it.
+  static float nats(const MsvProfile& p, int code, int L);
   // Seconds the device spent in the MSV kernels so far (CUDA events).
   double kernel_seconds() const;
 

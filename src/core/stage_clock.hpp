@@ -11,6 +11,11 @@
 
 namespace hpc {
 
+// Seconds since t0 (the workloads' --verbose timings).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 class StageClock {
  public:
   bool on() const { return on_; }

@@ -44,14 +44,31 @@ PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const F
   return run_filters_after_msv(m, seq, L, msv_filter_score(m.msv, seq, L, ws), s, ws);
 }
 
+namespace {
+struct MsvStat {
+  float nullsc, bits;
+  double P;
+};
+// p7_Pipeline's MSV bits and P-value, with its types: float score, double P.
+MsvStat msv_stat(const ModelFilters& m, int L, float usc) {
+  const float nullsc = null_one_score(L);
+  const float bits = float(double(usc - nullsc) / kLn2);
+  return {nullsc, bits, gumbel_survival(bits, m.msv_mu, m.msv_lambda)};
+}
+}  // namespace
+
+bool msv_filter_passes(const ModelFilters& m, int L, float usc, const FilterSettings& s) {
+  return L > 0 && !(msv_stat(m, L, usc).P > s.F1);
+}
+
 PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float usc,
                                      const FilterSettings& s) {
   PairResult r;
   if (L <= 0) return r;
-  const float nullsc = null_one_score(L);
-  // Same types as p7_Pipeline: float score, double P.
-  float bits = float(double(usc - nullsc) / kLn2);
-  double P = gumbel_survival(bits, m.msv_mu, m.msv_lambda);
+  const MsvStat st = msv_stat(m, L, usc);
+  const float nullsc = st.nullsc;
+  float bits = st.bits;
+  double P = st.P;
   r.msv_bits = bits;
   r.msv_pvalue = P;
   if (P > s.F1) return r;

@@ -63,5 +63,8 @@ PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int 
 PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float msv_nats,
                                      const FilterSettings& s);
 PairResult finish_viterbi(const ModelFilters& m, PairResult r, float vit_nats, const FilterSettings& s);
+// Whether an MSV score (nats) passes the MSV filter at target length L: the first decision
+// of run_filters_until_viterbi, alone (what a GPU caller needs to skip the pairs that fail).
+bool msv_filter_passes(const ModelFilters& m, int L, float msv_nats, const FilterSettings& s);
 
 }  // namespace hpc::hmm

@@ -31,10 +31,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 // A tile's engine time, sent ahead of its hits and summed by the master (timing attributes).
 struct TileTimes {
   double score_seconds = 0, align_seconds = 0;

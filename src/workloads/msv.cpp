@@ -8,6 +8,7 @@
 #include <ctime>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include "io/database.hpp"
@@ -141,6 +142,36 @@ class MsvWorker : public TileWorker {
 };
 
 #ifdef HPCALIGN_HAVE_CUDA
+// Scores below cut(L) fail the MSV filter at target length L: the lowest kernel code that
+// passes (bisection over the 256 codes with the pipeline's own test) less one code, so float
+// rounding at the threshold can never drop a passing pair (the ones above the cut are decided
+// by the full test). Remembers the last length: a batch's targets come length-sorted.
+class MsvCut {
+ public:
+  MsvCut(const hmm::ModelFilters& f, const hmm::FilterSettings& s) : f_(f), s_(s) {}
+  bool fails(int L, float msv_nats) {
+    if (L != length_) length_ = L, cut_ = cut(L);
+    return msv_nats < cut_;
+  }
+
+ private:
+  float cut(int L) const {
+    int lo = 0, hi = 256;  // the lowest passing code is in [lo, hi]; 256: none passes
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (hmm::msv_filter_passes(f_, L, hmm::MsvCuda::nats(f_.msv, mid, L), s_))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo == 0 ? -std::numeric_limits<float>::infinity() : hmm::MsvCuda::nats(f_.msv, lo - 1, L);
+  }
+  const hmm::ModelFilters& f_;
+  const hmm::FilterSettings& s_;
+  int length_ = -1;
+  float cut_ = 0;
+};
+
 // A tile's models on the GPU: the MSV filter of every (model, target) in one launch, the
 // P-values and the bias filter on a host thread pool (the shared pipeline code), then the
 // Viterbi filter of the bias survivors of all the tile's models in one GPU call.
@@ -176,12 +207,18 @@ class MsvCudaWorker : public TileWorker {
     clock.mark("msv");
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return job_.db.seqs.view(job_.db.by_length[tile.part_begin + i]); };
-    // Pass 1 (host pool): MSV P-values and the bias filter, up to the Viterbi filter.
+    // Pass 1 (host pool): MSV P-values and the bias filter, up to the Viterbi filter. Without
+    // --all, a pair below its length's MSV cut fails for sure and keeps the default (failed)
+    // result: ~98% of the pairs then cost a comparison instead of a log and an exp.
     std::vector<hmm::PairResult> pairs(models.size() * n);
-    for_pairs(models.size(), n, [&](size_t k, size_t i, hmm::FilterWorkspace&) {
-      const SeqView v = view(i);
-      pairs[k * n + i] =
-          hmm::run_filters_until_viterbi(job_.filters[models[k]], v.data, int(v.length), usc[k][i], job_.settings);
+    for_batches(models.size(), n, [&](size_t k, size_t first, size_t last) {
+      MsvCut cut(job_.filters[models[k]], job_.settings);
+      for (size_t i = first; i < last; ++i) {
+        const SeqView v = view(i);
+        if (!job_.all_pairs && cut.fails(int(v.length), usc[k][i])) continue;
+        pairs[k * n + i] =
+            hmm::run_filters_until_viterbi(job_.filters[models[k]], v.data, int(v.length), usc[k][i], job_.settings);
+      }
     });
     clock.mark("pvalues+bias");
     // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
@@ -218,15 +255,22 @@ class MsvCudaWorker : public TileWorker {
     return r;
   }
 
-  // Runs body(k, i, workspace) for k < models, i < n on the host pool, in batches.
+  // Runs body(k, first, last) over batches [first, last) of i < n, for k < models, on the host pool.
   template <class Body>
-  void for_pairs(size_t models, size_t n, Body&& body) {
+  void for_batches(size_t models, size_t n, Body&& body) {
     constexpr size_t kBatch = 512;
     const size_t batches = (n + kBatch - 1) / kBatch;
     pool_.run(models * batches, [&](size_t job) {
       const size_t k = job / batches, b = job % batches;
+      body(k, b * kBatch, std::min(n, (b + 1) * kBatch));
+    });
+  }
+  // Runs body(k, i, workspace) for k < models, i < n on the host pool, in batches.
+  template <class Body>
+  void for_pairs(size_t models, size_t n, Body&& body) {
+    for_batches(models, n, [&](size_t k, size_t first, size_t last) {
       hmm::FilterWorkspace ws;
-      for (size_t i = b * kBatch; i < std::min(n, (b + 1) * kBatch); ++i) body(k, i, ws);
+      for (size_t i = first; i < last; ++i) body(k, i, ws);
     });
   }
 
@@ -380,6 +424,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   job.settings.F2 = opt.F2;
   job.settings.stages = hmm::parse_stages(opt.stages);
   job.all_pairs = opt.all_pairs;
+  const auto load_start = std::chrono::steady_clock::now();
   job.models = read_hmm_file(opt.model_path);
   job.filters.reserve(job.models.size());
   for (const auto& m : job.models) job.filters.emplace_back(m);
@@ -390,6 +435,8 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
       throw InputError(opt.db_path, 0, "target '" + job.db.seqs.ids[i] + "' is longer than 100000 residues, "
                                        "HMMER's pipeline limit");
 
+  if (opt.verbose && mpi.is_master())
+    std::cerr << "hpcalign: msv: load " << seconds_since(load_start) << " s (models, profiles, database)\n";
   const int hc = int(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = opt.threads > 0 ? opt.threads : hc;
   const bool distributed = mpi.active && mpi.size > 1;
@@ -475,6 +522,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   if (opt.verbose)
     std::cerr << "hpcalign: msv: filter phase " << filter_s << " s, " << cells << " MSV cells (sum M x residues), "
               << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS\n";
+  const auto write_start = std::chrono::steady_clock::now();
   sort_msv_rows(*out);
 
   std::vector<uint32_t> model_idx;
@@ -493,6 +541,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   out->close();
   resume.complete();
   progress->finish();
+  if (opt.verbose) std::cerr << "hpcalign: msv: final sort and write " << seconds_since(write_start) << " s\n";
   print_summary(job, totals);
   if (!opt.quiet)
     std::cerr << "hpcalign: " << rows_written << " rows for " << job.models.size() << " model(s) written to " << opt.out_path

@@ -14,6 +14,7 @@
 #include "io/pssm.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
+#include "src/core/stage_clock.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/plan/tile_split.hpp"
@@ -134,10 +135,6 @@ std::vector<PssPairResult> decode_results(const std::string& bytes, PssTileTimes
     r.permuted_scores = rd.get_vector<int32_t>();
   }
   return rows;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // One CPU thread's engine, or one GPU's (device >= 0; host_threads fit its Gumbels).

@@ -14,6 +14,7 @@
 #include "io/result_file.hpp"
 #include "kernels/backend.hpp"
 #include "src/core/error.hpp"
+#include "src/core/stage_clock.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
@@ -32,10 +33,6 @@ struct TileTimes {
   double search = 0;  // search_tile: scores and top-k
   double align = 0;   // align: coordinates and CIGARs of the kept hits
 };
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 std::string encode_hits(const std::vector<Hit>& hits, const TileTimes& times) {
   WireWriter w;

@@ -146,7 +146,9 @@ TEST(MsvGpu, PartitionsScoreLikeTheWholeDatabase) {
   EXPECT_GT(gpu.kernel_seconds(), 0.0);
 }
 
-// The workload: --backend cuda writes the same rows and pipeline counts as --backend cpu.
+// The workload: --backend cuda writes the same rows and pipeline counts as --backend cpu, with
+// --all (every pair) and without (survivors only: the GPU worker skips the pairs below its
+// MSV cut, which must never drop a pair that passes).
 TEST(MsvGpu, CommandCudaEqualsCpu) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const std::string dir = temp_dir();
@@ -157,23 +159,28 @@ TEST(MsvGpu, CommandCudaEqualsCpu) {
     ASSERT_EQ(status, 0);
   }
   ASSERT_EQ(status, 0);
-  for (const char* backend : {"cpu", "cuda"}) {
-    const std::string out = run_command(binary_path() + " msv -m " + models + " -d " + data_path("db2M.fa") + " -o " +
-                                            dir + "/" + backend + ".h5 --all --quiet --backend " + backend + " 2>&1",
-                                        &status);
-    ASSERT_EQ(status, 0) << out;
+  for (const std::string rows : {" --all", ""}) {
+    SCOPED_TRACE(rows.empty() ? "survivors" : "--all");
+    for (const char* backend : {"cpu", "cuda"}) {
+      const std::string out = run_command(binary_path() + " msv -m " + models + " -d " + data_path("db2M.fa") +
+                                              " -o " + dir + "/" + backend + ".h5 --quiet --backend " + backend + rows +
+                                              " 2>&1",
+                                          &status);
+      ASSERT_EQ(status, 0) << out;
+    }
+    h5::File cpu(dir + "/cpu.h5", h5::Mode::kReadOnly), gpu(dir + "/cuda.h5", h5::Mode::kReadOnly);
+    EXPECT_EQ(h5::read_string_attribute(gpu, "", "backend"), "cuda");
+    EXPECT_GT(h5::read_all<uint64_t>(gpu, "msv/target").size(), 0u);
+    for (const char* col : {"msv/model", "msv/target", "pipeline/past_msv", "pipeline/past_bias", "pipeline/past_vit"})
+      EXPECT_EQ(h5::read_all<uint64_t>(cpu, col), h5::read_all<uint64_t>(gpu, col)) << col;
+    for (const char* col : {"msv/msv_bits", "msv/vit_bits", "msv/msv_pvalue", "msv/vit_pvalue"}) {
+      const auto a = h5::read_all<double>(cpu, col), b = h5::read_all<double>(gpu, col);
+      ASSERT_EQ(a.size(), b.size()) << col;
+      for (size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(same_double(a[i], b[i])) << col << " row " << i;
+    }
+    for (const char* col : {"msv/bias_pass", "msv/passed"})
+      EXPECT_EQ(h5::read_all<int>(cpu, col), h5::read_all<int>(gpu, col)) << col;
   }
-  h5::File cpu(dir + "/cpu.h5", h5::Mode::kReadOnly), gpu(dir + "/cuda.h5", h5::Mode::kReadOnly);
-  EXPECT_EQ(h5::read_string_attribute(gpu, "", "backend"), "cuda");
-  for (const char* col : {"msv/model", "msv/target", "pipeline/past_msv", "pipeline/past_bias", "pipeline/past_vit"})
-    EXPECT_EQ(h5::read_all<uint64_t>(cpu, col), h5::read_all<uint64_t>(gpu, col)) << col;
-  for (const char* col : {"msv/msv_bits", "msv/vit_bits", "msv/msv_pvalue", "msv/vit_pvalue"}) {
-    const auto a = h5::read_all<double>(cpu, col), b = h5::read_all<double>(gpu, col);
-    ASSERT_EQ(a.size(), b.size()) << col;
-    for (size_t i = 0; i < a.size(); ++i) ASSERT_TRUE(same_double(a[i], b[i])) << col << " row " << i;
-  }
-  for (const char* col : {"msv/bias_pass", "msv/passed"})
-    EXPECT_EQ(h5::read_all<int>(cpu, col), h5::read_all<int>(gpu, col)) << col;
 }
 
 // Several models in one launch (the msv worker's tiles): each model's scores equal its own launch.
