@@ -9,6 +9,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <type_traits>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -96,12 +97,26 @@ void create_hit_columns(h5::File& file, const std::string& group, size_t chunk) 
 
 // Appends every column; stops early (false) once `cancel` is set, which leaves the group's
 // columns of unequal length: only for staging rows about to be dropped (see finish()).
+// With `cancel`, the append stops (returning false) once it is set: checked before each
+// column, and within the CIGAR column (variable-length strings, by far the slowest) every
+// kCancelPiece rows, so that a finished run does not wait for a staging batch nobody needs.
+// Stopped appends leave columns of different lengths: recover_ledger cuts them to the rows of
+// finished tiles.
+constexpr size_t kCancelPiece = 1 << 16;
 bool append_hit_columns(h5::File& file, const std::string& group, HitColumns& cols,
                         const std::atomic<bool>* cancel = nullptr) {
   bool done = true;
   cols.for_each([&](const char* name, auto& column) {
     if (cancel && *cancel) done = false;
-    if (done) h5::append(file, group + "/" + name, column);
+    if (!done) return;
+    using Column = std::decay_t<decltype(column)>;
+    if (!cancel || !std::is_same_v<Column, std::vector<const char*>> || column.size() <= kCancelPiece)
+      return h5::append(file, group + "/" + name, column);
+    for (size_t first = 0; first < column.size() && done; first += kCancelPiece) {
+      h5::append(file, group + "/" + name,
+                 Column(column.begin() + first, column.begin() + std::min(column.size(), first + kCancelPiece)));
+      done = !*cancel;
+    }
   });
   return done;
 }
@@ -133,6 +148,7 @@ struct ResultFile::Impl {
     std::vector<Hit> hits;
     std::vector<uint32_t> rows_tile, ids;
     for (const auto& [id, rows] : b.tiles) {
+      if (cancel_staging) return;
       std::vector<Hit> h = rows();
       rows_tile.insert(rows_tile.end(), h.size(), id);
       hits.insert(hits.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
@@ -270,14 +286,18 @@ void ResultFile::append_tile_lazily(uint32_t tile_id, std::function<std::vector<
 
 void ResultFile::stage_in_batches(double seconds) { impl_->batch_seconds = std::max(seconds, 0.0); }
 
-void ResultFile::finish(const std::vector<Hit>& final_hits) {
-  impl_->require_open("finish");
-  // /hits supersedes the staging rows and the ledger (they exist for a look at an unfinished
-  // run; a resume rebuilds from the journal): the rows still waiting are not written, the
-  // batch in flight stops at its next column, and both go once the file is complete.
+void ResultFile::end_staging() {
+  impl_->require_open("end the staging");
   impl_->cancel_staging = true;
   impl_->drain();
   impl_->waiting = {};
+}
+
+void ResultFile::finish(const std::vector<Hit>& final_hits) {
+  impl_->require_open("finish");
+  // /hits supersedes the staging rows and the ledger (they exist for a look at an unfinished
+  // run; a resume rebuilds from the journal): both go once the file is complete.
+  end_staging();
   h5::File& f = impl_->file;
   HitColumns cols(final_hits);
   create_hit_columns(f, "hits", std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk));

@@ -62,9 +62,14 @@ class ResultFile {
   // (io/tile_journal.hpp) is what a resume trusts: a screen delivers millions of rows in
   // hundreds of tiles, and one flush per tile cost more than computing them.
   void stage_in_batches(double seconds);
+  // The run is over and the caller will finish(): the staging batch in flight stops at its
+  // next tile, column or piece of the CIGAR column, and the tiles still waiting are dropped,
+  // so later calls (attributes, finish) do not wait for staging rows that /hits supersedes.
+  // A file left here stays "incomplete" and resumable (the journal is what a resume trusts).
+  void end_staging();
   // Writes /hits (already final: sorted and cut by the caller), sets end_time and status
-  // "complete", removes /staging and /tiles (staging rows not yet written are dropped),
-  // flushes and closes.
+  // "complete", removes /staging and /tiles (staging rows not yet written are dropped:
+  // end_staging), flushes and closes.
   void finish(const std::vector<Hit>& final_hits);
   const std::string& path() const { return path_; }
 

@@ -208,32 +208,39 @@ class MsvCudaWorker : public TileWorker {
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return job_.db.seqs.view(job_.db.by_length[tile.part_begin + i]); };
     // Pass 1 (host pool): MSV P-values and the bias filter, up to the Viterbi filter. Without
-    // --all, a pair below its length's MSV cut fails for sure and keeps the default (failed)
-    // result: ~98% of the pairs then cost a comparison instead of a log and an exp.
-    std::vector<hmm::PairResult> pairs(models.size() * n);
+    // --all, a pair below its length's MSV cut fails for sure and is only counted: ~98% of
+    // the pairs then cost a comparison instead of a log, an exp and a result. Each batch
+    // keeps its own list, joined in batch order (the same result for any thread count).
+    const size_t batches = batch_count(n);
+    std::vector<std::vector<Scored>> lists(models.size() * batches);
     for_batches(models.size(), n, [&](size_t k, size_t first, size_t last) {
       MsvCut cut(job_.filters[models[k]], job_.settings);
+      std::vector<Scored>& list = lists[k * batches + first / kBatch];
       for (size_t i = first; i < last; ++i) {
         const SeqView v = view(i);
         if (!job_.all_pairs && cut.fails(int(v.length), usc[k][i])) continue;
-        pairs[k * n + i] =
-            hmm::run_filters_until_viterbi(job_.filters[models[k]], v.data, int(v.length), usc[k][i], job_.settings);
+        list.push_back({uint32_t(i), hmm::run_filters_until_viterbi(job_.filters[models[k]], v.data, int(v.length),
+                                                                    usc[k][i], job_.settings)});
       }
     });
+    std::vector<std::vector<Scored>> scored(models.size());  // per model, in target order
+    for (size_t k = 0; k < models.size(); ++k)
+      for (size_t b = 0; b < batches; ++b)
+        scored[k].insert(scored[k].end(), lists[k * batches + b].begin(), lists[k * batches + b].end());
     clock.mark("pvalues+bias");
     // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
     // one GPU call (models longer than the Viterbi kernel: the CPU twin), then their verdict.
     std::vector<hmm::VitGroup> groups;
     std::vector<int> group_of(models.size(), -1);  // -1: too long for the kernel, CPU twin
-    std::vector<std::vector<uint32_t>> cand(models.size());
+    std::vector<std::vector<uint32_t>> cand(models.size());  // indices into scored[k]
     for (size_t k = 0; k < models.size(); ++k) {
-      for (uint32_t i = 0; i < n; ++i)
-        if (pairs[k * n + i].needs_viterbi) cand[k].push_back(i);
+      for (uint32_t j = 0; j < scored[k].size(); ++j)
+        if (scored[k][j].r.needs_viterbi) cand[k].push_back(j);
       const hmm::VitProfile& vp = job_.filters[models[k]].vit;
       if (cand[k].empty() || vp.M > hmm::VitCuda::max_model_length()) continue;
       group_of[k] = int(groups.size());
       groups.push_back({&vp, {}});
-      for (uint32_t i : cand[k]) groups.back().targets.push_back(view(i));
+      for (uint32_t j : cand[k]) groups.back().targets.push_back(view(scored[k][j].i));
     }
     clock.mark("select");
     const std::vector<std::vector<float>> vit = vit_.scores(groups);
@@ -241,25 +248,38 @@ class MsvCudaWorker : public TileWorker {
     for (size_t k = 0; k < models.size(); ++k) {
       const hmm::ModelFilters& f = job_.filters[models[k]];
       const int g = group_of[k];
-      for_pairs(1, cand[k].size(), [&](size_t, size_t j, hmm::FilterWorkspace& ws) {
-        const uint32_t i = cand[k][j];
-        const SeqView v = view(i);
-        const float vit_nats = g >= 0 ? vit[size_t(g)][j] : hmm::viterbi_filter_score(f.vit, v.data, int(v.length), ws);
-        pairs[k * n + i] = hmm::finish_viterbi(f, pairs[k * n + i], vit_nats, job_.settings);
+      for_pairs(1, cand[k].size(), [&](size_t, size_t c, hmm::FilterWorkspace& ws) {
+        Scored& sp = scored[k][cand[k][c]];
+        const SeqView v = view(sp.i);
+        const float vit_nats = g >= 0 ? vit[size_t(g)][c] : hmm::viterbi_filter_score(f.vit, v.data, int(v.length), ws);
+        sp.r = hmm::finish_viterbi(f, sp.r, vit_nats, job_.settings);
       });
     }
     clock.mark("after-vit");
-    counted(tile, models, pairs, r);
+    for (size_t k = 0; k < models.size(); ++k) {
+      ModelCounts c;
+      c.model = models[k];
+      for (const Scored& sp : scored[k]) add_pair(job_, r, c, job_.db.by_length[tile.part_begin + sp.i], sp.r);
+      c.targets += n - scored[k].size();  // the pairs below the cut: counted, failed at MSV
+      r.counts.push_back(c);
+    }
     clock.mark("count");
     clock.report("msv tile");
     return r;
   }
 
+  // A pair the pipeline looked at: its position in the tile and its result.
+  struct Scored {
+    uint32_t i;
+    hmm::PairResult r;
+  };
+  static constexpr size_t kBatch = 512;
+  static size_t batch_count(size_t n) { return (n + kBatch - 1) / kBatch; }
+
   // Runs body(k, first, last) over batches [first, last) of i < n, for k < models, on the host pool.
   template <class Body>
   void for_batches(size_t models, size_t n, Body&& body) {
-    constexpr size_t kBatch = 512;
-    const size_t batches = (n + kBatch - 1) / kBatch;
+    const size_t batches = batch_count(n);
     pool_.run(models * batches, [&](size_t job) {
       const size_t k = job / batches, b = job % batches;
       body(k, b * kBatch, std::min(n, (b + 1) * kBatch));
@@ -272,18 +292,6 @@ class MsvCudaWorker : public TileWorker {
       hmm::FilterWorkspace ws;
       for (size_t i = first; i < last; ++i) body(k, i, ws);
     });
-  }
-
-  // The tile's result from its GPU models' pairs (r already holds any CPU-run models).
-  void counted(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<hmm::PairResult>& pairs,
-               TileResult& r) const {
-    const size_t n = tile.part_end - tile.part_begin;
-    for (size_t k = 0; k < models.size(); ++k) {
-      ModelCounts c;
-      c.model = models[k];
-      for (size_t i = 0; i < n; ++i) add_pair(job_, r, c, job_.db.by_length[tile.part_begin + i], pairs[k * n + i]);
-      r.counts.push_back(c);
-    }
   }
 
   const MsvJob& job_;

@@ -309,6 +309,35 @@ TEST(ResultFile, BatchedStagingThenFinishKeepsEveryRow) {
   EXPECT_FALSE(f.exists("tiles"));
 }
 
+// end_staging() at the end of a run: a batch in flight stops, waiting tiles are dropped, and
+// what follows (attributes, finish) writes a complete file with every final row. Stopped
+// before finish, the file stays incomplete and its staging rows a resumable prefix of tiles.
+TEST(ResultFile, EndStagingThenAttributesThenFinish) {
+  const std::string path = temp_path("end_staging.h5");
+  const std::vector<Hit> hits = random_hits(200000, 11);  // long CIGAR columns: cut in pieces
+  std::vector<Hit> final_hits = hits;
+  std::sort(final_hits.begin(), final_hits.end(), hit_order);
+  {
+    ResultFile rf(path);
+    rf.stage_in_batches(0.0);
+    for (size_t k = 0; k < hits.size(); k += 100000)
+      rf.append_tile_lazily(uint32_t(k / 100000),
+                            [&hits, k] { return std::vector<Hit>(hits.begin() + k, hits.begin() + k + 100000); });
+    rf.end_staging();
+    rf.set_attribute("after", int64_t(1));
+    EXPECT_EQ(read_string_attribute(path, "status"), "incomplete");
+  }
+  {
+    ResultFile rf(path, ResultFile::OpenMode::kResume);  // recovers the ledger: whole tiles only
+    EXPECT_LE(rf.finished_tiles().size(), 2u);
+    EXPECT_EQ(rf.finished_hits().size(), rf.finished_tiles().size() * 100000);
+    rf.finish(final_hits);
+  }
+  const HitTable t = read_hit_table(path);
+  EXPECT_EQ(t.status, "complete");
+  expect_same_hits(t.hits, final_hits);
+}
+
 TEST(ResultFile, StatusIsIncompleteUntilFinish) {
   const std::string path = temp_path("status.h5");
   const Hit h = make_hit(0, 0, 10, 5.0, 2.0, 1, 1, "3=");
