@@ -5,6 +5,8 @@
 // tile is already there when one finishes.
 #include <mpi.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -204,13 +206,35 @@ void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks) {
   if (!ctx.is_master()) return worker_loop(ctx, hooks);
   // Rank 0's own worker needs a second thread that talks MPI: only with THREAD_MULTIPLE.
   const bool master_works = ctx.threads_multiple && !std::getenv("HPCALIGN_MASTER_IDLE");
+  std::atomic<bool> own_done{false};
   std::thread own;
-  if (master_works) own = std::thread([&] { worker_loop(ctx, hooks); });
+  if (master_works) own = std::thread([&] {
+      struct Done {
+        std::atomic<bool>& flag;
+        ~Done() { flag = true; }
+      } done{own_done};
+      worker_loop(ctx, hooks);
+    });
   bool all_done = true;
   try {
     all_done = master_loop(ctx, master_works, hooks);
   } catch (...) {
-    if (own.joinable()) own.detach();  // the caller aborts every rank
+    // The caller unwinds (freeing the job, closing the result file), then aborts every rank.
+    // Rank 0's own worker uses that job: it is stopped first, after its tile in hand, and
+    // what it still sends is taken, so it never runs on freed memory (a detached worker here
+    // crashed the abort now and then).
+    if (own.joinable()) {
+      send(0, kToWorker, kStop, {});
+      while (!own_done) {
+        int waiting = 0;
+        MPI_Iprobe(0, kToMaster, MPI_COMM_WORLD, &waiting, MPI_STATUS_IGNORE);
+        if (waiting)
+          receive(0, kToMaster);
+        else
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      own.join();
+    }
     throw;
   }
   if (own.joinable()) own.join();

@@ -23,7 +23,10 @@ expect_error() {
   local rc=$?
   if [ $rc -eq 0 ]; then fail "$name: exit 0, expected an error"; return; fi
   if ! grep -Eq -- "$pattern" "$WORK/err.txt"; then fail "$name: stderr lacks /$pattern/: $(head -c 400 "$WORK/err.txt")"; return; fi
-  if grep -q -e "Segmentation fault" -e "terminate called" -e "Aborted" "$WORK/err.txt"; then fail "$name: crashed"; return; fi
+  if grep -q -e "Segmentation fault" -e "terminate called" -e "Aborted" "$WORK/err.txt"; then
+    fail "$name: crashed: $(grep -m 3 -e "Segmentation fault" -e "terminate called" -e "Aborted" "$WORK/err.txt" | tr '\n' ' ')"
+    return
+  fi
   # A death by signal (the shell's "Segmentation fault" goes to the script's stderr, not err.txt).
   if [ $rc -ge 128 ]; then fail "$name: killed by signal $((rc - 128))"; return; fi
   pass "$name (exit $rc)"
