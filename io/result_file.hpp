@@ -11,7 +11,7 @@
 //   /tiles/{id,status}: the ledger of finished tiles (written in the same flush as their rows).
 //   finish() writes the final sorted /hits and removes /staging and /tiles: run state, like
 //   the resume journal, which goes at the same time.
-// Every dataset is 1-D, chunked, shuffle+deflate, extendible: readable by h5py/pandas.
+// Every dataset is 1-D, chunked (numbers shuffled and deflated), extendible: readable by h5py/pandas.
 #include <cstdint>
 #include <functional>
 #include <memory>
