@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "src/core/error.hpp"
 
@@ -16,14 +18,34 @@ const std::string kPlan = "plan";
 
 std::string attribute_name(const RunParameter& p) { return "param:" + p.name; }
 
-uint32_t crc_bytes(uint32_t crc, const void* data, size_t n) {
-  const auto* p = static_cast<const Bytef*>(data);
+uint32_t crc_serial(uint32_t crc, const Bytef* p, size_t n) {
   while (n > 0) {  // zlib's length is a uInt: feed huge buffers in pieces
     const uInt piece = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
     crc = static_cast<uint32_t>(crc32(crc, p, piece));
     p += piece;
     n -= piece;
   }
+  return crc;
+}
+
+// Large buffers (a 207M-residue database: ~0.15 s on one core) in pieces on all cores, joined
+// with crc32_combine: the same value as one pass.
+uint32_t crc_bytes(uint32_t crc, const void* data, size_t n) {
+  const auto* p = static_cast<const Bytef*>(data);
+  constexpr size_t kPiece = size_t(16) << 20;
+  // (Small buffers first: the core count is a system call, and ids come by the million.)
+  if (n < 2 * kPiece) return crc_serial(crc, p, n);
+  static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t pieces = std::min<size_t>((n + kPiece - 1) / kPiece, cores);
+  if (pieces < 2) return crc_serial(crc, p, n);
+  const size_t len = (n + pieces - 1) / pieces;
+  std::vector<uint32_t> part(pieces);
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < pieces; ++k)
+    threads.emplace_back([&, k] { part[k] = crc_serial(0, p + k * len, std::min(len, n - k * len)); });
+  for (auto& t : threads) t.join();
+  for (size_t k = 0; k < pieces; ++k)
+    crc = static_cast<uint32_t>(crc32_combine(crc, part[k], static_cast<z_off_t>(std::min(len, n - k * len))));
   return crc;
 }
 

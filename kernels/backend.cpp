@@ -17,6 +17,18 @@ BackendKind parse_backend_kind(const std::string& s) {
   throw Error("unknown backend '" + s + "' (expected auto, cpu or cuda)");
 }
 
+DeviceWarmup::DeviceWarmup(bool gpu) {
+#ifdef HPCALIGN_HAVE_CUDA
+  if (gpu) thread_ = std::thread([] { cuda_warm_up_contexts(); });
+#else
+  (void)gpu;
+#endif
+}
+
+DeviceWarmup::~DeviceWarmup() {
+  if (thread_.joinable()) thread_.join();
+}
+
 bool cuda_available() {
 #ifdef HPCALIGN_HAVE_CUDA
   return cuda_device_count() > 0;

@@ -36,6 +36,12 @@ int cuda_device_count() {
   return n;
 }
 
+void cuda_warm_up_contexts() {
+  const int n = cuda_device_count();
+  for (int d = 0; d < n; ++d)
+    if (cudaSetDevice(d) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
+}
+
 namespace {
 
 using cuda::DeviceBuffer;

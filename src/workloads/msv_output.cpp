@@ -61,7 +61,7 @@ void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<Hmm
   f.flush();
 }
 
-void append_msv_rows(h5::File& f, uint32_t tile_id, const std::vector<MsvRow>& rows) {
+void append_msv_rows(h5::File& f, const std::vector<uint32_t>& tile_ids, const std::vector<MsvRow>& rows) {
   if (!rows.empty()) {
     h5::append(f, kRowColumns[0], column<uint32_t>(rows, [](const MsvRow& r) { return r.model; }));
     h5::append(f, kRowColumns[1], column<uint32_t>(rows, [](const MsvRow& r) { return r.target; }));
@@ -72,8 +72,8 @@ void append_msv_rows(h5::File& f, uint32_t tile_id, const std::vector<MsvRow>& r
     h5::append(f, kRowColumns[6], column<double>(rows, [](const MsvRow& r) { return r.vit_pvalue; }));
     h5::append(f, kRowColumns[7], column<uint8_t>(rows, [](const MsvRow& r) { return r.passed; }));
   }
-  h5::append(f, "tiles/id", std::vector<uint32_t>{tile_id});
-  h5::append(f, "tiles/status", std::vector<uint8_t>{1});
+  h5::append(f, "tiles/id", tile_ids);
+  h5::append(f, "tiles/status", std::vector<uint8_t>(tile_ids.size(), 1));
   f.flush();
 }
 

@@ -25,8 +25,8 @@ struct MsvRow {
 
 void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<HmmModel>& models,
                        const SequenceSet& targets, unsigned stages);
-// One finished tile: its rows and its ledger entry, then a flush.
-void append_msv_rows(h5::File& f, uint32_t tile_id, const std::vector<MsvRow>& rows);
+// Finished tiles: their rows and their ledger entries, then a flush.
+void append_msv_rows(h5::File& f, const std::vector<uint32_t>& tile_ids, const std::vector<MsvRow>& rows);
 // Rows arrive in tile completion order; a finished file lists them by (model, target), so
 // its content does not depend on the number of workers or ranks.
 void sort_msv_rows(h5::File& f);

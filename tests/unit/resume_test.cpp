@@ -5,7 +5,9 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "io/hdf5_columns.hpp"
 #include "io/tile_journal.hpp"
@@ -91,6 +93,20 @@ TEST(Checkpoint, Crc32AndExactValues) {
   // Strings carry their end: "ab" + "c" and "a" + "bc" differ.
   EXPECT_NE(checkpoint::Crc32().add(std::string("ab")).add(std::string("c")).hex(),
             checkpoint::Crc32().add(std::string("a")).add(std::string("bc")).hex());
+  // A buffer large enough to be cut in pieces on several threads: the same value as one
+  // pass of zlib's crc32 (computed here byte by byte with the reflected polynomial).
+  std::vector<uint8_t> big(size_t(70) << 20);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = uint8_t(i * 2654435761u >> 13);
+  uint32_t ref = 0xFFFFFFFFu;
+  for (uint8_t b : big) {
+    ref ^= b;
+    for (int k = 0; k < 8; ++k) ref = (ref >> 1) ^ (0xEDB88320u & (0u - (ref & 1u)));
+  }
+  char want[9];
+  std::snprintf(want, sizeof want, "%08x", ref ^ 0xFFFFFFFFu);
+  EXPECT_EQ(checkpoint::Crc32().add(std::string("head")).add(big).hex(),
+            checkpoint::Crc32().add(std::string("head")).add(big.data(), big.size()).hex());
+  EXPECT_EQ(checkpoint::Crc32().add(big).hex(), want);
   EXPECT_EQ(checkpoint::exact(0.1), "0.10000000000000001");
   EXPECT_EQ(checkpoint::exact(2), "2");
 }
