@@ -363,9 +363,8 @@ void create_column(File& f, const std::string& path, size_t chunk) {
   // Strings are variable-length: the chunks hold only 16-byte heap references (the text sits
   // in HDF5's global heap, never filtered), so deflating them bought little and cost ~40% of
   // writing a column of millions of CIGARs.
-  constexpr bool kVariableLength = !std::is_arithmetic_v<T>;
   if (H5Pset_chunk(dcpl.get(), 1, &chunk_len) < 0 ||
-      (!kVariableLength && (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0)))
+      (!is_text_v<T> && (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0)))
     fail("set up compression for", path, f.path());
   Handle type = memory_type<T>();
   Handle dapl = dataset_access();
@@ -394,9 +393,7 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
       std::vector<const char*> ptrs(n);
       for (hsize_t i = 0; i < n; ++i) ptrs[i] = values[at + i].c_str();
       rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data());
-    } else if constexpr (std::is_same_v<T, const char*>) {
-      rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data() + at);
-    } else {
+    } else {  // numbers, or const char* already in the layout HDF5 takes
       rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data() + at);
     }
     if (rc < 0) fail("write dataset", path, f.path());

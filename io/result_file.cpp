@@ -9,7 +9,6 @@
 #include <exception>
 #include <fstream>
 #include <functional>
-#include <type_traits>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -95,13 +94,11 @@ void create_hit_columns(h5::File& file, const std::string& group, size_t chunk) 
   });
 }
 
-// Appends every column; stops early (false) once `cancel` is set, which leaves the group's
-// columns of unequal length: only for staging rows about to be dropped (see finish()).
-// With `cancel`, the append stops (returning false) once it is set: checked before each
-// column, and within the CIGAR column (variable-length strings, by far the slowest) every
-// kCancelPiece rows, so that a finished run does not wait for a staging batch nobody needs.
-// Stopped appends leave columns of different lengths: recover_ledger cuts them to the rows of
-// finished tiles.
+// Appends every column. With `cancel` (staging rows, see end_staging()) it stops, returning
+// false, once that is set: checked before each column and, within the CIGAR column
+// (variable-length strings, by far the slowest), every kCancelPiece rows, so that a finished
+// run does not wait for a staging batch nobody needs. A stopped append leaves the group's
+// columns of unequal length; recover_ledger cuts them to the rows of finished tiles.
 constexpr size_t kCancelPiece = 1 << 16;
 bool append_hit_columns(h5::File& file, const std::string& group, HitColumns& cols,
                         const std::atomic<bool>* cancel = nullptr) {

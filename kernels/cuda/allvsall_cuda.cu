@@ -43,10 +43,7 @@ int kernel_mode(AlignMode m) {
 std::vector<size_t> fill_order(const std::vector<uint32_t>& m, const std::vector<uint32_t>& n) {
   const uint32_t max_m = m.empty() ? 0 : *std::max_element(m.begin(), m.end());
   const size_t per_group = size_t(max_m) + 1;
-  const auto bucket = [&](size_t k) {
-    const uint32_t g = cuda::avsa_group(n[k]);
-    return size_t(g == 32 ? 0 : g == 16 ? 1 : 2) * per_group + (max_m - m[k]);
-  };
+  const auto bucket = [&](size_t k) { return size_t(cuda::avsa_group_rank(n[k])) * per_group + (max_m - m[k]); };
   std::vector<size_t> first(3 * per_group + 1, 0);
   for (size_t k = 0; k < m.size(); ++k) ++first[bucket(k) + 1];
   std::partial_sum(first.begin(), first.end(), first.begin());
@@ -273,8 +270,7 @@ class CudaAllVsAll : public AllVsAllEngine {
                                (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
         if (!launch.empty() && bytes > launch_budget_) break;
         launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip});
-        const uint32_t g = cuda::avsa_group(n);
-        ++(g == 32 ? shape.g32 : g == 16 ? shape.g16 : shape.g8);
+        shape.add(n);
         words += w, text += c, strip += st;
       }
       const uint32_t np = uint32_t(launch.size());

@@ -70,9 +70,18 @@ constexpr int kAvsaThreads = 128;  // threads per block (4 pairs of avsa_fill)
 // The pairs of a fill launch in group order: first the 32-lane pairs, then the 16-lane, then
 // the 8-lane ones (avsa_group of the target length); within a group, pairs of one warp run
 // as many steps as the longest query among them, so similar query lengths should be adjacent.
+// A target length's place in that order: 0 for 32-lane pairs, 1 for 16-lane, 2 for 8-lane.
+inline uint32_t avsa_group_rank(uint32_t n) {
+  const uint32_t g = avsa_group(n);
+  return g == 32 ? 0 : g == 16 ? 1 : 2;
+}
 struct AvsaFillShape {
   uint32_t g32 = 0, g16 = 0, g8 = 0;
   uint32_t pairs() const { return g32 + g16 + g8; }
+  void add(uint32_t n) {  // one more pair of target length n
+    const uint32_t rank = avsa_group_rank(n);
+    ++(rank == 0 ? g32 : rank == 1 ? g16 : g8);
+  }
 };
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,

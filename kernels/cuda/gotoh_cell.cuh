@@ -2,9 +2,9 @@
 #include <cstdint>
 
 // One Gotoh cell with src/align/reference.cpp's tie decisions, its direction bits and the
-// traceback walk over them, shared by the traceback kernels (search alignments, all-vs-all): E from the left, F from above, each opened
-// when opening is at least as good as extending (>=), H = max(diagonal, E, F), clamped at
-// 0 for local alignment.
+// traceback walk over them, shared by the traceback kernels (search alignments, all-vs-all):
+// E from the left, F from above, each opened when opening is at least as good as extending
+// (>=), H = max(diagonal, E, F), clamped at 0 for local alignment.
 
 namespace hpc::cuda {
 

@@ -393,7 +393,7 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const double decode_seconds = seconds_since(t_finish);
   sort_by_pair(collected, [](const Hit& h) { return PairIndex{h.query, h.target}; });  // linear: millions of hits
   const double sort_seconds = seconds_since(t_finish) - decode_seconds;
-  out->finish(collected);  // the staging still waiting, then /hits
+  out->finish(collected);  // /hits (the staging ended with the phase)
   if (opt.verbose)
     std::fprintf(stderr, "hpcalign: timing: final sort and write %.3f s (decode %.3f, sort %.3f, staging rest + /hits %.3f)\n",
                  seconds_since(t_finish), decode_seconds, sort_seconds,
