@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc::checkpoint {
 namespace {
@@ -33,17 +33,12 @@ uint32_t crc_serial(uint32_t crc, const Bytef* p, size_t n) {
 uint32_t crc_bytes(uint32_t crc, const void* data, size_t n) {
   const auto* p = static_cast<const Bytef*>(data);
   constexpr size_t kPiece = size_t(16) << 20;
-  // (Small buffers first: the core count is a system call, and ids come by the million.)
   if (n < 2 * kPiece) return crc_serial(crc, p, n);
-  static const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t pieces = std::min<size_t>((n + kPiece - 1) / kPiece, cores);
+  const size_t pieces = std::min<size_t>((n + kPiece - 1) / kPiece, usable_cores());
   if (pieces < 2) return crc_serial(crc, p, n);
   const size_t len = (n + pieces - 1) / pieces;
   std::vector<uint32_t> part(pieces);
-  std::vector<std::thread> threads;
-  for (size_t k = 0; k < pieces; ++k)
-    threads.emplace_back([&, k] { part[k] = crc_serial(0, p + k * len, std::min(len, n - k * len)); });
-  for (auto& t : threads) t.join();
+  run_parts(pieces, [&](size_t k) { part[k] = crc_serial(0, p + k * len, std::min(len, n - k * len)); });
   for (size_t k = 0; k < pieces; ++k)
     crc = static_cast<uint32_t>(crc32_combine(crc, part[k], static_cast<z_off_t>(std::min(len, n - k * len))));
   return crc;

@@ -77,6 +77,10 @@ void append(File& file, const std::string& path, const std::vector<T>& values);
 template <class T>
 void write_column(File& file, const std::string& path, const std::vector<T>& values,
                   size_t max_chunk = kDefaultChunk);
+// A fixed-size column of numbers, contiguous and unfiltered: read back at the speed of a
+// page-cache copy, for data read whole at every run (a database's residues and ids).
+template <class T>
+void write_contiguous_column(File& file, const std::string& path, const std::vector<T>& values);
 // The whole column in one read (HDF5 converts stored numeric types to T).
 template <class T>
 std::vector<T> read_all(const File& file, const std::string& path);

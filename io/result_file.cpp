@@ -16,6 +16,7 @@
 #include "io/checkpoint.hpp"
 #include "io/hdf5_columns.hpp"
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc {
 namespace {
@@ -60,11 +61,7 @@ struct HitColumnsOf {
       }
     };
     // A screen's millions of rows on all cores (parsing the CIGARs is most of it).
-    const size_t threads = n < (1u << 16) ? 1 : std::min<size_t>(16, std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<std::thread> pool;
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(fill, n * t / threads, n * (t + 1) / threads);
-    fill(0, n / threads);
-    for (auto& t : pool) t.join();
+    run_ranges(n, n < (1u << 16) ? 1 : usable_cores(), fill);
   }
 
   // Visits every column with its name: one list for create, append and read.

@@ -92,6 +92,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
   };
 
   try {
+    if (hooks.prepare) hooks.prepare();
     {
       std::unique_lock<std::mutex> lk(mu);
       cv.wait(lk, [&] { return started == workers; });
@@ -104,6 +105,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       planned = true;
     }
     cv.notify_all();
+    if (hooks.on_started) hooks.on_started();
     for (; received < tiles.size(); ++received) {
       Finished f;
       {

@@ -127,6 +127,7 @@ bool master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
     return Error(where + std::to_string(m.from) + ": " + what);
   };
 
+  if (hooks.prepare) hooks.prepare();  // while the workers start
   std::vector<DeviceCapacity> caps(ranks.size());
   std::string start_error;
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -155,6 +156,7 @@ bool master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
   };
   for (int k = 0; k < kInFlight; ++k)
     for (int r : ranks) send_next(r);
+  if (hooks.on_started) hooks.on_started();
   auto find_tile = [&](uint32_t id) -> const Tile& {
     for (const Tile& t : tiles)
       if (t.id == id) return t;

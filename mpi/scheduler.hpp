@@ -30,8 +30,16 @@ struct SchedulerHooks {
   // Creates the worker for `worker_index`. `device_slot` is the worker index locally and
   // the node-local rank under MPI; the workload maps it onto its devices (modulo count).
   std::function<std::unique_ptr<TileWorker>(int worker_index, int device_slot)> make_worker;
-  // Called once on the master with every worker's capacity; returns the tiles to run.
+  // Optional: called once on the master while the workers start (device set-up, database
+  // upload), for master-side work that the plan does not need yet, such as creating the
+  // result file. The workers' start-up and this run at the same time.
+  std::function<void()> prepare;
+  // Called once on the master with every worker's capacity, after `prepare`; returns the tiles to run.
   std::function<std::vector<Tile>(const std::vector<DeviceCapacity>&)> plan;
+  // Optional: called once on the master when the first tiles are out and before the first
+  // on_result, for master-side work that only on_result needs (the result file's creation
+  // runs while the first tiles compute).
+  std::function<void()> on_started;
   // Called on the master for each finished tile.
   std::function<void(const Tile&, const std::string& result)> on_result;
 };

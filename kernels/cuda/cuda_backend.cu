@@ -19,6 +19,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_database.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
 #include "kernels/cuda/sw_ops.cuh"
@@ -111,7 +112,7 @@ class CudaSearchBackend final : public SearchBackend {
 
  private:
   cuda::DeviceDb device_db() const {
-    return {db_residues_.get(), db_offsets_.get(), db_lengths_.get(), db_file_index_.get()};
+    return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
   std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, uint32_t n_queries);
 
@@ -121,9 +122,7 @@ class CudaSearchBackend final : public SearchBackend {
   int blocks_per_sm_ = 0;
   SearchSetup setup_;
 
-  DeviceBuffer<uint8_t> db_residues_;
-  DeviceBuffer<uint64_t> db_offsets_;
-  DeviceBuffer<uint32_t> db_lengths_, db_file_index_;
+  std::shared_ptr<const cuda::DeviceDatabase> db_;
   std::unique_ptr<cuda::PackedScorer> scorer_;
 
   // Per-tile buffers (grow only).
@@ -141,22 +140,7 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
   const size_t n = db.seqs.size();
   if (db.by_length.size() != n) throw Error("CUDA backend: database has no by_length order");
 
-  // Residues re-laid out in by_length order so a partition is one contiguous range.
-  std::vector<uint8_t> residues;
-  residues.reserve(db.seqs.total_residues());
-  std::vector<uint64_t> offsets(n);
-  std::vector<uint32_t> lengths(n);
-  for (size_t p = 0; p < n; ++p) {
-    const SeqView v = db.seqs.view(db.by_length[p]);
-    offsets[p] = residues.size();
-    lengths[p] = v.length;
-    residues.insert(residues.end(), v.data, v.data + v.length);
-  }
-  db_residues_.upload(residues.data(), residues.size(), stream_);
-  db_offsets_.upload(offsets.data(), n, stream_);
-  db_lengths_.upload(lengths.data(), n, stream_);
-  db_file_index_.upload(db.by_length.data(), n, stream_);
-
+  db_ = cuda::device_database(db, device_);  // shared with the other workers on this GPU
   scorer_ = std::make_unique<cuda::PackedScorer>(setup.matrix, setup.gaps, stream_, props_);
   traceback_ = std::make_unique<cuda::GpuTraceback>(setup.matrix, setup.gaps, stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));

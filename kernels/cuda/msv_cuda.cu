@@ -11,6 +11,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/device_database.hpp"
 #include "kernels/cuda/msv16_layout.hpp"
 #include "kernels/cuda/msv_kernels.cuh"
 #include "src/core/alphabet.hpp"
@@ -26,8 +27,7 @@ struct MsvCuda::Impl {
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   double kernel_seconds = 0;
-  DeviceBuffer<uint8_t> residues;
-  DeviceBuffer<uint64_t> offsets;
+  std::shared_ptr<const cuda::DeviceDatabase> dbdev;
   DeviceBuffer<uint32_t> profile;
   DeviceBuffer<cuda::MsvModelSlot> slots;
   DeviceBuffer<uint8_t> tjb;
@@ -86,23 +86,12 @@ MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>(
   Impl& m = *impl_;
   m.device = device;
   m.db = &db;
+  m.dbdev = cuda::device_database(db, device);  // in length order; shared with this GPU's other workers
   CUDA_CHECK(cudaSetDevice(device));
   CUDA_CHECK(cudaDeviceGetAttribute(&m.sm_count, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreate(&m.start));
   CUDA_CHECK(cudaEventCreate(&m.stop));
-  // Residues in length order, so a launch over a partition reads one contiguous range.
-  const size_t n = db.by_length.size();
-  std::vector<uint64_t> off(n + 1, 0);
-  for (size_t p = 0; p < n; ++p) off[p + 1] = off[p] + db.seqs.length(db.by_length[p]);
-  std::vector<uint8_t> res(std::max<uint64_t>(1, off[n]));
-  for (size_t p = 0; p < n; ++p) {
-    const SeqView v = db.seqs.view(db.by_length[p]);
-    std::copy(v.data, v.data + v.length, res.begin() + off[p]);
-  }
-  m.residues.upload(res.data(), res.size(), m.stream);
-  m.offsets.upload(off.data(), off.size(), m.stream);
-  CUDA_CHECK(cudaStreamSynchronize(m.stream));
 }
 
 MsvCuda::~MsvCuda() {
@@ -171,8 +160,8 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     m.profile.upload(prof.data(), prof.size(), m.stream);
     m.slots.upload(slots.data(), slots.size(), m.stream);
     cuda::MsvKernelArgs a;
-    a.residues = m.residues.get();
-    a.offsets = m.offsets.get();
+    a.residues = m.dbdev->residues.get();
+    a.offsets = m.dbdev->offsets.get();
     a.profiles = m.profile.get();
     a.models = m.slots.get();
     a.n_models = uint32_t(nm);
@@ -197,8 +186,8 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     m.packs.upload(c.packs.data(), c.packs.size(), m.stream);
     m.params.upload(c.models.data(), c.models.size(), m.stream);
     msv16::Args a;
-    a.residues = m.residues.get();
-    a.offsets = m.offsets.get();
+    a.residues = m.dbdev->residues.get();
+    a.offsets = m.dbdev->offsets.get();
     a.wprof = m.wprof.get();
     a.bprof = m.profile.get();
     a.models = m.params.get();

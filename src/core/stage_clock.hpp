@@ -2,9 +2,12 @@
 // Stage times on stderr when HPCALIGN_CUDA_TIMING is set (a tuning aid, off otherwise):
 // mark(stage) books the time since the previous mark (or restart) to `stage`; a stage
 // marked again accumulates, so one clock can sum the stages of many tiles.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +17,29 @@ namespace hpc {
 // Seconds since t0 (the workloads' --verbose timings).
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Seconds since this process started (Linux /proc, 10 ms resolution; -1 where unknown):
+// --verbose uses it to show start-up before the first stage and, against the wall time,
+// the exit after the last one.
+inline double process_seconds() {
+  double uptime = -1;
+  if (std::FILE* f = std::fopen("/proc/uptime", "r")) {
+    if (std::fscanf(f, "%lf", &uptime) != 1) uptime = -1;
+    std::fclose(f);
+  }
+  char buf[1024] = {0};
+  if (std::FILE* f = std::fopen("/proc/self/stat", "r")) {
+    buf[std::fread(buf, 1, sizeof buf - 1, f)] = 0;
+    std::fclose(f);
+  }
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces
+  if (uptime < 0 || !p) return -1;
+  unsigned long long start = 0;  // field 22, the 20th after the name
+  if (std::sscanf(p + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+                  &start) != 1)
+    return -1;
+  return uptime - double(start) / double(sysconf(_SC_CLK_TCK));
 }
 
 class StageClock {

@@ -18,6 +18,7 @@
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/progress.hpp"
+#include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
@@ -208,7 +209,7 @@ std::vector<Hit> tile_hits(const std::string& bytes) {
 // Every tile's hits, decoded on all cores, in the order of `tiles`.
 std::vector<Hit> decode_all(const std::vector<std::shared_ptr<const std::string>>& tiles) {
   std::vector<std::vector<Hit>> per(tiles.size());
-  ThreadPool pool(int(std::min(16u, std::max(1u, std::thread::hardware_concurrency()))));
+  ThreadPool pool{int(usable_cores())};
   pool.run(tiles.size(), [&](size_t k) { per[k] = tile_hits(*tiles[k]); });
   size_t total = 0;
   for (const auto& p : per) total += p.size();

@@ -47,6 +47,8 @@ class ResumableRun {
   const std::vector<Tile>& stored_plan() const { return plan_; }
   const PlanNotes& stored_notes() const { return notes_; }
 
+  // The tiles still to run of `plan` (every tile of a new run); what begin() will return.
+  std::vector<Tile> to_run(const std::vector<Tile>& plan) const { return resuming_ ? remaining_ : plan; }
   // Once the output exists: stores the plan and parameters in it (/plan), creates the journal
   // of a new run, and returns the tiles still to run (every tile of a new run).
   std::vector<Tile> begin(h5::File& out, const std::vector<Tile>& plan, const PlanNotes& notes);

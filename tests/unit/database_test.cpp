@@ -67,7 +67,7 @@ TEST(Database, FastaToHdf5RoundTrip) {
 
   h5::File f(path, h5::Mode::kReadOnly);
   EXPECT_EQ(h5::read_string_attribute(f, "", "format"), "hpcalign-db");
-  EXPECT_EQ(h5::read_int_attribute(f, "", "format_version"), 1);
+  EXPECT_EQ(h5::read_int_attribute(f, "", "format_version"), 2);
   EXPECT_EQ(h5::read_int_attribute(f, "", "sequences"), 2000);
   EXPECT_EQ(h5::read_int_attribute(f, "", "residues"), int64_t(from_fasta.seqs.total_residues()));
   EXPECT_EQ(h5::read_string_attribute(f, "", "source"), fasta);
@@ -89,6 +89,37 @@ TEST(Database, SharedDatabaseRoundTripsAndReportsTimings) {
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
   std::printf("balifam1000: %zu sequences, %llu residues; FASTA load %.0f ms, write %.0f ms, HDF5 load %.0f ms\n",
               db.seqs.size(), (unsigned long long)db.seqs.total_residues(), ms(t1 - t0), ms(t2 - t1), ms(t3 - t2));
+}
+
+// Version 1 (deflated residue chunks, ids as variable-length strings), as makedb wrote it
+// before version 2, still loads to the same database.
+TEST(Database, VersionOneFilesStillLoad) {
+  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
+  const std::string path = temp_path("v1.db.h5");
+  {
+    h5::File f(path, h5::Mode::kCreate);
+    h5::write_column(f, "db/residues", db.seqs.residues, 256 * 1024);
+    h5::write_column(f, "db/offsets", db.seqs.offsets);
+    h5::write_column(f, "db/ids", db.seqs.ids);
+    h5::write_column(f, "db/by_length", db.by_length);
+    h5::set_attribute(f, "", "format", std::string("hpcalign-db"));
+    h5::set_attribute(f, "", "format_version", int64_t(1));
+  }
+  expect_same_database(load_database(path), db);
+}
+
+TEST(Database, IdTextMustEndEveryId) {
+  const std::string path = temp_path("bad-ids.h5");
+  write_database(make_database(set_of_lengths({2, 1})), path);
+  {
+    h5::File f(path, h5::Mode::kReadWrite);
+    h5::remove_object(f, "db/id_text");
+    h5::write_contiguous_column(f, "db/id_text", std::vector<uint8_t>{'s', '0', '\n', 's', '1'});
+  }
+  const std::string e = error_of([&] { load_database(path); });
+  EXPECT_NE(e.find("bad-ids.h5: is not an hpcalign database (/db/id_text does not end with a newline)"),
+            std::string::npos)
+      << e;
 }
 
 TEST(Database, EmptySequencesSurviveTheRoundTrip) {
@@ -153,10 +184,10 @@ TEST(Database, OtherHdf5FilesAreNotDatabases) {
   write_database(make_database(set_of_lengths({1})), future);
   {
     h5::File f(future, h5::Mode::kReadWrite);
-    h5::set_attribute(f, "", "format_version", int64_t(2));
+    h5::set_attribute(f, "", "format_version", int64_t(3));
   }
   e = error_of([&] { load_database(future); });
-  EXPECT_NE(e.find("database format version 2 is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("database format version 3 is not supported"), std::string::npos) << e;
 
   const std::string missing = temp_path("missing-col.h5");
   {

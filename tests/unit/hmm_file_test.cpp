@@ -1,6 +1,7 @@
 // HMMER3 model file reader: fields, formats (3/e, 3/f, gzip, concatenated) and errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -167,4 +168,36 @@ TEST(HmmFile, TruncatedAndMissingEnd) {
 
 TEST(HmmFile, MissingFileIsAnError) {
   EXPECT_THROW(read_hmm_file("/nonexistent/x.hmm"), InputError);
+}
+
+// Four or more models are parsed on all cores: the same models and line numbers as one by
+// one, and a broken model among them still gives the serial parse's first error.
+TEST(HmmFile, ManyModelsParseAsOneByOne) {
+  const std::string fn3 = slurp_text(data_path("hmm/fn3.hmm")), pk = slurp_text(data_path("hmm/Pkinase.hmm"));
+  const std::vector<std::string> parts = {globins(), fn3, "\n", pk, globins(), fn3};
+  std::string text;
+  for (const auto& p : parts) text += p;
+  const auto many = parse_hmm_text(text, "many.hmm");
+  ASSERT_EQ(many.size(), 5u);
+  long line = 1;
+  size_t k = 0;
+  for (const auto& p : parts) {
+    if (p == "\n") {
+      ++line;
+      continue;
+    }
+    const auto one = parse_hmm_text(p, "one.hmm");
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(many[k].name, one[0].name);
+    EXPECT_EQ(many[k].length, one[0].length);
+    EXPECT_EQ(many[k].first_line, line) << many[k].name;
+    EXPECT_TRUE(many[k].mat == one[0].mat && many[k].ins == one[0].ins && many[k].t == one[0].t) << many[k].name;
+    EXPECT_EQ(many[k].msv_mu, one[0].msv_mu);
+    line += long(std::count(p.begin(), p.end(), '\n'));
+    ++k;
+  }
+  // The fourth model's LENG broken: the error names its line, as a serial parse does.
+  const std::string broken = globins() + fn3 + pk + edit(globins(), "LENG  149", "LENG  abc") + fn3;
+  const long at = 1 + long(std::count(broken.begin(), broken.begin() + broken.find("LENG  abc"), '\n'));
+  expect_error(broken, at, "invalid LENG");
 }

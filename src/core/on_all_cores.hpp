@@ -1,0 +1,35 @@
+#pragma once
+// Work that one core would take too long on (whole-database copies, CRCs, chunk inflation,
+// millions of result rows), split over the machine's cores with plain threads.
+#include <algorithm>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace hpc {
+
+// The cores to use: the hardware's count, at most 16. Asked once, since it is a system call
+// and some callers come by the million.
+inline size_t usable_cores() {
+  static const size_t n = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+  return n;
+}
+
+// Runs part(k) for every k < parts, each on its own thread (part 0 on the calling one).
+// `part` must not throw: an exception escaping a thread ends the process.
+template <class Part>
+void run_parts(size_t parts, Part part) {
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < parts; ++k) pool.emplace_back(part, k);
+  if (parts > 0) part(size_t(0));
+  for (auto& t : pool) t.join();
+}
+
+// Runs range(begin, end) over [0, n) cut into `parts` near-equal consecutive ranges.
+template <class Range>
+void run_ranges(size_t n, size_t parts, Range range) {
+  parts = std::max<size_t>(1, std::min(parts, n));
+  run_parts(parts, [&](size_t k) { range(n * k / parts, n * (k + 1) / parts); });
+}
+
+}  // namespace hpc
