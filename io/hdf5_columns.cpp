@@ -271,40 +271,24 @@ bool read_contiguous_in_parallel(const File& f, const Handle& dset, hsize_t n, s
   return ok;
 }
 
-// HDF5 deflates chunks one after another on one core, which made writing a few million
-// result rows cost seconds. When the rows from `first` on start a chunk (and span a few),
-// they are shuffled and deflated here on all cores, exactly as the dataset's filters would,
-// and stored with H5Dwrite_chunk; the last chunk is zero-padded (HDF5 reads it only up to
-// the extent, and a later append rewrites it through the filters). `chunk`: the dataset's
-// chunk length, laid out as we write it (has_our_layout). Returns false when it cannot
-// (one core, rows not starting a chunk, or fewer than two chunks of them, or a failed
-// deflate or write), and the caller then writes the rows through HDF5.
-template <class T>
-bool write_chunks_in_parallel(const Handle& dset, hsize_t chunk, hsize_t first, const T* values, hsize_t count) {
-  const size_t threads = usable_cores();
-  if (threads < 2 || chunk == 0 || first % chunk != 0) return false;
-  const hsize_t n_chunks = (count + chunk - 1) / chunk;
-  if (n_chunks < 2) return false;
-  std::vector<std::vector<uint8_t>> packed(n_chunks);
-  const size_t chunk_bytes = chunk * sizeof(T);
-  const bool ok = for_chunks_on_cores(threads, n_chunks, chunk_bytes, [&](hsize_t k, std::vector<uint8_t>& plain) {
-    const hsize_t in_chunk = std::min(chunk, count - k * chunk);
-    const auto* src = reinterpret_cast<const uint8_t*>(values + k * chunk);
-    std::fill(plain.begin(), plain.end(), uint8_t(0));
-    for (size_t j = 0; j < sizeof(T); ++j)  // the shuffle filter: byte j of element i at [j * chunk + i]
-      for (hsize_t i = 0; i < in_chunk; ++i) plain[j * chunk + i] = src[i * sizeof(T) + j];
-    uLongf len = compressBound(uLong(chunk_bytes));
-    packed[k].resize(len);
-    if (compress2(packed[k].data(), &len, plain.data(), uLong(chunk_bytes), kDeflateLevel) != Z_OK) return false;
-    packed[k].resize(len);
-    return true;
-  });
-  if (!ok) return false;
-  for (hsize_t k = 0; k < n_chunks; ++k) {
-    hsize_t offset = first + k * chunk;
-    if (H5Dwrite_chunk(dset.get(), H5P_DEFAULT, 0, &offset, packed[k].size(), packed[k].data()) < 0) return false;
+// Stores chunks deflated by deflate_chunks at rows first, first + chunk, ... (a chunk boundary)
+// with H5Dwrite_chunk, bypassing HDF5's one-core filter pipeline. False on a failed write.
+bool store_chunks(const Handle& dset, hsize_t first, const DeflatedChunks& d) {
+  for (size_t k = 0; k < d.chunks.size(); ++k) {
+    hsize_t offset = first + hsize_t(k) * d.chunk;
+    if (H5Dwrite_chunk(dset.get(), H5P_DEFAULT, 0, &offset, d.chunks[k].size(), d.chunks[k].data()) < 0) return false;
   }
   return true;
+}
+
+// When the rows from `first` on start a chunk, deflated on all cores and stored as chunks;
+// false (the caller then writes the rows through HDF5, which reports any real error) when
+// deflate_chunks declines or a write fails. `chunk`: the dataset's (has_our_layout).
+template <class T>
+bool write_chunks_in_parallel(const Handle& dset, hsize_t chunk, hsize_t first, const T* values, hsize_t count) {
+  if (chunk == 0 || first % chunk != 0) return false;
+  const DeflatedChunks d = deflate_chunks(values, size_t(count), size_t(chunk));
+  return !d.chunks.empty() && store_chunks(dset, first, d);
 }
 
 }  // namespace
@@ -445,6 +429,51 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
   write_rows(0, count);
 }
 
+// HDF5 deflates chunks one after another on one core, which made writing a few million result
+// rows cost seconds. Here they are shuffled and deflated on all cores exactly as the dataset's
+// filters would (the last chunk zero-padded: HDF5 reads it only up to the extent, and a later
+// append rewrites it through the filters).
+template <class T>
+DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk) {
+  DeflatedChunks d;
+  const size_t n_chunks = chunk == 0 ? 0 : (count + chunk - 1) / chunk;
+  if (usable_cores() < 2 || n_chunks < 2) return d;
+  d.chunk = chunk;
+  d.chunks.resize(n_chunks);
+  const size_t chunk_bytes = chunk * sizeof(T);
+  const bool ok = for_chunks_on_cores(usable_cores(), n_chunks, chunk_bytes, [&](hsize_t k, std::vector<uint8_t>& plain) {
+    const size_t in_chunk = std::min(chunk, count - size_t(k) * chunk);
+    const auto* src = reinterpret_cast<const uint8_t*>(values + k * chunk);
+    std::fill(plain.begin(), plain.end(), uint8_t(0));
+    for (size_t j = 0; j < sizeof(T); ++j)  // the shuffle filter: byte j of element i at [j * chunk + i]
+      for (size_t i = 0; i < in_chunk; ++i) plain[j * chunk + i] = src[i * sizeof(T) + j];
+    std::vector<uint8_t>& out = d.chunks[k];
+    uLongf len = compressBound(uLong(chunk_bytes));
+    out.resize(len);
+    if (compress2(out.data(), &len, plain.data(), uLong(chunk_bytes), kDeflateLevel) != Z_OK) return false;
+    out.resize(len);
+    return true;
+  });
+  if (!ok) d.chunks.clear();
+  return d;
+}
+
+template <class T>
+void append_deflated(File& f, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d) {
+  Handle dset = open_dataset(f, path);
+  const hsize_t old_n = extent_of(dset, path, f), new_n = old_n + values.size();
+  hsize_t chunk = 0;
+  const bool fits = !d.chunks.empty() && has_our_layout<T>(dset, chunk) && chunk == d.chunk && old_n % chunk == 0 &&
+                    (values.size() + chunk - 1) / chunk == d.chunks.size();
+  if (fits) {
+    if (H5Dset_extent(dset.get(), &new_n) < 0) fail("extend dataset", path, f.path());
+    if (store_chunks(dset, old_n, d)) return;
+    if (H5Dset_extent(dset.get(), &old_n) < 0) fail("shrink dataset", path, f.path());
+  }
+  dset.reset();
+  append(f, path, values);  // through HDF5, which reports any real error
+}
+
 template <class T>
 void write_column(File& f, const std::string& path, const std::vector<T>& values, size_t max_chunk) {
   create_column<T>(f, path, std::min(std::max<size_t>(values.size(), 1), max_chunk));
@@ -539,6 +568,16 @@ HPC_H5_COLUMN(float)
 HPC_H5_COLUMN(double)
 HPC_H5_COLUMN(std::string)
 #undef HPC_H5_COLUMN
+#define HPC_H5_DEFLATED(T)                                                 \
+  template DeflatedChunks deflate_chunks<T>(const T*, size_t, size_t); \
+  template void append_deflated<T>(File&, const std::string&, const std::vector<T>&, const DeflatedChunks&);
+HPC_H5_DEFLATED(uint8_t)
+HPC_H5_DEFLATED(uint32_t)
+HPC_H5_DEFLATED(int32_t)
+HPC_H5_DEFLATED(uint64_t)
+HPC_H5_DEFLATED(float)
+HPC_H5_DEFLATED(double)
+#undef HPC_H5_DEFLATED
 // Strings that live elsewhere (written without copying them; read back as std::string).
 template void create_column<const char*>(File&, const std::string&, size_t);
 template void append<const char*>(File&, const std::string&, const std::vector<const char*>&);

@@ -73,6 +73,18 @@ template <class T>
 void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk);
 template <class T>
 void append(File& file, const std::string& path, const std::vector<T>& values);
+// Numbers deflated ahead of their append, on all cores and without HDF5 (any thread may call
+// deflate_chunks while another writes the file), in the chunks of a column created with
+// `chunk`: the file's one thread then only stores them (append_deflated). Empty when not worth it
+// (one core, fewer than two chunks); append_deflated then appends as append() does.
+struct DeflatedChunks {
+  size_t chunk = 0;
+  std::vector<std::vector<uint8_t>> chunks;
+};
+template <class T>
+DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk);
+template <class T>
+void append_deflated(File& file, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d);
 // create_column + append, with a chunk no larger than the data.
 template <class T>
 void write_column(File& file, const std::string& path, const std::vector<T>& values,

@@ -115,6 +115,34 @@ bool append_hit_columns(h5::File& file, const std::string& group, HitColumns& co
   return done;
 }
 
+// The final /hits: the CIGAR column (variable-length strings, written by HDF5 on this thread,
+// ~0.2 us a row) while the number columns are deflated on the other cores, then stored as
+// ready chunks; each alone took 0.6-1 s for the 3M rows of a 20,000-sequence screen.
+void write_final_hit_columns(h5::File& file, const std::string& group, HitColumns& cols, size_t chunk) {
+  std::vector<h5::DeflatedChunks> deflated;
+  std::thread deflater([&] {
+    cols.for_each([&](const char*, auto& column) {
+      using T = typename std::decay_t<decltype(column)>::value_type;
+      if constexpr (std::is_arithmetic_v<T>) deflated.push_back(h5::deflate_chunks(column.data(), column.size(), chunk));
+    });
+  });
+  try {
+    cols.for_each([&](const char* name, auto& column) {
+      using T = typename std::decay_t<decltype(column)>::value_type;
+      if constexpr (!std::is_arithmetic_v<T>) h5::append(file, group + "/" + name, column);
+    });
+  } catch (...) {
+    deflater.join();
+    throw;
+  }
+  deflater.join();
+  size_t k = 0;
+  cols.for_each([&](const char* name, auto& column) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    if constexpr (std::is_arithmetic_v<T>) h5::append_deflated(file, group + "/" + name, column, deflated[k++]);
+  });
+}
+
 }  // namespace
 
 struct ResultFile::Impl {
@@ -294,8 +322,9 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
   end_staging();
   h5::File& f = impl_->file;
   HitColumns cols(final_hits);
-  create_hit_columns(f, "hits", std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk));
-  append_hit_columns(f, "hits", cols);
+  const size_t chunk = std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk);
+  create_hit_columns(f, "hits", chunk);
+  write_final_hit_columns(f, "hits", cols, chunk);
   h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("complete"));
   f.flush();

@@ -399,21 +399,24 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     std::fprintf(stderr, "hpcalign: timing: final sort and write %.3f s (decode %.3f, sort %.3f, staging rest + /hits %.3f)\n",
                  seconds_since(t_finish), decode_seconds, sort_seconds,
                  seconds_since(t_finish) - decode_seconds - sort_seconds);
-  const auto t_journal = std::chrono::steady_clock::now();
-  resume.complete();
-  const double journal_seconds = seconds_since(t_journal);
   progress->finish();
   if (!opt.quiet)
     std::cerr << "hpcalign: " << collected.size() << " of " << total_pairs << " pairs written to " << opt.out_path
               << "\n";
-  const auto t_free = std::chrono::steady_clock::now();
+  // The journal goes (unlinking a journal of millions of CIGARs: ~0.1 s) while the hits are
+  // released on all cores (3M CIGAR strings one by one: ~0.2 s).
+  const auto t_end = std::chrono::steady_clock::now();
+  std::thread journal_removal([&] { resume.complete(); });
+  run_ranges(collected.size(), collected.size() < (1u << 16) ? 1 : usable_cores(), [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) std::string().swap(collected[i].aln.cigar);
+  });
   std::vector<Hit>().swap(collected);
+  journal_removal.join();
   if (opt.verbose)
     std::fprintf(stderr,
                  "hpcalign: timing: %.3f s from the start to the compute phase (load, engines, plan), journal removal "
-                 "%.3f s, freeing the hits %.3f s, %.3f s in all\n",
-                 std::chrono::duration<double>(t_phase - t_start).count(), journal_seconds, seconds_since(t_free),
-                 seconds_since(t_start));
+                 "and freeing the hits %.3f s, %.3f s in all\n",
+                 std::chrono::duration<double>(t_phase - t_start).count(), seconds_since(t_end), seconds_since(t_start));
   return 0;
 }
 
