@@ -54,6 +54,7 @@ class Crc32 {
     return add(v.data(), v.size() * sizeof(T));
   }
   std::string hex() const;  // 8 hex digits
+  uint32_t value() const { return crc_; }
 
  private:
   uint32_t crc_ = 0;

@@ -1,10 +1,11 @@
 #include "io/tile_journal.hpp"
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -19,10 +20,9 @@ namespace {
 constexpr char kMagic[4] = {'H', 'P', 'J', '1'};
 constexpr size_t kHeader = 4 + 1 + 8, kTrailer = 4;
 
-uint32_t crc_of(const std::string& s) {
-  return static_cast<uint32_t>(crc32(crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(s.data()),
-                                     static_cast<uInt>(s.size())));
-}
+// The CRC-32 of the bytes (on all cores for large payloads: a global screen's tiles carry
+// tens of MB of CIGARs).
+uint32_t crc_of(const std::string& s) { return checkpoint::Crc32().add(s.data(), s.size()).value(); }
 
 void put_list(WireWriter& w, const std::vector<checkpoint::RunParameter>& list) {
   w.put<uint64_t>(list.size());
@@ -108,7 +108,9 @@ TileJournal::TileJournal(const std::string& path, uint64_t valid_bytes) : path_(
 }
 
 TileJournal::~TileJournal() {
-  if (fd_ >= 0) ::close(fd_);
+  if (fd_ < 0) return;
+  ::fdatasync(fd_);  // a stopped run's last tiles reach the disk before it exits
+  ::close(fd_);
 }
 
 void TileJournal::append_tile(uint32_t tile_id, const std::string& result) {
@@ -119,22 +121,38 @@ void TileJournal::append_tile(uint32_t tile_id, const std::string& result) {
 }
 
 void TileJournal::write_record(char kind, const std::string& payload) {
-  std::string rec(kMagic, 4);
-  rec.push_back(kind);
+  char head[13];
+  std::memcpy(head, kMagic, 4);
+  head[4] = kind;
   const uint64_t len = payload.size();
-  rec.append(reinterpret_cast<const char*>(&len), 8);
-  rec += payload;
+  std::memcpy(head + 5, &len, 8);
   const uint32_t crc = crc_of(payload);
-  rec.append(reinterpret_cast<const char*>(&crc), 4);
-  // One write() per record: a kill leaves it whole or torn at the end, never interleaved.
-  size_t done = 0;
-  while (done < rec.size()) {
-    const ssize_t n = ::write(fd_, rec.data() + done, rec.size() - done);
+  // One writev() per record (no copy of a payload of tens of MB): a kill leaves it whole or
+  // torn at the end, never interleaved; a short write continues where it stopped.
+  iovec parts[3] = {{head, sizeof head}, {const_cast<char*>(payload.data()), payload.size()},
+                    {const_cast<uint32_t*>(&crc), sizeof crc}};
+  iovec* next = parts;
+  int left = 3;
+  while (left > 0) {
+    const ssize_t n = ::writev(fd_, next, left);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw Error(sys_error("write the resume journal", path_));
-    done += static_cast<size_t>(n);
+    size_t done = size_t(n);
+    for (; left > 0 && done >= next->iov_len; --left, ++next) done -= next->iov_len;
+    if (left > 0) next->iov_base = static_cast<char*>(next->iov_base) + done, next->iov_len -= done;
   }
+  sync(kind != 'T');
+}
+
+// fdatasync for the plan record, then at most once a second: a killed process loses nothing
+// (its writes are in the page cache); a node that crashes loses at most the last second's
+// tiles, which the reader drops as a torn tail and a resume recomputes. Syncing every tile
+// had made the master the limit of screens with tens of MB of CIGARs per tile.
+void TileJournal::sync(bool now) {
+  const auto t = std::chrono::steady_clock::now();
+  if (!now && t - synced_ < std::chrono::seconds(1)) return;
   if (::fdatasync(fd_) != 0) throw Error(sys_error("sync the resume journal", path_));
+  synced_ = t;
 }
 
 void TileJournal::remove() {

@@ -13,6 +13,7 @@
 // parameters and the plan notes (first record), 'T' one finished tile (id + the worker's
 // result bytes). Plan notes say how the planner chose the tiles (window sizes, batch
 // sizes): a resumed run reports them in its attributes without planning again.
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -48,15 +49,17 @@ class TileJournal {
   TileJournal(const TileJournal&) = delete;
   TileJournal& operator=(const TileJournal&) = delete;
 
-  // Appends one finished tile and syncs it to disk before returning.
+  // Appends one finished tile (written before returning; on disk within a second, see sync()).
   void append_tile(uint32_t tile_id, const std::string& result);
   // Deletes the journal (the run finished: the HDF5 file is complete).
   void remove();
 
  private:
   void write_record(char kind, const std::string& payload);
+  void sync(bool now);
   std::string path_;
   int fd_ = -1;
+  std::chrono::steady_clock::time_point synced_{};
 };
 
 }  // namespace hpc
