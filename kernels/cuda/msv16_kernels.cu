@@ -53,10 +53,17 @@ __device__ __forceinline__ int32_t full_msv(const m16::ModelParams& m, const uin
 // Grid: x over the targets, y over the packs of the launch; a block holds its pack's w
 // profile in shared memory and its warps take targets longest first. Per target the warp
 // runs msv16_layout.hpp's emulate_target (same steps, same order), then the fallbacks.
-// (Minimum 1 block per SM in the launch bounds: without it ptxas caps the registers of the
-// larger Q at 64-80 and spills; with it no variant spills, 56-192 registers.)
+// (Minimum blocks per SM in the launch bounds: min_blocks<Q>; with none, ptxas caps the
+// registers of the larger Q at 64-80 and spills; as set, no variant spills, 56-192 registers.)
+// Blocks per SM the registers must allow: as many as fit without spills (ptxas -v: Q <= 8 at
+// 64 registers, Q <= 12 at 80, Q <= 28 at 123-128; larger Q are bound by their shared profile
+// anyway). Q = 8 went from 80 registers and 3 blocks to 64 and 4: w16 9.14 -> 9.64 TCUPS in
+// MsvGpu.KernelVariantsThroughput (H200).
+template <int Q>
+constexpr int min_blocks() { return Q <= 8 ? 4 : Q <= 12 ? 3 : Q <= 28 ? 2 : 1; }
+
 template <int Q, int Format>
-__global__ void __launch_bounds__(kWarps * 32, 1) msv16_kernel(m16::Args a) {
+__global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16::Args a) {
   constexpr int P = m16::words_per_lane(Q, Format);
   constexpr int kWords = int(m16::profile_words(Q, Format));
   extern __shared__ uint4 smem4[];
