@@ -1,8 +1,10 @@
 // CUDA all-vs-all engine = CPU engine: scores and alignments (CIGAR, coordinates) of every
-// pair of a few hundred balifam2000 sequences, in every mode, plus long synthetic sequences
+// pair of a few hundred balifam2000 sequences and of 2,000 balifam1000 ones, in every mode, plus long synthetic sequences
 // with a small traceback budget, so the host reduced-space path runs beside the device.
 // Skips when no GPU is visible.
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
@@ -77,6 +79,20 @@ TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), samp
 
 // Pairs with a long sequence exceed a 4 MB budget: host reduced-space path on both sides.
 TEST_P(AllVsAllGpu, LongPairsTakeTheReducedSpacePath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
+
+// The check at full size: 2,000 sequences spread over ../shared/data/balifam1000.fa,
+// every pair (1,999,000), scores and alignments, with a traceback budget (128 KB) that sends
+// the longest pairs down the reduced-space path on both sides. Skips without the shared data.
+TEST_P(AllVsAllGpu, EveryPairOf2000SharedSequencesEqualsCpu) {
+  const std::string path = test::shared_path("balifam1000.fa");
+  if (!std::ifstream(path)) GTEST_SKIP() << "no " << path;
+  const SequenceSet all = read_fasta(path);
+  ASSERT_GE(all.size(), 2000u);
+  SequenceSet s;
+  const size_t step = all.size() / 2000;
+  for (size_t i = 0; i < 2000; ++i) s.add(all.ids[i * step], all.view(i * step).data, all.length(i * step));
+  compare(GetParam(), s, 128u << 10, true);
+}
 
 // Lengths around the fill kernel's group widths (8, 16, 32 lanes of 8 columns: 64, 128, 256
 // columns per pass) and pass boundaries, built from repeats so that ties are everywhere,
