@@ -51,22 +51,31 @@ scancel --batch --signal=USR1 "$id" && pass "requeue: SIGUSR1 sent to the batch 
 # A requeued job waits for a BeginTime Slurm sets ~2 minutes ahead; let it start now, but
 # only once the node is idle: the first instance's batch script, killed by the requeue, must
 # have reported its end. Under load that report came after the new allocation, and slurmctld
-# booked its exit status 1 against the new instance (job FAILED, slurmctld.log).
-for _ in $(seq 120); do
+# booked its exit status 1 against the new instance (job FAILED, slurmctld.log). A node seen
+# idle once was not always enough (CI on a loaded machine, twice): it must stay idle for 2 s.
+idle_since=""
+for _ in $(seq 240); do
   reason=$(squeue -h -j "$id" -o '%T %r' 2>/dev/null)
   case $reason in
     PENDING*BeginTime*)
       if [ "$(sinfo -h -o '%T' 2>/dev/null | sort -u)" = idle ]; then
-        scontrol update JobId="$id" StartTime=now >/dev/null 2>&1
-        break
+        [ -n "$idle_since" ] || idle_since=$(date +%s.%N)
+        if python3 -c "import sys; sys.exit(0 if $(date +%s.%N) - $idle_since >= 2 else 1)"; then
+          scontrol update JobId="$id" StartTime=now >/dev/null 2>&1
+          break
+        fi
+      else
+        idle_since=""
       fi ;;
     "") break ;;
   esac
-  sleep 0.5
+  sleep 0.25
 done
 state=$(wait_job "$id" 300)
 log=$(job_log "$id")
-[ "$state" = COMPLETED ] && pass "requeue: job $id COMPLETED" || fail "requeue: job $id $state: $(echo "$log" | tail -25)"
+[ "$state" = COMPLETED ] && pass "requeue: job $id COMPLETED" ||
+  fail "requeue: job $id $state: $(echo "$log" | tail -25)
+slurmctld.log on job $id: $(grep -E "JobId=$id[^0-9]" "$WORK/slurm/log/slurmctld.log" 2>/dev/null | tail -20)"
 echo "$log" | grep -q "requeueing job" && pass "requeue: the stopped job requeued itself" || fail "requeue: no requeue in the log: $(echo "$log" | tail -5)"
 echo "$log" | grep -q "resuming" && pass "requeue: the second run resumed" || fail "requeue: no resume in the log: $(echo "$log" | grep -E 'hpcalign' | head -12)"
 echo "$log" | grep -q "no more tiles handed out" && pass "requeue: hpcalign stopped at a tile boundary" || fail "requeue: no clean stop in the log"
