@@ -163,6 +163,13 @@ T read_scalar_attribute(const File& f, const std::string& object, const std::str
   return value;
 }
 
+// Link-creation properties that create the missing groups along a path ("staging/hits/score").
+Handle link_with_parents() {
+  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  return lcpl;
+}
+
 // Runs work(k, scratch) for every chunk k < n on `threads` threads, each with its own
 // scratch buffer of scratch_bytes; false as soon as one call returns false.
 template <class Work>
@@ -361,8 +368,7 @@ Handle File::create_groups(const std::string& group_path) {
   if (exists(group_path))
     return Handle(check(H5Gopen2(file_.get(), group_path.c_str(), H5P_DEFAULT), "open group", group_path, *this),
                   H5Gclose);
-  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  const Handle lcpl = link_with_parents();
   return Handle(check(H5Gcreate2(file_.get(), group_path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                       "create group", group_path, *this),
                 H5Gclose);
@@ -374,8 +380,7 @@ template <class T>
 void create_column(File& f, const std::string& path, size_t chunk) {
   const hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk_len = std::max<size_t>(chunk, 1);
   Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
-  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  const Handle lcpl = link_with_parents();
   Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   // Strings are variable-length: the chunks hold only 16-byte heap references (the text sits
   // in HDF5's global heap, never filtered), so deflating them bought little and cost ~40% of
@@ -485,8 +490,7 @@ void write_contiguous_column(File& f, const std::string& path, const std::vector
   static_assert(!is_text_v<T>, "numbers only");
   const hsize_t n = values.size();
   Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
-  Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  const Handle lcpl = link_with_parents();
   Handle type = memory_type<T>();
   Handle dset(check(H5Dcreate2(f.id(), path.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
                     "create dataset", path, f),

@@ -1,8 +1,9 @@
 #pragma once
 // A small RAII layer over the serial HDF5 C API for column files (DESIGN.md §3):
 // every dataset is 1-D, chunked and extendible (numbers shuffled and deflated; strings,
-// whose chunks hold only heap references, unfiltered), so h5py/pandas read it without our code. Every HDF5 failure becomes an hpc::Error naming the file and
-// the object. Serial HDF5 is not thread-safe: callers keep one thread per file.
+// whose chunks hold only heap references, unfiltered), so h5py/pandas read it without our
+// code. Every HDF5 failure becomes an hpc::Error naming the file and the object. Serial
+// HDF5 is not thread-safe: callers keep one thread per file.
 //
 // Column element types: uint8_t, uint32_t, int32_t, uint64_t, float, double and
 // std::string (stored as variable-length UTF-8); const char* columns (NUL-terminated strings

@@ -17,11 +17,11 @@ BackendKind parse_backend_kind(const std::string& s) {
   throw Error("unknown backend '" + s + "' (expected auto, cpu or cuda)");
 }
 
-DeviceWarmup::DeviceWarmup(bool gpu) {
+DeviceWarmup::DeviceWarmup(BackendKind kind, bool distributed) {
 #ifdef HPCALIGN_HAVE_CUDA
-  if (gpu) thread_ = std::thread([] { cuda_warm_up_contexts(); });
+  if (kind != BackendKind::Cpu && !distributed) thread_ = std::thread([] { cuda_warm_up_contexts(); });
 #else
-  (void)gpu;
+  (void)kind, (void)distributed;
 #endif
 }
 

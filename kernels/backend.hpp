@@ -72,12 +72,13 @@ std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device,
 // True when this binary was built with CUDA and a GPU is visible.
 bool cuda_available();
 
-// Creates the CUDA context of every visible GPU on a background thread (when `gpu` is set),
-// so that its cost (~0.1-0.3 s per process) overlaps the loading of the inputs instead of
-// delaying the first worker; joined when this object goes out of scope.
+// Starts the CUDA driver and creates the context of every visible GPU on a background thread,
+// so that their cost (~0.1-0.3 s per process) overlaps the loading of the inputs instead of
+// delaying the first worker; joined when this object goes out of scope. Only for a local run
+// that may use the GPUs (backend auto or cuda, not distributed: MPI ranks take one device each).
 class DeviceWarmup {
  public:
-  explicit DeviceWarmup(bool gpu);
+  DeviceWarmup(BackendKind kind, bool distributed);
   ~DeviceWarmup();
   DeviceWarmup(const DeviceWarmup&) = delete;
   DeviceWarmup& operator=(const DeviceWarmup&) = delete;

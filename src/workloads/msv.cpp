@@ -429,7 +429,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   if (!(opt.F1 > 0 && opt.F1 <= 1) || !(opt.F2 > 0 && opt.F2 <= 1)) throw Error("--F1 and --F2 must be in (0, 1]");
   // The CUDA driver starts (~0.1-0.2 s) on the warm-up thread while the inputs load; use_cuda
   // below then finds it started.
-  const DeviceWarmup warmup(parse_backend_kind(opt.backend) != BackendKind::Cpu && !(mpi.active && mpi.size > 1));
+  const DeviceWarmup warmup(parse_backend_kind(opt.backend), mpi.active && mpi.size > 1);
   MsvJob job;
   job.settings.F1 = opt.F1;
   job.settings.F2 = opt.F2;

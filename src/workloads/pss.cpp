@@ -263,7 +263,7 @@ uint32_t pss_tile_subjects(uint64_t concurrent, uint32_t permutations) {
 int run_pss(const PssOptions& opt, const MpiContext& mpi) {
   install_stop_handlers();  // SIGTERM/SIGUSR1 while loading stops cleanly too
   const auto t_start = std::chrono::steady_clock::now();
-  const DeviceWarmup warmup(parse_backend_kind(opt.backend) != BackendKind::Cpu && !(mpi.active && mpi.size > 1));
+  const DeviceWarmup warmup(parse_backend_kind(opt.backend), mpi.active && mpi.size > 1);
   PssJob job;
   load_job(opt, job);
   const BackendKind kind = parse_backend_kind(opt.backend);

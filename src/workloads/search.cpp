@@ -174,7 +174,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
 int run_search(const SearchOptions& opt, const MpiContext& mpi) {
   install_stop_handlers();  // SIGTERM/SIGUSR1 while loading must not lose a resumable file either
   const auto t_start = std::chrono::steady_clock::now();
-  const DeviceWarmup warmup(parse_backend_kind(opt.backend) != BackendKind::Cpu && !(mpi.active && mpi.size > 1));
+  const DeviceWarmup warmup(parse_backend_kind(opt.backend), mpi.active && mpi.size > 1);
   SearchJob job;
   load_job(opt, job);
   const double load_seconds = seconds_since(t_start);
