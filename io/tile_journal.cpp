@@ -144,9 +144,10 @@ void TileJournal::write_record(char kind, const std::string& payload) {
   sync(kind != 'T');
 }
 
-// fdatasync for the plan record, then at most once a second: a killed process loses nothing
-// (its writes are in the page cache); a node that crashes loses at most the last second's
-// tiles, which the reader drops as a torn tail and a resume recomputes. Syncing every tile
+// fdatasync for the plan record, then with the first record a second or more after the last
+// sync, and at close: a killed process loses nothing (its writes are in the page cache); a node
+// that crashes loses the records since the last sync (tiles that finished within a second of
+// one another), which the reader drops as a torn tail and a resume recomputes. Syncing every tile
 // had made the master the limit of screens with tens of MB of CIGARs per tile.
 void TileJournal::sync(bool now) {
   const auto t = std::chrono::steady_clock::now();

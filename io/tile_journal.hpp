@@ -49,7 +49,8 @@ class TileJournal {
   TileJournal(const TileJournal&) = delete;
   TileJournal& operator=(const TileJournal&) = delete;
 
-  // Appends one finished tile (written before returning; on disk within a second, see sync()).
+  // Appends one finished tile (written before returning; synced to disk by the first record a
+  // second or more after the last sync, or at close: see sync()).
   void append_tile(uint32_t tile_id, const std::string& result);
   // Deletes the journal (the run finished: the HDF5 file is complete).
   void remove();
