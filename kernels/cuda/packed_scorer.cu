@@ -13,7 +13,7 @@ namespace hpc::cuda {
 PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props)
     : stream_(stream), sm_count_(props.multiProcessorCount) {
   // One occupancy for both kernels, so T_max (resident_per_sm) does not depend on the tile.
-  blocks_per_sm_ = std::min(search16_blocks_per_sm(), search16q_blocks_per_sm());
+  blocks_per_sm_ = std::min({search16_blocks_per_sm(), search16q_blocks_per_sm(), search16p_blocks_per_sm()});
   if (blocks_per_sm_ < 1) throw Error("CUDA: the packed score kernel cannot run on " + std::string(props.name));
   // Substitution tables with the "H - (open+extend)" storage folded in (see sw_ops.cuh).
   const int oe = gaps.open + gaps.extend;
@@ -30,7 +30,8 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
       t32[q * kCodes + a] = a == kPadCode ? Exact32::kPadScore : mx(q, a) + oe;
       for (int b = 0; b < kCodes; ++b) packed[(q * kCodes + a) * kCodes + b] = Packed16::pack(s16(q, a), s16(q, b));
     }
-  // The query-pair kernel's table: (query letter a, query letter b) x subject letter.
+  // The query-pair kernels' table: (query letter a, query letter b) x subject letter (the
+  // row-group kernel's profiles are built from it on the device).
   std::vector<uint32_t> pair_table(kQueryPairTableBytes / 4);
   auto s16q = [&](int q, int c) { return q == kPadCode || c == kPadCode ? Packed16::kPadScore : mx(q, c) + oe; };
   for (int a = 0; a < kCodes; ++a)
@@ -76,12 +77,13 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   if (cells == 0 || max_len_ == 0) return;
   pending_ = true;
   if (packed_ok_) {
-    // The query-pair kernel pairs neighbours of this order.
+    // The query-pair kernels pair neighbours of this order.
     const std::vector<uint32_t> by_length = longest_first(queries);
-    if (use_query_pairs(queries, by_length))
-      launch_query_pairs(queries, by_length, length_at);
-    else
-      launch_packed(queries, length_at);
+    switch (choose_lanes(queries, by_length)) {
+      case Lanes::kSubjectPairs: launch_packed(queries, length_at); break;
+      case Lanes::kQueryPairTable: launch_query_pairs(queries, by_length, length_at); break;
+      case Lanes::kQueryRowGroups: launch_row_groups(queries, by_length, length_at); break;
+    }
     CUDA_CHECK(cudaMemcpyAsync(counters_host_.get(), counters_.get(), 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                stream_));
   } else {
@@ -141,12 +143,14 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
 int PackedScorer::grid_blocks() {
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const size_t strip = size_t(max_len_) * sizeof(uint2) * kBlockThreads;
+  // The row-group kernel's strips hold whole groups.
+  const size_t rows = (size_t(max_len_) + kRowsPerGroup - 1) / kRowsPerGroup * kRowsPerGroup;
+  const size_t strip = rows * sizeof(uint2) * kBlockThreads;
   int blocks = sm_count_ * blocks_per_sm_;
   const size_t have = temp_.capacity() * sizeof(uint2) + free_b / 2;
   blocks = int(std::min<size_t>(size_t(blocks), std::max<size_t>(1, have / strip)));
   blocks = int(std::max<size_t>(1, std::min<size_t>(size_t(blocks), n_units_)));
-  temp_.reserve(size_t(blocks) * kBlockThreads * max_len_);
+  temp_.reserve(size_t(blocks) * kBlockThreads * rows);
   return blocks;
 }
 
@@ -162,21 +166,26 @@ std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& qu
 // Two queries per thread when they pair up with almost no padding rows (<= 2%): then the
 // conflict-free table gather wins (all-vs-all windows of similar lengths: +13%, H200); with
 // queries of mixed lengths the padding costs more (20 CUDASW++ queries, 6% padding: -2%;
-// pss, 5%: even). HPCALIGN_PACKED_LANES=subjects|queries forces one kernel, for tuning.
-bool PackedScorer::use_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& order) const {
-  static const std::string forced = [] {
-    const char* v = std::getenv("HPCALIGN_PACKED_LANES");
-    return std::string(v ? v : "");
-  }();
-  if (forced == "subjects" || queries.size() < 2) return false;
-  if (forced == "queries") return true;
-  uint64_t rows = 0, padding = 0;
-  for (size_t k = 0; k < order.size(); k += 2) {
-    const uint64_t a = queries[order[k]].length, b = k + 1 < order.size() ? queries[order[k + 1]].length : 0;
-    rows += a + b;
-    padding += a - b;  // a >= b
+// pss, 5%: even). Query pairs take the row-group kernel when the longest fits its shared
+// memory, else the table kernel. HPCALIGN_PACKED_LANES=subjects|queries|query-table forces
+// one kernel (queries: the row-group kernel where the queries fit), for tuning and tests.
+PackedScorer::Lanes PackedScorer::choose_lanes(const std::vector<SeqView>& queries,
+                                               const std::vector<uint32_t>& order) const {
+  const char* env = std::getenv("HPCALIGN_PACKED_LANES");
+  const std::string forced = env ? env : "";
+  if (forced == "subjects" || queries.size() < 2) return Lanes::kSubjectPairs;
+  const bool rows_fit = queries[order[0]].length <= kMaxProfileRows;
+  if (forced == "query-table") return Lanes::kQueryPairTable;
+  if (forced != "queries") {
+    uint64_t rows = 0, padding = 0;
+    for (size_t k = 0; k < order.size(); k += 2) {
+      const uint64_t a = queries[order[k]].length, b = k + 1 < order.size() ? queries[order[k + 1]].length : 0;
+      rows += a + b;
+      padding += a - b;  // a >= b
+    }
+    if (padding * 50 > rows) return Lanes::kSubjectPairs;
   }
-  return padding * 50 <= rows;
+  return rows_fit ? Lanes::kQueryRowGroups : Lanes::kQueryPairTable;
 }
 
 void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
@@ -192,23 +201,35 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
                   counters_.get() + 1);
 }
 
+uint32_t PackedScorer::QueryPair::code_a(uint32_t i) const { return i < a.length ? a.data[i] : uint32_t(kPadCode); }
+uint32_t PackedScorer::QueryPair::code_b(uint32_t i) const { return i < b.length ? b.data[i] : uint32_t(kPadCode); }
+
+// Queries paired longest first, so the two lanes of a pair run about the same rows: pair k
+// is (by_length[2k], by_length[2k + 1] or none), with max(length) rows.
+std::vector<PackedScorer::QueryPair> PackedScorer::pair_up(const std::vector<SeqView>& queries,
+                                                            const std::vector<uint32_t>& by_length) {
+  std::vector<QueryPair> pairs;
+  for (size_t k = 0; k < by_length.size(); k += 2) {
+    QueryPair p;
+    p.a = queries[by_length[k]];
+    p.slot_a = by_length[k];
+    if (k + 1 < by_length.size()) p.b = queries[by_length[k + 1]], p.slot_b = by_length[k + 1];
+    p.rows = std::max(p.a.length, p.b.length);
+    pairs.push_back(p);
+  }
+  return pairs;
+}
+
 void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                                       const std::function<uint32_t(uint32_t)>& length_at) {
-  // Queries paired longest first, so the two lanes of a pair run about the same rows.
   std::vector<uint16_t> rows;
   std::vector<uint32_t> offsets, lengths, slots;
-  for (size_t k = 0; k < by_length.size(); k += 2) {
-    const uint32_t a = by_length[k], b = k + 1 < by_length.size() ? by_length[k + 1] : kNoQuery;
-    const SeqView qa = queries[a], qb = b == kNoQuery ? SeqView{} : queries[b];
-    const uint32_t m = std::max(qa.length, qb.length);
+  for (const QueryPair& p : pair_up(queries, by_length)) {
     offsets.push_back(uint32_t(rows.size()));
-    lengths.push_back(m);
-    slots.push_back(a);
-    slots.push_back(b);
-    for (uint32_t i = 0; i < m; ++i) {
-      const uint32_t ca = i < qa.length ? qa.data[i] : kPadCode, cb = i < qb.length ? qb.data[i] : kPadCode;
-      rows.push_back(uint16_t(ca * kCodes + cb));
-    }
+    lengths.push_back(p.rows);
+    slots.push_back(p.slot_a);
+    slots.push_back(p.slot_b);
+    for (uint32_t i = 0; i < p.rows; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
   }
   rows.push_back(0);  // never an empty upload
   pair_rows_.upload(rows.data(), rows.size(), stream_);
@@ -220,6 +241,37 @@ void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
   launch_search16q(blocks, stream_, db_, part_, qp, units_.get(), n_units_, counters_.get(), pair_table_.get(),
                    gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
+}
+
+// The row-group kernel: the pairs' rows, each pair's padded to a multiple of R, whose
+// profiles a small kernel builds from the pair table on the device.
+void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
+                                     const std::function<uint32_t(uint32_t)>& length_at) {
+  const uint32_t R = kRowsPerGroup;
+  std::vector<uint16_t> rows;
+  std::vector<uint32_t> offsets, groups, lengths, slots;
+  for (const QueryPair& p : pair_up(queries, by_length)) {
+    const uint32_t n = (p.rows + R - 1) / R;
+    offsets.push_back(uint32_t(rows.size()));
+    groups.push_back(n);
+    lengths.push_back(n * R);
+    slots.push_back(p.slot_a);
+    slots.push_back(p.slot_b);
+    for (uint32_t i = 0; i < n * R; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
+  }
+  const uint32_t n_rows = uint32_t(rows.size());
+  rows.push_back(0);  // never an empty upload
+  pair_rows_.upload(rows.data(), rows.size(), stream_);
+  pair_profiles_.reserve(std::max<size_t>(1, size_t(n_rows) * kCodes));
+  launch_build_row_groups(stream_, pair_rows_.get(), n_rows, pair_table_.get(), pair_profiles_.get());
+  pair_offsets_.upload(offsets.data(), offsets.size(), stream_);
+  pair_lengths_.upload(groups.data(), groups.size(), stream_);
+  pair_slots_.upload(slots.data(), slots.size(), stream_);
+  upload_units(lengths, block_passes(kBlockThreads, length_at));
+  const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
+  const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
+  launch_search16p(blocks, stream_, db_, part_, pp, units_.get(), n_units_, counters_.get(), gaps_, overflow_limit_,
+                   temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
 void PackedScorer::rescore_exact(uint32_t n) {

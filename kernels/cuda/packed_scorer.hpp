@@ -1,6 +1,7 @@
 #pragma once
 // Every (query, subject) Smith-Waterman score of a partition on one GPU: a packed 16-bit
-// kernel (DPX; two queries per thread when the tile's queries pair up, else two subjects)
+// kernel (DPX; two queries per thread when the tile's queries pair up, stepping four query
+// rows at once through the pair's profile when it fits shared memory; else two subjects)
 // over LPT-ordered work units, then the exact 32-bit
 // kernel for the lanes that overflowed (or for every pair when the scores or gaps do not fit
 // 16-bit lanes). Shared by the search backend (which then keeps each query's top hits) and
@@ -38,11 +39,23 @@ class PackedScorer {
  private:
   void upload_queries(const std::vector<SeqView>& queries);
   static std::vector<uint32_t> longest_first(const std::vector<SeqView>& queries);
-  // `order`, `by_length`: longest_first(queries).
-  bool use_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& order) const;
+  // Which packed kernel scores a launch. `order`, `by_length`: longest_first(queries).
+  enum class Lanes { kSubjectPairs, kQueryPairTable, kQueryRowGroups };
+  Lanes choose_lanes(const std::vector<SeqView>& queries, const std::vector<uint32_t>& order) const;
+  struct QueryPair {
+    SeqView a, b;  // b empty for the last of an odd count
+    uint32_t slot_a = kNoQuery, slot_b = kNoQuery;
+    uint32_t rows = 0;  // max(a.length, b.length)
+    // Letter code of row i of each query, the padding code past its end.
+    uint32_t code_a(uint32_t i) const;
+    uint32_t code_b(uint32_t i) const;
+  };
+  static std::vector<QueryPair> pair_up(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length);
   void launch_packed(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
   void launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                           const std::function<uint32_t(uint32_t)>& length_at);
+  void launch_row_groups(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
+                        const std::function<uint32_t(uint32_t)>& length_at);
   std::vector<uint64_t> block_passes(uint32_t per_block, const std::function<uint32_t(uint32_t)>& length_at) const;
   void upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes);
   int grid_blocks();
@@ -66,6 +79,7 @@ class PackedScorer {
   DeviceBuffer<uint16_t> pair_rows_;
   DeviceBuffer<uint32_t> pair_offsets_, pair_lengths_, pair_slots_;
   DeviceBuffer<int32_t> table32_;
+  DeviceBuffer<uint32_t> pair_profiles_;
   DeviceBuffer<uint8_t> q_residues_;
   DeviceBuffer<uint32_t> q_offsets_, q_lengths_;
   DeviceBuffer<WorkUnit> units_;

@@ -39,6 +39,22 @@ struct DeviceQueryPairs {
 };
 constexpr uint32_t kNoQuery = 0xFFFFFFFFu;
 
+// The same query pairs as per-pair profiles for the row-group kernel, which steps R =
+// kRowsPerGroup query rows at once: pair k's profile is groups[k] x 25 entries of R
+// words from profile[25 * row_offsets[k]]; word q of entry (g, c) holds, for subject letter c
+// (the padding code 24 included), the substitution scores of query row R g + q, a Packed16 of
+// (query a, query b) with the table's "+ open + extend" folded in. Rows past a query's end
+// (the padding up to a multiple of R included) score as padding. launch_build_row_groups
+// writes the profiles from the pairs' rows (DeviceQueryPairs layout, each pair's rows padded
+// to a multiple of R, so row_offsets[k] is one too).
+struct DeviceQueryPairProfiles {
+  const uint32_t* profile = nullptr;
+  const uint32_t* row_offsets = nullptr;
+  const uint32_t* groups = nullptr;
+  const uint32_t* slots = nullptr;
+};
+constexpr int kRowsPerGroup = 4;
+
 // A block's unit of work in a packed kernel. Subject-pair kernel: kBlockThreads consecutive
 // subject pairs (pair k = partition positions 2k and 2k+1) against query slot `query`.
 // Query-pair kernel: kBlockThreads consecutive subjects from position `first_pair` against
@@ -51,6 +67,10 @@ struct WorkUnit {
 constexpr int kBlockThreads = 128;
 constexpr int kPackedTableBytes = 24 * 25 * 25 * 4;     // query letter x (a, b) subject pair
 constexpr int kQueryPairTableBytes = 25 * 25 * 25 * 4;  // (a, b) query letters x subject letter
+// Shared memory of the row-group kernel: one query pair's profile of up to 640 query rows;
+// longer pairs go to the query-pair table kernel.
+constexpr int kPairProfileBytes = 64000;
+constexpr uint32_t kMaxProfileRows = kPairProfileBytes / (25 * 4);
 
 struct GapConsts {
   int open_extend;  // open + extend
@@ -72,6 +92,20 @@ void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partiti
                       GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
                       uint32_t* overflow_count);
 
+// The same scores from the row-group kernel (two queries per thread as above, R query rows
+// per step from the pair's profile in shared memory). Every pair has groups x R <=
+// kMaxProfileRows; `temp` holds grid_threads x (longest pair's rows rounded up to R) uint2.
+void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairProfiles pp,
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, GapConsts gaps,
+                      int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count);
+
+// profile[25 * i + ...]: the entries of rows i (n_rows in all, a multiple of kRowsPerGroup) as
+// DeviceQueryPairProfiles lays them out, from rows[i] (query pair letters a x 25 + b) and the
+// query-pair table.
+void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t n_rows, const uint32_t* pair_table,
+                             uint32_t* profile);
+
 // Exact 32-bit kernel, one thread per listed index (q * part.size + p); writes scores[index].
 // `temp` holds n x max_query_len uint2.
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
@@ -84,5 +118,6 @@ void launch_make_keys(cudaStream_t stream, DeviceDb db, Partition part, uint32_t
 // Occupancy of the packed kernels (blocks per SM at kBlockThreads threads and their shared memory).
 int search16_blocks_per_sm();
 int search16q_blocks_per_sm();
+int search16p_blocks_per_sm();
 
 }  // namespace hpc::cuda

@@ -29,8 +29,13 @@ struct Packed16 {
   static __device__ uint32_t add_max_relu(uint32_t a, uint32_t b, uint32_t c) { return __viaddmax_s16x2_relu(a, b, c); }
   static __device__ uint32_t max_relu(uint32_t a, uint32_t b) { return __vimax_s16x2_relu(a, b); }
   static __device__ uint32_t max3_relu(uint32_t a, uint32_t b, uint32_t c) { return __vimax3_s16x2_relu(a, b, c); }
-  // a + b per lane (no lane here goes under -32768, so the max with it is a plain add).
-  static __device__ uint32_t add(uint32_t a, uint32_t b) { return __viaddmax_s16x2(a, b, 0x80008000u); }
+  // a + b per lane (add.s16x2, wrapping like the DPX add): VIADD.16x2, beside the ALU pipe
+  // that the DPX ops fill (see sw_kernels.cu's packed_cell).
+  static __device__ uint32_t add(uint32_t a, uint32_t b) {
+    uint32_t r;
+    asm("add.s16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+  }
 #else
   static __device__ uint32_t add_max(uint32_t a, uint32_t b, uint32_t c) { return __vmaxs2(__vadd2(a, b), c); }
   static __device__ uint32_t add_max_relu(uint32_t a, uint32_t b, uint32_t c) {

@@ -230,6 +230,83 @@ TEST(CudaSearch, QueriesOfLengthOne) {
   EXPECT_EQ(got[0][0].score, 11);  // W-W in BLOSUM62
 }
 
+// Runs fn(name) under each packed kernel in turn (HPCALIGN_PACKED_LANES).
+template <class Fn>
+void for_each_packed_kernel(Fn fn) {
+  for (const std::string lanes : {"subjects", "query-table", "queries"}) {
+    test::ScopedEnv env("HPCALIGN_PACKED_LANES", lanes.c_str());
+    fn(lanes);
+  }
+}
+
+// Every packed kernel gives the reference's scores: two subjects per thread; two queries per
+// thread from the pair table; two queries and four query rows per step from the pair's
+// profile (the default for query pairs up to 640 rows). Queries of odd and even lengths,
+// pairs of unequal lengths, one of 640 rows (the row-pair kernel's limit) and, in the second
+// set, longer ones (that set runs the table kernel under "queries"); a gapped relative of a
+// target for high scores; targets of one pass and of many.
+TEST(CudaSearch, EveryPackedKernelMatchesReference) {
+  REQUIRE_GPU();
+  const auto& d = db2m();
+  const uint32_t n = uint32_t(d.db.seqs.size());
+  std::mt19937 rng(23);
+  std::vector<std::string> fit;
+  for (size_t len : {1, 2, 3, 40, 77, 78, 301, 302, 639, 640}) fit.push_back(random_protein(rng, len));
+  // A relative of the longest target: a 501-residue window with a deletion and an insertion.
+  std::string rel;
+  const SeqView t = d.db.seqs.view(d.db.by_length[n - 1]);
+  for (uint32_t i = 0; i < 520 && i < t.length; ++i)
+    if (i < 100 || i >= 119) rel += decode_residue(t.data[i]);
+  rel.insert(250, "WWGHK");
+  rel.resize(std::min<size_t>(rel.size(), 501));
+  fit.push_back(rel);
+  std::vector<std::string> longer = fit;
+  longer.push_back(random_protein(rng, 641));
+  longer.push_back(random_protein(rng, 1300));
+  auto be = make_cuda_search_backend(0);
+  for (const auto* set : {&fit, &longer}) {
+    const SequenceSet queries = make_set(*set);
+    for_each_packed_kernel([&](const std::string& lanes) {
+      for (const auto& [b, e] : std::vector<std::pair<uint32_t, uint32_t>>{{0, 200}, {n - 60, n}}) {
+        SearchSetup s = blosum62_setup(queries, d.db, e - b);
+        be->prepare(s);
+        const Tile tile = make_tile(iota_queries(queries.size()), b, e);
+        SCOPED_TRACE(lanes + ", queries " + std::to_string(set->size()) + " targets " +
+                     std::to_string(b) + ".." + std::to_string(e));
+        expect_same_hits(be->search_tile(tile), reference_top(s, tile));
+      }
+    });
+  }
+}
+
+// The query-pair kernels on lanes that overflow: BLOSUM62 x 50 (gaps 550/50) makes a
+// 600-residue self match score ~10^5, far past 16 bits, while the other query of its pair
+// scores low. Both must come out exact.
+TEST(CudaSearch, PackedKernelsRescoreOverflowingQueryPairs) {
+  REQUIRE_GPU();
+  std::mt19937 rng(31);
+  const std::string big = random_protein(rng, 600, "WCWHYCAK");
+  std::vector<std::string> targets = {big, big.substr(0, 599) + "G", random_protein(rng, 600)};
+  for (int k = 0; k < 200; ++k) targets.push_back(random_protein(rng, 40 + k * 3));
+  const SequenceSet queries = make_set({big, random_protein(rng, 599), random_protein(rng, 300),
+                                        random_protein(rng, 301)});
+  const Database db = make_database(make_set(targets));
+  SearchSetup s = blosum62_setup(queries, db, uint32_t(targets.size()));
+  for (auto& row : s.matrix.score)
+    for (int& v : row) v *= 50;
+  s.gaps = GapCosts{550, 50};
+  auto be = make_cuda_search_backend(0);
+  const Tile tile = make_tile(iota_queries(queries.size()), 0, uint32_t(db.seqs.size()));
+  const auto want = reference_top(s, tile);
+  ASSERT_FALSE(want[0].empty());
+  EXPECT_GT(want[0][0].score, 32767);
+  for_each_packed_kernel([&](const std::string& lanes) {
+    SCOPED_TRACE(lanes);
+    be->prepare(s);
+    expect_same_hits(be->search_tile(tile), want);
+  });
+}
+
 TEST(CudaSearch, AlignMatchesReference) {
   REQUIRE_GPU();
   const auto& d = db2m();

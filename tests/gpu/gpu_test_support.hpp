@@ -3,6 +3,7 @@
 // with the CUDA backend; each test skips itself when no GPU is visible.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,29 @@
   if (hpc::cuda_device_count() == 0) GTEST_SKIP() << "no GPU"
 
 namespace hpc::test {
+
+// Sets an environment variable (a kernel choice read per launch) for its lifetime.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
 
 inline SequenceSet make_set(const std::vector<std::string>& seqs) {
   SequenceSet s;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "gpu/gpu_test_support.hpp"
 #include "gpu/vit_test_support.hpp"
 #include "io/database.hpp"
 #include "io/hdf5_columns.hpp"
@@ -205,21 +206,8 @@ TEST(MsvGpu, ModelsSharingALaunchScoreLikeSeparateLaunches) {
 namespace {
 
 // Sets HPCALIGN_MSV_KERNEL (which SSV kernel msv_cuda.cu runs) for one scope.
-struct KernelVariant {
-  explicit KernelVariant(const char* v) {
-    const char* old = std::getenv("HPCALIGN_MSV_KERNEL");
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv("HPCALIGN_MSV_KERNEL", v, 1);
-  }
-  ~KernelVariant() {
-    if (had_)
-      setenv("HPCALIGN_MSV_KERNEL", old_.c_str(), 1);
-    else
-      unsetenv("HPCALIGN_MSV_KERNEL");
-  }
-  bool had_ = false;
-  std::string old_;
+struct KernelVariant : test::ScopedEnv {
+  explicit KernelVariant(const char* v) : ScopedEnv("HPCALIGN_MSV_KERNEL", v) {}
 };
 
 const char* kVariants[] = {"byte", "w16", "mix", "w8"};
