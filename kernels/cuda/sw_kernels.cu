@@ -238,6 +238,29 @@ __device__ __forceinline__ void for_each_unit(uint32_t* table, const uint32_t* _
   unit_loop(units, n_units, unit_counter, [](const WorkUnit&) { return false; }, body);
 }
 
+// What a query-pair kernel's unit does around its DP: thread = subject w.first_pair +
+// threadIdx.x against query pair w.query (slots[2 w.query + k]: lane k's query, or kNoQuery);
+// score(column_index, ncols) runs the DP over the warp's longest subject (one pass structure
+// per warp; subjects are length-sorted) and returns the lanes' maxima, stored here.
+template <class Score>
+__device__ __forceinline__ void query_pair_unit(const DeviceDb& db, Partition part, const WorkUnit& w,
+                                                const uint32_t* slots, int overflow_limit, int32_t* scores,
+                                                uint32_t* overflow_list, uint32_t* overflow_count, Score score) {
+  const uint32_t p = w.first_pair + threadIdx.x;
+  const unsigned working = __ballot_sync(0xFFFFFFFFu, p < part.size);  // the warp is converged here
+  if (p >= part.size) return;
+  const uint32_t g = part.begin + p;
+  const uint8_t* sub = db.residues + db.offsets[g];
+  const uint32_t len = db.lengths[g];
+  auto column_index = [=](uint32_t c) { return code_at(sub, len, c); };
+  const uint32_t best = score(column_index, __reduce_max_sync(working, len));
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t slot = slots[2 * w.query + k];
+    if (slot != kNoQuery)
+      store_lane(best, k, size_t(slot) * part.size + p, overflow_limit, scores, overflow_list, overflow_count);
+  }
+}
+
 template <int Chunk, int MinBlocks>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
@@ -291,26 +314,16 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
   const uint32_t neg_ext = Packed16::splat(-gaps.extend);
   // w.query: the query pair; w.first_pair: the first subject.
   for_each_unit(table, pair_table, kQueryPairTableBytes / 4, units, n_units, unit_counter, [&](const WorkUnit& w) {
-    const uint32_t p = w.first_pair + threadIdx.x;
-    const unsigned working = __ballot_sync(0xFFFFFFFFu, p < part.size);  // the warp is converged here
-    if (p >= part.size) return;
-    const uint32_t g = part.begin + p;
-    const uint8_t* sub = db.residues + db.offsets[g];
-    const uint32_t len = db.lengths[g];
     const uint16_t* rows = qp.rows + qp.offsets[w.query];
     auto row_table = [=](uint32_t i) { return table + uint32_t(rows[i]) * kCodes; };
-    auto column_index = [=](uint32_t c) { return code_at(sub, len, c); };
-    const uint32_t ncols = __reduce_max_sync(working, len);
-    const uint32_t best = sw_passes<Packed16, Chunk>(row_table, qp.lengths[w.query], column_index, ncols, my_temp,
-                                                     tstride, neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend));
-    for (int k = 0; k < 2; ++k) {
-      const uint32_t slot = qp.slots[2 * w.query + k];
-      if (slot != kNoQuery) store_lane(best, k, size_t(slot) * part.size + p, overflow_limit, scores, overflow_list,
-                                       overflow_count);
-    }
+    query_pair_unit(db, part, w, qp.slots, overflow_limit, scores, overflow_list, overflow_count,
+                    [&](auto column_index, uint32_t ncols) {
+                      return sw_passes<Packed16, Chunk>(row_table, qp.lengths[w.query], column_index, ncols, my_temp,
+                                                        tstride, neg_oe, neg_ext,
+                                                        Packed16::splat(-2 * gaps.open_extend));
+                    });
   });
 }
-
 
 // The row-group kernel: the query-pair kernel's lanes (one subject per thread, a query pair
 // in the 16-bit lanes, a block on one pair at a time) stepping R query rows at once through
@@ -343,26 +356,18 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const 
   };
   // w.query: the query pair; w.first_pair: the first subject.
   unit_loop(units, n_units, unit_counter, prepare, [&](const WorkUnit& w) {
-    const uint32_t p = w.first_pair + threadIdx.x;
-    const unsigned working = __ballot_sync(0xFFFFFFFFu, p < part.size);  // the warp is converged here
-    if (p >= part.size) return;
-    const uint32_t g = part.begin + p;
-    const uint8_t* sub = db.residues + db.offsets[g];
-    const uint32_t len = db.lengths[g];
     const uint32_t groups = pp.groups[w.query];
-    auto column_index = [=](uint32_t c) { return code_at(sub, len, c); };
-    const uint32_t ncols = __reduce_max_sync(working, len);
-    uint32_t best = 0;
-    for_each_pass<Chunk>(ncols, [&](auto narrow, uint32_t c0, uint32_t width, bool first, bool last) {
-      sw_pass_row_groups<R, Chunk, decltype(narrow)::value>(profile, groups, column_index, c0, width, first, last,
-                                                            my_temp, tstride, neg_oe, neg_ext,
-                                                            Packed16::splat(-2 * gaps.open_extend), best);
-    });
-    for (int k = 0; k < 2; ++k) {
-      const uint32_t slot = pp.slots[2 * w.query + k];
-      if (slot != kNoQuery) store_lane(best, k, size_t(slot) * part.size + p, overflow_limit, scores, overflow_list,
-                                       overflow_count);
-    }
+    query_pair_unit(db, part, w, pp.slots, overflow_limit, scores, overflow_list, overflow_count,
+                    [&](auto column_index, uint32_t ncols) {
+                      uint32_t best = 0;
+                      for_each_pass<Chunk>(ncols, [&](auto narrow, uint32_t c0, uint32_t width, bool first,
+                                                      bool last) {
+                        sw_pass_row_groups<R, Chunk, decltype(narrow)::value>(
+                            profile, groups, column_index, c0, width, first, last, my_temp, tstride, neg_oe, neg_ext,
+                            Packed16::splat(-2 * gaps.open_extend), best);
+                      });
+                      return best;
+                    });
   });
 }
 
