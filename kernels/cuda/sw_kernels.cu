@@ -448,8 +448,9 @@ Search16QFn search16q_kernel_fn() {
 }
 
 // The row-group kernel: four rows per step (two: +2-3% against the table kernel on pss, four:
-// +7-8%), passes of 32 columns (40 spills with four rows; 24 at 4 blocks per SM and 480 rows
-// of shared memory: even with 32), 3 blocks per SM (H200, pss 86 x 2,771 x 1,000).
+// +7-8%, eight: 3-5% below four), passes of 32 columns (40 spills with four rows; 24 at 4
+// blocks per SM and 480 rows of shared memory: even with 32), 3 blocks per SM (H200, pss
+// 86 x 2,771 x 1,000; kernels/cuda/NOTES.md).
 using Search16PFn = decltype(&search16p_kernel<32, 3, kRowsPerGroup>);
 
 Search16PFn search16p_kernel_fn() {
