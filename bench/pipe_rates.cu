@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 
 constexpr int kSteps = 4096;  // loop trips; 8 independent chains per thread
 constexpr int kBlocksPerSm = 8, kThreads = 256;
@@ -79,23 +80,22 @@ void run(const char* name, uint32_t* d, int sms) {
               warp_instr / sms / (ms * 1e-3 * khz * 1e3), khz / 1000);
 }
 
+// Op K's name (the cases of op<K>).
+constexpr const char* kNames[] = {"VIADDMNMX",        "VIMNMX3.relu",        "VIMNMX.relu",   "HMNMX2",
+                                  "HFMA2.relu",       "PRMT",                "IMAD",          "add.s16x2",
+                                  "VIADDMNMX+HMNMX2", "VIADDMNMX+HFMA2",     "VIADDMNMX+add.s16x2", "2 DPX+add+max"};
+
+template <int... K>
+void run_all(std::integer_sequence<int, K...>, uint32_t* d, int sms) {
+  (run<K>(kNames[K], d, sms), ...);
+}
+
 int main() {
   cudaDeviceProp p;
   cudaGetDeviceProperties(&p, 0);
   uint32_t* d = nullptr;
   cudaMalloc(&d, size_t(p.multiProcessorCount) * kBlocksPerSm * kThreads * sizeof(uint32_t));
   const int s = p.multiProcessorCount;
-  run<0>("VIADDMNMX", d, s);
-  run<1>("VIMNMX3.relu", d, s);
-  run<2>("VIMNMX.relu", d, s);
-  run<3>("HMNMX2", d, s);
-  run<4>("HFMA2.relu", d, s);
-  run<5>("PRMT", d, s);
-  run<6>("IMAD", d, s);
-  run<7>("add.s16x2", d, s);
-  run<8>("VIADDMNMX+HMNMX2", d, s);
-  run<9>("VIADDMNMX+HFMA2", d, s);
-  run<10>("VIADDMNMX+add.s16x2", d, s);
-  run<11>("2 DPX+add+max", d, s);
+  run_all(std::make_integer_sequence<int, 12>{}, d, s);
   return 0;
 }
