@@ -53,12 +53,11 @@ __device__ __forceinline__ int32_t full_msv(const m16::ModelParams& m, const uin
 // Grid: x over the targets, y over the packs of the launch; a block holds its pack's w
 // profile in shared memory and its warps take targets longest first. Per target the warp
 // runs msv16_layout.hpp's emulate_target (same steps, same order), then the fallbacks.
-// (Minimum blocks per SM in the launch bounds: min_blocks<Q>; with none, ptxas caps the
-// registers of the larger Q at 64-80 and spills; as set, no variant spills, 56-192 registers.)
-// Blocks per SM the registers must allow: as many as fit without spills (ptxas -v: Q <= 8 at
-// 64 registers, Q <= 12 at 80, Q <= 28 at 123-128; larger Q are bound by their shared profile
-// anyway). Q = 8 went from 80 registers and 3 blocks to 64 and 4: w16 9.14 -> 9.64 TCUPS in
-// MsvGpu.KernelVariantsThroughput (H200).
+// Minimum blocks per SM in the launch bounds (min_blocks<Q>): as many as the registers allow
+// without spills (ptxas -v: Q <= 8 at 64 registers, Q <= 12 at 80, Q <= 28 at 123-128; larger
+// Q are bound by their shared profile anyway, and with no minimum ptxas caps them at 64-80
+// registers and spills). Q = 8 went from 80 registers and 3 blocks to 64 and 4: w16 9.14 ->
+// 9.64 TCUPS in MsvGpu.KernelVariantsThroughput (H200).
 template <int Q>
 constexpr int min_blocks() { return Q <= 8 ? 4 : Q <= 12 ? 3 : Q <= 28 ? 2 : 1; }
 

@@ -220,22 +220,32 @@ std::vector<PackedScorer::QueryPair> PackedScorer::pair_up(const std::vector<Seq
   return pairs;
 }
 
-void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
-                                      const std::function<uint32_t(uint32_t)>& length_at) {
+// Uploads the pairs' rows (query pair letters a x 25 + b; the padding code past a query's
+// end), each pair's padded to a multiple of `multiple` rows, with each pair's first row and
+// its two slots; returns each pair's (padded) row count.
+std::vector<uint32_t> PackedScorer::upload_pair_rows(const std::vector<SeqView>& queries,
+                                                     const std::vector<uint32_t>& by_length, uint32_t multiple) {
   std::vector<uint16_t> rows;
   std::vector<uint32_t> offsets, lengths, slots;
   for (const QueryPair& p : pair_up(queries, by_length)) {
+    const uint32_t m = (p.rows + multiple - 1) / multiple * multiple;
     offsets.push_back(uint32_t(rows.size()));
-    lengths.push_back(p.rows);
+    lengths.push_back(m);
     slots.push_back(p.slot_a);
     slots.push_back(p.slot_b);
-    for (uint32_t i = 0; i < p.rows; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
+    for (uint32_t i = 0; i < m; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
   }
   rows.push_back(0);  // never an empty upload
   pair_rows_.upload(rows.data(), rows.size(), stream_);
   pair_offsets_.upload(offsets.data(), offsets.size(), stream_);
-  pair_lengths_.upload(lengths.data(), lengths.size(), stream_);
   pair_slots_.upload(slots.data(), slots.size(), stream_);
+  return lengths;
+}
+
+void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
+                                      const std::function<uint32_t(uint32_t)>& length_at) {
+  const std::vector<uint32_t> lengths = upload_pair_rows(queries, by_length, 1);
+  pair_lengths_.upload(lengths.data(), lengths.size(), stream_);
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
@@ -243,30 +253,17 @@ void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const
                    gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
-// The row-group kernel: the pairs' rows, each pair's padded to a multiple of R, whose
-// profiles a small kernel builds from the pair table on the device.
+// The row-group kernel: the pairs' rows padded to whole groups, whose profiles a small kernel
+// builds from the pair table on the device.
 void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                                      const std::function<uint32_t(uint32_t)>& length_at) {
-  const uint32_t R = kRowsPerGroup;
-  std::vector<uint16_t> rows;
-  std::vector<uint32_t> offsets, groups, lengths, slots;
-  for (const QueryPair& p : pair_up(queries, by_length)) {
-    const uint32_t n = (p.rows + R - 1) / R;
-    offsets.push_back(uint32_t(rows.size()));
-    groups.push_back(n);
-    lengths.push_back(n * R);
-    slots.push_back(p.slot_a);
-    slots.push_back(p.slot_b);
-    for (uint32_t i = 0; i < n * R; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
-  }
-  const uint32_t n_rows = uint32_t(rows.size());
-  rows.push_back(0);  // never an empty upload
-  pair_rows_.upload(rows.data(), rows.size(), stream_);
+  const std::vector<uint32_t> lengths = upload_pair_rows(queries, by_length, kRowsPerGroup);
+  std::vector<uint32_t> groups;
+  uint64_t n_rows = 0;
+  for (const uint32_t m : lengths) groups.push_back(m / kRowsPerGroup), n_rows += m;
   pair_profiles_.reserve(std::max<size_t>(1, size_t(n_rows) * kCodes));
-  launch_build_row_groups(stream_, pair_rows_.get(), n_rows, pair_table_.get(), pair_profiles_.get());
-  pair_offsets_.upload(offsets.data(), offsets.size(), stream_);
+  launch_build_row_groups(stream_, pair_rows_.get(), uint32_t(n_rows), pair_table_.get(), pair_profiles_.get());
   pair_lengths_.upload(groups.data(), groups.size(), stream_);
-  pair_slots_.upload(slots.data(), slots.size(), stream_);
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips

@@ -51,6 +51,8 @@ class PackedScorer {
     uint32_t code_b(uint32_t i) const;
   };
   static std::vector<QueryPair> pair_up(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length);
+  std::vector<uint32_t> upload_pair_rows(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
+                                         uint32_t multiple);
   void launch_packed(const std::vector<SeqView>& queries, const std::function<uint32_t(uint32_t)>& length_at);
   void launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                           const std::function<uint32_t(uint32_t)>& length_at);

@@ -1,6 +1,7 @@
 // CUDA all-vs-all engine = CPU engine: scores and alignments (CIGAR, coordinates) of every
-// pair of a few hundred balifam2000 sequences and of 2,000 balifam1000 ones, in every mode, plus long synthetic sequences
-// with a small traceback budget, so the host reduced-space path runs beside the device.
+// pair of a few hundred balifam2000 sequences and of 2,000 balifam1000 ones, in every mode,
+// plus long synthetic sequences with a small traceback budget, so the host reduced-space path
+// runs beside the device.
 // Skips when no GPU is visible.
 #include <gtest/gtest.h>
 
