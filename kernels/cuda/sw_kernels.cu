@@ -37,7 +37,7 @@ __device__ __forceinline__ uint32_t code_at(const uint8_t* s, uint32_t len, uint
 // and the plain add runs beside it (VIADD.16x2, on the FMA pipe). Splitting add-max ops into
 // an add and a 2-input max (one ALU cycle) moves work to the FMA pipe but costs issue slots
 // (ptxas fuses the pair back unless the add has a second use): splitting F's and xp's cost
-// pss 3% and search 5%, H - oe's 1%, 1.5% (H200, same machines).
+// pss 3% and search 5%, splitting H - oe's cost pss 1% and search 1.5% (H200, same machines).
 template <class Ops>
 __device__ __forceinline__ uint32_t packed_cell(uint32_t& f, uint32_t& diag, uint32_t& up, uint32_t& ee, uint32_t t,
                                                 uint32_t neg_oe, uint32_t neg_ext, uint32_t neg_2oe) {
