@@ -115,6 +115,7 @@ struct Args {
   const uint8_t* tjb = nullptr;       // per (model, target of the call): MsvProfile::tjb(L)
   int32_t* out = nullptr;             // per (model, target): the xJ byte score, or kOverflow
   uint32_t begin = 0, end = 0;        // by_length positions of the targets
+  uint32_t* taken = nullptr;          // per pack of the launch: targets handed out (zero at launch)
 };
 
 // ---- profile layout ------------------------------------------------------------------------

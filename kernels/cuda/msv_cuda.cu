@@ -36,6 +36,7 @@ struct MsvCuda::Impl {
   DeviceBuffer<uint32_t> wprof;
   DeviceBuffer<msv16::Pack> packs;
   DeviceBuffer<msv16::ModelParams> params;
+  DeviceBuffer<uint32_t> taken;  // the launch's per-pack target counters
 };
 
 namespace {
@@ -196,10 +197,13 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     a.begin = begin;
     a.end = end;
     launches = c.launches.size(), packs = c.packs.size();
+    m.taken.reserve(c.packs.size());
+    CUDA_CHECK(cudaMemsetAsync(m.taken.get(), 0, c.packs.size() * sizeof(uint32_t), m.stream));
     CUDA_CHECK(cudaEventRecord(m.start, m.stream));
     for (const msv16::Call::Launch& l : c.launches) {
       a.packs = m.packs.get() + l.first;
       a.n_packs = l.count;
+      a.taken = m.taken.get() + l.first;
       cuda::launch_msv16_kernel(a, l.q, kernel, m.sm_count, m.stream);
     }
     CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
