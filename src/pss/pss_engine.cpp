@@ -12,9 +12,8 @@ namespace hpc {
 
 void pss_statistics(PssPairResult& r, uint32_t query_length, uint32_t subject_length,
                     const std::vector<int32_t>& permuted, const CensorSpec& censor) {
-  const std::vector<double> sample(permuted.begin(), permuted.end());
   r.n_perm = uint32_t(permuted.size());
-  r.fit = fit_gumbel(sample, censor);
+  r.fit = fit_gumbel(permuted, censor);
   if (!r.fit.converged()) {
     r.K = 0;
     r.pvalue = r.log10_pvalue = std::numeric_limits<double>::quiet_NaN();

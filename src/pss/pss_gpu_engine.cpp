@@ -1,6 +1,8 @@
 #include "src/pss/pss_gpu_engine.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 
@@ -74,6 +76,7 @@ double PssGpuEngine::kernel_seconds() const { return impl_->scorer.kernel_second
 std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& queries, uint32_t subject_begin,
                                              uint32_t subject_end) {
   Impl& im = *impl_;
+  const std::chrono::steady_clock::time_point t_tile = std::chrono::steady_clock::now();
   std::vector<SeqView> views;
   std::vector<uint32_t> indices;
   for (uint32_t s = subject_begin; s < subject_end; ++s) {
@@ -81,6 +84,7 @@ std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& querie
     indices.push_back(s);
   }
   im.scorer.load_subjects(views, indices, im.params.seed, im.params.permutations);
+  const double t_load = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_tile).count();
   const uint64_t per = uint64_t(im.params.permutations) + 1;
   const size_t chunk = size_t(std::max<uint64_t>(1, waves_per_launch() * im.concurrent / per));  // pairs per launch
   std::vector<std::vector<PssPairJob>> launches;
@@ -118,12 +122,27 @@ std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& querie
 
   std::vector<PssPairResult> out(size_t(queries.size()) * views.size());
   if (launches.empty()) return out;
+  // Tuning aid (HPCALIGN_CUDA_TIMING): where a tile's host time goes.
+  using clock = std::chrono::steady_clock;
+  double t_start = 0, t_wait = 0, t_fit = 0;
+  auto since = [](clock::time_point t) { return std::chrono::duration<double, std::milli>(clock::now() - t).count(); };
+  clock::time_point t = clock::now();
   start(launches[0]);
+  t_start += since(t);
   for (size_t i = 0; i < launches.size(); ++i) {
+    t = clock::now();
     const std::vector<int32_t> scores = im.scorer.wait();
+    t_wait += since(t);
+    t = clock::now();
     if (i + 1 < launches.size()) start(launches[i + 1]);  // GPU busy while we fit
+    t_start += since(t);
+    t = clock::now();
     im.statistics(launches[i], scores, queries, subject_begin, out.data(), views.size());
+    t_fit += since(t);
   }
+  if (std::getenv("HPCALIGN_CUDA_TIMING"))
+    std::fprintf(stderr, "pss tile: total %.3f ms, load %.3f ms, launches %zu, start %.3f ms, wait %.3f ms, fit %.3f ms\n",
+                 since(t_tile), t_load, launches.size(), t_start, t_wait, t_fit);
   return out;
 }
 

@@ -14,9 +14,38 @@ constexpr int kMaxNewton = 100;
 constexpr int kMaxBisection = 200;
 constexpr double kPi = 3.14159265358979323846;
 
-// The sample after shifting by its observed mean (mu is shift-equivariant, lambda invariant).
+// A sample as its distinct values, ascending, with their multiplicities. Alignment scores
+// are integers with a few dozen distinct values in a thousand permutations, so every sum of
+// the fit runs over the tally: a pss run fits one Gumbel per pair, and with one exponential
+// per score the host fits took longer than the GPU's alignments (86 x 2,771 pairs x 1,000
+// permutations: 1.2 s on 16 cores against 1.5 s of score kernels, H100). The sums are the
+// same; only the rounding of adding equal terms one by one is gone.
+struct Tally {
+  std::vector<double> value;
+  std::vector<double> count;
+  size_t total = 0;
+};
+
+// Tally of a sample of finite values (sorted copy, equal values merged).
+Tally tally_of(std::vector<double> x) {
+  std::sort(x.begin(), x.end());
+  Tally t;
+  for (double v : x) {
+    if (t.value.empty() || t.value.back() != v) {
+      t.value.push_back(v);
+      t.count.push_back(0);
+    }
+    t.count.back() += 1;
+  }
+  t.total = x.size();
+  return t;
+}
+
+// The observed part after shifting by its mean (mu is shift-equivariant, lambda invariant).
 struct ShiftedSample {
-  std::vector<double> y;  // observed scores minus shift
+  std::vector<double> y;  // distinct observed scores minus shift, ascending
+  std::vector<double> n;  // their multiplicities
+  double total = 0;       // observed count
   double shift = 0;
   double z = 0;           // censored count
   double phi = 0;         // censor point minus shift
@@ -32,11 +61,11 @@ struct Lawless {
   double f, df, log_a;
 };
 Lawless lawless422(const ShiftedSample& s, double lambda) {
-  double c = -lambda * *std::min_element(s.y.begin(), s.y.end());
+  double c = -lambda * s.y.front();  // y ascends: the largest exponent
   if (s.z > 0) c = std::max(c, -lambda * s.phi);
   double a = 0, b = 0, cc = 0;
-  for (double y : s.y) {
-    const double w = std::exp(-lambda * y - c);
+  for (size_t j = 0; j < s.y.size(); ++j) {
+    const double y = s.y[j], w = s.n[j] * std::exp(-lambda * y - c);
     a += w;
     b += y * w;
     cc += y * y * w;
@@ -53,8 +82,8 @@ Lawless lawless422(const ShiftedSample& s, double lambda) {
 
 GumbelFit fit_shifted(const ShiftedSample& s, GumbelFit fit) {
   double var = 0;
-  for (double y : s.y) var += (y - s.mean) * (y - s.mean);
-  var /= double(s.y.size() - 1);
+  for (size_t j = 0; j < s.y.size(); ++j) var += s.n[j] * (s.y[j] - s.mean) * (s.y[j] - s.mean);
+  var /= s.total - 1;
   const double guess = kPi / std::sqrt(6.0 * var);  // method of moments (Evans et al.)
   // |f| is in score units; converge to a tiny fraction of the scale 1/lambda.
   auto done = [](const Lawless& l, double lambda) { return std::fabs(l.f) * lambda < 1e-10; };
@@ -93,7 +122,7 @@ GumbelFit fit_shifted(const ShiftedSample& s, GumbelFit fit) {
   // Lawless 4.2.3: mu = -(1/lambda) log(A / n_observed).
   const double log_a = lawless422(s, lambda).log_a;
   fit.lambda = lambda;
-  fit.mu = s.shift - (log_a - std::log(double(s.y.size()))) / lambda;
+  fit.mu = s.shift - (log_a - std::log(s.total)) / lambda;
   fit.status = (std::isfinite(fit.mu) && std::isfinite(fit.lambda)) ? GumbelStatus::Converged
                                                                     : GumbelStatus::NoConvergence;
   if (!fit.converged()) fit.mu = fit.lambda = 0;
@@ -113,71 +142,118 @@ const char* to_string(GumbelStatus s) {
   return "?";
 }
 
-GumbelFit fit_gumbel_censored(const std::vector<double>& observed, size_t censored, double phi) {
+namespace {
+
+// The censored fit of an observed tally (every value >= phi) and `censored` scores < phi.
+GumbelFit fit_observed(const Tally& obs, size_t censored, double phi) {
   GumbelFit fit;
-  fit.observed = observed.size();
+  fit.observed = obs.total;
   fit.censored = censored;
   fit.censor_point = phi;
-  for (double x : observed)
-    if (!std::isfinite(x)) {
-      fit.status = GumbelStatus::NonFinite;
-      return fit;
-    }
   if (censored > 0 && !std::isfinite(phi)) {
     fit.status = GumbelStatus::NonFinite;
     return fit;
   }
-  if (observed.size() < kMinGumbelSamples) {
+  if (obs.total < kMinGumbelSamples) {
     fit.status = GumbelStatus::TooFewSamples;
     return fit;
   }
-  const auto [lo, hi] = std::minmax_element(observed.begin(), observed.end());
-  if (*lo == *hi) {
+  if (obs.value.size() == 1) {
     fit.status = GumbelStatus::ZeroVariance;
     return fit;
   }
-  if (censored > 0 && *lo < phi)
+  if (censored > 0 && obs.value.front() < phi)
     throw Error("internal: censored Gumbel fit given an observed score below the censor point");
   ShiftedSample s;
+  s.total = double(obs.total);
   double sum = 0;
-  for (double x : observed) sum += x;
-  s.shift = sum / double(observed.size());
-  s.y.reserve(observed.size());
-  for (double x : observed) s.y.push_back(x - s.shift);
-  for (double y : s.y) s.mean += y;
-  s.mean /= double(s.y.size());
+  for (size_t j = 0; j < obs.value.size(); ++j) sum += obs.count[j] * obs.value[j];
+  s.shift = sum / s.total;
+  s.n = obs.count;
+  s.y.reserve(obs.value.size());
+  for (double x : obs.value) s.y.push_back(x - s.shift);
+  for (size_t j = 0; j < s.y.size(); ++j) s.mean += s.n[j] * s.y[j];
+  s.mean /= s.total;
   s.z = double(censored);
   s.phi = phi - s.shift;
   return fit_shifted(s, fit);
 }
 
-GumbelFit fit_gumbel_complete(const std::vector<double>& x) { return fit_gumbel_censored(x, 0, 0); }
+bool all_finite(const std::vector<double>& x) {
+  return std::all_of(x.begin(), x.end(), [](double v) { return std::isfinite(v); });
+}
 
-GumbelFit fit_gumbel(const std::vector<double>& sample, const CensorSpec& spec) {
-  if (spec.kind == CensorSpec::Kind::None) return fit_gumbel_complete(sample);
-  for (double x : sample)
-    if (!std::isfinite(x)) return fit_gumbel_complete(sample);  // flags NonFinite
+GumbelFit non_finite(size_t observed) {
+  GumbelFit fit;
+  fit.observed = observed;
+  fit.status = GumbelStatus::NonFinite;
+  return fit;
+}
+
+// fit_gumbel on the tally of a whole (finite) sample; `integral`: every score an integer.
+GumbelFit fit_sample(const Tally& all, const CensorSpec& spec, bool integral) {
+  if (spec.kind == CensorSpec::Kind::None || all.total == 0) return fit_observed(all, 0, 0);
   double phi = spec.value;
-  if (spec.kind == CensorSpec::Kind::Quantile) {
-    if (sample.empty()) return fit_gumbel_complete(sample);
-    std::vector<double> sorted(sample);
-    const size_t k = std::min(sorted.size() - 1, size_t(spec.value * double(sorted.size())));
-    std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end());
-    phi = sorted[k];
+  if (spec.kind == CensorSpec::Kind::Quantile) {  // the k-th smallest score (0-based)
+    const size_t k = std::min(all.total - 1, size_t(spec.value * double(all.total)));
+    size_t below = 0, j = 0;
+    while (below + size_t(all.count[j]) <= k) below += size_t(all.count[j++]);
+    phi = all.value[j];
   }
-  std::vector<double> observed;
-  bool integral = true;
-  for (double x : sample) {
-    if (x >= phi) observed.push_back(x);
-    integral = integral && x == std::floor(x);
-  }
-  const size_t censored = sample.size() - observed.size();
-  if (censored == 0) return fit_gumbel_complete(sample);
+  Tally obs;
+  for (size_t j = 0; j < all.value.size(); ++j)
+    if (all.value[j] >= phi) {
+      obs.value.push_back(all.value[j]);
+      obs.count.push_back(all.count[j]);
+      obs.total += size_t(all.count[j]);
+    }
+  const size_t censored = all.total - obs.total;
+  if (censored == 0) return fit_observed(all, 0, 0);
   // Continuity correction for integer scores (alignment scores): an integer k stands for the
   // continuous interval [k - 1/2, k + 1/2), so the censored scores (< phi) lie below phi - 1/2.
   // Without it, the tie mass at phi pulls lambda up by ~10% for lambda ~ 0.27.
   const double boundary = integral ? std::ceil(phi) - 0.5 : phi;
-  return fit_gumbel_censored(observed, censored, boundary);
+  return fit_observed(obs, censored, boundary);
+}
+
+}  // namespace
+
+GumbelFit fit_gumbel_censored(const std::vector<double>& observed, size_t censored, double phi) {
+  if (!all_finite(observed)) {
+    GumbelFit fit = non_finite(observed.size());
+    fit.censored = censored;
+    fit.censor_point = phi;
+    return fit;
+  }
+  return fit_observed(tally_of(observed), censored, phi);
+}
+
+GumbelFit fit_gumbel_complete(const std::vector<double>& x) { return fit_gumbel_censored(x, 0, 0); }
+
+GumbelFit fit_gumbel(const std::vector<double>& sample, const CensorSpec& spec) {
+  if (!all_finite(sample)) return non_finite(sample.size());
+  const bool integral =
+      std::all_of(sample.begin(), sample.end(), [](double x) { return x == std::floor(x); });
+  return fit_sample(tally_of(sample), spec, integral);
+}
+
+GumbelFit fit_gumbel(const std::vector<int32_t>& sample, const CensorSpec& spec) {
+  Tally t;
+  t.total = sample.size();
+  if (!sample.empty()) {
+    const auto [lo, hi] = std::minmax_element(sample.begin(), sample.end());
+    const int64_t range = int64_t(*hi) - int64_t(*lo) + 1;
+    if (range > int64_t(4 * sample.size() + 1024))  // sparse: sort instead of counting
+      return fit_sample(tally_of(std::vector<double>(sample.begin(), sample.end())), spec, true);
+    std::vector<uint32_t> hist(size_t(range), 0);
+    for (int32_t x : sample) ++hist[size_t(int64_t(x) - *lo)];
+    for (size_t v = 0; v < hist.size(); ++v)
+      if (hist[v]) {
+        t.value.push_back(double(int64_t(*lo) + int64_t(v)));
+        t.count.push_back(double(hist[v]));
+      }
+  }
+  return fit_sample(t, spec, true);
 }
 
 CensorSpec CensorSpec::parse(const std::string& text) {

@@ -13,6 +13,7 @@
 // Degenerate samples never yield silent NaNs: the result carries a status, and mu/lambda
 // are 0 whenever status != Converged.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,9 @@ GumbelFit fit_gumbel_censored(const std::vector<double>& observed, size_t censor
 // nothing falls below phi, this is the complete fit. When every score is an integer (alignment
 // scores), the censored scores are taken to lie below ceil(phi) - 1/2 (continuity correction).
 GumbelFit fit_gumbel(const std::vector<double>& sample, const CensorSpec& spec);
+// The same for integer scores (alignment scores; the continuity correction applies), counted
+// instead of sorted: the fit's sums run over the distinct scores.
+GumbelFit fit_gumbel(const std::vector<int32_t>& sample, const CensorSpec& spec);
 
 double gumbel_pdf(double x, double mu, double lambda);
 double gumbel_cdf(double x, double mu, double lambda);
