@@ -163,12 +163,16 @@ std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& qu
   return by_length;
 }
 
-// Two queries per thread when they pair up with almost no padding rows (<= 2%): then the
-// conflict-free table gather wins (all-vs-all windows of similar lengths: +13%, H200); with
-// queries of mixed lengths the padding costs more (20 CUDASW++ queries, 6% padding: -2%;
-// pss, 5%: even). Query pairs take the row-group kernel when the longest fits its shared
-// memory, else the table kernel. HPCALIGN_PACKED_LANES=subjects|queries|query-table forces
-// one kernel (queries: the row-group kernel where the queries fit), for tuning and tests.
+// Two queries per thread when they pair up with little padding. The table kernel needs
+// almost none (<= 2%): its conflict-free gather wins on all-vs-all windows of similar lengths
+// (+13%, H200), while with queries of mixed lengths the padding costs more (20 CUDASW++
+// queries, 6% padding: -2%). The row-group kernel computes ~20% more cells per second than the
+// subject-pair kernel (pss launches, ncu: ALU pipe 78% against 65%), so it wins up to ~20%
+// padding rows: pss, 86 x 2,771 x 1,000, H100: 5.01-5.05 TCUPS against 4.64-4.81 with the 2%
+// rule, which sent 21% of the kernel time to subject pairs. Query pairs take the row-group
+// kernel when the longest fits its shared memory, else the table kernel.
+// HPCALIGN_PACKED_LANES=subjects|queries|query-table forces one kernel (queries: the
+// row-group kernel where the queries fit), for tuning and tests.
 PackedScorer::Lanes PackedScorer::choose_lanes(const std::vector<SeqView>& queries,
                                                const std::vector<uint32_t>& order) const {
   const char* env = std::getenv("HPCALIGN_PACKED_LANES");
@@ -183,7 +187,7 @@ PackedScorer::Lanes PackedScorer::choose_lanes(const std::vector<SeqView>& queri
       rows += a + b;
       padding += a - b;  // a >= b
     }
-    if (padding * 50 > rows) return Lanes::kSubjectPairs;
+    if (padding * (rows_fit ? 5 : 50) > rows) return Lanes::kSubjectPairs;
   }
   return rows_fit ? Lanes::kQueryRowGroups : Lanes::kQueryPairTable;
 }
