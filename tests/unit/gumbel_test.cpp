@@ -97,6 +97,32 @@ TEST(Gumbel, IntegerScoresWithTiesFit) {
   EXPECT_EQ(f.censor_point - std::floor(f.censor_point), 0.5);  // between two integers
 }
 
+TEST(Gumbel, IntegerOverloadEqualsTheDoubleFit) {
+  // pss passes its int32 scores straight in: counted instead of sorted, the same tally and so
+  // the very same fit, for dense scores and for scores too spread out to count.
+  for (const double spread : {1.0, 1000.0}) {
+    const auto x = gumbel_sample(1000, 40, 0.27 / spread, 5);
+    std::vector<int32_t> ints;
+    std::vector<double> rounded;
+    for (double v : x) {
+      ints.push_back(int32_t(std::lround(v)));
+      rounded.push_back(double(ints.back()));
+    }
+    for (const char* censor : {"none", "median", "score:45"}) {
+      const GumbelFit a = fit_gumbel(ints, CensorSpec::parse(censor));
+      const GumbelFit b = fit_gumbel(rounded, CensorSpec::parse(censor));
+      ASSERT_TRUE(a.converged()) << censor;
+      EXPECT_EQ(a.lambda, b.lambda) << censor << " spread " << spread;
+      EXPECT_EQ(a.mu, b.mu) << censor;
+      EXPECT_EQ(a.observed, b.observed) << censor;
+      EXPECT_EQ(a.censored, b.censored) << censor;
+      EXPECT_EQ(a.censor_point, b.censor_point) << censor;
+    }
+  }
+  EXPECT_EQ(fit_gumbel(std::vector<int32_t>(1000, 7), CensorSpec::parse("none")).status, GumbelStatus::ZeroVariance);
+  EXPECT_EQ(fit_gumbel(std::vector<int32_t>{}, CensorSpec::parse("median")).status, GumbelStatus::TooFewSamples);
+}
+
 TEST(Gumbel, LargeScoresDoNotOverflow) {
   const GumbelFit f = fit_gumbel_complete(gumbel_sample(10000, 1e5, 0.3, 9));
   ASSERT_TRUE(f.converged());
