@@ -77,6 +77,12 @@ int ssv_kernel() {
   if (!std::strcmp(v, "byte")) return kByteKernel;
   throw Error(std::string("HPCALIGN_MSV_KERNEL=") + v + ": expected byte, w16, w8 or mix");
 }
+// HPCALIGN_MSV_Q=q (tuning): every pack of the 16-bit kernel takes q nodes per slot (a
+// compiled size; models longer than 64 q are refused) instead of the planner's choice.
+int forced_q() {
+  const char* v = std::getenv("HPCALIGN_MSV_Q");
+  return v && *v ? std::atoi(v) : 0;
+}
 const char* kernel_name(int kernel) {
   return kernel == kByteKernel ? "byte" : kernel == msv16::kW8 ? "w8" : kernel == msv16::kMix ? "mix" : "w16";
 }
@@ -176,7 +182,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
   } else {
     // 16-bit DPX SSV: models packed into warps (msv16_layout.hpp), one launch per slot size;
     // fallbacks read each model's own byte profile.
-    const msv16::Call c = msv16::plan_call(profiles, kernel, n);
+    const msv16::Call c = msv16::plan_call(profiles, kernel, n, forced_q());
     std::vector<uint32_t> bprof(c.byte_words);
     for (size_t k = 0; k < nm; ++k) {
       const std::vector<uint32_t> words = striped_profile(*profiles[k], c.models[k].chunks);
