@@ -1,8 +1,9 @@
-// The SSV fast path of the GPU MSV filter in signed 16-bit lanes with Hopper's DPX
-// instructions: per two cells one __viaddmax_s16x2_relu (the cell) and half a
-// __vimax3_s16x2_relu (the running max), the diagonal carried in registers by Farrar's
-// striping, several models packed into one warp's 64 slots. Compiled per slot size Q and per
-// profile format (int16 pairs, signed bytes, or a mix: msv16_lane.hpp). Layout, recurrence and the proof
+// The SSV fast path of the GPU MSV filter in 16-bit lanes: per two cells one instruction, an
+// fp16 fma.relu on the FMA pipe or Hopper's DPX __viaddmax_s16x2_relu on the integer pipe
+// (the same bit pattern either way), and half a 3-way max for the running max, the diagonal
+// carried in registers by Farrar's striping, several models packed into one warp's 64 slots.
+// Compiled per slot size Q and per profile format (fp16 words and bytes, int16 pairs, signed
+// bytes, or a mix: msv16_lane.hpp). Layout, recurrence and the proof
 // that every result equals msv_filters.cpp's ssv_score (and so the byte kernel): see
 // msv16_lane.hpp; the lane code there is shared with the host emulator the unit tests run
 // (msv16_layout.hpp). Targets the SSV cannot decide run the byte kernel's full MSV
@@ -50,6 +51,38 @@ __device__ __forceinline__ int32_t full_msv(const m16::ModelParams& m, const uin
   return r;
 }
 
+// The residue codes of the kCheckRows rows from i0, four to a word: lane j < 8 holds rows
+// i0 + 4j .. i0 + 4j + 3 (byte t: row i0 + 4j + t; 0 past the end). The warp then broadcasts
+// one word per four rows instead of one shuffle per row: every shuffle is a shared-memory
+// wavefront, which the profile loads already keep 83-94% busy (ncu, w16; 6.6% fewer
+// wavefronts, launches 4-5% shorter).
+static_assert(m16::kCheckRows % 4 == 0 && m16::kCheckRows <= 128, "block_codes: four codes per lane");
+__device__ __forceinline__ uint32_t block_codes(const uint8_t* seq, int i0, int L, int lane) {
+  uint32_t v = 0;
+  if (lane < m16::kCheckRows / 4) {
+    const int r = i0 + 4 * lane;
+#pragma unroll
+    for (int t = 0; t < 4; ++t)
+      if (r + t < L) v |= uint32_t(seq[r + t]) << (8 * t);
+  }
+  return v;
+}
+
+// code_offset of byte t of a codes word (t a constant): one mask and one multiply (the
+// multiply on the FMA pipe), where a shift and a mask would both take the busier ALU pipe.
+template <int P>
+__device__ __forceinline__ int code_offset_of_byte(uint32_t four, int t) {
+  constexpr uint32_t S = uint32_t(m16::kLanes * P * 4);  // bytes per code (code_offset)
+  switch (t) {
+    case 0: return int((four & 0xffu) * S);
+    case 1:
+      if constexpr (S % 256 == 0) return int((four & 0xff00u) * (S / 256));
+      else return int(((four >> 8) & 0xffu) * S);
+    case 2: return int(__umulhi(four & 0xff0000u, S << 16));
+    default: return int(__umulhi(four & 0xff000000u, S << 8));
+  }
+}
+
 // Grid: x over the targets, y over the packs of the launch; a block holds its pack's w
 // profile in shared memory and its warps take targets longest first. Per target the warp
 // runs msv16_layout.hpp's emulate_target (same steps, same order), then the fallbacks.
@@ -74,7 +107,7 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
 
   const int lane = threadIdx.x & 31;
   const uint32_t info = pack.lane_info[lane];
-  const uint32_t keep = m16::keep_mask(info);
+  const uint32_t sel = m16::diagonal_selector(info);
   const int nm = int(pack.n_models);
   const uint32_t all = nm == 32 ? ~0u : (1u << nm) - 1u;
   // Lane j < nm holds pack model j's parameters, tjb and result.
@@ -113,16 +146,26 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
       m16::LaneState<Q> s;
       m16::lane_start(s);
       const m16::LaneProfile<P> lp = m16::lane_profile<P>(prof, lane);
-      int next = lane < L ? int(seq[lane]) : 0;
+      uint32_t next = block_codes(seq, 0, L, lane);
       for (int i0 = 0; i0 < L; i0 += m16::kCheckRows) {
         const int rows = min(m16::kCheckRows, L - i0);
-        const int code_off = m16::code_offset<P>(next);  // this lane's row's profile words
-        if (i0 + 32 < L) next = i0 + 32 + lane < L ? int(seq[i0 + 32 + lane]) : 0;
-#pragma unroll 4
-        for (int r = 0; r < rows; ++r) {
-          const int row_off = __shfl_sync(kFull, code_off, r);
-          const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
-          m16::lane_row<Q, Format>(s, lp, row_off, up, keep);
+        const uint32_t codes = next;
+        if (i0 + m16::kCheckRows < L) next = block_codes(seq, i0 + m16::kCheckRows, L, lane);
+        int r = 0;
+        for (; r + 4 <= rows; r += 4) {
+          const uint32_t four = __shfl_sync(kFull, codes, r >> 2);
+#pragma unroll
+          for (int t = 0; t < 4; ++t) {
+            const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
+            m16::lane_row<Q, Format>(s, lp, code_offset_of_byte<P>(four, t), up, sel);
+          }
+        }
+        if (r < rows) {
+          const uint32_t four = __shfl_sync(kFull, codes, r >> 2);
+          for (int t = 0; r + t < rows; ++t) {
+            const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
+            m16::lane_row<Q, Format>(s, lp, m16::code_offset<P>(int((four >> (8 * t)) & 0xffu)), up, sel);
+          }
         }
         const uint32_t newly = __reduce_or_sync(kFull, m16::lane_reached(m16::lane_best(s), thr, info));
         if (newly) {
@@ -195,6 +238,7 @@ void launch_msv16_kernel(const hmm::msv16::Args& a, int q, int format, int sm_co
     case m16::kW16: return launch_q<m16::kW16>(a, q, sm_count, stream);
     case m16::kMix: return launch_q<m16::kMix>(a, q, sm_count, stream);
     case m16::kW8: return launch_q<m16::kW8>(a, q, sm_count, stream);
+    case m16::kF16: return launch_q<m16::kF16>(a, q, sm_count, stream);
     default: throw Error("launch_msv16_kernel: unknown profile format " + std::to_string(format));
   }
 }

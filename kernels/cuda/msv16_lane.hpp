@@ -1,5 +1,5 @@
 #pragma once
-// The GPU SSV filter in signed 16-bit DPX lanes (kernels/cuda/msv16_kernels.cu) as one lane of
+// The GPU SSV filter in 16-bit lanes (kernels/cuda/msv16_kernels.cu) as one lane of
 // a warp runs it. Compiled twice: by nvcc into the kernel, and by the host compiler into the
 // warp emulator (kernels/cuda/msv16_layout.hpp) that the CPU unit tests
 // (tests/unit/msv16_layout_test.cpp) check bit for bit against hmm::msv_filter_score. Plain
@@ -7,9 +7,10 @@
 //
 // Recurrence. msv_filters.cpp's ssv_score keeps, per cell, g = max(0, g_diag + w) with
 // w = bias - min(cost, 127 + bias) and best = the max of every g, then decides on `best`. One
-// DPX instruction does it for two cells: __viaddmax_s16x2_relu(g_diag, w, 0) = max(g_diag + w,
-// 0) per signed 16-bit lane, with w precomputed in the profile; one more (__vimax3_s16x2_relu)
-// folds two words into `best`.
+// instruction does it for two cells: the DPX __viaddmax_s16x2_relu(g_diag, w, 0) =
+// max(g_diag + w, 0) per signed 16-bit lane, or fma.rn.relu.f16x2(g_diag, 1, w) on the same
+// bits read as fp16 (kF16: see f16_add_relu), with w precomputed in the profile; one more
+// (__vimax3_s16x2_relu) folds two words into `best`.
 //
 // Layout (Farrar's striping over a warp). One warp per target. A "pack" of up to 32 models
 // (kMaxModels) shares the warp: its 64 slots (2 per lane: slot s = 2*lane + h, h = 0 the low
@@ -129,9 +130,16 @@ struct Args {
 // A lane's profile words per code: first the int16 words of row words 0 .. Q16-1 (Q16 = q -
 // byte_words), then the byte words, byte word j holding row words Q16 + 2j (bytes 0,1: its low
 // and high half) and Q16 + 2j + 1 (bytes 2,3).
-enum ProfileFormat : int { kW16 = 0, kMix = 1, kW8 = 2 };
+//  - kF16: the row words from fp16 words (f16_bits), their cells by one HFMA2.RELU each on
+//    the FMA pipe, which the other formats leave idle; from q = 10 on, the last
+//    byte_words(q) = 2 * (q / 6) (about a third) from bytes on the integer pipe, as in kMix.
+//    Both kinds of cell are the same 16-bit pattern (see f16_add_relu), so a row mixes them
+//    freely. Measured (H200, MsvGpu.KernelVariantsThroughput, TCUPS per forced q, kF16 against
+//    kW16): a third from bytes 12.1 / 11.0 at q = 10 and 12.5 / 11.4 at 24, none 12.1 at 10
+//    and 11.6 at 24, half 11.8 at 10 and 11.2 at 24; at q = 8, none 10.1 / 9.6, a quarter 9.0.
+enum ProfileFormat : int { kW16 = 0, kMix = 1, kW8 = 2, kF16 = 3 };
 HPC_LANE_FN constexpr int byte_words(int q, int format) {
-  return format == kW8 ? q : format == kMix ? 2 * (q / 8) : 0;
+  return format == kW8 ? q : format == kMix ? 2 * (q / 8) : format == kF16 ? (q >= 10 ? 2 * (q / 6) : 0) : 0;
 }
 HPC_LANE_FN constexpr int words_per_lane(int q, int format) {
   return (q - byte_words(q, format)) + (byte_words(q, format) + 1) / 2;
@@ -150,9 +158,13 @@ HPC_LANE_FN constexpr int word_offset(int P, int j, int lane) {
 
 HPC_LANE_FN int lo_model(uint32_t info) { return int(info & 0xffu); }
 HPC_LANE_FN int hi_model(uint32_t info) { return int((info >> 8) & 0xffu); }
-// AND mask of the diagonal input of word 0: keeps the halves that continue a model.
-HPC_LANE_FN uint32_t keep_mask(uint32_t info) {
-  return ((info >> 16) & 1u ? 0x0000ffffu : 0u) | ((info >> 17) & 1u ? 0xffff0000u : 0u);
+// Byte selector (prmt) of word 0's diagonal input: a half that continues a model takes its
+// diagonal predecessor (low half: bytes 2-3 of `up`, high half: bytes 4-5, the low half of
+// `last`); a half that starts a model (or none) takes 0 as two sign copies of byte 3 (0xB),
+// the top byte of a cell, whose sign bit is always clear (cells lie in [0, 4191]). One
+// permute then does what a permute and a mask did.
+HPC_LANE_FN uint32_t diagonal_selector(uint32_t info) {
+  return ((info >> 16) & 1u ? 0x0032u : 0x00BBu) | ((info >> 17) & 1u ? 0x5400u : 0xBB00u);
 }
 
 // ---- 16x2 arithmetic: the DPX intrinsics on the device, their CUDA definitions on the host ----
@@ -200,6 +212,24 @@ HPC_LANE_FN uint32_t min_relu(uint32_t a, uint32_t b) {
 }
 // PTX prmt.b32 in its generic mode: result byte n is byte (sel_n & 7) of {b, a}, replaced by
 // 8 copies of its sign bit when sel_n & 8 (CUDA's __byte_perm ignores that bit, hence the asm).
+// The selector in a register (prmt_r) or as an immediate (prmt<Sel>).
+HPC_LANE_FN uint32_t prmt_r(uint32_t a, uint32_t b, uint32_t sel) {
+#if defined(__CUDA_ARCH__)
+  uint32_t r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  return r;
+#else
+  const uint64_t src = (uint64_t(b) << 32) | a;
+  uint32_t r = 0;
+  for (int n = 0; n < 4; ++n) {
+    const unsigned s = (sel >> (4 * n)) & 0xfu;
+    uint32_t byte = uint32_t(src >> (8 * (s & 7u))) & 0xffu;
+    if (s & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
+    r |= byte << (8 * n);
+  }
+  return r;
+#endif
+}
 template <unsigned Sel>
 HPC_LANE_FN uint32_t prmt(uint32_t a, uint32_t b) {
 #if defined(__CUDA_ARCH__)
@@ -207,24 +237,61 @@ HPC_LANE_FN uint32_t prmt(uint32_t a, uint32_t b) {
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(Sel));
   return r;
 #else
-  const uint64_t src = (uint64_t(b) << 32) | a;
-  uint32_t r = 0;
-  for (int n = 0; n < 4; ++n) {
-    const unsigned sel = (Sel >> (4 * n)) & 0xfu;
-    uint32_t byte = uint32_t(src >> (8 * (sel & 7u))) & 0xffu;
-    if (sel & 8u) byte = (byte & 0x80u) ? 0xffu : 0u;
-    r |= byte << (8 * n);
-  }
-  return r;
+  return prmt_r(a, b, Sel);
 #endif
 }
 // Byte profile word -> row words: signed bytes 0,1 (2,3) sign-extended into the two halves.
 HPC_LANE_FN uint32_t w8_even(uint32_t p) { return prmt<0x9180u>(p, 0u); }
 HPC_LANE_FN uint32_t w8_odd(uint32_t p) { return prmt<0xB3A2u>(p, 0u); }
 // Word 0's diagonal input: low half <- the high half of the lane before (`up`, its word Q-1),
-// high half <- my own low half of word Q-1; halves that start a model (or none) get 0.
-HPC_LANE_FN uint32_t diagonal_in(uint32_t up, uint32_t last, uint32_t keep) {
-  return prmt<0x5432u>(up, last) & keep;
+// high half <- my own low half of word Q-1; halves that start a model (or none) get 0
+// (`sel`: diagonal_selector).
+HPC_LANE_FN uint32_t diagonal_in(uint32_t up, uint32_t last, uint32_t sel) { return prmt_r(up, last, sel); }
+
+// ---- fp16 cells (kF16) ---------------------------------------------------------------------------
+// An fp16 bit pattern below 0x0800 is the number pattern * 2^-24 (subnormals, and exponent 1,
+// have the same spacing 2^-24), so a cell in [0, 2047] is the same 16 bits as an int16 and as
+// an fp16 scaled by 2^-24: the DPX words and the fp16 words of a row pass cells to each other
+// unchanged. fma.rn(cell, 1, w) with w = f16_bits(step) is then exact whenever cell + step
+// lies in [-2047, 2047], and .relu gives +0 for a negative sum, like the DPX relu. The
+// exactness argument (msv16_lane.hpp's head) keeps every cell of an undecided model below
+// T <= 127, so there the fp16 cell is the int16 cell. Cells of a decided model may pass 2048
+// before the next check; above it the pattern no longer reads as an integer and the sum may
+// round, but the result stays a non-negative pattern that grows by at most the step per row
+// (the spacing doubles), so the [0, 4191] bound holds, and those cells feed no other model.
+// Non-negative patterns order as integers, so best, thresholds and cap are unchanged.
+HPC_LANE_FN uint32_t f16_bits(int w) { return w < 0 ? 0x8000u | uint32_t(-w) : uint32_t(w); }  // |w| <= 2047
+// The value of an fp16 pattern in units of 2^-24 (finite patterns).
+HPC_LANE_FN int f16_units(uint32_t bits) {
+  const int e = int((bits >> 10) & 31u), m = int(bits & 0x3ffu);
+  const int v = e == 0 ? m : (1024 + m) << (e - 1);
+  return (bits & 0x8000u) ? -v : v;
+}
+// The fp16 pattern nearest (ties to even) to v >= 0 units of 2^-24 (v < 2^20).
+HPC_LANE_FN uint32_t f16_round(int v) {
+  if (v < 2048) return uint32_t(v);
+  int shift = 1;  // v / 2^shift in [1024, 2048): exponent field shift + 1
+  while ((v >> shift) >= 2048) ++shift;
+  uint32_t mant = uint32_t(v) >> shift;
+  const uint32_t rem = uint32_t(v) & ((1u << shift) - 1u), halfway = 1u << (shift - 1);
+  if (rem > halfway || (rem == halfway && (mant & 1u))) ++mant;
+  if (mant == 2048u) mant = 1024u, ++shift;
+  return (uint32_t(shift + 1) << 10) | (mant - 1024u);
+}
+// max(a + w, 0) per fp16 half: fma.rn.relu.f16x2(a, 1, w), one HFMA2.RELU.
+HPC_LANE_FN uint32_t f16_add_relu(uint32_t a, uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  uint32_t r;
+  asm("fma.rn.relu.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(0x3c003c00u), "r"(w));
+  return r;
+#else
+  uint32_t r = 0;
+  for (int h = 0; h < 2; ++h) {
+    const int sum = f16_units((a >> (16 * h)) & 0xffffu) + f16_units((w >> (16 * h)) & 0xffffu);
+    r |= (sum > 0 ? f16_round(sum) : 0u) << (16 * h);
+  }
+  return r;
+#endif
 }
 
 // ---- one row of one lane ---------------------------------------------------------------------
@@ -285,11 +352,11 @@ HPC_LANE_FN void lane_start(LaneState<Q>& s) {
 }
 
 // One DP row for the residue whose profile words start at byte `off` (code_offset). `up`: the lane before's
-// word Q-1 of the previous row (any value in lane 0: its low slot always starts a model or is
-// empty, so `keep` zeroes it).
+// word Q-1 of the previous row (lane 0: its own; its low slot always starts a model or is
+// empty, so `sel` (diagonal_selector) takes 0 there).
 template <int Q, int Format>
 HPC_LANE_FN void lane_row(LaneState<Q>& s, const LaneProfile<words_per_lane(Q, Format)>& lp, int off, uint32_t up,
-                           uint32_t keep) {
+                           uint32_t sel) {
   constexpr int P = words_per_lane(Q, Format);
   constexpr int Q16 = Q - byte_words(Q, Format);
   uint32_t p[P];
@@ -304,10 +371,13 @@ HPC_LANE_FN void lane_row(LaneState<Q>& s, const LaneProfile<words_per_lane(Q, F
       w[q] = ((q - Q16) & 1) ? w8_odd(b) : w8_even(b);
     }
   }
-  const uint32_t d0 = diagonal_in(up, s.row[Q - 1], keep);
+  const uint32_t d0 = diagonal_in(up, s.row[Q - 1], sel);
+  // kF16's int16 words are fp16 words (f16_add_relu), its byte words and every other format's
+  // words DPX ones.
   HPC_LANE_UNROLL
-  for (int q = Q - 1; q > 0; --q) s.row[q] = add_relu(s.row[q - 1], w[q]);
-  s.row[0] = add_relu(d0, w[0]);
+  for (int q = Q - 1; q > 0; --q)
+    s.row[q] = Format == kF16 && q < Q16 ? f16_add_relu(s.row[q - 1], w[q]) : add_relu(s.row[q - 1], w[q]);
+  s.row[0] = Format == kF16 && 0 < Q16 ? f16_add_relu(d0, w[0]) : add_relu(d0, w[0]);
   HPC_LANE_UNROLL
   for (int q = 0; q + 1 < Q; q += 2) s.best[(q >> 1) & 1] = max3_relu(s.best[(q >> 1) & 1], s.row[q], s.row[q + 1]);
   if constexpr (Q & 1) s.best[((Q - 1) >> 1) & 1] = max_relu(s.best[((Q - 1) >> 1) & 1], s.row[Q - 1]);

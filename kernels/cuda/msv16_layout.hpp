@@ -41,8 +41,11 @@ inline int slots_for(int M, int q) { return (M + q - 1) / q; }
 // profile loads (Q + 2 cycles), W8 by its integer work (1.25 Q + 2), the mix (a quarter of
 // the words from bytes) by both alike (0.875 Q + 2); plus 1.5 for the per-target work of a
 // pack (start, reductions, stores) over a few hundred rows. The GPU run decides which format
-// is fastest (HPCALIGN_MSV_KERNEL).
+// is fastest (HPCALIGN_MSV_KERNEL). kF16 is fitted to its measured pack times instead (H200,
+// forced q = 10, 12, 16, 24, relative to w16's slope): 0.92 q + 4.45; it shares no bound with
+// the others (its cells run on the FMA pipe).
 inline double pack_row_cost(int q, int format) {
+  if (format == kF16) return 0.92 * double(q) + 4.45;
   return (format == kW8 ? 1.25 : format == kMix ? 0.875 : 1.0) * double(q) + 3.5;
 }
 
@@ -207,7 +210,7 @@ inline void pack_profile(const std::vector<const MsvProfile*>& profiles, const P
             base[word_offset(P, Q16 + ((q - Q16) >> 1), lane)] |= uint32_t(uint8_t(int8_t(w)))
                                                                  << (8 * (((q - Q16) & 1) * 2 + h));
           else
-            base[word_offset(P, q, lane)] |= uint32_t(uint16_t(int16_t(w))) << (16 * h);
+            base[word_offset(P, q, lane)] |= (format == kF16 ? f16_bits(w) : uint32_t(uint16_t(int16_t(w)))) << (16 * h);
         }
 }
 
@@ -326,11 +329,11 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
       if (st) ++st->start_fallbacks;
     }
   }
-  uint32_t info[kLanes], keep[kLanes], thr[kLanes];
+  uint32_t info[kLanes], sel[kLanes], thr[kLanes];
   int t_lo[kLanes], t_hi[kLanes];
   for (int l = 0; l < kLanes; ++l) {
     info[l] = pack.lane_info[l];
-    keep[l] = keep_mask(info[l]);
+    sel[l] = diagonal_selector(info[l]);
     t_lo[l] = T[lo_model(info[l]) & 31];
     t_hi[l] = T[hi_model(info[l]) & 31];
     thr[l] = lane_threshold(info[l], t_lo[l], t_hi[l], decided);
@@ -347,7 +350,7 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
       const int code_off = code_offset<P>(seq[i0 + r]);
       uint32_t up[kLanes];
       for (int l = 0; l < kLanes; ++l) up[l] = s[l > 0 ? l - 1 : 0].row[Q - 1];  // shfl_up: lane 0 its own
-      for (int l = 0; l < kLanes; ++l) lane_row<Q, Format>(s[l], lp[l], code_off, up[l], keep[l]);
+      for (int l = 0; l < kLanes; ++l) lane_row<Q, Format>(s[l], lp[l], code_off, up[l], sel[l]);
     }
     if (st) st->rows += uint64_t(rows);
     uint32_t newly = 0;
@@ -414,7 +417,9 @@ inline std::vector<int32_t> emulate_call(const Call& c, const std::vector<SeqVie
         for (uint32_t j = 0; j < pack.n_models; ++j) t[j] = tjb[c.models[pack.model[j]].targets + i];
         const uint32_t* prof = c.wprof.data() + pack.profile;
         const int L = int(v.length);
-        if (c.format == kW8)
+        if (c.format == kF16)
+          emulate_target<kF16>(launch.q, prof, pack, c.models.data(), t, v.data, L, res, st);
+        else if (c.format == kW8)
           emulate_target<kW8>(launch.q, prof, pack, c.models.data(), t, v.data, L, res, st);
         else if (c.format == kMix)
           emulate_target<kMix>(launch.q, prof, pack, c.models.data(), t, v.data, L, res, st);

@@ -210,12 +210,12 @@ struct KernelVariant : test::ScopedEnv {
   explicit KernelVariant(const char* v) : ScopedEnv("HPCALIGN_MSV_KERNEL", v) {}
 };
 
-const char* kVariants[] = {"byte", "w16", "mix", "w8"};
+const char* kVariants[] = {"byte", "f16", "w16", "mix", "w8"};
 
 }  // namespace
 
-// Every SSV kernel (the byte kernel; the 16-bit DPX kernel with int16, mixed or signed-byte w
-// profiles) equals the CPU on every test model and on spliced models up to 4,096 nodes, all
+// Every SSV kernel (the byte kernel; the 16-bit kernel with fp16-and-byte, int16, mixed or
+// signed-byte w profiles) equals the CPU on every test model and on spliced models up to 4,096 nodes, all
 // in one call (the DPX kernel packs them into warps), against
 // balifam2000 plus consensus runs (overflow, fallback to the full MSV after best >= T, growth
 // past the threshold over 8,000 rows), single-residue runs and length-1 targets.

@@ -33,8 +33,10 @@ using Codes = std::vector<uint8_t>;
 
 namespace {
 
-constexpr int kFormats[] = {msv16::kW16, msv16::kMix, msv16::kW8};
-const char* format_name(int f) { return f == msv16::kW8 ? "w8" : f == msv16::kMix ? "mix" : "w16"; }
+constexpr int kFormats[] = {msv16::kW16, msv16::kMix, msv16::kW8, msv16::kF16};
+const char* format_name(int f) {
+  return f == msv16::kW8 ? "w8" : f == msv16::kMix ? "mix" : f == msv16::kF16 ? "f16" : "w16";
+}
 
 uint32_t bits_of(float f) {
   uint32_t u;
@@ -238,12 +240,12 @@ TEST(Msv16Layout, WordOffsetsCoverEveryWordOnceAligned) {
       EXPECT_EQ(msv16::byte_words(q, format) % (format == msv16::kW8 ? 1 : 2), 0);
     }
   // Every words-per-lane count of a compiled (Q, format).
-  const std::set<int> tested = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 16, 18,
-                                20, 21, 24, 25, 28, 32, 35, 40, 42, 48, 49, 56, 64};
+  const std::set<int> tested = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 16, 17, 18, 20,
+                                21, 24, 25, 27, 28, 32, 34, 35, 40, 42, 47, 48, 49, 54, 56, 64};
   for (int q : msv16::kQs)
     for (int format : kFormats) EXPECT_TRUE(tested.count(msv16::words_per_lane(q, format))) << q << " " << format;
-  check_lane_profiles(std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 18, 20, 21, 24, 25, 28,
-                                            32, 35, 40, 42, 48, 49, 56, 64>{});
+  check_lane_profiles(std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 20, 21, 24,
+                                            25, 27, 28, 32, 34, 35, 40, 42, 47, 48, 49, 54, 56, 64>{});
   EXPECT_EQ(msv16::kMaxModelLength, 4096);
   EXPECT_EQ(msv16::q_for(1), 1);
   EXPECT_EQ(msv16::q_for(64), 1);
@@ -269,10 +271,13 @@ TEST(Msv16Layout, DpxAndPermuteEmulation) {
   const uint32_t p = 0x80ff017fu;  // signed bytes 127, 1, -1, -128
   EXPECT_EQ(msv16::w8_even(p), pack16(127, 1));
   EXPECT_EQ(msv16::w8_odd(p), pack16(-1, -128));
-  EXPECT_EQ(msv16::diagonal_in(0xAAAABBBBu, 0xCCCCDDDDu, ~0u), 0xDDDDAAAAu);
-  EXPECT_EQ(msv16::diagonal_in(0xAAAABBBBu, 0xCCCCDDDDu, 0xffff0000u), 0xDDDD0000u);
-  EXPECT_EQ(msv16::keep_mask((1u << 16) | (1u << 17)), ~0u);
-  EXPECT_EQ(msv16::keep_mask(1u << 17), 0xffff0000u);
+  // Word 0's diagonal input from cells (values in [0, 4191]): both halves continue, only the
+  // high half continues, neither.
+  const uint32_t up = pack16(4191, 17), last = pack16(3000, 255);
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector((1u << 16) | (1u << 17))), pack16(17, 3000));
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(1u << 17)), pack16(0, 3000));
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(1u << 16)), pack16(17, 0));
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(0)), 0u);
   // Thresholds: per half, none / decided -> 32767, never reached.
   const uint32_t info = 3u | (4u << 8);
   EXPECT_EQ(msv16::lane_threshold(info, 100, 90, 0), pack16(100, 90));
@@ -281,6 +286,39 @@ TEST(Msv16Layout, DpxAndPermuteEmulation) {
   EXPECT_EQ(msv16::lane_reached(pack16(4191, 4191), pack16(32767, 32767), info), 0u);
   EXPECT_EQ(msv16::lane_model_best(pack16(7, 9), info, 4), 9);
   EXPECT_EQ(msv16::lane_model_best(pack16(7, 9), info, 5), 0);
+}
+
+// kF16's cells: fma.rn.relu on fp16 patterns read as multiples of 2^-24. Every cell and step
+// (-127..127) whose sum stays below 2048 (an undecided model's cells are below 127) gives the
+// int16 DPX cell bit for bit; above 2048 (decided models only) the pattern stays non-negative and grows by at
+// most the step, which keeps the [0, 4191] bound of the exactness argument.
+TEST(Msv16Layout, Fp16CellsAreInt16CellsBelow2048) {
+  using msv16::pack16;
+  for (int w = -127; w <= 127; ++w) {
+    const uint32_t wb = msv16::f16_bits(w);
+    EXPECT_EQ(msv16::f16_units(wb), w);
+    for (int c = 0; c + 127 < 2048; ++c) {
+      const uint32_t got = msv16::f16_add_relu(pack16(c, 1920 - c), wb | (wb << 16));
+      ASSERT_EQ(got, msv16::add_relu(pack16(c, 1920 - c), pack16(w, w))) << c << " " << w;
+    }
+    for (int c = 2048; c <= 4191; ++c) {
+      const uint32_t got = msv16::f16_add_relu(uint32_t(c), wb) & 0xffffu;
+      ASSERT_LE(got, uint32_t(c + (w > 0 ? w : 0))) << c << " " << w;
+      ASSERT_LT(got, 0x8000u);
+    }
+  }
+  // The host rounding against the compiler's fp16 conversion (round to nearest even).
+#if defined(__FLT16_MAX__)
+  for (int v = 0; v < (1 << 16); ++v) {
+    const _Float16 h = _Float16(std::ldexp(double(v), -24));
+    uint16_t bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    ASSERT_EQ(msv16::f16_round(v), uint32_t(bits)) << v;
+    ASSERT_EQ(msv16::f16_units(bits), int(std::ldexp(double(h), 24))) << v;
+  }
+#endif
+  EXPECT_EQ(msv16::f16_round(2049), 2048u);  // 2049 units: halfway between 2048 and 2050, even
+  EXPECT_EQ(msv16::f16_units(msv16::f16_round(2051)), 2052);
 }
 
 // Every node's w lands in its slot and word, both formats; padding and empty slots cost -127.
@@ -304,6 +342,8 @@ TEST(Msv16Layout, PackedProfileHoldsEveryNodeOnce) {
             uint32_t word;
             if (q < Q16) {
               word = base[msv16::word_offset(P, q, lane)];
+              if (format == msv16::kF16)  // fp16 words: the step in units of 2^-24
+                word = msv16::pack16(msv16::f16_units(word & 0xffffu), msv16::f16_units(word >> 16));
             } else {
               const uint32_t b = base[msv16::word_offset(P, Q16 + (q - Q16) / 2, lane)];
               word = ((q - Q16) & 1) ? msv16::w8_odd(b) : msv16::w8_even(b);
