@@ -68,8 +68,9 @@ __device__ __forceinline__ uint32_t block_codes(const uint8_t* seq, int i0, int 
   return v;
 }
 
-// code_offset of byte t of a codes word (t a constant): one mask and one multiply (the
-// multiply on the FMA pipe), where a shift and a mask would both take the busier ALU pipe.
+// code_offset of byte t of a codes word: with t a constant (the unrolled rows), one mask and
+// one multiply (the multiply on the FMA pipe), where a shift and a mask would both take the
+// busier ALU pipe.
 template <int P>
 __device__ __forceinline__ int code_offset_of_byte(uint32_t four, int t) {
   constexpr uint32_t S = uint32_t(m16::kLanes * P * 4);  // bytes per code (code_offset)
@@ -151,21 +152,19 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
         const int rows = min(m16::kCheckRows, L - i0);
         const uint32_t codes = next;
         if (i0 + m16::kCheckRows < L) next = block_codes(seq, i0 + m16::kCheckRows, L, lane);
+        const auto row = [&](uint32_t four, int t) {
+          const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
+          m16::lane_row<Q, Format>(s, lp, code_offset_of_byte<P>(four, t), up, sel);
+        };
         int r = 0;
         for (; r + 4 <= rows; r += 4) {
           const uint32_t four = __shfl_sync(kFull, codes, r >> 2);
 #pragma unroll
-          for (int t = 0; t < 4; ++t) {
-            const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
-            m16::lane_row<Q, Format>(s, lp, code_offset_of_byte<P>(four, t), up, sel);
-          }
+          for (int t = 0; t < 4; ++t) row(four, t);
         }
-        if (r < rows) {
+        if (r < rows) {  // the last 1-3 rows of the target
           const uint32_t four = __shfl_sync(kFull, codes, r >> 2);
-          for (int t = 0; r + t < rows; ++t) {
-            const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
-            m16::lane_row<Q, Format>(s, lp, m16::code_offset<P>(int((four >> (8 * t)) & 0xffu)), up, sel);
-          }
+          for (int t = 0; r + t < rows; ++t) row(four, t);
         }
         const uint32_t newly = __reduce_or_sync(kFull, m16::lane_reached(m16::lane_best(s), thr, info));
         if (newly) {
