@@ -6,14 +6,14 @@
 // bytes, or a mix: msv16_lane.hpp). Layout, recurrence and the proof
 // that every result equals msv_filters.cpp's ssv_score (and so the byte kernel): see
 // msv16_lane.hpp; the lane code there is shared with the host emulator the unit tests run
-// (msv16_layout.hpp). Targets the SSV cannot decide run the byte kernel's full MSV
-// (msv_byte.cuh) on the model's byte profile, read from global memory (rare).
+// (msv16_layout.hpp). Targets the SSV cannot decide run the full MSV (msv_full16.cuh) on the
+// model's own profile, read from global memory (~1% of the pairs).
 #include <algorithm>
 #include <string>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/msv16_lane.hpp"
-#include "kernels/cuda/msv_byte.cuh"
+#include "kernels/cuda/msv_full16.cuh"
 #include "kernels/cuda/msv_kernels.cuh"
 
 namespace hpc::cuda {
@@ -24,34 +24,7 @@ namespace m16 = hpc::hmm::msv16;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWarps = 8;  // warps (targets in flight) per block
 
-// The full byte MSV of one model (its byte profile: `chunks` chunks), for a pack of Q nodes
-// per slot: its models have M <= 64 Q, so only chunk counts up to that are compiled in.
-template <int Q, int C>
-__device__ __forceinline__ bool full_case(const m16::ModelParams& m, const uint32_t* prof, const uint8_t* seq, int L,
-                                          int tjb, int lane, int32_t* r) {
-  if constexpr (C <= m16::byte_chunks_for(m16::kSlots * Q)) {
-    if (m.chunks == C) {
-      *r = msv_byte::msv_full<C>(m, prof, seq, L, tjb, lane);
-      return true;
-    }
-  }
-  return false;
-}
-
-template <int Q>
-__device__ __forceinline__ int32_t full_msv(const m16::ModelParams& m, const uint32_t* bprof, const uint8_t* seq,
-                                            int L, int tjb, int lane) {
-  const uint32_t* prof = bprof + m.byte_profile;
-  int32_t r = 0;
-  full_case<Q, 1>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 2>(m, prof, seq, L, tjb, lane, &r) ||
-      full_case<Q, 3>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 4>(m, prof, seq, L, tjb, lane, &r) ||
-      full_case<Q, 6>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 8>(m, prof, seq, L, tjb, lane, &r) ||
-      full_case<Q, 12>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 16>(m, prof, seq, L, tjb, lane, &r) ||
-      full_case<Q, 24>(m, prof, seq, L, tjb, lane, &r) || full_case<Q, 32>(m, prof, seq, L, tjb, lane, &r);
-  return r;
-}
-
-// The residue codes of the kCheckRows rows from i0, four to a word: lane j < 8 holds rows
+// The residue codes of the kCheckRows rows from i0, four to a word: lane j < kCheckRows / 4 holds rows
 // i0 + 4j .. i0 + 4j + 3 (byte t: row i0 + 4j + t; 0 past the end). The warp then broadcasts
 // one word per four rows instead of one shuffle per row: every shuffle is a shared-memory
 // wavefront, which the profile loads already keep 83-94% busy (ncu, w16; 6.6% fewer
@@ -107,16 +80,20 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
   __syncthreads();
 
   const int lane = threadIdx.x & 31;
-  const uint32_t info = pack.lane_info[lane];
-  const uint32_t sel = m16::diagonal_selector(info);
+  const uint32_t models = pack.lane_models[lane], links = pack.lane_links[lane];
+  const uint32_t sel = m16::diagonal_selector(links);
+  const uint32_t gate = m16::subslot_gate(links, Format == m16::kF16);
   const int nm = int(pack.n_models);
   const uint32_t all = nm == 32 ? ~0u : (1u << nm) - 1u;
   // Lane j < nm holds pack model j's parameters, tjb and result.
   m16::ModelParams mp;
   if (lane < nm) mp = a.models[pack.model[lane]];
   const int T = lane < nm ? m16::threshold(mp) : m16::kNoThreshold;
-  const int t_lo = __shfl_sync(kFull, T, m16::lo_model(info) & 31);
-  const int t_hi = __shfl_sync(kFull, T, m16::hi_model(info) & 31);
+  int t_of[4];  // T of the model of sub-slot t, half h (2t + h)
+#pragma unroll
+  for (int t = 0; t < 2; ++t)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) t_of[2 * t + h] = __shfl_sync(kFull, T, m16::model_of(models, t, h) & 31);
 
   const uint32_t n = a.end - a.begin;
   // Targets are handed out one at a time, longest first (by_length ascends), so the warps of
@@ -143,7 +120,12 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
     if (pre) res = m16::kFallback;
     uint32_t decided = __ballot_sync(kFull, pre);
     if (decided != all) {
-      uint32_t thr = m16::lane_threshold(info, t_lo, t_hi, decided);
+      uint32_t thr[m16::kMaxSubslots];
+      const auto thresholds = [&] {
+#pragma unroll
+        for (int t = 0; t < m16::kMaxSubslots; ++t) thr[t] = m16::lane_threshold(models, t_of, decided, t);
+      };
+      thresholds();
       m16::LaneState<Q> s;
       m16::lane_start(s);
       const m16::LaneProfile<P> lp = m16::lane_profile<P>(prof, lane);
@@ -154,7 +136,7 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
         if (i0 + m16::kCheckRows < L) next = block_codes(seq, i0 + m16::kCheckRows, L, lane);
         const auto row = [&](uint32_t four, int t) {
           const uint32_t up = __shfl_up_sync(kFull, s.row[Q - 1], 1);
-          m16::lane_row<Q, Format>(s, lp, code_offset_of_byte<P>(four, t), up, sel);
+          m16::lane_row<Q, Format>(s, lp, code_offset_of_byte<P>(four, t), up, sel, gate);
         };
         int r = 0;
         for (; r + 4 <= rows; r += 4) {
@@ -166,29 +148,30 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
           const uint32_t four = __shfl_sync(kFull, codes, r >> 2);
           for (int t = 0; r + t < rows; ++t) row(four, t);
         }
-        const uint32_t newly = __reduce_or_sync(kFull, m16::lane_reached(m16::lane_best(s), thr, info));
+        const uint32_t newly = __reduce_or_sync(kFull, m16::lane_reached(s, thr, models));
         if (newly) {
           if ((newly >> lane) & 1u) res = m16::reached_result(mp, tjb);
           decided |= newly;
-          thr = m16::lane_threshold(info, t_lo, t_hi, decided);
+          thresholds();
           if (decided == all) break;  // every model of the pack is decided
         }
         if (decided) m16::lane_cap(s);
       }
       const uint32_t undecided = all & ~decided;
       if (undecided) {
-        const uint32_t b = m16::lane_best(s);
         for (uint32_t u = undecided; u; u &= u - 1) {
           const int m = __ffs(int(u)) - 1;
-          const int mb = int(__reduce_max_sync(kFull, uint32_t(m16::lane_model_best(b, info, m))));
+          const int mb = int(__reduce_max_sync(kFull, uint32_t(m16::lane_model_best(s, models, m))));
           if (lane == m) res = m16::final_result(mp, tjb, mb);
         }
       }
     }
-    // The SSV could not decide: the byte kernel's full MSV, model by model.
+    // The SSV could not decide: the full MSV (msv_full16.cuh), model by model.
     for (uint32_t u = __ballot_sync(kFull, lane < nm && res == m16::kFallback); u; u &= u - 1) {
       const int m = __ffs(int(u)) - 1;
-      const int32_t r = full_msv<Q>(a.models[pack.model[m]], a.bprof, seq, L, __shfl_sync(kFull, tjb, m), lane);
+      const m16::ModelParams& fm = a.models[pack.model[m]];
+      const int32_t r = msv_full16::msv_full_any<m16::byte_chunks_for(m16::kSlots * Q)>(
+          fm, a.fprof + fm.full_profile, seq, L, __shfl_sync(kFull, tjb, m), lane);
       if (lane == m) res = r;
     }
     if (lane < nm) a.out[mp.targets + idx] = res;

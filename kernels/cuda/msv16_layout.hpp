@@ -30,7 +30,10 @@ inline bool is_compiled_q(int q) {
     if (c == q) return true;
   return false;
 }
-inline int slots_for(int M, int q) { return (M + q - 1) / q; }
+// Sub-slots (the unit of placement, msv16_lane.hpp) a model of M nodes takes at q nodes per
+// slot, and the sub-slots of a pack.
+inline int units_for(int M, int q) { return (M + subslot_nodes(q) - 1) / subslot_nodes(q); }
+inline int pack_units(int q) { return kSlots * subslots(q); }
 
 // Modelled cost of one DP row of a pack, in SM cycles per warp (the planner's yardstick only).
 // The sm_90 inner loop (4 rows unrolled) issues per row about 7 instructions (two shuffles,
@@ -51,7 +54,7 @@ inline double pack_row_cost(int q, int format) {
 
 struct PackPlan {
   int q = 0;
-  std::vector<uint32_t> models;  // call indices, in slot order
+  std::vector<uint32_t> models;  // call indices, in sub-slot order
 };
 
 namespace detail {
@@ -60,13 +63,13 @@ namespace detail {
 // members (positions in `order`).
 inline std::vector<size_t> fill(const std::vector<int>& len, const std::vector<uint32_t>& order, int q) {
   std::vector<size_t> picked;
-  int slots = 0;
+  int units = 0;
   for (size_t i = 0; i < order.size() && int(picked.size()) < kMaxModels; ++i) {
     const int M = len[order[i]];
     if (M > kSlots * q) continue;
-    const int s = slots_for(M, q);
-    if (slots + s > kSlots) continue;
-    slots += s;
+    const int u = units_for(M, q);
+    if (units + u > pack_units(q)) continue;
+    units += u;
     picked.push_back(i);
   }
   return picked;
@@ -157,28 +160,38 @@ inline std::vector<PackPlan> plan_packs(const std::vector<int>& len, int format,
   return plans;
 }
 
-// Slot s of a pack: its pack model (-1: none) and the model's first slot.
-struct SlotMap {
-  int owner[kSlots];
+// Sub-slot u of a pack (u = subslots(q) * slot + t): its pack model (-1: none), and each pack
+// model's first sub-slot.
+struct UnitMap {
+  int owner[kSlots * kMaxSubslots];
   int first[kMaxModels];
 };
 
-inline SlotMap slot_map(const PackPlan& plan, const std::vector<int>& len) {
-  SlotMap m;
+inline UnitMap unit_map(const PackPlan& plan, const std::vector<int>& len) {
+  UnitMap m;
   std::fill(std::begin(m.owner), std::end(m.owner), -1);
   std::fill(std::begin(m.first), std::end(m.first), 0);
-  int s = 0;
+  int u = 0;
   for (size_t j = 0; j < plan.models.size(); ++j) {
-    const int n = slots_for(len[plan.models[j]], plan.q);
-    if (s + n > kSlots || j >= size_t(kMaxModels)) throw Error("GPU MSV: a pack overflows the warp");
-    m.first[j] = s;
-    for (int i = 0; i < n; ++i) m.owner[s + i] = int(j);
-    s += n;
+    const int n = units_for(len[plan.models[j]], plan.q);
+    if (u + n > pack_units(plan.q) || j >= size_t(kMaxModels)) throw Error("GPU MSV: a pack overflows the warp");
+    m.first[j] = u;
+    for (int i = 0; i < n; ++i) m.owner[u + i] = int(j);
+    u += n;
   }
   return m;
 }
 
-// ssv_score's per-cell step of model p at node k for residue code: bias - min(cost, 127 + bias),
+// Where word q of half h of a lane lies: its sub-slot, the sub-slot's pack model (-1: none) and
+// the word's node in that model (1-based).
+struct WordPlace {
+  int unit, owner, node;
+};
+inline WordPlace word_place(const UnitMap& um, int q, int lane, int h, int Q) {
+  const int g = subslot_nodes(Q), u = subslots(Q) * (2 * lane + h) + q / g, j = um.owner[u];
+  return {u, j, j < 0 ? 0 : (u - um.first[j]) * g + q % g + 1};
+}
+
 // clamped to [-127, 127] (the clamp only touches bias > 127 models, which never run a row).
 inline int ssv_step(const MsvProfile& p, int code, int k) {
   const int c = p.row(uint8_t(code))[k];
@@ -191,53 +204,74 @@ inline void pack_profile(const std::vector<const MsvProfile*>& profiles, const P
                          uint32_t* out) {
   std::vector<int> len(profiles.size());
   for (size_t k = 0; k < profiles.size(); ++k) len[k] = profiles[k]->M;
-  const SlotMap sm = slot_map(plan, len);
+  const UnitMap um = unit_map(plan, len);
   const int Q = plan.q, P = words_per_lane(Q, format), Q16 = Q - byte_words(Q, format);
   std::fill(out, out + profile_words(Q, format), 0u);
   for (int code = 0; code < kCodes; ++code)
     for (int lane = 0; lane < kLanes; ++lane)
       for (int q = 0; q < Q; ++q)
         for (int h = 0; h < 2; ++h) {
-          const int s = 2 * lane + h, j = sm.owner[s];
+          const WordPlace at = word_place(um, q, lane, h, Q);
           int w = kPadW;
-          if (j >= 0) {
-            const MsvProfile& p = *profiles[plan.models[size_t(j)]];
-            const int k = (s - sm.first[j]) * Q + q + 1;
-            if (k <= p.M) w = ssv_step(p, code, k);
+          if (at.owner >= 0) {
+            const MsvProfile& p = *profiles[plan.models[size_t(at.owner)]];
+            if (at.node <= p.M) w = ssv_step(p, code, at.node);
           }
           uint32_t* base = out + size_t(code) * kLanes * size_t(P);
           if (q >= Q16)
             base[word_offset(P, Q16 + ((q - Q16) >> 1), lane)] |= uint32_t(uint8_t(int8_t(w)))
                                                                  << (8 * (((q - Q16) & 1) * 2 + h));
           else
-            base[word_offset(P, q, lane)] |= (format == kF16 ? f16_bits(w) : uint32_t(uint16_t(int16_t(w)))) << (16 * h);
+            base[word_offset(P, q, lane)] |= (format == kF16 ? f16_bits(w) : uint32_t(uint16_t(int16_t(w))))
+                                             << (16 * h);
         }
 }
 
 // A pack's descriptor (its profile at word `profile` of the call's w profiles).
 inline Pack make_pack(const PackPlan& plan, const std::vector<int>& len, uint64_t profile) {
-  const SlotMap sm = slot_map(plan, len);
+  const UnitMap um = unit_map(plan, len);
   Pack p;
   p.profile = profile;
   p.q = uint32_t(plan.q);
   p.n_models = uint32_t(plan.models.size());
   for (size_t j = 0; j < plan.models.size(); ++j) p.model[j] = plan.models[j];
   for (int lane = 0; lane < kLanes; ++lane) {
-    uint32_t info = 0;
-    for (int h = 0; h < 2; ++h) {
-      const int s = 2 * lane + h, j = sm.owner[s];
-      info |= uint32_t(j >= 0 ? j : kNoModel) << (8 * h);
-      if (j >= 0 && s > sm.first[j]) info |= 1u << (16 + h);
-    }
-    p.lane_info[lane] = info;
+    uint32_t models = 0, links = 0;
+    for (int t = 0; t < kMaxSubslots; ++t)
+      for (int h = 0; h < 2; ++h) {
+        const int u = subslots(plan.q) * (2 * lane + h) + t;
+        const int j = t < subslots(plan.q) ? um.owner[u] : -1;
+        models |= uint32_t(j >= 0 ? j : kNoModel) << (8 * (2 * t + h));
+        if (j >= 0 && u > um.first[j]) links |= 1u << (2 * t + h);
+      }
+    p.lane_models[lane] = models;
+    p.lane_links[lane] = links;
   }
   return p;
 }
 
-// Words of a model's byte profile (msv_cuda.cu's striped_profile with `chunks` chunks).
-inline size_t byte_profile_words(int chunks) { return size_t(kCodes) * size_t(chunks) * kLanes; }
+// A model's full-MSV profile (msv_full16.cuh) with `chunks` chunks: per code, chunk and lane
+// two int16-pair words, the negated costs of nodes 128 c + 4 lane + 1, + 2 (word 0) and + 3,
+// + 4 (word 1); nodes past M cost 255, so their cells stay 0 (the byte profile's layout, each
+// byte word split in two).
+inline size_t full_profile_words(int chunks) { return 2 * size_t(kCodes) * size_t(chunks) * kLanes; }
+inline std::vector<uint32_t> full_profile(const MsvProfile& p, int chunks) {
+  std::vector<uint32_t> w(full_profile_words(chunks));
+  for (int code = 0; code < kCodes; ++code)
+    for (int c = 0; c < chunks; ++c)
+      for (int lane = 0; lane < kLanes; ++lane)
+        for (int h = 0; h < 2; ++h) {
+          int cost[2];
+          for (int j = 0; j < 2; ++j) {
+            const int k = c * kByteChunkNodes + 4 * lane + 2 * h + j + 1;
+            cost[j] = k <= p.M ? p.row(uint8_t(code))[k] : 255;
+          }
+          w[((size_t(code) * chunks + c) * kLanes + lane) * 2 + h] = pack16(-cost[0], -cost[1]);
+        }
+  return w;
+}
 
-// Everything one call uploads for the 16-bit kernel but the database and the byte profiles.
+// Everything one call uploads for the 16-bit kernel but the database and the full-MSV profiles.
 struct Call {
   struct Launch {
     int q = 0;
@@ -249,7 +283,7 @@ struct Call {
   std::vector<Launch> launches;      // one per q used
   std::vector<uint32_t> wprof;       // every pack's w profile, one after the other
   std::vector<ModelParams> models;   // per model of the call
-  size_t byte_words = 0;             // total words of the byte profiles (models in call order)
+  size_t full_words = 0;             // total words of the full-MSV profiles (models in call order)
 };
 
 // Plans a call of `profiles` against n targets (ModelParams::targets = k * n).
@@ -266,8 +300,8 @@ inline Call plan_call(const std::vector<const MsvProfile*>& profiles, int format
     const MsvProfile& p = *profiles[k];
     ModelParams m;
     m.chunks = byte_chunks_for(p.M);
-    m.byte_profile = c.byte_words;
-    c.byte_words += byte_profile_words(m.chunks);
+    m.full_profile = c.full_words;
+    c.full_words += full_profile_words(m.chunks);
     m.targets = uint64_t(k) * n;
     m.base = p.base, m.bias = p.bias, m.tbm = p.tbm, m.tec = p.tec;
     c.models.push_back(m);
@@ -329,14 +363,18 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
       if (st) ++st->start_fallbacks;
     }
   }
-  uint32_t info[kLanes], sel[kLanes], thr[kLanes];
-  int t_lo[kLanes], t_hi[kLanes];
+  uint32_t lane_models[kLanes], sel[kLanes], gate[kLanes], thr[kLanes][kMaxSubslots];
+  int t_of[kLanes][4];
+  const auto thresholds = [&](int l) {
+    for (int t = 0; t < kMaxSubslots; ++t) thr[l][t] = lane_threshold(lane_models[l], t_of[l], decided, t);
+  };
   for (int l = 0; l < kLanes; ++l) {
-    info[l] = pack.lane_info[l];
-    sel[l] = diagonal_selector(info[l]);
-    t_lo[l] = T[lo_model(info[l]) & 31];
-    t_hi[l] = T[hi_model(info[l]) & 31];
-    thr[l] = lane_threshold(info[l], t_lo[l], t_hi[l], decided);
+    lane_models[l] = pack.lane_models[l];
+    sel[l] = diagonal_selector(pack.lane_links[l]);
+    gate[l] = subslot_gate(pack.lane_links[l], Format == kF16);
+    for (int t = 0; t < 2; ++t)
+      for (int h = 0; h < 2; ++h) t_of[l][2 * t + h] = T[model_of(lane_models[l], t, h) & 31];
+    thresholds(l);
   }
   if (decided == all) return;
   static thread_local LaneState<Q> s[kLanes];
@@ -350,14 +388,14 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
       const int code_off = code_offset<P>(seq[i0 + r]);
       uint32_t up[kLanes];
       for (int l = 0; l < kLanes; ++l) up[l] = s[l > 0 ? l - 1 : 0].row[Q - 1];  // shfl_up: lane 0 its own
-      for (int l = 0; l < kLanes; ++l) lane_row<Q, Format>(s[l], lp[l], code_off, up[l], sel[l]);
+      for (int l = 0; l < kLanes; ++l) lane_row<Q, Format>(s[l], lp[l], code_off, up[l], sel[l], gate[l]);
     }
     if (st) st->rows += uint64_t(rows);
     uint32_t newly = 0;
     for (int l = 0; l < kLanes; ++l) {
       const uint32_t b = lane_best(s[l]);
       if (st) st->max_cell = std::max({st->max_cell, half(b, 0), half(b, 1)});
-      newly |= lane_reached(b, thr[l], info[l]);
+      newly |= lane_reached(s[l], thr[l], lane_models[l]);
     }
     if (newly) {
       for (int l = 0; l < nm; ++l)
@@ -366,7 +404,7 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
           if (st) ++(res[l] == kFallback ? st->reached_fallback : st->reached_overflow);
         }
       decided |= newly;
-      for (int l = 0; l < kLanes; ++l) thr[l] = lane_threshold(info[l], t_lo[l], t_hi[l], decided);
+      for (int l = 0; l < kLanes; ++l) thresholds(l);
       if (decided == all) {
         if (st && i0 + rows < L) ++st->early_exits;
         stopped = true;
@@ -382,7 +420,7 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
   for (int m = 0; m < nm; ++m) {
     if (!((undecided >> m) & 1u)) continue;
     int mb = 0;
-    for (int l = 0; l < kLanes; ++l) mb = std::max(mb, lane_model_best(lane_best(s[l]), info[l], m));
+    for (int l = 0; l < kLanes; ++l) mb = std::max(mb, lane_model_best(s[l], lane_models[l], m));
     res[m] = final_result(mp[m], tjb[m], mb);
     if (st) ++(res[m] == kOverflow ? st->final_overflow : res[m] == kFallback ? st->final_fallback : st->final_scores);
   }

@@ -1,6 +1,6 @@
 #pragma once
-// Device code of the byte MSV filter shared by the byte kernel (msv_kernels.cu) and the 16-bit
-// DPX SSV kernel (msv16_kernels.cu), which falls back to the full byte MSV below. The model's
+// Device code of the byte MSV filter (the byte kernel, msv_kernels.cu; the 16-bit SSV kernel's
+// fallbacks run the same recursion in 16-bit lanes, msv_full16.cuh). The model's
 // nodes are striped over the warp: lane l holds, in chunk c, the four cells
 // k = 128c + 4l + 1 .. + 4 packed in one 32-bit register, updated with the SIMD byte
 // intrinsics (__vaddus4, __vsubus4, __vmaxu4) that are exactly the saturating unsigned byte

@@ -188,14 +188,14 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   } else {
     // 16-bit DPX SSV: models packed into warps (msv16_layout.hpp), one launch per slot size;
-    // fallbacks read each model's own byte profile.
+    // fallbacks read each model's own full-MSV profile.
     const msv16::Call c = msv16::plan_call(profiles, kernel, n, forced_q());
-    std::vector<uint32_t> bprof(c.byte_words);
+    std::vector<uint32_t> fprof(c.full_words);
     for (size_t k = 0; k < nm; ++k) {
-      const std::vector<uint32_t> words = striped_profile(*profiles[k], c.models[k].chunks);
-      std::copy(words.begin(), words.end(), bprof.begin() + ptrdiff_t(c.models[k].byte_profile));
+      const std::vector<uint32_t> words = msv16::full_profile(*profiles[k], c.models[k].chunks);
+      std::copy(words.begin(), words.end(), fprof.begin() + ptrdiff_t(c.models[k].full_profile));
     }
-    m.profile.upload(bprof.data(), bprof.size(), m.stream);
+    m.profile.upload(fprof.data(), fprof.size(), m.stream);
     m.wprof.upload(c.wprof.data(), c.wprof.size(), m.stream);
     m.packs.upload(c.packs.data(), c.packs.size(), m.stream);
     m.params.upload(c.models.data(), c.models.size(), m.stream);
@@ -203,7 +203,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     a.residues = m.dbdev->residues.get();
     a.offsets = m.dbdev->offsets.get();
     a.wprof = m.wprof.get();
-    a.bprof = m.profile.get();
+    a.fprof = m.profile.get();
     a.models = m.params.get();
     a.tjb = m.tjb.get();
     a.out = m.out.get();

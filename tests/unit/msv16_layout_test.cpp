@@ -274,24 +274,45 @@ TEST(Msv16Layout, DpxAndPermuteEmulation) {
   // Word 0's diagonal input from cells (values in [0, 4191]): both halves continue, only the
   // high half continues, neither.
   const uint32_t up = pack16(4191, 17), last = pack16(3000, 255);
-  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector((1u << 16) | (1u << 17))), pack16(17, 3000));
-  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(1u << 17)), pack16(0, 3000));
-  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(1u << 16)), pack16(17, 0));
-  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(0)), 0u);
-  // Thresholds: per half, none / decided -> 32767, never reached.
-  const uint32_t info = 3u | (4u << 8);
-  EXPECT_EQ(msv16::lane_threshold(info, 100, 90, 0), pack16(100, 90));
-  EXPECT_EQ(msv16::lane_threshold(info, 100, 90, 1u << 4), pack16(100, 32767));
-  EXPECT_EQ(msv16::lane_reached(pack16(100, 89), pack16(100, 90), info), 1u << 3);
-  EXPECT_EQ(msv16::lane_reached(pack16(4191, 4191), pack16(32767, 32767), info), 0u);
-  EXPECT_EQ(msv16::lane_model_best(pack16(7, 9), info, 4), 9);
-  EXPECT_EQ(msv16::lane_model_best(pack16(7, 9), info, 5), 0);
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(0b11)), pack16(17, 3000));
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(0b10)), pack16(0, 3000));
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(0b01)), pack16(17, 0));
+  EXPECT_EQ(msv16::diagonal_in(up, last, msv16::diagonal_selector(0b1100)), 0u);  // sub-slot 1's bits: no effect
+  // Sub-slot 1's first word: the gate passes the diagonal input of a half that continues its
+  // model and zeroes it where a model starts, as an AND mask (DPX words) or as the fma's
+  // multiplier (fp16 words, where a zeroed input leaves max(w, 0)).
+  const uint32_t d = pack16(4191, 60), wv = pack16(-5, 7);
+  EXPECT_EQ(msv16::add_relu(d & msv16::subslot_gate(0b0100, false), wv), pack16(4186, 7));
+  EXPECT_EQ(msv16::add_relu(d & msv16::subslot_gate(0b1000, false), wv), pack16(0, 67));
+  EXPECT_EQ(msv16::subslot_gate(0b0011, false), 0u);  // sub-slot 0's bits: no effect
+  const uint32_t wf = msv16::f16_bits(-5) | (msv16::f16_bits(7) << 16), dc = pack16(100, 60);
+  EXPECT_EQ(msv16::f16_gated_add_relu(dc, msv16::subslot_gate(0b1100, true), wf), pack16(95, 67));
+  EXPECT_EQ(msv16::f16_gated_add_relu(dc, msv16::subslot_gate(0b0100, true), wf), pack16(95, 7));
+  EXPECT_EQ(msv16::f16_gated_add_relu(dc, msv16::subslot_gate(0b1000, true), wf), pack16(0, 67));
+  // Thresholds per sub-slot and half: none / decided -> 32767, never reached. Lane models: sub-slot
+  // 0 holds models 3 (low half) and 4 (high half), sub-slot 1 models 4 and none.
+  const uint32_t models = 3u | (4u << 8) | (4u << 16) | (uint32_t(msv16::kNoModel) << 24);
+  const int t_of[4] = {100, 90, 90, 0};
+  EXPECT_EQ(msv16::lane_threshold(models, t_of, 0, 0), pack16(100, 90));
+  EXPECT_EQ(msv16::lane_threshold(models, t_of, 0, 1), pack16(90, 32767));
+  EXPECT_EQ(msv16::lane_threshold(models, t_of, 1u << 4, 0), pack16(100, 32767));
+  EXPECT_EQ(msv16::lane_threshold(models, t_of, 1u << 4, 1), pack16(32767, 32767));
+  const uint32_t thr[2] = {msv16::lane_threshold(models, t_of, 0, 0), msv16::lane_threshold(models, t_of, 0, 1)};
+  msv16::LaneState<2> st{};  // Q = 2: one word per sub-slot
+  st.best[0] = pack16(100, 89), st.best[1] = pack16(12, 4000);
+  EXPECT_EQ(msv16::lane_reached(st, thr, models), 1u << 3);  // 4000 is in no model's half
+  st.best[1] = pack16(91, 0);
+  EXPECT_EQ(msv16::lane_reached(st, thr, models), (1u << 3) | (1u << 4));
+  EXPECT_EQ(msv16::lane_model_best(st, models, 4), 91);  // the max over model 4's two sub-slots
+  EXPECT_EQ(msv16::lane_model_best(st, models, 3), 100);
+  EXPECT_EQ(msv16::lane_model_best(st, models, 5), 0);
 }
 
 // kF16's cells: fma.rn.relu on fp16 patterns read as multiples of 2^-24. Every cell and step
 // (-127..127) whose sum stays below 2048 (an undecided model's cells are below 127) gives the
 // int16 DPX cell bit for bit; above 2048 (decided models only) the pattern stays non-negative and grows by at
-// most the step, which keeps the [0, 4191] bound of the exactness argument.
+// most the step (as a bit pattern, which the integer maxima and clamps read), which keeps the
+// kCellBound bound of the exactness argument.
 TEST(Msv16Layout, Fp16CellsAreInt16CellsBelow2048) {
   using msv16::pack16;
   for (int w = -127; w <= 127; ++w) {
@@ -301,7 +322,7 @@ TEST(Msv16Layout, Fp16CellsAreInt16CellsBelow2048) {
       const uint32_t got = msv16::f16_add_relu(pack16(c, 1920 - c), wb | (wb << 16));
       ASSERT_EQ(got, msv16::add_relu(pack16(c, 1920 - c), pack16(w, w))) << c << " " << w;
     }
-    for (int c = 2048; c <= 4191; ++c) {
+    for (int c = 2048; c <= msv16::kCellBound; ++c) {
       const uint32_t got = msv16::f16_add_relu(uint32_t(c), wb) & 0xffffu;
       ASSERT_LE(got, uint32_t(c + (w > 0 ? w : 0))) << c << " " << w;
       ASSERT_LT(got, 0x8000u);
@@ -321,55 +342,85 @@ TEST(Msv16Layout, Fp16CellsAreInt16CellsBelow2048) {
   EXPECT_EQ(msv16::f16_units(msv16::f16_round(2051)), 2052);
 }
 
-// Every node's w lands in its slot and word, both formats; padding and empty slots cost -127.
+// Every node's w lands in its sub-slot and word, every format; padding and empty sub-slots cost
+// -127; the link bits say which sub-slots continue a model, and some models start mid-slot (at
+// sub-slot 1, where the gate zeroes the diagonal input).
 TEST(Msv16Layout, PackedProfileHoldsEveryNodeOnce) {
   const std::vector<const MsvProfile*> ps = pointers(test_profiles());
   std::vector<int> len;
   for (const MsvProfile* p : ps) len.push_back(p->M);
+  int mid_slot_starts = 0;
   for (int format : kFormats)
-    for (const msv16::PackPlan& plan : msv16::plan_packs(len, format)) {
-      const int Q = plan.q, P = msv16::words_per_lane(Q, format), Q16 = Q - msv16::byte_words(Q, format);
-      if (format == msv16::kMix && Q >= 8) EXPECT_GT(msv16::byte_words(Q, format), 0);
-      std::vector<uint32_t> w(msv16::profile_words(Q, format));
-      msv16::pack_profile(ps, plan, format, w.data());
-      const msv16::Pack pack = msv16::make_pack(plan, len, 0);
-      const msv16::SlotMap sm = msv16::slot_map(plan, len);
-      std::vector<std::set<int>> nodes(plan.models.size());
-      for (int code = 0; code < msv16::kCodes; ++code)
-        for (int lane = 0; lane < 32; ++lane)
-          for (int q = 0; q < Q; ++q) {
-            const uint32_t* base = w.data() + size_t(code) * 32 * size_t(P);
-            uint32_t word;
-            if (q < Q16) {
-              word = base[msv16::word_offset(P, q, lane)];
-              if (format == msv16::kF16)  // fp16 words: the step in units of 2^-24
-                word = msv16::pack16(msv16::f16_units(word & 0xffffu), msv16::f16_units(word >> 16));
-            } else {
-              const uint32_t b = base[msv16::word_offset(P, Q16 + (q - Q16) / 2, lane)];
-              word = ((q - Q16) & 1) ? msv16::w8_odd(b) : msv16::w8_even(b);
-            }
-            for (int h = 0; h < 2; ++h) {
-              const int s = 2 * lane + h;
-              const int j = h ? msv16::hi_model(pack.lane_info[lane]) : msv16::lo_model(pack.lane_info[lane]);
-              const int got = msv16::half(word, h);
-              if (j == msv16::kNoModel) {
-                EXPECT_EQ(sm.owner[s], -1);
-                EXPECT_EQ(got, msv16::kPadW);
-                continue;
+    for (int force_q : {0, 10, 24})
+      for (const msv16::PackPlan& plan : msv16::plan_packs(len, format, force_q)) {
+        const int Q = plan.q, P = msv16::words_per_lane(Q, format), Q16 = Q - msv16::byte_words(Q, format);
+        const int g = msv16::subslot_nodes(Q);
+        if (format == msv16::kMix && Q >= 8) EXPECT_GT(msv16::byte_words(Q, format), 0);
+        std::vector<uint32_t> w(msv16::profile_words(Q, format));
+        msv16::pack_profile(ps, plan, format, w.data());
+        const msv16::Pack pack = msv16::make_pack(plan, len, 0);
+        const msv16::UnitMap um = msv16::unit_map(plan, len);
+        std::vector<std::set<int>> nodes(plan.models.size());
+        for (int code = 0; code < msv16::kCodes; ++code)
+          for (int lane = 0; lane < 32; ++lane)
+            for (int q = 0; q < Q; ++q) {
+              const uint32_t* base = w.data() + size_t(code) * 32 * size_t(P);
+              uint32_t word;
+              if (q < Q16) {
+                word = base[msv16::word_offset(P, q, lane)];
+                if (format == msv16::kF16)  // fp16 words: the step in units of 2^-24
+                  word = msv16::pack16(msv16::f16_units(word & 0xffffu), msv16::f16_units(word >> 16));
+              } else {
+                const uint32_t b = base[msv16::word_offset(P, Q16 + (q - Q16) / 2, lane)];
+                word = ((q - Q16) & 1) ? msv16::w8_odd(b) : msv16::w8_even(b);
               }
-              ASSERT_EQ(sm.owner[s], j);
-              const int first = sm.first[j];
-              const MsvProfile& p = *ps[plan.models[size_t(j)]];
-              const int k = (s - first) * Q + q + 1;
-              EXPECT_EQ(got, k <= p.M ? msv16::ssv_step(p, code, k) : msv16::kPadW) << "code " << code << " k " << k;
-              if (code == 0 && k <= p.M) EXPECT_TRUE(nodes[size_t(j)].insert(k).second);
-              // The diagonal input of word 0 continues the model exactly inside it.
-              if (q == 0) EXPECT_EQ(((pack.lane_info[lane] >> (16 + h)) & 1u) != 0, s != first);
+              const int t = q / g;  // the word's sub-slot in its slot
+              for (int h = 0; h < 2; ++h) {
+                const int u = msv16::subslots(Q) * (2 * lane + h) + t;
+                const int j = msv16::model_of(pack.lane_models[lane], t, h);
+                const int got = msv16::half(word, h);
+                if (j == msv16::kNoModel) {
+                  EXPECT_EQ(um.owner[u], -1);
+                  EXPECT_EQ(got, msv16::kPadW);
+                  continue;
+                }
+                ASSERT_EQ(um.owner[u], j);
+                const int first = um.first[j];
+                const MsvProfile& p = *ps[plan.models[size_t(j)]];
+                const int k = (u - first) * g + (q - t * g) + 1;
+                EXPECT_EQ(got, k <= p.M ? msv16::ssv_step(p, code, k) : msv16::kPadW) << "code " << code << " k " << k;
+                if (code == 0 && k <= p.M) EXPECT_TRUE(nodes[size_t(j)].insert(k).second);
+                // A sub-slot's first word continues the model exactly inside it.
+                if (q == t * g) {
+                  EXPECT_EQ(msv16::links(pack.lane_links[lane], t, h), u != first);
+                  mid_slot_starts += code == 0 && u == first && t == 1;
+                }
+              }
             }
+        for (size_t j = 0; j < plan.models.size(); ++j)
+          EXPECT_EQ(int(nodes[j].size()), ps[plan.models[j]]->M) << "model " << plan.models[j];
+      }
+  EXPECT_GT(mid_slot_starts, 0);
+}
+
+// The full-MSV profile of the fallbacks (msv_full16.cuh): per code, chunk and lane two int16
+// pairs, the negated costs of the lane's four nodes of the chunk, 255 past M; each pair word is
+// the byte profile's word split in two.
+TEST(Msv16Layout, FullProfileHoldsNegatedCosts) {
+  for (const MsvProfile& p : test_profiles()) {
+    const int chunks = msv16::byte_chunks_for(p.M);
+    const std::vector<uint32_t> w = msv16::full_profile(p, chunks);
+    ASSERT_EQ(w.size(), msv16::full_profile_words(chunks));
+    for (int code = 0; code < msv16::kCodes; ++code)
+      for (int c = 0; c < chunks; ++c)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int j = 0; j < 4; ++j) {
+            const int k = 128 * c + 4 * lane + j + 1;
+            const uint32_t word = w[((size_t(code) * chunks + c) * 32 + lane) * 2 + j / 2];
+            const int cost = k <= p.M ? int(p.row(uint8_t(code))[k]) : 255;
+            ASSERT_EQ(msv16::half(word, j % 2), -cost) << p.M << " code " << code << " k " << k;
           }
-      for (size_t j = 0; j < plan.models.size(); ++j)
-        EXPECT_EQ(int(nodes[j].size()), ps[plan.models[j]]->M) << "model " << plan.models[j];
-    }
+  }
 }
 
 TEST(Msv16Layout, PlanPacksEveryModelOnceWithinTheWarp) {
@@ -397,17 +448,20 @@ TEST(Msv16Layout, PlanPacksEveryModelOnceWithinTheWarp) {
         EXPECT_GE(p.q, last_q);  // ordered by q: one launch each
         last_q = p.q;
         EXPECT_LE(p.models.size(), size_t(msv16::kMaxModels));
-        int slots = 0;
+        int units = 0;
         for (uint32_t m : p.models) {
           ++count[m];
-          slots += msv16::slots_for(len[m], p.q);
+          units += msv16::units_for(len[m], p.q);
           nodes += len[m];
         }
-        EXPECT_LE(slots, msv16::kSlots);
+        EXPECT_LE(units, msv16::pack_units(p.q));
         cost += msv16::pack_row_cost(p.q, format);
         padded += 64.0 * p.q;
       }
       for (int c : count) EXPECT_EQ(c, 1);
+      // Sub-slots let the test models fill one pack of the default format (kF16): 1,235 nodes,
+      // 96% of a Q = 20 pack (whole slots: 80% of a Q = 24 pack).
+      if (len == tests && format == msv16::kF16) EXPECT_GE(nodes / padded, 0.9);
       if (len == tests)
         std::printf("  test models (%s): %zu pack(s), estimated cost %.1f per row, %.0f of %.0f cells real (%.0f%%)\n",
                     format_name(format), plans.size(), cost, nodes, padded, 100 * nodes / padded);
@@ -444,7 +498,7 @@ TEST(Msv16Layout, EmulatedKernelEqualsCpuOnAllModelsTogether) {
     EXPECT_GT(o.st.reached_fallback, 0u);
     EXPECT_GT(o.st.final_fallback, 0u);
     EXPECT_GT(o.st.capped_checks, 0u);
-    EXPECT_LE(o.st.max_cell, 127 + 32 * 127);  // the bound of msv16_lane.hpp: no 16-bit wrap
+    EXPECT_LE(o.st.max_cell, msv16::kCellBound);  // the bound of msv16_lane.hpp: no 16-bit wrap
     EXPECT_GT(o.st.max_cell, 127);             // the long consensus runs did grow past the threshold
   }
 }
