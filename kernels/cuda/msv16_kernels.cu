@@ -89,9 +89,9 @@ __global__ void __launch_bounds__(kWarps * 32, min_blocks<Q>()) msv16_kernel(m16
   m16::ModelParams mp;
   if (lane < nm) mp = a.models[pack.model[lane]];
   const int T = lane < nm ? m16::threshold(mp) : m16::kNoThreshold;
-  int t_of[4];  // T of the model of sub-slot t, half h (2t + h)
+  int t_of[2 * m16::kMaxSubslots];  // T of the model of sub-slot t, half h (2t + h)
 #pragma unroll
-  for (int t = 0; t < 2; ++t)
+  for (int t = 0; t < m16::kMaxSubslots; ++t)
 #pragma unroll
     for (int h = 0; h < 2; ++h) t_of[2 * t + h] = __shfl_sync(kFull, T, m16::model_of(models, t, h) & 31);
 

@@ -483,7 +483,7 @@ HPC_LANE_FN int32_t final_result(const ModelParams& m, int tjb, int best) {
 // The threshold word of the lane's sub-slot t: per half, T of that sub-slot's model (t_of[2t +
 // h]: that model's T), kNoThreshold for no model or a decided one (bit j of `decided`: pack
 // model j).
-HPC_LANE_FN uint32_t lane_threshold(uint32_t models, const int (&t_of)[4], uint32_t decided, int t) {
+HPC_LANE_FN uint32_t lane_threshold(uint32_t models, const int (&t_of)[2 * kMaxSubslots], uint32_t decided, int t) {
   int v[2];
   for (int h = 0; h < 2; ++h) {
     const int m = model_of(models, t, h);

@@ -34,6 +34,8 @@ inline bool is_compiled_q(int q) {
 // slot, and the sub-slots of a pack.
 inline int units_for(int M, int q) { return (M + subslot_nodes(q) - 1) / subslot_nodes(q); }
 inline int pack_units(int q) { return kSlots * subslots(q); }
+// The index of sub-slot t of half h of a lane in its pack.
+inline int unit_index(int q, int lane, int h, int t) { return subslots(q) * (2 * lane + h) + t; }
 
 // Modelled cost of one DP row of a pack, in SM cycles per warp (the planner's yardstick only).
 // The sm_90 inner loop (4 rows unrolled) issues per row about 7 instructions (two shuffles,
@@ -188,7 +190,7 @@ struct WordPlace {
   int unit, owner, node;
 };
 inline WordPlace word_place(const UnitMap& um, int q, int lane, int h, int Q) {
-  const int g = subslot_nodes(Q), u = subslots(Q) * (2 * lane + h) + q / g, j = um.owner[u];
+  const int g = subslot_nodes(Q), u = unit_index(Q, lane, h, q / g), j = um.owner[u];
   return {u, j, j < 0 ? 0 : (u - um.first[j]) * g + q % g + 1};
 }
 
@@ -239,7 +241,7 @@ inline Pack make_pack(const PackPlan& plan, const std::vector<int>& len, uint64_
     uint32_t models = 0, links = 0;
     for (int t = 0; t < kMaxSubslots; ++t)
       for (int h = 0; h < 2; ++h) {
-        const int u = subslots(plan.q) * (2 * lane + h) + t;
+        const int u = unit_index(plan.q, lane, h, t);
         const int j = t < subslots(plan.q) ? um.owner[u] : -1;
         models |= uint32_t(j >= 0 ? j : kNoModel) << (8 * (2 * t + h));
         if (j >= 0 && u > um.first[j]) links |= 1u << (2 * t + h);
@@ -364,7 +366,7 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
     }
   }
   uint32_t lane_models[kLanes], sel[kLanes], gate[kLanes], thr[kLanes][kMaxSubslots];
-  int t_of[kLanes][4];
+  int t_of[kLanes][2 * kMaxSubslots];
   const auto thresholds = [&](int l) {
     for (int t = 0; t < kMaxSubslots; ++t) thr[l][t] = lane_threshold(lane_models[l], t_of[l], decided, t);
   };
@@ -372,7 +374,7 @@ void emulate_target(const uint32_t* prof, const Pack& pack, const ModelParams* m
     lane_models[l] = pack.lane_models[l];
     sel[l] = diagonal_selector(pack.lane_links[l]);
     gate[l] = subslot_gate(pack.lane_links[l], Format == kF16);
-    for (int t = 0; t < 2; ++t)
+    for (int t = 0; t < kMaxSubslots; ++t)
       for (int h = 0; h < 2; ++h) t_of[l][2 * t + h] = T[model_of(lane_models[l], t, h) & 31];
     thresholds(l);
   }

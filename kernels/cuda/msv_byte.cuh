@@ -36,23 +36,39 @@ __device__ __forceinline__ uint32_t diagonal(uint32_t old, int lane, uint32_t& c
   return __byte_perm(old, in, 0x2107);
 }
 
+// The special states of the full MSV between rows, in HMMER's byte arithmetic: tjb + tbm
+// added as bytes, the B and J states, and the after-row rule. Shared by msv_full below and the
+// 16-bit kernel's msv_full16::msv_full. `Params` has the model's base, bias, tbm, tec.
+struct JState {
+  int tjbm, xJ, xB;
+  template <class Params>
+  __device__ JState(const Params& a, int tjb) : tjbm((tjb + a.tbm) & 0xFF), xJ(0), xB(max(0, a.base - tjbm)) {}
+  // After a row whose best match cell is xE: false when the byte range overflowed (the target
+  // certainly passes: kMsvOverflow), else J and B updated for the next row.
+  template <class Params>
+  __device__ bool after_row(const Params& a, int xE) {
+    if (xE + a.bias >= 255) return false;
+    xJ = max(xJ, max(0, xE - a.tec));
+    xB = max(0, max(a.base, xJ) - tjbm);
+    return true;
+  }
+};
+
 // The full byte MSV recursion (msv_full_score): returns xJ or kMsvOverflow. `Params` has the
 // model's base, bias, tbm, tec (MsvModelSlot, msv16::ModelParams).
 template <int NC, class Params>
 __device__ int32_t msv_full(const Params& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb, int lane) {
-  const int tjbm = (tjb + a.tbm) & 0xFF;  // HMMER adds them as bytes
+  JState j(a, tjb);
   const uint32_t bias4 = splat(a.bias);
   uint32_t row[NC];
 #pragma unroll
   for (int c = 0; c < NC; ++c) row[c] = 0;
-  int xJ = 0;
-  int xB = max(0, a.base - tjbm);
   for (int i0 = 0; i0 < L; i0 += 32) {
     const int mine = i0 + lane < L ? seq[i0 + lane] : 0;
     const int rows = min(32, L - i0);
     for (int r = 0; r < rows; ++r) {
       const uint32_t* cost = prof + __shfl_sync(kFull, mine, r) * (NC * 32) + lane;
-      const uint32_t xB4 = splat(xB);
+      const uint32_t xB4 = splat(j.xB);
       uint32_t xE4 = 0, carry = 0;
 #pragma unroll
       for (int c = 0; c < NC; ++c) {
@@ -61,13 +77,10 @@ __device__ int32_t msv_full(const Params& a, const uint32_t* prof, const uint8_t
         row[c] = sv;
         xE4 = __vmaxu4(xE4, sv);
       }
-      const int xE = warp_max_byte(xE4);
-      if (xE + a.bias >= 255) return kMsvOverflow;
-      xJ = max(xJ, max(0, xE - a.tec));
-      xB = max(0, max(a.base, xJ) - tjbm);
+      if (!j.after_row(a, warp_max_byte(xE4))) return kMsvOverflow;
     }
   }
-  return xJ;
+  return j.xJ;
 }
 
 }  // namespace hpc::cuda::msv_byte

@@ -18,11 +18,12 @@
 #include <cstdint>
 
 #include "kernels/cuda/msv16_lane.hpp"
+#include "kernels/cuda/msv_byte.cuh"
 #include "kernels/cuda/msv_kernels.cuh"
 
 namespace hpc::cuda::msv_full16 {
 
-constexpr unsigned kFull = 0xffffffffu;
+using msv_byte::kFull;
 
 __device__ __forceinline__ uint32_t splat16(int v) { return 0x00010001u * uint32_t(v & 0xFFFF); }
 // max per unsigned 16-bit lane (PTX max.u16x2; CUDA has no 2-input DPX intrinsic for it).
@@ -38,7 +39,7 @@ __device__ __forceinline__ uint32_t max_u16x2(uint32_t a, uint32_t b) {
 template <int NC>
 __device__ int32_t msv_full(const hmm::msv16::ModelParams& a, const uint32_t* prof, const uint8_t* seq, int L, int tjb,
                             int lane) {
-  const int tjbm = (tjb + a.tbm) & 0xFF;  // HMMER adds them as bytes
+  msv_byte::JState j(a, tjb);
   const uint32_t bias2 = splat16(a.bias), top2 = splat16(255);
   // Loading the next row's costs ahead takes a chunk's two cost words in registers: kept to
   // models of one or two chunks (<= 256 nodes; more spill at small slots).
@@ -48,8 +49,6 @@ __device__ int32_t msv_full(const hmm::msv16::ModelParams& a, const uint32_t* pr
   uint2 next[NP];
 #pragma unroll
   for (int c = 0; c < NC; ++c) row[c] = 0;
-  int xJ = 0;
-  int xB = max(0, a.base - tjbm);
   const auto costs = [&](int code) { return reinterpret_cast<const uint2*>(prof) + code * (NC * 32) + lane; };
   const auto load = [&](int code) {
     if constexpr (kAhead) {
@@ -73,13 +72,15 @@ __device__ int32_t msv_full(const hmm::msv16::ModelParams& a, const uint32_t* pr
       } else {
         direct = costs(__shfl_sync(kFull, mine, r));
       }
-      const uint32_t xB2 = splat16(xB);
+      const uint32_t xB2 = splat16(j.xB);
       uint32_t xE2 = 0, carry = 0;
 #pragma unroll
       for (int c = 0; c < NC; ++c) {
         // Diagonal input (the previous row, one node back): my bytes shifted up by one, byte 0
         // from the lane before's byte 3 (lane 0: lane 31 of the chunk before; 0 for node 1).
-        const uint2 w = kAhead ? cost[kAhead ? c : 0] : direct[c * 32];
+        uint2 w;
+        if constexpr (kAhead) w = cost[c];
+        else w = direct[c * 32];
         const uint32_t rot = __shfl_sync(kFull, row[c], (lane + 31) & 31);
         const uint32_t diag = __byte_perm(row[c], lane == 0 ? carry : rot, 0x2107);
         carry = rot;
@@ -89,14 +90,11 @@ __device__ int32_t msv_full(const hmm::msv16::ModelParams& a, const uint32_t* pr
         row[c] = __byte_perm(l, h, 0x6420);
         xE2 = __vimax3_u16x2(xE2, l, h);
       }
-      const int xE = int(__reduce_max_sync(kFull, max(xE2 & 0xFFFFu, xE2 >> 16)));
-      if (xE + a.bias >= 255) return kMsvOverflow;
-      xJ = max(xJ, max(0, xE - a.tec));
-      xB = max(0, max(a.base, xJ) - tjbm);
+      if (!j.after_row(a, int(__reduce_max_sync(kFull, max(xE2 & 0xFFFFu, xE2 >> 16))))) return kMsvOverflow;
     }
     mine = ahead;
   }
-  return xJ;
+  return j.xJ;
 }
 
 // msv_full for a model of `chunks` chunks (a kByteChunks value): only the counts up to MaxC, those
