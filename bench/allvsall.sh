@@ -4,8 +4,8 @@
 # (coordinates + CIGAR). Prints per run the wall time, the compute phase (plan to last tile),
 # pairs, cells (sum over pairs of |a| x |b|), TCUPS = cells / compute-phase seconds, hits
 # written, and the traceback overhead (phase with alignments / phase score-only).
-#   bench/allvsall.sh [BALIFAM1000.fa]     (default: $SHARED/data/balifam1000.fa)
-# Environment: HPCALIGN (binary), SHARED (default ../shared), BACKEND (cuda), N (20000),
+#   bench/allvsall.sh [BALIFAM1000.fa]     (default: tests/data/balifam1000.fa.gz)
+# Environment: HPCALIGN (binary), BACKEND (cuda), N (20000),
 # MODES ("local global"), MIN_SCORE (report/align only pairs scoring >= this; default: all),
 # THREADS, WORK (kept dir), LAUNCH (prefix such as "mpirun -np 2"), KEEP_H5=1 (keep outputs).
 # At N=20000 there are 200M pairs: without MIN_SCORE every one is kept in memory, written and
@@ -15,13 +15,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HPCALIGN:-$root/build/hpcalign}
-shared=${SHARED:-$root/../shared}
-source_fa=${1:-$shared/data/balifam1000.fa}
+source_fa=${1:-$root/tests/data/balifam1000.fa.gz}
 backend=${BACKEND:-cuda}
 n=${N:-20000}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
-[ -s "$source_fa" ] || { echo "bench/allvsall.sh: no sequences at $source_fa (set SHARED or pass the FASTA)" >&2; exit 1; }
+[ -s "$source_fa" ] || { echo "bench/allvsall.sh: no sequences at $source_fa" >&2; exit 1; }
 
 python3 "$root/bench/pick_sequences.py" "$source_fa" "$work/seqs.fa:$n"
 awk '!/^>/{n++; r+=length($0)} END{printf "sequences: %d, %d residues (mean %.0f), backend '"$backend"'\n", n, r, r/n}' "$work/seqs.fa"

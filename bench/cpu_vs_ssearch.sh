@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # CPU backend vs ssearch36, one core each, same queries, database and scoring
 # (BLOSUM62, gap 11/1). Prints GCUPS = sum(|q|) x database residues / seconds.
-#   bench/cpu_vs_ssearch.sh [QUERIES.fa] [DB.fa] [THREADS]
+#   bench/cpu_vs_ssearch.sh [QUERIES.fa] [DB.fa or DB.fa.gz] [THREADS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 q=${1:-$root/tests/data/queries3.fa}
-db=${2:-$root/../shared/data/balifam1000.fa}
+db_in=${2:-$root/tests/data/balifam1000.fa.gz}
 threads=${3:-1}
 bin=${HPCALIGN:-$root/build/hpcalign}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+db=$work/db.fa  # plain FASTA for ssearch36 and the residue count
+zcat -f "$db_in" >"$db"
 
 residues() { grep -v '^>' "$1" | tr -d ' \n\r' | wc -c; }
 qres=$(residues "$q"); dbres=$(residues "$db")

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The Pfam-style model batch of the msv benchmark (issue 6 asks for >= 20 models): the
+# The Pfam-style model batch of the msv benchmark (at least 20 models, a realistic batch): the
 # protein models of HMMER's tutorial and testsuite (hmmer-examples), plus single-sequence
 # models (hmmbuild --singlemx, BLOSUM62) of the CUDASW++ queries up to 1,000 residues.
-#   bench/make_models.sh OUT.hmm [QUERIES.fa]     (default: ../shared/data/cudasw_queries20.fa)
+#   bench/make_models.sh OUT.hmm [QUERIES.fa]     (default: tests/data/cudasw_queries20.fa)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
-queries=${2:-$root/../shared/data/cudasw_queries20.fa}
+queries=${2:-$root/tests/data/cudasw_queries20.fa}
 examples=/usr/share/doc/hmmer/examples
 command -v hmmbuild >/dev/null || { echo "bench/make_models.sh: hmmbuild missing (apt-get install hmmer)" >&2; exit 1; }
 [ -d "$examples" ] || { echo "bench/make_models.sh: $examples missing (apt-get install hmmer-examples)" >&2; exit 1; }

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # MSV benchmark: every protein model of tests/data/hmm (or of $MODELS) against the synthetic 207M-residue database
-# (make_db.py --residues 207e6 --seed 1), `hpcalign msv --backend cuda` vs `hmmsearch --cpu N`
+# (hpcalign makedb --synthetic --residues 207e6 --seed 1), `hpcalign msv --backend cuda` vs `hmmsearch --cpu N`
 # (N = nproc; one run per model file). Prints both wall times, the speed-up, the TCUPS of hpcalign's filter phase
 # (sum of model lengths x database residues / filter-phase seconds, from `msv --verbose`; the
 # phase includes the host bias and Viterbi filters of the survivors), and fails unless the
 # MSV / bias / Vit pass counts equal hmmsearch's for every model.
 #   bench/msv.sh [WORKDIR]       (WORKDIR keeps the database between runs; default: a temp dir)
-# Environment: HPCALIGN (binary), MAKE_DB (make_db.py), HMMSEARCH (default: hmmsearch),
+# Environment: HPCALIGN (binary), HMMSEARCH (default: hmmsearch),
 # BACKEND (cuda), RESIDUES (207e6), CPUS (hmmsearch --cpu; default nproc), MODELS (a model file
 # to use instead of tests/data/hmm, e.g. the 22-model batch of bench/make_models.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HPCALIGN:-$root/build/hpcalign}
-make_db=${MAKE_DB:-$root/../shared/tools/make_db.py}
 hmmsearch=${HMMSEARCH:-hmmsearch}
 backend=${BACKEND:-cuda}
 residues=${RESIDUES:-207e6}
@@ -25,7 +24,7 @@ elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
 db=$work/db_$residues
 if [ ! -s "$db.fa" ] || [ ! -s "$db.h5" ]; then  # hmmsearch reads the FASTA, hpcalign the makedb file
   t0=$(now)
-  python3 "$make_db" --residues "$residues" --seed 1 >"$db.fa"
+  "$bin" makedb --synthetic --residues "$residues" --seed 1 -o "$db.fa"
   "$bin" makedb "$db.fa" "$db.h5" >/dev/null
   echo "database built in $(elapsed "$t0" "$(now)") s"
 fi

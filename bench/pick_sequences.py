@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """Deterministic, disjoint random picks of FASTA records, file order kept in each output.
 
-  pick_sequences.py SOURCE.fa OUT1.fa:N1 [OUT2.fa:N2 ...]
+  pick_sequences.py SOURCE.fa[.gz] OUT1.fa:N1 [OUT2.fa:N2 ...]
 
 The benchmarks use it so every run screens the same sequences (fixed seed 20261121).
 """
+import gzip
 import random
 import sys
 
 
 def read_fasta(path):
     seqs = []
-    for line in open(path):
+    for line in (gzip.open(path, "rt") if path.endswith(".gz") else open(path)):
         line = line.rstrip("\n")
         if line.startswith(">"):
             seqs.append([line, []])

@@ -4,21 +4,20 @@
 # pairs), BLOSUM62 11/1. Prints the wall time, the score phase (plan to last tile, Gumbel fits
 # included) and TCUPS = sum over pairs of |q| x |s| x N / score-phase seconds; on the GPU also
 # the summed score-kernel time and its TCUPS.
-#   bench/pss.sh [BALIFAM1000.fa]     (default: $SHARED/data/balifam1000.fa)
-# Environment: HPCALIGN (binary), SHARED (default ../shared), BACKEND (cuda; cpu runs a small
+#   bench/pss.sh [BALIFAM1000.fa]     (default: tests/data/balifam1000.fa.gz)
+# Environment: HPCALIGN (binary), BACKEND (cuda; cpu runs a small
 # sanity shape: NQ=4 NS=60), NQ, NS, PERMS (1000), THREADS, QUERY_BATCH, WORK (kept dir),
 # LAUNCH (prefix such as "mpirun -np 2").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HPCALIGN:-$root/build/hpcalign}
-shared=${SHARED:-$root/../shared}
-source_fa=${1:-$shared/data/balifam1000.fa}
+source_fa=${1:-$root/tests/data/balifam1000.fa.gz}
 backend=${BACKEND:-cuda}
 if [ "$backend" = cpu ]; then nq=${NQ:-4}; ns=${NS:-60}; else nq=${NQ:-86}; ns=${NS:-2771}; fi
 perms=${PERMS:-1000}
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
-[ -s "$source_fa" ] || { echo "bench/pss.sh: no sequences at $source_fa (set SHARED or pass the FASTA)" >&2; exit 1; }
+[ -s "$source_fa" ] || { echo "bench/pss.sh: no sequences at $source_fa" >&2; exit 1; }
 
 # Deterministic pick: distinct sequences, queries and subjects disjoint, file order kept.
 python3 "$root/bench/pick_sequences.py" "$source_fa" "$work/queries.fa:$nq" "$work/subjects.fa:$ns"

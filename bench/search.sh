@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # GPU search benchmark: the 20 CUDASW++ queries against the synthetic 207M-residue database
-# (make_db.py --residues 207e6 --seed 1), BLOSUM62 11/1, top 10, --backend cuda.
+# (hpcalign makedb --synthetic --residues 207e6 --seed 1), BLOSUM62 11/1, top 10, --backend cuda.
 # Prints TCUPS of the search phase (sum |q| x database residues / search-phase seconds, as
 # `hpcalign search --verbose` reports it), the end-to-end wall time (database load included),
 # and, with PER_QUERY=1, the same figures for each query searched on its own.
 #   bench/search.sh [WORKDIR]       (WORKDIR keeps the database between runs; default: a temp dir)
-# Environment: HPCALIGN (binary), MAKE_DB (make_db.py), QUERIES (FASTA), BACKEND (cuda), PER_QUERY,
+# Environment: HPCALIGN (binary), QUERIES (FASTA; default tests/data/cudasw_queries20.fa), BACKEND (cuda), PER_QUERY,
 # LAUNCH (a prefix such as "mpirun -np 4" or "env CUDA_VISIBLE_DEVICES=0").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HPCALIGN:-$root/build/hpcalign}
-make_db=${MAKE_DB:-$root/../shared/tools/make_db.py}
-queries=${QUERIES:-$root/../shared/data/cudasw_queries20.fa}
+queries=${QUERIES:-$root/tests/data/cudasw_queries20.fa}
 backend=${BACKEND:-cuda}
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
@@ -19,9 +18,7 @@ now() { date +%s.%N; }
 
 if [ ! -s "$work/db207M.h5" ]; then
   t0=$(now)
-  python3 "$make_db" --residues 207e6 --seed 1 >"$work/db207M.fa"
-  "$bin" makedb "$work/db207M.fa" "$work/db207M.h5" >/dev/null
-  rm -f "$work/db207M.fa"
+  "$bin" makedb --synthetic --residues 207e6 --seed 1 -o "$work/db207M.h5"
   echo "database built in $(python3 -c "print(f'{$(now) - $t0:.1f}')") s"
 fi
 

@@ -210,4 +210,22 @@ SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& n
   return set;
 }
 
+void write_fasta(const SequenceSet& set, const std::string& path) {
+  constexpr uint32_t kLineWidth = 60;
+  const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+  gzFile_s* file = gzopen(path.c_str(), gzip ? "wb6" : "wbT");  // T: plain text through the same calls
+  if (!file) throw Error(path + ": cannot create: " + std::strerror(errno));
+  std::string text;
+  bool ok = true;
+  for (size_t i = 0; i < set.size() && ok; ++i) {
+    text = ">" + set.ids[i] + "\n";
+    const SeqView v = set.view(i);
+    for (uint32_t p = 0; p < v.length; p += kLineWidth)
+      text += decode(v.data + p, std::min(kLineWidth, v.length - p)) + "\n";
+    ok = gzwrite(file, text.data(), unsigned(text.size())) == int(text.size());
+  }
+  ok = gzclose_w(file) == Z_OK && ok;
+  if (!ok) throw Error(path + ": write failed (disk full?)");
+}
+
 }  // namespace hpc

@@ -21,5 +21,8 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr);
 // Used by the fuzzer (tests/fuzz/) and by callers that already hold the text.
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
                              FastaReport* report = nullptr);
+// Writes the set as FASTA (">id", 60 residues a line), gzip-compressed when path ends in .gz.
+// Throws Error naming the path when it cannot be written.
+void write_fasta(const SequenceSet& set, const std::string& path);
 
 }  // namespace hpc

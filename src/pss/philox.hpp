@@ -37,13 +37,12 @@ HPC_HD Philox4x32Counter philox4x32_10(Philox4x32Counter c, Philox4x32Key k) {
   return c;
 }
 
-// The random words of one permutation: counter = (block, k, subject, domain tag), key = seed.
-// Each Philox call gives 4 words; block counts the calls.
-class PermutationStream {
+// A stream of random words: counter = (block, b, a, domain tag), key = seed. Each Philox call
+// gives 4 words; block counts the calls. The tag keeps the streams of different uses apart.
+class PhiloxStream {
  public:
-  static constexpr uint32_t kDomainTag = 0x50535331u;  // "PSS1": keeps PSS streams apart from any other use
-  HPC_HD PermutationStream(uint64_t seed, uint32_t subject, uint32_t k)
-      : key_{{uint32_t(seed), uint32_t(seed >> 32)}}, ctr_{{0u, k, subject, kDomainTag}} {}
+  HPC_HD PhiloxStream(uint64_t seed, uint32_t a, uint32_t b, uint32_t domain_tag)
+      : key_{{uint32_t(seed), uint32_t(seed >> 32)}}, ctr_{{0u, b, a, domain_tag}} {}
 
   HPC_HD uint32_t next() {
     if (used_ == 4) {
@@ -72,6 +71,13 @@ class PermutationStream {
   Philox4x32Counter ctr_;
   Philox4x32Counter out_{};
   int used_ = 4;
+};
+
+// The random words of permutation k of subject s.
+class PermutationStream : public PhiloxStream {
+ public:
+  static constexpr uint32_t kDomainTag = 0x50535331u;  // "PSS1"
+  HPC_HD PermutationStream(uint64_t seed, uint32_t subject, uint32_t k) : PhiloxStream(seed, subject, k, kDomainTag) {}
 };
 
 // Fisher-Yates (Durstenfeld) in place: for i = n-1 .. 1 swap a[i] with a[j], j uniform in [0, i].
