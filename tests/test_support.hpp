@@ -17,7 +17,6 @@ inline std::string env_or(const char* var, const char* fallback) {
   return v && *v ? std::string(v) : std::string(fallback);
 }
 inline std::string data_path(const std::string& name) { return env_or("HPCALIGN_TEST_DATA", HPCALIGN_TEST_DATA) + "/" + name; }
-inline std::string shared_path(const std::string& name) { return env_or("HPCALIGN_SHARED_DATA", HPCALIGN_SHARED_DATA) + "/" + name; }
 inline std::string binary_path() { return env_or("HPCALIGN_BINARY", HPCALIGN_BINARY); }
 
 // Path of a fresh temporary directory (removed by the OS's tmp cleaning, not by us).

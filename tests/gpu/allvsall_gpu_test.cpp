@@ -81,13 +81,11 @@ TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), samp
 // Pairs with a long sequence exceed a 4 MB budget: host reduced-space path on both sides.
 TEST_P(AllVsAllGpu, LongPairsTakeTheReducedSpacePath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
 
-// The check at full size: 2,000 sequences spread over ../shared/data/balifam1000.fa,
-// every pair (1,999,000), scores and alignments, with a traceback budget (128 KB) that sends
-// the longest pairs down the reduced-space path on both sides. Skips without the shared data.
-TEST_P(AllVsAllGpu, EveryPairOf2000SharedSequencesEqualsCpu) {
-  const std::string path = test::shared_path("balifam1000.fa");
-  if (!std::ifstream(path)) GTEST_SKIP() << "no " << path;
-  const SequenceSet all = read_fasta(path);
+// At full size: 2,000 sequences spread over tests/data/balifam1000.fa.gz, every pair
+// (1,999,000), scores and alignments, with a traceback budget (128 KB) that sends the longest
+// pairs down the reduced-space path on both sides.
+TEST_P(AllVsAllGpu, EveryPairOf2000Balifam1000SequencesEqualsCpu) {
+  const SequenceSet all = read_fasta(test::data_path("balifam1000.fa.gz"));
   ASSERT_GE(all.size(), 2000u);
   SequenceSet s;
   const size_t step = all.size() / 2000;

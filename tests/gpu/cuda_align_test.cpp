@@ -88,7 +88,7 @@ std::vector<AlignRequest> all_pairs(size_t nq, size_t nt) {
 // The 200 alignments `hpcalign search` would ask for: top 10 of each of the 20 queries.
 TEST(CudaAlign, Top10HitsOfQueries20MatchReference) {
   REQUIRE_GPU();
-  const SequenceSet queries = read_fasta(test::shared_path("cudasw_queries20.fa"));
+  const SequenceSet queries = read_fasta(test::data_path("cudasw_queries20.fa"));
   const Database db = make_database(read_fasta(test::data_path("db2M.fa")));
   const SearchSetup s = blosum62_setup(queries, db, 10);
   auto be = make_cuda_search_backend(0);

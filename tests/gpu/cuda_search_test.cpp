@@ -12,6 +12,7 @@
 #include "io/database.hpp"
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
+#include "io/synthetic_database.hpp"
 #include "kernels/backend.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
@@ -74,7 +75,7 @@ void expect_same_hits(const std::vector<std::vector<ScoredTarget>>& got,
 }
 
 struct Db2M {
-  SequenceSet queries = read_fasta(test::shared_path("cudasw_queries20.fa"));
+  SequenceSet queries = read_fasta(test::data_path("cudasw_queries20.fa"));
   Database db = make_database(read_fasta(test::data_path("db2M.fa")));
 };
 const Db2M& db2m() {
@@ -332,14 +333,14 @@ TEST(CudaSearch, AlignMatchesReference) {
   }
 }
 
-// Throughput: HPCALIGN_BENCH_DB=db.fa hpcalign_gpu_tests --gtest_also_run_disabled_tests
-//   --gtest_filter='*Benchmark*'. TCUPS = sum |q| x database residues / seconds of search_tile.
+// Throughput: hpcalign_gpu_tests --gtest_also_run_disabled_tests --gtest_filter='*Benchmark*'
+// against the benchmark database (makedb --synthetic --residues 207e6 --seed 1) or the one in
+// HPCALIGN_BENCH_DB. TCUPS = sum |q| x database residues / seconds of search_tile.
 TEST(CudaSearch, DISABLED_Benchmark) {
   REQUIRE_GPU();
   const char* path = std::getenv("HPCALIGN_BENCH_DB");
-  if (!path) GTEST_SKIP() << "set HPCALIGN_BENCH_DB";
-  const SequenceSet queries = read_fasta(test::shared_path("cudasw_queries20.fa"));
-  const Database db = make_database(read_fasta(path));
+  const SequenceSet queries = read_fasta(test::data_path("cudasw_queries20.fa"));
+  const Database db = path ? load_database(path) : make_database(synthetic_database(207'000'000, 1));
   SearchSetup s = blosum62_setup(queries, db, 10);
   auto be = make_cuda_search_backend(0);
   auto t0 = std::chrono::steady_clock::now();

@@ -71,10 +71,10 @@ std::string dump_hits(const HitTable& t) {
 class AllVsAllEmboss : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!test::have_program("water") || !test::have_program("needle") || !test::have_program("embossdata"))
-      GTEST_SKIP() << "EMBOSS (water, needle, embossdata) is not installed";
+    ASSERT_TRUE(test::have_program("water") && test::have_program("needle") && test::have_program("embossdata"))
+        << "EMBOSS (water, needle, embossdata) is not installed";
     matrix_path_ = emboss_matrix_path();
-    if (matrix_path_.empty()) GTEST_SKIP() << "EMBOSS data file EBLOSUM62 not found";
+    ASSERT_FALSE(matrix_path_.empty()) << "EMBOSS data file EBLOSUM62 not found";
     dir_ = test::temp_dir();
     set_ = sample_set(test::data_path("balifam2000.fa"));
     ASSERT_EQ(set_.size(), 60u);

@@ -80,10 +80,10 @@ struct Setting {
 };
 
 TEST(EmbossOracle, WaterAndNeedleScoresMatchReference) {
-  if (!test::have_program("water") || !test::have_program("needle") || !test::have_program("embossdata"))
-    GTEST_SKIP() << "EMBOSS (water, needle, embossdata) is not installed";
+  ASSERT_TRUE(test::have_program("water") && test::have_program("needle") && test::have_program("embossdata"))
+      << "EMBOSS (water, needle, embossdata) is not installed";
   const std::string matrix_path = emboss_matrix_path();
-  if (matrix_path.empty()) GTEST_SKIP() << "EMBOSS data file EBLOSUM62 not found";
+  ASSERT_FALSE(matrix_path.empty()) << "EMBOSS data file EBLOSUM62 not found";
   const ScoreMatrix matrix = load_matrix(matrix_path);
 
   const std::string fasta = test::data_path("balifam2000.fa");

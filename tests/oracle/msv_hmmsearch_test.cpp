@@ -57,14 +57,11 @@ class MsvOracle : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::string(temp_dir());
     int status = 0;
-    run_command("python3 " + shared_path("../tools/make_db.py") + " --residues 2e6 --seed 1 > " + *dir_ + "/db2M.fa",
-                &status);
+    run_command(binary_path() + " makedb --synthetic --residues 2e6 --seed 1 -o " + *dir_ + "/db2M.fa", &status);
     ASSERT_EQ(status, 0);
   }
   static void TearDownTestSuite() { delete dir_; }
-  void SetUp() override {
-    if (!have_program("hmmsearch")) GTEST_SKIP() << "hmmsearch not installed";
-  }
+  void SetUp() override { ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (Debian package hmmer) is not installed"; }
   void compare_all(const std::string& db_path) {
     const Database db = load_database(db_path);
     for (const char* name : kModels) {
@@ -85,7 +82,7 @@ std::string* MsvOracle::dir_ = nullptr;
 
 }  // namespace
 
-TEST_F(MsvOracle, Balifam1000CountsEqualHmmsearch) { compare_all(shared_path("balifam1000.fa")); }
+TEST_F(MsvOracle, Balifam1000CountsEqualHmmsearch) { compare_all(data_path("balifam1000.fa.gz")); }
 
 TEST_F(MsvOracle, Synthetic2MCountsEqualHmmsearch) { compare_all(*dir_ + "/db2M.fa"); }
 
@@ -94,7 +91,7 @@ TEST_F(MsvOracle, CommandLineSummaryAndHdf5AgreeWithHmmsearch) {
   const std::string models = *dir_ + "/three.hmm";
   run_command("cat " + data_path("hmm/globins4.hmm") + " " + data_path("hmm/fn3.hmm") + " " +
               data_path("hmm/Pkinase.hmm") + " > " + models);
-  const std::string db = shared_path("balifam1000.fa"), out = *dir_ + "/msv.h5";
+  const std::string db = data_path("balifam1000.fa.gz"), out = *dir_ + "/msv.h5";
   int status = 0;
   const std::string stdout_text =
       run_command(binary_path() + " msv -m " + models + " -d " + db + " -o " + out + " --threads 2 --quiet", &status);

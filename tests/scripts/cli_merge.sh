@@ -2,8 +2,7 @@
 # `hpcalign merge`: shard results joined in order equal one run over all queries; runs that
 # differ in database, matrix, gaps, max-hits, E-value, or are unfinished, are refused.
 source "$(dirname "$0")/lib.bash"
-Q=${SHARED_DATA:-}/cudasw_queries20.fa
-[ -r "$Q" ] || Q=$TEST_DATA/queries3.fa
+Q=$TEST_DATA/cudasw_queries20.fa
 DB=$TEST_DATA/balifam2000.fa
 search() { "$HPCALIGN" search --backend cpu --quiet "$@"; }
 python3 "$SOURCE_DIR/jobs/shard_fasta.py" "$Q" 3 "$WORK/shards" >/dev/null && pass "shard_fasta.py: 3 shards" || fail "shard_fasta.py"

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Faults (issue 7), with the CPU backend's fault injection (kernels/fault_injection.hpp):
+# Faults, with the CPU backend's fault injection (kernels/fault_injection.hpp):
 # a backend error or a dead worker names the tile, exits non-zero and leaves the file
 # resumable; an out-of-memory tile is split in halves and retried, with identical results.
 source "$(dirname "$0")/lib.bash"
-Q=${SHARED_DATA:-}/cudasw_queries20.fa
-[ -r "$Q" ] || Q=$TEST_DATA/queries3.fa
+Q=$TEST_DATA/cudasw_queries20.fa
 DB=$TEST_DATA/balifam2000.fa
 # Several tiles per worker (the planner gives each MPI worker one by default): kills and
 # signals must find tiles both done and to do.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Out-of-memory recovery in allvsall, pss and msv (issue 7, "Faults"): with an injected device
+# Out-of-memory recovery in allvsall, pss and msv (split and retry): with an injected device
 # limit (HPCALIGN_FAULT_OOM_CELLS) every piece of work above it throws hpc::OutOfMemory; the
 # worker cuts it in halves and retries, and the results must equal an unconstrained run's.
 # A limit no single pair fits gives a clear error naming the tile, exit != 0, and a file that

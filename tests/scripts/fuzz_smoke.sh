@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Bounded fuzzing smoke run (label fuzz): builds the libFuzzer targets (tests/fuzz/build.sh)
 # and runs each parser's fuzzer for FUZZ_SECONDS (default 15) from its seed corpus. Any
-# crash, sanitizer report or leak fails the test. Without clang++ the test is skipped
+# crash, sanitizer report or leak fails the test, and so does a missing clang++
 # (tools/setup.sh installs clang and libclang-rt-14-dev).
 set -uo pipefail
 root=${SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 seconds=${FUZZ_SECONDS:-15}
 if ! command -v clang++ >/dev/null && ! command -v clang++-14 >/dev/null; then
-  echo "skipped: clang missing"
-  exit 0
+  echo "FAIL - clang++ missing (apt-get install clang libclang-rt-14-dev)"
+  exit 1
 fi
 work=$(mktemp -d /tmp/hpcalign-fuzz-XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Checkpoint/resume of allvsall, pss and msv under kill -9 (issue 7; search has kill_resume.sh).
+# Checkpoint/resume of allvsall, pss and msv under kill -9 (search has kill_resume.sh).
 # For each workload: an uninterrupted reference run, then seeded trials that start the run
-# (slowed per tile by HPCALIGN_FAULT_SLOW_MS), kill -9 it at a random instant, and finish it
-# with --resume; every result dataset must equal the reference's. The second trial also kills
-# the resumed run; the last runs under `mpirun -np 3` and is resumed by a single process, which
+# (slowed per tile by HPCALIGN_FAULT_SLOW_MS), kill -9 it mid-run (once a random number of tiles,
+# at most half, is in the resume journal, plus a random fraction of a tile), and finish it with
+# --resume; every result dataset must equal the reference's, and every trial must have resumed a
+# partial ledger (a run that finishes before its kill fails). The second trial also kills the
+# resumed run; the last runs under `mpirun -np 3` and is resumed by a single process, which
 # must reuse the stored plan (msv plans 3 times as many tiles for 3 workers). Then: a resume with
 # other parameters (or of another workload's file) is refused naming what differs, a
 # complete file is refused, and `view` flags a killed file.
@@ -18,8 +20,6 @@ echo "# seed $SEED, $TRIALS trials per workload"
 
 workload_inputs  # lib.bash: allvsall 19900 pairs with traceback, pss 3 x 60 pairs (a tile each), msv 10 models
 
-# Polls until the run writing OUT has journalled its plan (at most ~10 s).
-wait_for_journal() { for _ in $(seq 200); do [ -s "$1.journal" ] && return; sleep 0.05; done; }
 
 # kill_trials NAME SLOW_MS LEDGER GROUPS -- ARGS...: the trials for `hpcalign ARGS`. GROUPS:
 # comma-separated result groups to compare; LEDGER=1: the file keeps a /tiles ledger (msv),
@@ -30,45 +30,43 @@ kill_trials() {
   IFS=, read -ra G <<<"$groups"
   run=("$HPCALIGN" "$@" --backend cpu --threads 1)
   slowed=(env HPCALIGN_FAULT_SLOW_MS="$slow" "${run[@]}" --quiet)
-  local ref=$WORK/$name-ref.h5 t0 duration out trial delay sid status
+  local ref=$WORK/$name-ref.h5 t0 duration out trial k extra sid status journalled tiles
   t0=$(date +%s%N)
   expect_ok "$name: uninterrupted run" "${slowed[@]}" -o "$ref"
   duration=$((($(date +%s%N) - t0) / 1000000))
   cp "$WORK/out.txt" "$WORK/$name-ref.stdout"
-  echo "# $name: uninterrupted run ${duration} ms, $(int_attr "$ref" tiles) tiles"
-  [ "$(int_attr "$ref" tiles)" -ge 10 ] && pass "$name: multi-tile run" || fail "$name: tiles '$(int_attr "$ref" tiles)'"
+  tiles=$(int_attr "$ref" tiles)
+  echo "# $name: uninterrupted run ${duration} ms, $tiles tiles"
+  [ "${tiles:-0}" -ge 10 ] && pass "$name: multi-tile run" || { fail "$name: tiles '$tiles'"; return; }
   [ ! -e "$ref.journal" ] && pass "$name: no journal left by a complete run" || fail "$name: journal left"
 
   for trial in $(seq "$TRIALS"); do
     out=$WORK/$name-$trial.h5
-    if [ "$trial" = "$TRIALS" ]; then  # 3 ranks; killed once the plan is journalled
+    k=$((1 + RANDOM % (tiles / 2))) extra=$((RANDOM % (slow / 2 + 1)))
+    if [ "$trial" = "$TRIALS" ]; then  # 3 ranks
       sid=$(start_session mpirun -np 3 "${slowed[@]}" -o "$out")
-      wait_for_journal "$out"
-      delay=$((RANDOM % (duration / 3 + 1)))
     else
-      delay=$((duration * (5 + RANDOM % 90) / 100))  # 5%..95% of a full run
       sid=$(start_session "${slowed[@]}" -o "$out")
     fi
-    sleep_ms "$delay"
-    kill_session "$sid"
+    kill_after_tiles "$sid" "$out" "$k" "$extra" ||
+      { fail "$name trial $trial: the run ended before $k tiles were journalled"; continue; }
     status=$(h5_status "$out")
-    echo "# $name trial $trial: killed after ${delay} ms$([ "$trial" = "$TRIALS" ] && echo " (mpirun -np 3, after its plan)"):" \
-      "${status:-no file}, journal $(stat -c %s "$out.journal" 2>/dev/null || echo none) bytes"
-    if [ "$status" = complete ]; then  # the run outran the kill: legitimate, nothing to resume
-      pass "$name trial $trial: run finished before the kill"
+    journalled=$(journal_tiles "$out")
+    echo "# $name trial $trial: killed ${extra} ms after tile $k$([ "$trial" = "$TRIALS" ] && echo " (mpirun -np 3)"):" \
+      "${status:-no file}, $journalled tiles journalled"
+    if [ "$status" != complete ] && [ "$journalled" -ge 1 ]; then
+      pass "$name trial $trial: killed mid-run ($journalled tiles journalled)"
     else
-      pass "$name trial $trial: killed run is not marked complete"
-      if [ "$trial" = 2 ]; then  # kill the resumed run too
-        sid=$(start_session "${slowed[@]}" -o "$out" --resume)
-        delay=$((duration * (5 + RANDOM % 30) / 100))  # (the resumed run has less to do)
-        sleep_ms "$delay"
-        kill_session "$sid"
-        echo "# $name trial $trial: resumed run killed after ${delay} ms: $(h5_status "$out")"
-      fi
-      if [ "$(h5_status "$out")" != complete ]; then  # (unless the resumed run outran the kill)
-        expect_ok "$name trial $trial: --resume finishes it" "${run[@]}" -o "$out" --resume
-        echo "# $name trial $trial: $(grep -h -e 'already done' -e 'starting afresh' "$WORK/err.txt" | head -1)"
-      fi
+      fail "$name trial $trial: not a partial run to resume (status '$status', $journalled tiles journalled)"; continue
+    fi
+    if [ "$trial" = 2 ]; then  # kill the resumed run too, once it has added a tile
+      sid=$(start_session "${slowed[@]}" -o "$out" --resume)
+      kill_after_tiles "$sid" "$out" $((journalled + 1)) "$extra"
+      echo "# $name trial $trial: resumed run killed: $(h5_status "$out"), $(journal_tiles "$out") tiles journalled"
+    fi
+    if [ "$(h5_status "$out")" != complete ]; then  # (unless the resumed run outran the second kill)
+      expect_ok "$name trial $trial: --resume finishes it" "${run[@]}" -o "$out" --resume
+      echo "# $name trial $trial: $(grep -h -e 'already done' -e 'starting afresh' "$WORK/err.txt" | head -1)"
     fi
     [ "$(h5_status "$out")" = complete ] && pass "$name trial $trial: complete" || fail "$name trial $trial: status '$(h5_status "$out")'"
     same_groups "$name trial $trial: ${groups} identical to the uninterrupted run" "$ref" "$out" "${G[@]}"
@@ -83,14 +81,12 @@ kill_trials() {
   done
 }
 
-# killed NAME ARGS...: $WORK/NAME-killed.h5, a run killed after its plan and a tile or so.
+# killed NAME ARGS...: $WORK/NAME-killed.h5, a run killed after its first tile.
 killed() {
   local name=$1; shift
   local out=$WORK/$name-killed.h5 sid
   sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=300 "$HPCALIGN" "$@" --backend cpu --threads 1 --quiet -o "$out")
-  wait_for_journal "$out"
-  sleep 0.5
-  kill_session "$sid"
+  kill_after_tiles "$sid" "$out" 1 || fail "$name: the run to refuse resumes of ended before its first tile"
 }
 
 A=(allvsall -i "$WORK/short200.fa" --mode local)

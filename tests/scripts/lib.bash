@@ -74,7 +74,7 @@ attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\
 int_attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'; }
 
 # signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG) in the background,
-# sends it SIGNAL after 1.2 s and checks the graceful stop (issue 7): exit 0 within the grace
+# sends it SIGNAL after 1.2 s and checks the graceful stop: exit 0 within the grace
 # time, OUT marked incomplete with stopped_by_signal, and the log saying it is resumable.
 signal_stop_check() {
   local name=$1 sig=$2 out=$3 log=$4; shift 4
@@ -115,6 +115,42 @@ kill_session() {
   done
   wait "$sid" 2>/dev/null
   pgrep -s "$sid" >/dev/null && echo "processes of session $sid survived kill -9" >&2
+}
+
+# Whole tile records in the resume journal of a run writing OUT (0 when it has none). Records:
+# "HPJ1" kind(u8) length(u64, little-endian) payload crc32(u32), kind 'T' a tile (io/tile_journal.hpp).
+journal_tiles() {
+  python3 - "$1.journal" <<'PY'
+import os, struct, sys
+b = open(sys.argv[1], "rb").read() if os.path.exists(sys.argv[1]) else b""
+pos = tiles = 0
+while pos + 13 <= len(b) and b[pos:pos + 4] == b"HPJ1":
+    end = pos + 13 + struct.unpack_from("<Q", b, pos + 5)[0] + 4
+    if end > len(b):
+        break
+    tiles += b[pos + 4:pos + 5] == b"T"
+    pos = end
+print(tiles)
+PY
+}
+
+# kill_after_tiles SID OUT K [EXTRA_MS]: waits until the run of session SID (start_session)
+# has journalled at least K tiles of OUT, waits EXTRA_MS more, then kills the session (kill -9).
+# Polling the journal, not sleeping, puts the kill mid-run however loaded the machine is.
+# Returns 1 (after killing) when the run completed first or nothing came within 300 s.
+kill_after_tiles() {
+  local sid=$1 out=$2 k=$3 extra=${4:-0} t0=$SECONDS
+  while [ $((SECONDS - t0)) -lt 300 ]; do
+    if [ "$(journal_tiles "$out")" -ge "$k" ]; then
+      sleep_ms "$extra"
+      kill_session "$sid"
+      return 0
+    fi
+    [ "$(h5_status "$out")" = complete ] && break
+    sleep 0.05
+  done
+  kill_session "$sid"
+  return 1
 }
 
 # Small inputs for allvsall, pss and msv runs of a few seconds in many tiles on one CPU thread

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Graceful stop (issue 7): SIGTERM and SIGUSR1 (Slurm --signal=B:USR1@120) make the run
+# Graceful stop: SIGTERM and SIGUSR1 (Slurm --signal=B:USR1@120) make the run
 # hand out no more tiles, deliver those in flight, leave the file resumable (status
 # incomplete, attribute stopped_by_signal) and exit 0; --resume then completes it with
 # results identical to an uninterrupted run.
 source "$(dirname "$0")/lib.bash"
-Q=${SHARED_DATA:-}/cudasw_queries20.fa
-[ -r "$Q" ] || Q=$TEST_DATA/queries3.fa
+Q=$TEST_DATA/cudasw_queries20.fa
 DB=$TEST_DATA/balifam2000.fa
 # Several tiles per worker (the planner gives each MPI worker one by default): kills and
 # signals must find tiles both done and to do.

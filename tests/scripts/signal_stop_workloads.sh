@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Graceful stop of allvsall, pss and msv (issue 7): SIGTERM or SIGUSR1 makes the run hand
+# Graceful stop of allvsall, pss and msv: SIGTERM or SIGUSR1 makes the run hand
 # out no more tiles, deliver those in flight, mark the file (status incomplete, attribute
 # stopped_by_signal) and exit 0 saying the file is resumable; `--resume` then finishes it
 # with results identical to an uninterrupted run.
