@@ -1,5 +1,5 @@
 #pragma once
-// Checkpoint/resume plumbing shared by every tiled workload (issue 7). It works on any
+// Checkpoint/resume plumbing shared by every tiled workload (kill/resume). It works on any
 // result file that follows the sink convention of io/result_file.hpp:
 //   /tiles/{id,status}        ledger: a tile's row lands in the same flush as its results
 //   /staging/<table>/...      result rows of finished tiles, with a 'tile' column

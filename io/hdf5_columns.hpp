@@ -1,5 +1,5 @@
 #pragma once
-// A small RAII layer over the serial HDF5 C API for column files (DESIGN.md §3):
+// A small RAII layer over the serial HDF5 C API for column files (README.md, "Result file"):
 // every dataset is 1-D, chunked and extendible (numbers shuffled and deflated; strings,
 // whose chunks hold only heap references, unfiltered), so h5py/pandas read it without our
 // code. Every HDF5 failure becomes an hpc::Error naming the file and the object. Serial

@@ -1,5 +1,5 @@
 #pragma once
-// HDF5 result sink (rank 0 only; serial HDF5). Layout (DESIGN.md §3):
+// HDF5 result sink (rank 0 only; serial HDF5). Layout (README.md, "Result file"):
 //   attributes on '/': program, version, command_line, workload, matrix, gap_open,
 //     gap_extend, backend, db_sequences, db_residues, tile sizes, start_time, end_time,
 //     status ("incomplete" until finish() succeeds, then "complete")
@@ -73,7 +73,7 @@ class ResultFile {
   void finish(const std::vector<Hit>& final_hits);
   const std::string& path() const { return path_; }
 
-  // Resume support (issue 7).
+  // Resume support (--resume after a kill or a graceful stop).
   // Tiles whose rows and ledger entry are on disk (kResume; empty for a new file).
   const std::vector<uint32_t>& finished_tiles() const;
   // The staging rows of those tiles, in arrival order.

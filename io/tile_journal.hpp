@@ -1,5 +1,5 @@
 #pragma once
-// The resume journal of a tiled run: OUT.journal next to the HDF5 output (issue 7).
+// The resume journal of a tiled run: OUT.journal next to the HDF5 output (kill/resume).
 //
 // Why a journal besides the HDF5 /tiles ledger: serial HDF5 1.10 reuses file space freed
 // within a session (a column's last chunk moves when it grows), so a kill -9 in the middle

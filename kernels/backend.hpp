@@ -15,7 +15,7 @@
 
 namespace hpc {
 
-// What the planner needs to size tiles (DESIGN.md "Occupancy formulas").
+// What the planner needs to size tiles (src/plan/search_plan.hpp says how).
 struct DeviceCapacity {
   std::string name;               // "cpu (16 threads, avx2)" / "NVIDIA H100 80GB HBM3"
   int compute_units = 1;          // threads, or SMs

@@ -1,5 +1,5 @@
 #pragma once
-// Fault injection for the production tests (issue 7): wraps any SearchBackend when one of
+// Fault injection for the fault, kill and signal tests: wraps any SearchBackend when one of
 // the first three environment variables is set, and is a no-op otherwise; the fourth slows
 // the tiles of every workload (the schedulers call injected_tile_delay before each tile).
 //   HPCALIGN_FAULT_OOM_CELLS=N   a piece of work of more than N cells throws hpc::OutOfMemory

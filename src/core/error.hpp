@@ -1,6 +1,6 @@
 #pragma once
 // Errors the user can act on. InputError carries the file and line so every
-// message reads "file:line: what is wrong" (DESIGN.md: errors name file and line).
+// message reads "file:line: what is wrong": the user can go straight to the bad input.
 #include <stdexcept>
 #include <string>
 

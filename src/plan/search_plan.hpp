@@ -1,7 +1,7 @@
 #pragma once
 // Cuts a search into tiles = (query batch) x (database length partition).
 //
-// Sizing (DESIGN.md "Occupancy formulas"): a tile must keep the slowest worker busy,
+// Sizing: a tile must keep the slowest worker busy,
 // i.e. hold at least `fill_waves` x (concurrent alignments of the device) pairs; each
 // worker gets `tiles_per_worker` tiles of about equal cost (queries packed largest first),
 // because every tile ends in a tail where the device drains: on 4 H200s, 1 tile per GPU

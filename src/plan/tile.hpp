@@ -1,5 +1,5 @@
 #pragma once
-// A tile is the unit of work, scheduling, checkpointing and output (DESIGN.md §1).
+// A tile is the unit of work, scheduling, checkpointing and output.
 // search: (query batch) x (database length partition).
 #include <cstdint>
 #include <vector>

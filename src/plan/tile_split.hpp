@@ -1,7 +1,7 @@
 #pragma once
 // Out-of-memory recovery for any tiled workload: a tile that does not fit the device is
 // cut in halves (its queries first, else its database partition) and the halves are run
-// and merged, recursively, before the worker gives up (issue 7, "Faults").
+// and merged, recursively, before the worker gives up.
 #include <functional>
 #include <optional>
 #include <utility>

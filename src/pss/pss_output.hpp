@@ -1,5 +1,5 @@
 #pragma once
-// HDF5 result file of `hpcalign pss` (DESIGN.md §3), column datasets readable by h5py:
+// HDF5 result file of `hpcalign pss` (README.md, "Result file"), column datasets readable by h5py:
 //   attributes on '/': program, version, workload "pss", command_line, backend, workers, host,
 //     matrix, gap_open, gap_extend, permutations, seed, censor, pssm, tile sizes, start_time,
 //     end_time, status ("incomplete" until finish(), then "complete")

@@ -2,8 +2,8 @@
 // Karlin-Altschul statistics for gapped local alignment scores.
 //   bits = (lambda * S - ln K) / ln 2
 //   E    = K * m * n * exp(-lambda * S)   (m = query length, n = database residues)
-// No edge-length correction: E uses the raw lengths (DESIGN.md §2), so our E-values are
-// slightly more conservative than BLAST's for short sequences.
+// No edge-length correction: E uses the raw lengths (one simple rule for every workload and
+// backend), so our E-values are slightly more conservative than BLAST's for short sequences.
 #include <optional>
 #include <string>
 #include <vector>

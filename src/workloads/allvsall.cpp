@@ -91,7 +91,7 @@ void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
 
 // Runs `run` on the pairs; on hpc::OutOfMemory runs the two halves instead (recursively) and
 // joins their results in order: work that does not fit the device is retried in smaller
-// pieces before the tile fails (issue 7, "Faults").
+// pieces before the tile fails.
 template <class R>
 std::vector<R> splitting_on_oom(const std::vector<PairIndex>& pairs, const Tile& tile,
                                 const std::function<std::vector<R>(const std::vector<PairIndex>&)>& run) {

@@ -1,5 +1,5 @@
 #pragma once
-// `--resume` for every tiled workload (search, allvsall, pss, msv; issue 7). A run records its
+// `--resume` for every tiled workload (search, allvsall, pss, msv). A run records its
 // plan and parameters in the journal OUT.journal (io/tile_journal.hpp says why a journal and
 // not the HDF5 ledger alone), then every finished tile's worker bytes, before they reach the
 // HDF5 file. A resumed run refuses other parameters, reuses the stored plan (so another worker

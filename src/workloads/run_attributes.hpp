@@ -1,5 +1,5 @@
 #pragma once
-// Attributes every workload writes on '/' of its result file (DESIGN.md §3).
+// Attributes every workload writes on '/' of its result file (README.md, "Result file").
 #include <string>
 
 #include "io/result_file.hpp"
