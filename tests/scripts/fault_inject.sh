@@ -19,7 +19,7 @@ expect_error "backend error: names the tile" "tile 2 failed on worker 0: injecte
 expect_ok "backend error: --resume" search -o "$WORK/fail.h5" --resume
 same_hits "backend error: resumed result identical" "$WORK/ref.h5" "$WORK/fail.h5"
 
-if command -v mpirun >/dev/null; then
+if command -v mpirun >/dev/null || { fail "mpirun missing (Debian package openmpi-bin)"; false; }; then
   expect_error "MPI backend error: names tile and rank" "tile 2 failed on rank [0-9]+: injected backend fault" \
     env HPCALIGN_FAULT_FAIL_TILE=2 mpirun -x HPCALIGN_FAULT_FAIL_TILE -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 --quiet -o "$WORK/mfail.h5"
   [ "$(h5_status "$WORK/mfail.h5")" = incomplete ] && pass "MPI backend error: file left incomplete" || fail "MPI backend error: status '$(h5_status "$WORK/mfail.h5")'"

@@ -29,7 +29,7 @@ stop_and_resume() {
 
 stop_and_resume single_term TERM
 stop_and_resume single_usr1 USR1
-if command -v mpirun >/dev/null; then
+if command -v mpirun >/dev/null || { fail "mpirun missing (Debian package openmpi-bin)"; false; }; then
   # mpirun forwards SIGUSR1 to every rank. (SIGTERM to mpirun itself means "abort the job"
   # to Open MPI: it exits non-zero whatever the ranks do; under Slurm, srun forwards it.)
   stop_and_resume mpi_usr1 USR1 mpirun -np 3
