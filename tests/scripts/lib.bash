@@ -117,40 +117,19 @@ kill_session() {
   pgrep -s "$sid" >/dev/null && echo "processes of session $sid survived kill -9" >&2
 }
 
-# Whole tile records in the resume journal of a run writing OUT (0 when it has none). Records:
-# "HPJ1" kind(u8) length(u64, little-endian) payload crc32(u32), kind 'T' a tile (io/tile_journal.hpp).
-journal_tiles() {
-  python3 - "$1.journal" <<'PY'
-import os, struct, sys
-b = open(sys.argv[1], "rb").read() if os.path.exists(sys.argv[1]) else b""
-pos = tiles = 0
-while pos + 13 <= len(b) and b[pos:pos + 4] == b"HPJ1":
-    end = pos + 13 + struct.unpack_from("<Q", b, pos + 5)[0] + 4
-    if end > len(b):
-        break
-    tiles += b[pos + 4:pos + 5] == b"T"
-    pos = end
-print(tiles)
-PY
-}
+# Whole tile records in the resume journal of a run writing OUT (0 when it has none).
+journal_tiles() { python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" count "$1.journal"; }
 
-# kill_after_tiles SID OUT K [EXTRA_MS]: waits until the run of session SID (start_session)
-# has journalled at least K tiles of OUT, waits EXTRA_MS more, then kills the session (kill -9).
-# Polling the journal, not sleeping, puts the kill mid-run however loaded the machine is.
-# Returns 1 (after killing) when the run completed first or nothing came within 300 s.
+# kill_after_tiles SID OUT K [EXTRA_MS]: once the run of session SID (start_session) has
+# journalled K tiles of OUT, waits EXTRA_MS and kills the session (kill -9). Polling the journal,
+# not sleeping, puts the kill mid-run however loaded the machine is. Returns 1 (after killing)
+# when the run ended first or nothing came within 300 s.
 kill_after_tiles() {
-  local sid=$1 out=$2 k=$3 extra=${4:-0} t0=$SECONDS
-  while [ $((SECONDS - t0)) -lt 300 ]; do
-    if [ "$(journal_tiles "$out")" -ge "$k" ]; then
-      sleep_ms "$extra"
-      kill_session "$sid"
-      return 0
-    fi
-    [ "$(h5_status "$out")" = complete ] && break
-    sleep 0.05
-  done
+  local sid=$1 out=$2 k=$3 extra=${4:-0} rc
+  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" kill-after "$sid" "$out.journal" "$k" "$extra"
+  rc=$?
   kill_session "$sid"
-  return 1
+  return $rc
 }
 
 # Small inputs for allvsall, pss and msv runs of a few seconds in many tiles on one CPU thread
