@@ -2,6 +2,8 @@
 """The resume journal of a run, for the kill tests (sourced through lib.bash).
 
   journal.py count OUT.journal                 whole tile records in the journal (0 if none)
+  journal.py wait PID OUT.journal K            returns once K tiles are journalled; exit 1 if
+                                               process PID ended first or nothing came in 300 s
   journal.py kill-after SID OUT.journal K MS   once K tiles are journalled, waits MS ms and sends
                                                SIGKILL to every process of session SID; exit 1 if
                                                the run ended first or nothing came within 300 s
@@ -60,23 +62,31 @@ def running(pid):  # the session leader exists and is not a zombie
         return False
 
 
-def kill_after(sid, journal, k, ms):
+def wait(pid, journal, k):
     deadline = time.time() + 300
-    while time.time() < deadline and running(sid):
+    while time.time() < deadline and running(pid):
         if journal.count() >= k:
-            time.sleep(ms / 1000)
-            for pid in session_pids(sid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
             return 0
         time.sleep(0.01)
     return 1
 
 
+def kill_after(sid, journal, k, ms):
+    if wait(sid, journal, k):
+        return 1
+    time.sleep(ms / 1000)
+    for pid in session_pids(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         print(Journal(sys.argv[2]).count())
+    elif sys.argv[1] == "wait":
+        sys.exit(wait(int(sys.argv[2]), Journal(sys.argv[3]), int(sys.argv[4])))
     else:
         sys.exit(kill_after(int(sys.argv[2]), Journal(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])))

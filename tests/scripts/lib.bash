@@ -74,13 +74,15 @@ attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\
 int_attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'; }
 
 # signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG) in the background,
-# sends it SIGNAL after 1.2 s and checks the graceful stop: exit 0 within the grace
+# sends it SIGNAL once its first tile is journalled (so every rank is running, with its signal
+# handlers, and tiles are left) and checks the graceful stop: exit 0 within the grace
 # time, OUT marked incomplete with stopped_by_signal, and the log saying it is resumable.
 signal_stop_check() {
   local name=$1 sig=$2 out=$3 log=$4; shift 4
   "$@" >"$log" 2>&1 &
   local pid=$!
-  sleep 1.2
+  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" wait "$pid" "$out.journal" 1 ||
+    fail "$name: the run ended before its first tile was journalled"
   local t0=$(date +%s%N)
   kill -"$sig" "$pid"
   wait "$pid"

@@ -14,7 +14,7 @@ ledger() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE 
 
 expect_ok "uninterrupted run" search -o "$WORK/ref.h5" --quiet
 
-# stop_and_resume NAME SIGNAL LAUNCHER...: run slowly, signal after 1.2 s, check, resume.
+# stop_and_resume NAME SIGNAL LAUNCHER...: run slowly, signal after its first tile, check, resume.
 stop_and_resume() {
   local name=$1 sig=$2; shift 2
   local out=$WORK/$name.h5
@@ -37,7 +37,7 @@ if command -v mpirun >/dev/null || { fail "mpirun missing (Debian package openmp
   out=$WORK/mpi_term.h5
   HPCALIGN_FAULT_SLOW_MS=700 mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 -o "$out" >"$WORK/mpi_term.log" 2>&1 &
   pid=$!
-  sleep 1.2
+  python3 "$(dirname "$0")/journal.py" wait "$pid" "$out.journal" 1 || fail "mpi_term: the run ended before its first tile"
   pkill -TERM -P "$pid" -f "hpcalign search"  # the ranks: children of this mpirun
   wait "$pid"
   rc=$?
