@@ -20,27 +20,14 @@
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
-#include "oracle/emboss_support.hpp"
 #include "oracle/local_optima.hpp"
+#include "oracle/oracle_inputs.hpp"
 #include "oracle/ssearch_support.hpp"
 #include "src/align/reference.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
 namespace {
-
-// The 3 queries of queries3.fa, then the first member of each family in `fams`.
-SequenceSet oracle_queries(const SequenceSet& library, const std::vector<std::string>& library_families,
-                           const std::vector<std::string>& fams) {
-  SequenceSet q = read_fasta(test::data_path("queries3.fa"));
-  for (const std::string& fam : fams)
-    for (uint32_t k = 0; k < library.size(); ++k)
-      if (library_families[k] == fam) {
-        q.add(library.ids[k], library.view(k).data, library.length(k));
-        break;
-      }
-  return q;
-}
 
 // The coordinates ssearch36 reports for a pair with optimal alignments of different ends:
 // tie rule 1 with t as the rows, for the end, then for the start on the reversed prefixes
@@ -68,16 +55,15 @@ std::string coordinates(uint32_t qs, uint32_t qe, uint32_t ts, uint32_t te) {
 TEST(SsearchCoordinates, StartsAndEndsEqualSsearchForForcedAndTiedAlignments) {
   const std::string library_path = test::data_path("balifam2000.fa");
   const SequenceSet library = read_fasta(library_path);
-  const SequenceSet queries =
-      oracle_queries(library, test::families(library_path), {"PF00202", "PF00051", "PF00505", "PF00084"});
+  const SequenceSet queries = test::oracle_queries();
   ASSERT_EQ(queries.size(), 7u);
   const ScoreMatrix blosum62 = load_matrix("BLOSUM62");
   ASSERT_EQ(load_matrix(test::kNcbiBlosum62).score, blosum62.score) << "the NCBI file ssearch36 reads";
   const GapCosts gaps{11, 1};
 
   const std::string dir = test::temp_dir();
-  test::write_renamed(dir + "/queries.fa", queries, test::index_range(0, uint32_t(queries.size())), "q");
-  test::write_renamed(dir + "/library.fa", library, test::index_range(0, uint32_t(library.size())), "s");
+  test::write_renamed(dir + "/queries.fa", queries, "q");
+  test::write_renamed(dir + "/library.fa", library, "s");
   const auto lists = test::parse_best_scores(
       test::run_ssearch(dir + "/queries.fa", dir + "/library.fa", test::kNcbiBlosum62, library.size()));
   ASSERT_EQ(lists.size(), queries.size());

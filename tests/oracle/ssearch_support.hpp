@@ -8,14 +8,12 @@
 //   nothing; -z -1 skips statistics (no shuffles); -T 2 at most two threads.
 #include <gtest/gtest.h>
 
-#include <fstream>
+#include <cstdint>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "src/core/alphabet.hpp"
-#include "src/core/sequence.hpp"
 #include "test_support.hpp"
 
 namespace hpc::test {
@@ -67,17 +65,6 @@ inline std::string run_ssearch(const std::string& query_fa, const std::string& l
                                       &status);
   EXPECT_EQ(status, 0) << "ssearch36 failed (installed by tools/setup.sh, package fasta3):\n" << out.substr(0, 2000);
   return out;
-}
-
-// Writes sequences `which` of `set` named <prefix><index>: the names the peers print back
-// identify the sequence without the ambiguity of repeated ids.
-inline void write_renamed(const std::string& path, const SequenceSet& set, const std::vector<uint32_t>& which,
-                          const std::string& prefix) {
-  std::ofstream out(path);
-  for (uint32_t k : which) {
-    const SeqView v = set.view(k);
-    out << ">" << prefix << k << "\n" << decode(v.data, v.length) << "\n";
-  }
 }
 
 }  // namespace hpc::test
