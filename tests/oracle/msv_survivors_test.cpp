@@ -94,7 +94,8 @@ struct Tally {
   size_t targets = 0, msv = 0, bias = 0, vit = 0, listed_msv = 0, listed_vit = 0;
 };
 
-void compare_survivors(const std::string& db_name, Tally& tally) {
+void compare_survivors(const std::string& db_name) {
+  Tally tally;
   const std::string dir = test::temp_dir(), db = dir + "/db.fa", models = dir + "/models.hmm";
   const SequenceSet targets = read_fasta(test::data_path(db_name));
   test::write_renamed(db, targets, "t");
@@ -142,29 +143,17 @@ void compare_survivors(const std::string& db_name, Tally& tally) {
     tally.msv += msv[mi].size(), tally.bias += bias[mi].size(), tally.vit += vit[mi].size();
     tally.listed_msv += listed_msv.size(), tally.listed_vit += listed_vit.size();
   }
+  EXPECT_GT(tally.msv, 200u) << "too few survivors for the comparison to mean much";
+  EXPECT_GT(tally.vit, 10u) << "too few survivors for the comparison to mean much";
+  std::cout << "[ hmmsearch] " << db_name << ": " << tally.targets << " (model, target) pairs; survivors equal to "
+            << "hmmsearch's: MSV " << tally.msv << ", bias " << tally.bias << ", Viterbi " << tally.vit
+            << "; listed by its --tblout: " << tally.listed_msv << " of the MSV survivors, " << tally.listed_vit
+            << " of the Viterbi survivors\n";
 }
 
-void print(const char* name, const Tally& t) {
-  std::cout << "[ hmmsearch] " << name << ": " << t.targets << " (model, target) pairs; survivors equal to hmmsearch's: MSV "
-            << t.msv << ", bias " << t.bias << ", Viterbi " << t.vit << "; listed by its --tblout: " << t.listed_msv
-            << " of the MSV survivors, " << t.listed_vit << " of the Viterbi survivors\n";
-}
+TEST(MsvSurvivors, Balifam2000SurvivorsOfEachFilterAreHmmsearchs) { compare_survivors("balifam2000.fa"); }
 
-TEST(MsvSurvivors, Balifam2000SurvivorsOfEachFilterAreHmmsearchs) {
-  Tally t;
-  compare_survivors("balifam2000.fa", t);
-  EXPECT_GT(t.msv, 200u) << "too few survivors for the comparison to mean much";
-  EXPECT_GT(t.vit, 10u) << "too few survivors for the comparison to mean much";
-  print("balifam2000", t);
-}
-
-TEST(MsvSurvivors, Synthetic2MSurvivorsOfEachFilterAreHmmsearchs) {
-  Tally t;
-  compare_survivors("db2M.fa", t);
-  EXPECT_GT(t.msv, 200u) << "too few survivors for the comparison to mean much";
-  EXPECT_GT(t.vit, 10u) << "too few survivors for the comparison to mean much";
-  print("db2M", t);
-}
+TEST(MsvSurvivors, Synthetic2MSurvivorsOfEachFilterAreHmmsearchs) { compare_survivors("db2M.fa"); }
 
 }  // namespace
 }  // namespace hpc
