@@ -178,8 +178,8 @@ TEST_F(AllVsAllEmboss, SemiglobalEqualsNeedleWithFreeEndGaps) {
   }
   EXPECT_GT(unlike_local, t.hits.size() / 2);
   EXPECT_GT(unlike_global, t.hits.size() / 2);
-  std::cout << "[ needle   ] " << t.hits.size() << " semiglobal scores equal; unlike the local score in " << unlike_local
-            << ", unlike the global one in " << unlike_global << "\n";
+  std::cout << "[ needle   ] " << t.hits.size() << " semiglobal scores equal; unlike the local score in "
+            << unlike_local << ", unlike the global one in " << unlike_global << "\n";
 }
 
 TEST_F(AllVsAllEmboss, SemiglobalEqualsReferenceAligner) {

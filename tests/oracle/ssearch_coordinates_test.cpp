@@ -86,7 +86,8 @@ TEST(SsearchCoordinates, StartsAndEndsEqualSsearchForForcedAndTiedAlignments) {
       tied += !is_forced;
       tied_same_as_ours += !is_forced && coordinates(ours.qstart, ours.qend, ours.tstart, ours.tend) ==
                                              coordinates(h.qstart, h.qend, h.tstart, h.tend);
-      EXPECT_EQ(coordinates(h.qstart, h.qend, h.tstart, h.tend), coordinates(want.qstart, want.qend, want.tstart, want.tend))
+      EXPECT_EQ(coordinates(h.qstart, h.qend, h.tstart, h.tend),
+                coordinates(want.qstart, want.qend, want.tstart, want.tend))
           << queries.ids[qi] << " vs " << library.ids[k] << (is_forced ? " (forced)" : " (tied)");
     }
   }

@@ -91,11 +91,13 @@ void expect_top_hits(const SequenceSet& queries, const SequenceSet& library, uin
     for (const Hit& h : table.hits)
       if (h.query == qi)
         ours.push_back({h.target, h.aln.score, h.aln.qstart, h.aln.qend, h.aln.tstart, h.aln.tend});
-    EXPECT_EQ(describe(ours), describe(allowed)) << "query q" << qi << " (" << queries.ids[qi] << "): ours, then ssearch36's";
+    EXPECT_EQ(describe(ours), describe(allowed))
+        << "query q" << qi << " (" << queries.ids[qi] << "): ours, then ssearch36's";
     tally.hits += ours.size();
 
     for (const Listed& h : ours) {
-      const auto theirs = std::find_if(allowed.begin(), allowed.end(), [&](const Listed& a) { return a.target == h.target; });
+      const auto theirs =
+          std::find_if(allowed.begin(), allowed.end(), [&](const Listed& a) { return a.target == h.target; });
       if (theirs == allowed.end() ||
           !test::local_coordinates_unique(queries.view(qi), library.view(h.target), blosum62, {11, 1}))
         continue;
