@@ -44,9 +44,9 @@ std::string format_blast_evalue(double evalue) {
 }
 
 std::string format_blast_bits(double bits) {
-  if (bits > 9999) return printf_double("%.3e", bits);
+  if (bits > 99999) return printf_double("%5.3e", bits);
   if (bits > 99.9) return std::to_string(static_cast<long>(bits));
-  return printf_double("%.1f", bits);
+  return printf_double("%4.1f", bits);
 }
 
 void print_blast6(const HitTable& t, std::ostream& out) {

@@ -17,12 +17,12 @@ void print_blast6(const HitTable& t, std::ostream& out);
 //   qseqid sseqid score bits evalue identity qstart qend sstart send cigar
 void print_tsv(const HitTable& t, std::ostream& out);
 
-// BLAST+ 2.12 tabular rules (checked against blastp -outfmt 6 output on this machine):
+// BLAST+ 2.12 tabular rules (checked against real blastp runs: tests/oracle/blastp_oracle_test.cpp):
 //   evalue < 1e-180 -> "0.0";  < 0.0009 -> "%.2e" (3.00e-04, 2.37e-105);  < 0.1 -> "%.3f";
 //   < 1 -> "%.2f";  < 10 -> "%.1f";  otherwise "%.0f".
 std::string format_blast_evalue(double evalue);
-//   bits > 9999 -> "%.3e";  > 99.9 -> the integer part, truncated (BLAST casts to long);
-//   otherwise "%.1f".
+//   bits > 99999 -> "%5.3e" (1.118e+05);  > 99.9 -> the integer part, truncated (BLAST casts
+//   to long: 13490);  otherwise "%4.1f" (26.6, and " 9.2" with a leading space below 10).
 std::string format_blast_bits(double bits);
 
 // Reads `path` and prints it in `format` ("blast6" or "tsv") on `out`. Warns on `err` when the run

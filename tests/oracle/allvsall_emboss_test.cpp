@@ -3,7 +3,9 @@
 // gaps, 30 others for unrelated pairs):
 //   global     scores = needle -endweight Y -endopen 12 -endextend 1 (-gapopen 12 -gapextend 1)
 //   local      scores = water (-gapopen 12 -gapextend 1)
-//   semiglobal score, coordinates and CIGAR = reference_align
+//   semiglobal score = needle with its default -endweight N (end gaps free: leading and
+//              trailing gaps of either sequence cost nothing, ours the same: src/align/
+//              reference.hpp); score, coordinates and CIGAR = reference_align
 //   every mode: each CIGAR re-scored (rescore_cigar) gives the reported score, and the
 //   traceback budget (reduced-space path for most pairs) does not change a byte of /hits.
 // Conventions as tests/oracle/emboss_oracle_test.cpp: our 11/1 is EMBOSS 12/1; both sides read
@@ -12,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -157,6 +160,26 @@ TEST_F(AllVsAllEmboss, LocalEqualsWater) {
   check_rows(t, AlignMode::Local);
   expect_scores_equal(t, emboss("water", ""));
   EXPECT_EQ(dump_hits(run_allvsall("local", "--traceback-budget 2000")), dump_hits(t));
+}
+
+TEST_F(AllVsAllEmboss, SemiglobalEqualsNeedleWithFreeEndGaps) {
+  // needle without -endweight: end gaps cost nothing on both sequences, and it optimises
+  // for that (its score is not a penalised alignment re-scored without its end gaps).
+  const HitTable t = run_allvsall("semiglobal");
+  check_rows(t, AlignMode::SemiGlobal);
+  expect_scores_equal(t, emboss("needle", ""));
+  // The comparison tells the modes apart: on these pairs free end gaps give scores that
+  // neither the local nor the fully charged global optimum gives.
+  size_t unlike_local = 0, unlike_global = 0;
+  for (const Hit& h : t.hits) {
+    const SeqView a = set_.view(h.query), b = set_.view(h.target);
+    unlike_local += h.aln.score != reference_score(AlignMode::Local, a, b, matrix_, {11, 1});
+    unlike_global += h.aln.score != reference_score(AlignMode::Global, a, b, matrix_, {11, 1});
+  }
+  EXPECT_GT(unlike_local, t.hits.size() / 2);
+  EXPECT_GT(unlike_global, t.hits.size() / 2);
+  std::cout << "[ needle   ] " << t.hits.size() << " semiglobal scores equal; unlike the local score in "
+            << unlike_local << ", unlike the global one in " << unlike_global << "\n";
 }
 
 TEST_F(AllVsAllEmboss, SemiglobalEqualsReferenceAligner) {

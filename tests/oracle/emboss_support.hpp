@@ -35,12 +35,14 @@ inline std::vector<std::string> families(const std::string& fasta) {
   return fam;
 }
 
-// Writes sequences `which` of `set` named s<index>, so EMBOSS's output names them back to us.
-inline void write_fasta(const std::string& path, const SequenceSet& set, const std::vector<uint32_t>& which) {
+// Writes sequences `which` of `set` named <prefix><index>, so the peers' output names them
+// back to us (without the ambiguity of ids that repeat).
+inline void write_fasta(const std::string& path, const SequenceSet& set, const std::vector<uint32_t>& which,
+                        const std::string& prefix = "s") {
   std::ofstream out(path);
   for (uint32_t k : which) {
     const SeqView v = set.view(k);
-    out << ">s" << k << "\n" << decode(v.data, v.length) << "\n";
+    out << ">" << prefix << k << "\n" << decode(v.data, v.length) << "\n";
   }
 }
 

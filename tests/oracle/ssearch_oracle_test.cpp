@@ -1,12 +1,8 @@
 // Reference local scores against ssearch36 (FASTA package, Smith-Waterman) for the
 // 3 queries of queries3.fa against all 2000 sequences of balifam2000.fa.
 //
-// Command (one call per query):
+// Command (one call per query; options in tests/oracle/ssearch_support.hpp):
 //   ssearch36 -q -s BP62 -f -11 -g -1 -m 9 -b 2000 -d 0 -E 1e6 -z -1 -T 2 query.fa balifam2000.fa
-//   -q quiet; -s BP62 BLOSUM62; -f/-g gap open/extend; -m 9 adds the raw "sw" score and
-//   the coordinates to the list of best scores; -b 2000 lists every library sequence,
-//   -d 0 shows no alignments; -E 1e6 cuts nothing; -z -1 skips statistics (no shuffles);
-//   -T 2 at most two threads.
 // Conventions: ssearch36's -f -11 -g -1 charge a gap of length k as 11 + k*1, exactly our
 // GapCosts{11, 1}. BP62's 20 standard residues equal our built-in BLOSUM62; for X, B,
 // Z the two tables differ (see MatrixConventionsOfBP62), which could matter only for
@@ -15,7 +11,6 @@
 
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,50 +19,14 @@
 #include "io/matrix.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
+#include "oracle/ssearch_support.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
 namespace {
 
-struct SsearchHit {
-  std::string id;
-  uint32_t length;
-  int32_t score;                      // the raw "sw" column
-  uint32_t qstart, qend, tstart, tend;  // an0 ax0 an1 ax1
-};
-
-// Lines of the "best scores" list with -m 9, one list per query:
-//   ID description ( len)  s-w %_id %_sim sw alen an0 ax0 pn0 px0 an1 ax1 pn1 px1 gapq gapl fs
-std::vector<std::vector<SsearchHit>> parse_best_scores(const std::string& text) {
-  static const std::regex line_re(
-      R"(^(\S+).*\(\s*(\d+)\)\s+-?\d+\s+\S+\s+\S+\s+(-?\d+)\s+\d+\s+(\d+)\s+(\d+)\s+\d+\s+\d+\s+(\d+)\s+(\d+))");
-  std::vector<std::vector<SsearchHit>> lists;
-  std::istringstream in(text);
-  bool in_list = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("The best scores are:", 0) == 0) {
-      lists.emplace_back();
-      in_list = true;
-      continue;
-    }
-    std::smatch m;
-    if (!in_list || !std::regex_search(line, m, line_re)) {
-      in_list = false;  // a list ends at the first other line
-      continue;
-    }
-    lists.back().push_back({m[1], uint32_t(std::stoul(m[2])), std::stoi(m[3]), uint32_t(std::stoul(m[4])),
-                            uint32_t(std::stoul(m[5])), uint32_t(std::stoul(m[6])), uint32_t(std::stoul(m[7]))});
-  }
-  return lists;
-}
-
 std::string run_ssearch(const std::string& query_fa, const std::string& library) {
-  int status = 0;
-  const std::string out = test::run_command("ssearch36 -q -s BP62 -f -11 -g -1 -m 9 -b 2000 -d 0 -E 1e6 -z -1 -T 2 " +
-                                                query_fa + " " + library + " 2>&1",
-                                            &status);
-  EXPECT_EQ(status, 0) << out;
-  return out;
+  return test::run_ssearch(query_fa, library, "BP62", 2000);
 }
 
 std::string write_query(const std::string& dir, const SequenceSet& set, size_t k) {
@@ -92,14 +51,14 @@ TEST(SsearchOracle, LocalScoresMatchEveryLibrarySequence) {
   for (uint32_t k = 0; k < library.size(); ++k) by_id.emplace(library.ids[k], k);
 
   const std::string dir = test::temp_dir();
-  size_t compared = 0, same_coordinates = 0;
+  size_t compared = 0;
   for (size_t qi = 0; qi < queries.size(); ++qi) {
-    const auto lists = parse_best_scores(run_ssearch(write_query(dir, queries, qi), library_path));
+    const auto lists = test::parse_best_scores(run_ssearch(write_query(dir, queries, qi), library_path));
     ASSERT_EQ(lists.size(), 1u);
-    const std::vector<SsearchHit>& hits = lists[0];
+    const std::vector<test::SsearchHit>& hits = lists[0];
     ASSERT_EQ(hits.size(), library.size()) << "ssearch36 did not list every library sequence";
     std::vector<bool> seen(library.size(), false);
-    for (const SsearchHit& h : hits) {
+    for (const test::SsearchHit& h : hits) {
       long target = -1;
       for (auto [it, end] = by_id.equal_range(h.id); it != end; ++it)
         if (library.length(it->second) == h.length && !seen[it->second]) target = it->second;
@@ -107,14 +66,12 @@ TEST(SsearchOracle, LocalScoresMatchEveryLibrarySequence) {
       seen[size_t(target)] = true;
       const Alignment a = reference_align(AlignMode::Local, queries.view(qi), library.view(size_t(target)), blosum62, gaps);
       EXPECT_EQ(a.score, h.score) << queries.ids[qi] << " vs " << h.id;
-      same_coordinates += a.qstart == h.qstart && a.qend == h.qend && a.tstart == h.tstart && a.tend == h.tend;
       ++compared;
     }
   }
   EXPECT_EQ(compared, queries.size() * library.size());
-  // Coordinates follow each program's own tie-breaking; reported, not asserted.
-  std::cout << "[ ssearch  ] " << compared << " scores compared; identical coordinates for " << same_coordinates
-            << "\n";
+  // Coordinates: tests/oracle/ssearch_coordinates_test.cpp asserts them.
+  std::cout << "[ ssearch  ] " << compared << " scores compared\n";
 }
 
 // Reads BP62 back out of ssearch36: query WWWW a WWWW against library WWWW b WWWW
@@ -136,13 +93,13 @@ TEST(SsearchOracle, MatrixConventionsOfBP62) {
       lib << ">t" << k << "\nWWWW" << letters[k] << "WWWW\n";
     }
   }
-  const auto lists = parse_best_scores(run_ssearch(dir + "/probe_q.fa", dir + "/probe_lib.fa"));
+  const auto lists = test::parse_best_scores(run_ssearch(dir + "/probe_q.fa", dir + "/probe_lib.fa"));
   ASSERT_EQ(lists.size(), letters.size());
   const ScoreMatrix ours = load_matrix("BLOSUM62");
   std::string differences;
   for (size_t a = 0; a < letters.size(); ++a) {
     ASSERT_EQ(lists[a].size(), letters.size());
-    for (const SsearchHit& h : lists[a]) {
+    for (const test::SsearchHit& h : lists[a]) {
       const size_t b = std::stoul(h.id.substr(1));
       const int bp62 = h.score - 88;
       const int mine = ours(encode_residue(letters[a]), encode_residue(letters[b]));

@@ -47,7 +47,9 @@ TEST(BlastFormat, EvalueFollowsBlastTabularRules) {
   EXPECT_EQ(format_blast_evalue(996.4), "996");
 }
 
+// Real blastp runs check both formatters on ~47,000 values: tests/oracle/blastp_oracle_test.cpp.
 TEST(BlastFormat, BitScoreFollowsBlastTabularRules) {
+  EXPECT_EQ(format_blast_bits(9.2), " 9.2");  // "%4.1lf": a leading space below 10
   EXPECT_EQ(format_blast_bits(12.34), "12.3");
   EXPECT_EQ(format_blast_bits(27.7), "27.7");
   EXPECT_EQ(format_blast_bits(99.3673), "99.4");
@@ -56,7 +58,8 @@ TEST(BlastFormat, BitScoreFollowsBlastTabularRules) {
   EXPECT_EQ(format_blast_bits(100.5229), "100");
   EXPECT_EQ(format_blast_bits(638.6467), "638");
   EXPECT_EQ(format_blast_bits(9999.0), "9999");
-  EXPECT_EQ(format_blast_bits(12345.6), "1.235e+04");
+  EXPECT_EQ(format_blast_bits(13490.3), "13490");
+  EXPECT_EQ(format_blast_bits(111800.4), "1.118e+05");
 }
 
 HitTable hand_built_table() {
@@ -80,7 +83,7 @@ TEST(BlastFormat, LinesCarryCigarDerivedColumns) {
             "q1\tt3\t87.500\t8\t1\t0\t2\t9\t1\t8\t5.00e-04\t100\n"
             // 3=1X2=2I2=2D1=: 13 columns, 8 identical, 1 mismatch, 2 gap openings.
             "q2\tt2\t61.538\t13\t1\t2\t4\t14\t7\t17\t1.2\t25.1\n"
-            "q2\tsp|P1|A\t0.000\t0\t0\t0\t0\t0\t0\t0\t10\t0.0\n");
+            "q2\tsp|P1|A\t0.000\t0\t0\t0\t0\t0\t0\t0\t10\t 0.0\n");
 }
 
 TEST(BlastFormat, IndexOutsideTheIdListIsAnError) {
