@@ -13,6 +13,8 @@ namespace hpc::cli {
 void write_then_rename(const std::string& path, const std::function<void(const std::string& tmp)>& write) {
   // Beside the target (same file system, so rename is atomic); the pid keeps concurrent runs apart.
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (::access(tmp.c_str(), F_OK) == 0)
+    throw Error("the temporary name " + tmp + " for " + path + " exists; refusing to write over it");
   try {
     write(tmp);
   } catch (...) {

@@ -92,7 +92,8 @@ void print_msv_tblout(const std::string& path, const std::string& model_path, st
   const std::vector<std::string> accessions = model_accessions(r, models_from);
   const bool vit = r.stages.find("vit") != std::string::npos;
   const double Z = double(r.db_sequences);
-  // A row the Viterbi filter did not see (an --all run's early rejects) shows its MSV figures.
+  // A row the Viterbi filter did not see (MSV P already <= F2, as hmmsearch skips it; an --all
+  // run's early rejects) shows its MSV figures.
   const auto full_p = [&](size_t i) { return std::isnan(r.vit_p[i]) ? r.msv_p[i] : r.vit_p[i]; };
   const auto full_bits = [&](size_t i) { return double(std::isnan(r.vit_p[i]) ? r.msv_bits[i] : r.vit_bits[i]); };
   // hmmsearch's order within a query: best first (its sort key is the P-value).
@@ -113,8 +114,9 @@ void print_msv_tblout(const std::string& path, const std::string& model_path, st
   char line[1024];
   out << "# hpcalign msv: filter figures in hmmsearch's --tblout layout (not hmmsearch's final scores).\n"
       << "# full sequence E-value/score: the " << (vit ? "Viterbi" : "MSV")
-      << " filter's P x Z and bits; best 1 domain E-value/score: the MSV filter's P x Z and bits\n"
-      << "# (Z = " << r.db_sequences << " target sequences); bias: 0.0 and domain estimation: 0 (not computed by the "
+      << " filter's P x Z and bits" << (vit ? " (the MSV filter's where hmmsearch skips the Viterbi filter: MSV P <= F2)" : "")
+      << ";\n# best 1 domain E-value/score: the MSV filter's P x Z and bits"
+      << " (Z = " << r.db_sequences << " target sequences); bias: 0.0 and domain estimation: 0 (not computed by the "
       << "filters); description: - (not stored).\n";
   std::snprintf(line, sizeof line, "#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "",
                 "--- full sequence ----", "--- best 1 domain ----", "--- domain number estimation ----");

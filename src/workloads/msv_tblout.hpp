@@ -7,7 +7,8 @@
 // said in a comment above the header:
 //   full sequence E-value, score   the Viterbi filter's P x Z and bit score (Z: database
 //                                  sequences, as hmmsearch's default); the MSV filter's when
-//                                  the run stopped at msv or msv,bias
+//                                  the run stopped at msv or msv,bias, and for rows whose MSV
+//                                  P-value already passed F2 (hmmsearch skips Viterbi then)
 //   best 1 domain E-value, score   the MSV filter's P x Z and bit score
 //   bias (both)                    0.0: the bias filter's pass/fail is kept, not its score
 //   exp reg clu ov env dom rep inc 0: no domain definition runs
