@@ -39,16 +39,18 @@ std::string checkpoint_usage(const std::string& sbatch_template) {
 }
 
 void ScoringGroup::add_to(po::options_description& opts) {
-  opts.add_options()
+  po::options_description group("scoring");
+  group.add_options()
     ("matrix", po::value(&matrix_)->default_value(matrix_),
      "BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI-format matrix file")
     ("gapopen", po::value(&gap_open_)->default_value(gap_open_),
      "gap open cost (BLAST convention: a gap of length k costs open + k*extend)")
     ("gapextend", po::value(&gap_extend_)->default_value(gap_extend_), "gap extension cost per residue");
   if (lambda_)
-    opts.add_options()
+    group.add_options()
       ("lambda", po::value(&lambda_value_), "Karlin-Altschul lambda (with --K) for matrix/gap pairs without published values")
       ("K", po::value(&K_value_), "Karlin-Altschul K (with --lambda)");
+  opts.add(group);
 }
 
 void ScoringGroup::apply(const po::variables_map& vm) {
@@ -62,7 +64,8 @@ void ScoringGroup::apply(const po::variables_map& vm) {
 }
 
 void RunGroup::add_to(po::options_description& opts) {
-  opts.add_options()
+  po::options_description group("run");
+  group.add_options()
     ("backend", po::value(&backend_)->default_value(backend_), "auto (the GPUs when one is visible, else the CPU), cpu or cuda")
     ("threads", po::value(&threads_)->default_value(threads_), "CPU threads (0: all cores, shared among local ranks)")
     ("progress-interval", po::value(&progress_interval_)->default_value(progress_interval_),
@@ -72,6 +75,7 @@ void RunGroup::add_to(po::options_description& opts) {
     ("resume", po::bool_switch(&resume_),
      "continue the unfinished run in -o (same inputs and options; refused otherwise); starts afresh when -o does "
      "not exist");
+  opts.add(group);
 }
 
 void RunGroup::apply() const { Progress::set_default_batch_interval(progress_interval_); }

@@ -59,12 +59,14 @@ OutputGroup::~OutputGroup() {
 }
 
 void OutputGroup::add_to(po::options_description& opts) {
-  opts.add_options()
+  po::options_description group("output");
+  group.add_options()
     ("out,o", po::value(&out_path_),
      "output HDF5 file; '-': text on stdout only (the HDF5 result goes to a temporary file)")
     ("format", po::value(&format_),
-     "also print the result as text on stdout (without -o: text only); see FORMATS below")
+     "also print the result as text on stdout (without -o: text only); see FORMATS above")
     ("force", po::bool_switch(&force_), "overwrite an existing complete result (never an input, never an unfinished run)");
+  opts.add(group);
 }
 
 void OutputGroup::prepare(const std::vector<std::string>& inputs, bool resume, bool master, ViewRequest sequences) {
