@@ -1,3 +1,6 @@
+#include <iostream>
+
+#include "io/result_file.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/output_safety.hpp"
@@ -29,13 +32,18 @@ int merge(const std::vector<std::string>& args, const std::string& command_line)
   check_output_is_safe(o.out_path, o.inputs, OutputPolicy{false, force, false});
   o.command_line = command_line;
   const std::string out = o.out_path;
-  int rc = 0;
+  const bool quiet = o.quiet;
+  o.quiet = true;  // its summary would name the temporary file
   write_then_rename(out, [&](const std::string& tmp) {
     o.out_path = tmp;
-    rc = run_merge(o);
-    if (rc != 0) throw Error("merge failed (exit " + std::to_string(rc) + ")");
+    if (int rc = run_merge(o); rc != 0) throw Error("merge failed (exit " + std::to_string(rc) + ")");
   });
-  return rc;
+  if (!quiet) {
+    const HitTable merged = read_hit_table(out);
+    std::cerr << "hpcalign: merged " << o.inputs.size() << " runs: " << merged.query_ids.size() << " queries, "
+              << merged.hits.size() << " hits written to " << out << "\n";
+  }
+  return 0;
 }
 
 }  // namespace hpc::cli
