@@ -11,7 +11,7 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
   double evalue = 0;
   ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend, &o.lambda, &o.K);
   RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path);
+  OutputGroup output(o.out_path, "hits");
   po::options_description opts("allvsall options");
   opts.add_options()
     ("input,i", po::value(&o.input_path)->required(), "sequences (FASTA, plain or .gz): every pair of them")

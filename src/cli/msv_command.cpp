@@ -8,7 +8,7 @@ namespace hpc::cli {
 int msv(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
   MsvOptions o;
   RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path);
+  OutputGroup output(o.out_path, "msv");
   po::options_description opts("msv options");
   opts.add_options()
     ("models,m", po::value(&o.model_path)->required(), "HMMER3 model file (one or many models, plain or .gz; protein)")

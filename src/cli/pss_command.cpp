@@ -9,7 +9,7 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
   PssOptions o;
   ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend);
   RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path);
+  OutputGroup output(o.out_path, "pss");
   po::options_description opts("pss options");
   opts.add_options()
     ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")

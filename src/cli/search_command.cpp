@@ -9,7 +9,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   SearchOptions o;
   ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend, &o.lambda, &o.K);
   RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path);
+  OutputGroup output(o.out_path, "hits");
   po::options_description opts("search options");
   opts.add_options()
     ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")

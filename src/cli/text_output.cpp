@@ -48,7 +48,7 @@ std::string output_usage() {
          kFormatHelp;
 }
 
-OutputGroup::OutputGroup(std::string& out_path) : out_path_(out_path) {}
+OutputGroup::OutputGroup(std::string& out_path, std::string kind) : out_path_(out_path), kind_(std::move(kind)) {}
 
 OutputGroup::~OutputGroup() {
   redirect_.reset();
@@ -73,6 +73,11 @@ void OutputGroup::prepare(const std::vector<std::string>& inputs, bool resume, b
   view_ = std::move(sequences);
   view_.format = format_;
   if (out_path_.empty() && format_.empty()) throw po::error("-o OUT.h5, -o - or --format is required");
+  try {
+    check_view_format(kind_, format_);
+  } catch (const Error& e) {
+    throw po::error(e.what());
+  }
   text_only_ = out_path_.empty() || out_path_ == "-";
   if (text_only_ && resume) throw po::error("--resume needs the unfinished run's file: -o OUT.h5");
   if (text_only_) {

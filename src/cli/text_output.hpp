@@ -21,11 +21,13 @@ namespace hpc::cli {
 class OutputGroup {
  public:
   // `out_path`: the workload's output field, set to the real (or temporary) HDF5 path by prepare().
-  explicit OutputGroup(std::string& out_path);
+  // `kind`: what the workload writes, for the formats it accepts ("hits", "pss" or "msv").
+  OutputGroup(std::string& out_path, std::string kind);
   ~OutputGroup();
   void add_to(po::options_description& opts);
   // After parsing, before the run (every rank calls it; only `master` checks and creates files):
-  // resolves `-o -`, refuses unsafe outputs (src/cli/output_safety.hpp). `sequences`: where the
+  // refuses a format the workload's result has not (before hours of work), resolves `-o -`,
+  // refuses unsafe outputs (src/cli/output_safety.hpp). `sequences`: where the
   // text's sequence columns read residues (query file, target file).
   void prepare(const std::vector<std::string>& inputs, bool resume, bool master, ViewRequest sequences = {});
   bool writes_text() const { return !format_.empty() || text_only_; }
@@ -35,7 +37,7 @@ class OutputGroup {
  private:
   struct StdoutToStderr;
   std::string& out_path_;
-  std::string format_;
+  std::string kind_, format_;
   bool force_ = false, text_only_ = false;
   bool keep_temp_ = false;
   ViewRequest view_;

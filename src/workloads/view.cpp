@@ -71,9 +71,6 @@ SequenceSet run_sequences(const std::string& file, const std::vector<std::string
 
 void view_hits(const ViewRequest& r, const std::string& format, std::ostream& out, std::ostream& err) {
   const std::optional<HitColumns> columns = parse_hit_columns(format);
-  if (!columns && format != "pairwise")
-    throw Error("unknown output format '" + format + "' for hits (known: blast6, tsv, pairwise, \"6 COL ...\", "
-                "\"COL,COL,...\"; tblout is for msv files)");
   HitTable t = read_hit_table(r.path, hit_group(r.path));
   if (t.status != "complete") {
     err << "warning: " << r.path << " is from an unfinished run\n";
@@ -104,25 +101,32 @@ void view_hits(const ViewRequest& r, const std::string& format, std::ostream& ou
 
 }  // namespace
 
+void check_view_format(const std::string& kind, const std::string& format) {
+  if (format.empty()) return;
+  if (kind == "msv") {
+    if (format != "tblout" && format != "tsv")
+      throw Error("unknown output format '" + format + "' for msv results (known: tblout, tsv)");
+  } else if (kind == "pss") {
+    if (format != "tsv") throw Error("unknown output format '" + format + "' for pss results (known: tsv)");
+  } else if (format == "tblout") {
+    throw Error("--format tblout is for `hpcalign msv` result files");
+  } else if (format != "pairwise" && !parse_hit_columns(format)) {  // names an unknown column: throws
+    throw Error("unknown output format '" + format + "' for hits (known: blast6, tsv, pairwise, \"6 COL ...\", "
+                "\"COL,COL,...\"; tblout is for msv files)");
+  }
+}
+
 int run_view(const ViewRequest& r, std::ostream& out, std::ostream& err) {
   const std::string kind = result_kind(r.path);
-  if (kind == "msv") {
-    if (r.format.empty() || r.format == "tblout")
-      print_msv_tblout(r.path, r.model_path, out, err);
-    else if (r.format == "tsv")
-      print_msv_tsv(r.path, out, err);
-    else
-      throw Error("unknown output format '" + r.format + "' for msv results (known: tblout, tsv)");
-    return 0;
-  }
-  if (kind == "pss") {
-    if (!r.format.empty() && r.format != "tsv")
-      throw Error("unknown output format '" + r.format + "' for pss results (known: tsv)");
+  check_view_format(kind, r.format);
+  if (kind == "msv" && r.format == "tsv")
+    print_msv_tsv(r.path, out, err);
+  else if (kind == "msv")
+    print_msv_tblout(r.path, r.model_path, out, err);
+  else if (kind == "pss")
     print_pss_table(r.path, out);
-    return 0;
-  }
-  if (r.format == "tblout") throw Error("--format tblout is for `hpcalign msv` result files");
-  view_hits(r, r.format.empty() ? "blast6" : r.format, out, err);
+  else
+    view_hits(r, r.format.empty() ? "blast6" : r.format, out, err);
   return 0;
 }
 

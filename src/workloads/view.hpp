@@ -32,6 +32,10 @@ inline int run_view(const std::string& path, const std::string& format, std::ost
   return run_view(ViewRequest{path, format, "", "", ""}, out, err);
 }
 
+// Throws the hpc::Error run_view would throw for `format` ("" : the default) on a result of
+// `kind` ("hits": search, allvsall, merge; "pss"; "msv"), so a run can refuse it before it starts.
+void check_view_format(const std::string& kind, const std::string& format);
+
 // The formats, for --help.
 extern const char* const kFormatHelp;
 

@@ -115,5 +115,12 @@ for cmd in search allvsall; do
     pass "$cmd: --evalue and --lambda/--K" || fail "$cmd: evalue/lambda options"
 done
 expect_error "--lambda without --K" "--lambda and --K go together" "$HPCALIGN" search -q "$Q" -d "$DB" -o - --lambda 0.3
+# A format the workload cannot print is refused before the run: no file, no work.
+expect_error "pss --format blast6 refused up front" "unknown output format 'blast6' for pss results" \
+  "$HPCALIGN" pss -q "$Q" -s "$WORK/subjects60.fa" -o never.h5 --format blast6
+expect_error "search with an unknown column refused up front" "unknown output column 'staxids'" \
+  "$HPCALIGN" search -q "$Q" -d "$DB" -o never.h5 --format "6 qseqid staxids"
+expect_error "msv --format pairwise refused up front" "for msv results" "$HPCALIGN" msv -m "$M" -d targets.fa -o never.h5 --format pairwise
+[ ! -e never.h5 ] && pass "refused formats: no output file" || fail "a refused format left never.h5"
 expect_error "no output" "-o OUT.h5, -o - or --format is required" "$HPCALIGN" search -q "$Q" -d "$DB"
 finish
