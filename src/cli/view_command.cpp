@@ -13,7 +13,7 @@ int view(const std::vector<std::string>& args) {
     ("file", po::value(&r.path)->required(), "hpcalign result file (HDF5)")
     ("format", po::value(&r.format), "the workload's default: blast6 (search, allvsall), tsv (pss), tblout (msv)")
     ("query,q", po::value(&r.query_path), "query FASTA or makedb file, when the run's (query_file attribute) moved")
-    ("db,d", po::value(&r.target_path), "target FASTA or makedb file, when the run's (database/target_file) moved")
+    ("db,d", po::value(&r.target_path), "target FASTA or makedb file, when the run's (database/target_file) moved (msv: descriptions)")
     ("models,m", po::value(&r.model_path), "msv: the model file, when the run's (model_file attribute) moved");
   po::positional_options_description pos;
   pos.add("file", 1);

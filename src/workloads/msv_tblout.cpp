@@ -12,6 +12,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
+#include "src/report/fasta_descriptions.hpp"
 
 namespace hpc {
 namespace {
@@ -79,6 +80,28 @@ std::vector<std::string> model_accessions(const MsvRows& r, const std::string& m
   return acc;
 }
 
+// hmmsearch's "description of target": from the FASTA the run read ('-' for a record without
+// one, and for every target when the database is a makedb file, which keeps no descriptions).
+std::vector<std::string> target_descriptions(const MsvRows& r, const std::string& db_path, std::ostream& err) {
+  std::vector<std::string> desc(r.targets.size(), "-");
+  if (is_hdf5_file(db_path)) return desc;
+  std::vector<std::string> read;
+  try {
+    read = fasta_descriptions(db_path);
+  } catch (const Error& e) {
+    err << "warning: " << e.what() << ": target descriptions printed as '-'\n";
+    return desc;
+  }
+  if (read.size() != desc.size()) {
+    err << "warning: " << db_path << " holds " << read.size() << " records, the run had " << desc.size()
+        << ": target descriptions printed as '-'\n";
+    return desc;
+  }
+  for (size_t i = 0; i < desc.size(); ++i)
+    if (!read[i].empty()) desc[i] = read[i];
+  return desc;
+}
+
 std::string current_dir() {
   char buf[4096];
   return getcwd(buf, sizeof buf) ? buf : "";
@@ -86,8 +109,10 @@ std::string current_dir() {
 
 }  // namespace
 
-void print_msv_tblout(const std::string& path, const std::string& model_path, std::ostream& out, std::ostream& err) {
+void print_msv_tblout(const std::string& path, const std::string& model_path, const std::string& db_path,
+                      std::ostream& out, std::ostream& err) {
   const MsvRows r = read_msv(path, err);
+  const std::vector<std::string> descriptions = target_descriptions(r, db_path.empty() ? r.database : db_path, err);
   const std::string models_from = model_path.empty() ? r.model_file : model_path;
   const std::vector<std::string> accessions = model_accessions(r, models_from);
   const bool vit = r.stages.find("vit") != std::string::npos;
@@ -117,7 +142,7 @@ void print_msv_tblout(const std::string& path, const std::string& model_path, st
       << " filter's P x Z and bits" << (vit ? " (the MSV filter's where hmmsearch skips the Viterbi filter: MSV P <= F2)" : "")
       << ";\n# best 1 domain E-value/score: the MSV filter's P x Z and bits"
       << " (Z = " << r.db_sequences << " target sequences); bias: 0.0 and domain estimation: 0 (not computed by the "
-      << "filters); description: - (not stored).\n";
+      << "filters).\n";
   std::snprintf(line, sizeof line, "#%*s %22s %22s %33s\n", tnamew + qnamew + taccw + qaccw + 2, "",
                 "--- full sequence ----", "--- best 1 domain ----", "--- domain number estimation ----");
   out << line;
@@ -134,11 +159,11 @@ void print_msv_tblout(const std::string& path, const std::string& model_path, st
   out << line;
   for (size_t i : order) {
     std::snprintf(line, sizeof line,
-                  "%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
+                  "%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d ",
                   tnamew, r.targets[r.target[i]].c_str(), taccw, "-", qnamew, r.models[r.model[i]].c_str(), qaccw,
                   accessions[r.model[i]].c_str(), full_p(i) * Z, full_bits(i), 0.0, r.msv_p[i] * Z, double(r.msv_bits[i]),
-                  0.0, 0.0, 0, 0, 0, 0, 0, 0, 0, "-");
-    out << line;
+                  0.0, 0.0, 0, 0, 0, 0, 0, 0, 0);
+    out << line << descriptions[r.target[i]] << '\n';  // any length
   }
   std::time_t now = std::time(nullptr);
   char date[64];

@@ -14,16 +14,19 @@
 //   exp reg clu ov env dom rep inc 0: no domain definition runs
 //   accessions                     the model's ACC from the model file the run read (as
 //                                  hmmsearch prints it; '-' if it has none); '-' for targets
-//   description of target          '-': the result file keeps no descriptions
+//   description of target          from the FASTA database the run read (or `db_path`), as
+//                                  hmmsearch prints it; '-' where a record has none and for
+//                                  makedb databases (they keep no descriptions)
 // An --all run lists every pair (non-survivors too).
 #include <iosfwd>
 #include <string>
 
 namespace hpc {
 
-// `model_path`: the model file for accessions ("" : the one the run read). Throws hpc::Error
-// when `path` is not an msv result file.
-void print_msv_tblout(const std::string& path, const std::string& model_path, std::ostream& out, std::ostream& err);
+// `model_path`, `db_path`: the model file (accessions) and database (descriptions); "" : the
+// ones the run read. Throws hpc::Error when `path` is not an msv result file.
+void print_msv_tblout(const std::string& path, const std::string& model_path, const std::string& db_path,
+                      std::ostream& out, std::ostream& err);
 // Every /msv column with a header line, full precision (for scripts).
 void print_msv_tsv(const std::string& path, std::ostream& out, std::ostream& err);
 

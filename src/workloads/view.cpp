@@ -122,7 +122,7 @@ int run_view(const ViewRequest& r, std::ostream& out, std::ostream& err) {
   if (kind == "msv" && r.format == "tsv")
     print_msv_tsv(r.path, out, err);
   else if (kind == "msv")
-    print_msv_tblout(r.path, r.model_path, out, err);
+    print_msv_tblout(r.path, r.model_path, r.target_path, out, err);
   else if (kind == "pss")
     print_pss_table(r.path, out);
   else
