@@ -53,6 +53,21 @@ cp out.txt ev_new.txt
 expect_ok "allvsall --max-evalue still accepted" "$HPCALIGN" allvsall -i "$WORK/short200.fa" --max-evalue 1e-3 --quiet -o -
 cmp -s out.txt ev_new.txt && [ -s ev_new.txt ] && pass "--max-evalue is --evalue" || fail "--max-evalue differs"
 
+# A text-only run stopped by a signal prints no text, exits 1 and keeps its temporary file,
+# named with the --resume command that finishes it.
+env HPCALIGN_FAULT_SLOW_MS=200 "$HPCALIGN" allvsall -i "$WORK/short200.fa" --threads 1 -o - >stopped.txt 2>stopped.err &
+pid=$!
+sleep 1.2
+kill -TERM $pid
+wait $pid
+rc=$?
+tmp=$(sed -n 's/.*--resume -o \([^ )]*\).*/\1/p' stopped.err)
+[ $rc = 1 ] && [ ! -s stopped.txt ] && [ -n "$tmp" ] && [ -e "$tmp" ] && [ "$(attr "$tmp" status)" = incomplete ] &&
+  pass "stopped -o - run: exit 1, no text, the unfinished file kept and named" || fail "stopped -o -: exit $rc, $(tail -2 stopped.err)"
+expect_ok "the kept file resumes" "$HPCALIGN" allvsall -i "$WORK/short200.fa" -o "$tmp" --resume --quiet --format blast6
+[ "$(wc -l <out.txt)" = 19900 ] && pass "resumed: every pair of 200 sequences printed" || fail "resumed: $(wc -l <out.txt) lines"
+rm -f "$tmp" "$tmp.journal"
+
 # --- pss ---
 P=(pss -q "$Q" -s "$WORK/subjects60.fa" --permutations 50 --quiet)
 expect_ok "pss -o OUT.h5 --format tsv" "$HPCALIGN" "${P[@]}" -o p.h5 --format tsv
