@@ -211,8 +211,11 @@ SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& n
 }
 
 void write_fasta(const SequenceSet& set, const std::string& path) {
+  write_fasta(set, path, path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0);
+}
+
+void write_fasta(const SequenceSet& set, const std::string& path, bool gzip) {
   constexpr uint32_t kLineWidth = 60;
-  const bool gzip = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   gzFile_s* file = gzopen(path.c_str(), gzip ? "wb6" : "wbT");  // T: plain text through the same calls
   if (!file) throw Error(path + ": cannot create: " + std::strerror(errno));
   std::string text;

@@ -24,5 +24,7 @@ SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& n
 // Writes the set as FASTA (">id", 60 residues a line), gzip-compressed when path ends in .gz.
 // Throws Error naming the path when it cannot be written.
 void write_fasta(const SequenceSet& set, const std::string& path);
+// The same, compressed or not whatever the name (for a temporary name renamed afterwards).
+void write_fasta(const SequenceSet& set, const std::string& path, bool gzip);
 
 }  // namespace hpc

@@ -44,8 +44,8 @@ configure_and_build
 case "$mode" in
   example)
     out=$(mktemp -d)/example.h5
-    "$build/hpcalign" search -q "$root/tests/data/queries3.fa" -d "$root/tests/data/balifam2000.fa" -o "$out" --max-hits 5
-    "$build/hpcalign" view "$out" --format blast6
+    "$build/hpcalign" search -q "$root/tests/data/queries3.fa" -d "$root/tests/data/balifam2000.fa" -o "$out" --max-hits 5 \
+      --format blast6
     ;;
   test)
     # MPI tests start several ranks on this machine, as root in CI containers.

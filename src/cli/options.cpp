@@ -1,14 +1,25 @@
 #include "src/cli/options.hpp"
 
+#include "src/core/progress.hpp"
+
 namespace hpc::cli {
 
+int usage_error(const po::error& e, const std::string& usage) {
+  std::cerr << "hpcalign: " << e.what() << "\n" << usage << "\n(--help for all options)\n";
+  return 2;
+}
+
 int parse_or_help(const std::vector<std::string>& args, const std::string& usage, const po::options_description& opts,
-                  const po::positional_options_description* positional, po::variables_map& vm) {
+                  const po::positional_options_description* positional, po::variables_map& vm,
+                  const po::options_description* hidden) {
   po::options_description all;
   all.add(opts);
   all.add_options()("help,h", "show this help");
+  po::options_description parsed;
+  parsed.add(all);
+  if (hidden) parsed.add(*hidden);
   try {
-    auto parser = po::command_line_parser(args).options(all);
+    auto parser = po::command_line_parser(args).options(parsed);
     if (positional) parser.positional(*positional);
     po::store(parser.run(), vm);
     if (vm.count("help")) {
@@ -17,21 +28,56 @@ int parse_or_help(const std::vector<std::string>& args, const std::string& usage
     }
     po::notify(vm);
   } catch (const po::error& e) {
-    std::cerr << "hpcalign: " << e.what() << "\n" << usage << "\n(--help for all options)\n";
-    return 2;
+    return usage_error(e, usage);
   }
   return -1;
-}
-
-void add_resume_option(po::options_description& opts, bool& resume) {
-  opts.add_options()("resume", po::bool_switch(&resume),
-                     "continue the unfinished run in --out (same inputs and options; refused otherwise); starts "
-                     "afresh when --out does not exist");
 }
 
 std::string checkpoint_usage(const std::string& sbatch_template) {
   return "Checkpoints: every finished tile is on disk at once; SIGTERM or SIGUSR1 finishes the tiles in\n"
          "flight and exits 0 with the file resumable; --resume continues it (" + sbatch_template + ").";
 }
+
+void ScoringGroup::add_to(po::options_description& opts) {
+  po::options_description group("scoring");
+  group.add_options()
+    ("matrix", po::value(&matrix_)->default_value(matrix_),
+     "BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI-format matrix file")
+    ("gapopen", po::value(&gap_open_)->default_value(gap_open_),
+     "gap open cost (BLAST convention: a gap of length k costs open + k*extend)")
+    ("gapextend", po::value(&gap_extend_)->default_value(gap_extend_), "gap extension cost per residue");
+  if (lambda_)
+    group.add_options()
+      ("lambda", po::value(&lambda_value_), "Karlin-Altschul lambda (with --K) for matrix/gap pairs without published values")
+      ("K", po::value(&K_value_), "Karlin-Altschul K (with --lambda)");
+  opts.add(group);
+}
+
+void ScoringGroup::apply(const po::variables_map& vm) {
+  if (gap_open_ < 0 || gap_extend_ < 0) throw po::error("--gapopen and --gapextend are costs: 0 or more");
+  if (!lambda_) return;
+  if (vm.count("lambda") != vm.count("K")) throw po::error("--lambda and --K go together");
+  if (!vm.count("lambda")) return;
+  if (!(lambda_value_ > 0) || !(K_value_ > 0)) throw po::error("--lambda and --K must be positive");
+  *lambda_ = lambda_value_;
+  *K_ = K_value_;
+}
+
+void RunGroup::add_to(po::options_description& opts) {
+  po::options_description group("run");
+  group.add_options()
+    ("backend", po::value(&backend_)->default_value(backend_), "auto (the GPUs when one is visible, else the CPU), cpu or cuda")
+    ("threads", po::value(&threads_)->default_value(threads_), "CPU threads (0: all cores, shared among local ranks)")
+    ("progress-interval", po::value(&progress_interval_)->default_value(progress_interval_),
+     "seconds between progress lines on stderr when it is not a terminal (batch jobs; 0: none)")
+    ("verbose,v", po::bool_switch(&verbose_), "log the plan (tile sizes, devices)")
+    ("quiet", po::bool_switch(&quiet_), "no progress, warnings or summary on stderr")
+    ("resume", po::bool_switch(&resume_),
+     "continue the unfinished run in -o (same inputs and options; refused otherwise); starts afresh when -o does "
+     "not exist");
+  opts.add(group);
+}
+
+void RunGroup::apply() const { Progress::set_default_batch_interval(progress_interval_); }
 
 }  // namespace hpc::cli

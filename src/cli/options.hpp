@@ -1,7 +1,12 @@
 #pragma once
-// Shared Boost.Program_options plumbing for the subcommands.
+// Shared Boost.Program_options plumbing for the subcommands, and the option groups every
+// command declares the same way (one spelling, one default, one validation each):
+//   ScoringGroup  --matrix --gapopen --gapextend [--lambda --K]
+//   RunGroup      --backend --threads --verbose --quiet --resume --progress-interval
+//   OutputGroup   -o/--out --format --force     (src/cli/text_output.hpp)
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,12 +15,49 @@ namespace hpc::cli {
 namespace po = boost::program_options;
 
 // Parses args into vm. Returns -1 to go on, or the exit code to return now (help printed: 0;
-// usage error printed: 2).
+// usage error printed: 2). Options in `hidden` parse but are not listed by --help.
 int parse_or_help(const std::vector<std::string>& args, const std::string& usage, const po::options_description& opts,
-                  const po::positional_options_description* positional, po::variables_map& vm);
+                  const po::positional_options_description* positional, po::variables_map& vm,
+                  const po::options_description* hidden = nullptr);
 
-// --resume and the checkpoint paragraph of the usage text, the same for every tiled workload.
-void add_resume_option(po::options_description& opts, bool& resume);
 std::string checkpoint_usage(const std::string& sbatch_template);
+
+// Substitution matrix and gap costs; Karlin-Altschul overrides where the command has statistics.
+class ScoringGroup {
+ public:
+  // lambda/K null: the command has no --lambda/--K (pss fits its own).
+  ScoringGroup(std::string& matrix, int& gap_open, int& gap_extend, std::optional<double>* lambda = nullptr,
+               std::optional<double>* K = nullptr)
+      : matrix_(matrix), gap_open_(gap_open), gap_extend_(gap_extend), lambda_(lambda), K_(K) {}
+  void add_to(po::options_description& opts);
+  // After parsing: the overrides, validated (both or neither, positive); throws po::error.
+  void apply(const po::variables_map& vm);
+
+ private:
+  std::string& matrix_;
+  int &gap_open_, &gap_extend_;
+  std::optional<double>*lambda_, *K_;
+  double lambda_value_ = 0, K_value_ = 0;
+};
+
+// How a tiled run executes and reports.
+class RunGroup {
+ public:
+  RunGroup(std::string& backend, int& threads, bool& verbose, bool& quiet, bool& resume)
+      : backend_(backend), threads_(threads), verbose_(verbose), quiet_(quiet), resume_(resume) {}
+  void add_to(po::options_description& opts);
+  // Sets the progress interval of every Progress of the run.
+  void apply() const;
+  double progress_interval() const { return progress_interval_; }
+
+ private:
+  std::string& backend_;
+  int& threads_;
+  bool &verbose_, &quiet_, &resume_;
+  double progress_interval_ = 30;
+};
+
+// Re-parse errors of apply() the way parse errors are reported (exit 2 with the usage).
+int usage_error(const po::error& e, const std::string& usage);
 
 }  // namespace hpc::cli

@@ -1,45 +1,43 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/cli/text_output.hpp"
 #include "src/workloads/search.hpp"
 
 namespace hpc::cli {
 
 int search(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
   SearchOptions o;
-  double lambda = 0, K = 0;
+  ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend, &o.lambda, &o.K);
+  RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
+  OutputGroup output(o.out_path, "hits");
   po::options_description opts("search options");
   opts.add_options()
     ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")
     ("db,d", po::value(&o.db_path)->required(), "database: FASTA (plain or .gz) or a `hpcalign makedb` file")
-    ("out,o", po::value(&o.out_path)->required(), "output HDF5 file")
-    ("matrix", po::value(&o.matrix)->default_value("BLOSUM62"),
-     "BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI-format matrix file")
-    ("gapopen", po::value(&o.gap_open)->default_value(11), "gap open cost (BLAST convention: a gap of length k costs open + k*extend)")
-    ("gapextend", po::value(&o.gap_extend)->default_value(1), "gap extension cost per residue")
-    ("max-hits", po::value(&o.max_hits)->default_value(10), "hits reported per query")
-    ("evalue", po::value(&o.max_evalue)->default_value(10.0), "report hits with E-value <= this")
-    ("backend", po::value(&o.backend)->default_value("auto"), "auto (GPU when present), cpu or cuda")
-    ("threads", po::value(&o.threads)->default_value(0), "CPU backend threads (0: all cores, shared among local ranks)")
-    ("lambda", po::value(&lambda), "Karlin-Altschul lambda (with --K) for matrix/gap pairs without published values")
-    ("K", po::value(&K), "Karlin-Altschul K (with --lambda)")
-    ("progress-interval", po::value(&o.progress_interval)->default_value(30),
-     "seconds between progress lines on stderr when it is not a terminal (batch jobs; 0: none)")
-    ("verbose,v", po::bool_switch(&o.verbose), "log the plan (tile sizes, devices)")
-    ("quiet", po::bool_switch(&o.quiet), "no progress, warnings or summary on stderr");
-  add_resume_option(opts, o.resume);
+    ("max-hits", po::value(&o.max_hits)->default_value(o.max_hits), "hits reported per query (BLAST's -max_target_seqs)")
+    ("evalue", po::value(&o.max_evalue)->default_value(o.max_evalue), "report hits with E-value <= this");
+  output.add_to(opts);
+  scoring.add_to(opts);
+  run.add_to(opts);
   po::variables_map vm;
   const std::string usage =
-      "usage: hpcalign search -q QUERIES.fa -d DB -o OUT.h5 [options]\n"
+      "usage: hpcalign search -q QUERIES.fa -d DB (-o OUT.h5 | -o - | --format F) [options]\n"
       "Smith-Waterman (affine gaps) of every query against every database sequence; keeps the best\n"
       "--max-hits per query with bit scores, E-values (Karlin-Altschul, database residues as search\n"
       "space) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
-      checkpoint_usage("jobs/search.sbatch");
+      checkpoint_usage("jobs/search.sbatch") + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
-  if (vm.count("lambda")) o.lambda = lambda;
-  if (vm.count("K")) o.K = K;
+  try {
+    scoring.apply(vm);
+    run.apply();
+    o.progress_interval = run.progress_interval();
+    output.prepare({o.query_path, o.db_path}, o.resume, mpi.is_master(), {"", "", o.query_path, o.db_path, ""});
+  } catch (const po::error& e) {
+    return usage_error(e, usage);
+  }
   o.command_line = command_line;
-  return run_search(o, mpi);
+  return output.finish(run_search(o, mpi), mpi.is_master());
 }
 
 }  // namespace hpc::cli

@@ -7,9 +7,14 @@
 #include <string>
 
 namespace hpc {
+namespace {
+double default_batch_interval = 30;
+}  // namespace
+
+void Progress::set_default_batch_interval(double seconds) { default_batch_interval = seconds; }
 
 Progress::Progress(std::string label, size_t total_tiles, uint64_t total_cells, bool quiet)
-    : label_(std::move(label)), total_tiles_(total_tiles), total_cells_(total_cells),
+    : label_(std::move(label)), total_tiles_(total_tiles), total_cells_(total_cells), batch_interval_(default_batch_interval),
       live_(!quiet && isatty(STDERR_FILENO)), quiet_(quiet), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
 
 double Progress::seconds() const {

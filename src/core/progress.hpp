@@ -16,6 +16,8 @@ class Progress {
   void resumed(size_t tiles, uint64_t cells);
   // Not a terminal (batch jobs): a plain line every `seconds` (<= 0: none). Default 30.
   void set_batch_interval(double seconds) { batch_interval_ = seconds; }
+  // The interval every Progress made afterwards starts with (the CLI's --progress-interval).
+  static void set_default_batch_interval(double seconds);
   // Clears the live line and prints "label: N tiles, C cells in S s, G GCUPS".
   void finish();
   double seconds() const;
@@ -26,7 +28,7 @@ class Progress {
   uint64_t total_cells_, done_cells_ = 0;
   size_t resumed_tiles_ = 0;
   uint64_t resumed_cells_ = 0;
-  double batch_interval_ = 30;
+  double batch_interval_;
   bool live_, quiet_;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };

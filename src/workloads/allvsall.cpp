@@ -58,7 +58,7 @@ SequenceSet read_input(const std::string& path, bool quiet) {
 std::optional<KarlinParams> karlin_for(const AllVsAllOptions& opt, const ScoreMatrix& m, AlignMode mode) {
   if (opt.lambda.has_value() != opt.K.has_value()) throw Error("--lambda and --K must be given together");
   if (mode != AlignMode::Local) {
-    if (opt.max_evalue) throw Error("--max-evalue needs --mode local (global and semiglobal scores have no E-values)");
+    if (opt.max_evalue) throw Error("--evalue needs --mode local (global and semiglobal scores have no E-values)");
     return std::nullopt;
   }
   if (opt.lambda) {
@@ -67,14 +67,14 @@ std::optional<KarlinParams> karlin_for(const AllVsAllOptions& opt, const ScoreMa
   }
   auto p = published_gapped_params(m.name, {opt.gap_open, opt.gap_extend});
   if (!p && opt.max_evalue)
-    throw Error("--max-evalue: no published Karlin-Altschul parameters for " + m.name + " with gap costs " +
+    throw Error("--evalue: no published Karlin-Altschul parameters for " + m.name + " with gap costs " +
                 std::to_string(opt.gap_open) + "/" + std::to_string(opt.gap_extend) + "; give --lambda and --K");
   return p;
 }
 
 void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
   if (opt.gap_open < 0 || opt.gap_extend < 1) throw Error("gap costs must satisfy --gapopen >= 0 and --gapextend >= 1");
-  if (opt.max_evalue && !(*opt.max_evalue > 0)) throw Error("--max-evalue must be positive");
+  if (opt.max_evalue && !(*opt.max_evalue > 0)) throw Error("--evalue must be positive");
   job.setup.mode = parse_align_mode(opt.mode);
   job.setup.matrix = load_matrix(opt.matrix);
   job.setup.gaps = {opt.gap_open, opt.gap_extend};

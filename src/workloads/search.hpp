@@ -13,7 +13,7 @@ struct SearchOptions {
   std::string query_path, db_path, out_path;
   std::string matrix = "BLOSUM62";
   int gap_open = 11, gap_extend = 1;
-  uint32_t max_hits = 10;
+  uint32_t max_hits = 500;  // BLAST's -max_target_seqs default
   double max_evalue = 10.0;
   std::string backend = "auto";
   int threads = 0;

@@ -1,90 +1,132 @@
 #include "src/workloads/view.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <ostream>
 
 #include "io/database.hpp"
 #include "io/hdf5_columns.hpp"
+#include "io/matrix.hpp"
 #include "src/core/error.hpp"
+#include "src/report/hit_columns.hpp"
+#include "src/report/pairwise_text.hpp"
+#include "src/report/pss_table.hpp"
 #include "src/workloads/msv_tblout.hpp"
 
 namespace hpc {
+
+const char* const kFormatHelp =
+    "text output; by workload:\n"
+    "  search/allvsall: blast6 (BLAST -outfmt 6: qseqid sseqid pident length mismatch gapopen qstart qend\n"
+    "    sstart send evalue bitscore); tsv (header; qseqid sseqid score bitscore evalue pident qstart qend\n"
+    "    sstart send cigar, full precision); pairwise (alignments as BLAST shows them); \"6 COL COL ...\"\n"
+    "    (BLAST's custom columns: qseqid sseqid pident nident length mismatch positive gapopen gaps ppos\n"
+    "    qstart qend sstart send evalue bitscore score qlen slen qcovs qcovhsp qseq sseq cigar); or\n"
+    "    \"COL,COL,...\" (MMseqs2 --format-output names: query target fident pident alnlen tstart tend bits\n"
+    "    raw tlen qcov qaln taln ...). Absent values print N/A (E-values of global/semiglobal modes;\n"
+    "    coordinates of score-only runs).\n"
+    "  pss: tsv (qseqid sseqid score mu lambda K pvalue log10_pvalue n_perm converged fit_status).\n"
+    "  msv: tblout (hmmsearch --tblout's 18 columns + description; filter figures, see the table's\n"
+    "    comment) or tsv (every /msv column).";
+
 namespace {
 
-std::string printf_double(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
+std::string attribute_or(const h5::File& f, const std::string& name, const std::string& fallback) {
+  return h5::has_attribute(f, "", name) ? h5::read_string_attribute(f, "", name) : fallback;
 }
 
-const std::string& id_of(const std::vector<std::string>& ids, uint32_t index, const char* what) {
-  if (index >= ids.size())
-    throw Error(std::string("hit refers to ") + what + " " + std::to_string(index) + " but the file lists " +
-                std::to_string(ids.size()));
-  return ids[index];
+// What made the file: "hits" (search, allvsall, merge), "pss" or "msv".
+std::string result_kind(const std::string& path) {
+  if (!is_hdf5_file(path)) return "hits";  // read_hit_table says what is wrong with it
+  h5::File f(path, h5::Mode::kReadOnly);
+  const std::string workload = attribute_or(f, "workload", "");
+  if (workload == "pss" || workload == "msv") return workload;
+  return "hits";
 }
 
 // A finished run has /hits; an unfinished one only the rows of its finished tiles.
-std::string table_group(const std::string& path) {
-  if (!is_hdf5_file(path)) return "hits";  // read_hit_table says what is wrong with it
+std::string hit_group(const std::string& path) {
+  if (!is_hdf5_file(path)) return "hits";
   h5::File f(path, h5::Mode::kReadOnly);
   return f.exists("hits") ? "hits" : "staging/hits";
 }
 
-}  // namespace
-
-std::string format_blast_evalue(double evalue) {
-  if (evalue < 1.0e-180) return "0.0";
-  if (evalue < 0.0009) return printf_double("%.2e", evalue);
-  if (evalue < 0.1) return printf_double("%.3f", evalue);
-  if (evalue < 1.0) return printf_double("%.2f", evalue);
-  if (evalue < 10.0) return printf_double("%.1f", evalue);
-  return printf_double("%.0f", evalue);
+// The run's sequences, checked against the file's ids and lengths.
+SequenceSet run_sequences(const std::string& file, const std::vector<std::string>& ids,
+                          const std::vector<uint32_t>& lengths, const std::string& option, const char* what) {
+  if (file.empty())
+    throw Error(std::string("these columns need the ") + what + " sequences; the result file names no " + what +
+                " file: pass " + option);
+  SequenceSet seqs = load_database(file).seqs;
+  const auto mismatch = [&](const std::string& why) {
+    return Error(file + " does not hold the run's " + what + " sequences (" + why + "); pass the files the run read with " +
+                 option);
+  };
+  if (seqs.size() != ids.size())
+    throw mismatch(std::to_string(seqs.size()) + " sequences, the run had " + std::to_string(ids.size()));
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (seqs.ids[i] != ids[i] || (i < lengths.size() && seqs.length(i) != lengths[i]))
+      throw mismatch("sequence " + std::to_string(i + 1) + " is " + seqs.ids[i] + ", the run's is " + ids[i]);
+  return seqs;
 }
 
-std::string format_blast_bits(double bits) {
-  if (bits > 99999) return printf_double("%5.3e", bits);
-  if (bits > 99.9) return std::to_string(static_cast<long>(bits));
-  return printf_double("%4.1f", bits);
-}
-
-void print_blast6(const HitTable& t, std::ostream& out) {
-  for (const Hit& h : t.hits) {
-    const CigarStats s = cigar_stats(h.aln.cigar);
-    const double pident = s.length ? 100.0 * s.matches / s.length : 0.0;
-    out << id_of(t.query_ids, h.query, "query") << '\t' << id_of(t.target_ids, h.target, "target") << '\t'
-        << printf_double("%.3f", pident) << '\t' << s.length << '\t' << s.mismatches << '\t' << s.gap_opens
-        << '\t' << h.aln.qstart << '\t' << h.aln.qend << '\t' << h.aln.tstart << '\t' << h.aln.tend << '\t'
-        << format_blast_evalue(h.evalue) << '\t' << format_blast_bits(h.bits) << '\n';
-  }
-}
-
-void print_tsv(const HitTable& t, std::ostream& out) {
-  out << "qseqid\tsseqid\tscore\tbits\tevalue\tidentity\tqstart\tqend\tsstart\tsend\tcigar\n";
-  for (const Hit& h : t.hits) {
-    out << id_of(t.query_ids, h.query, "query") << '\t' << id_of(t.target_ids, h.target, "target") << '\t'
-        << h.aln.score << '\t' << printf_double("%.17g", h.bits) << '\t' << printf_double("%.17g", h.evalue) << '\t'
-        << printf_double("%.6f", cigar_stats(h.aln.cigar).identity()) << '\t' << h.aln.qstart << '\t' << h.aln.qend
-        << '\t' << h.aln.tstart << '\t' << h.aln.tend << '\t' << h.aln.cigar << '\n';
-  }
-}
-
-int run_view(const std::string& path, const std::string& format, std::ostream& out, std::ostream& err) {
-  if (format == "tblout") return print_msv_tblout(path, out, err), 0;
-  if (format != "blast6" && format != "tsv")
-    throw Error("unknown output format '" + format + "' (known: blast6, tsv, tblout)");
-  const std::string group = table_group(path);
-  HitTable t = read_hit_table(path, group);
+void view_hits(const ViewRequest& r, const std::string& format, std::ostream& out, std::ostream& err) {
+  const std::optional<HitColumns> columns = parse_hit_columns(format);
+  HitTable t = read_hit_table(r.path, hit_group(r.path));
   if (t.status != "complete") {
-    err << "warning: " << path << " is from an unfinished run\n";
+    err << "warning: " << r.path << " is from an unfinished run\n";
     // Staging rows are in arrival order; show them in the order a finished run uses.
     std::stable_sort(t.hits.begin(), t.hits.end(), hit_order);
   }
-  if (format == "tsv")
-    print_tsv(t, out);
+  HitSource source{t};
+  SequenceSet queries, targets;
+  ScoreMatrix matrix;
+  if (!columns || columns->needs_sequences()) {
+    h5::File f(r.path, h5::Mode::kReadOnly);
+    const std::string query_file = !r.query_path.empty() ? r.query_path : attribute_or(f, "query_file", "");
+    const std::string target_file = !r.target_path.empty()  ? r.target_path
+                                    : h5::has_attribute(f, "", "database") ? attribute_or(f, "database", "")
+                                                                           : attribute_or(f, "target_file", "");
+    queries = run_sequences(query_file, t.query_ids, t.query_lengths, "-q", "query");
+    targets = run_sequences(target_file, t.target_ids, t.target_lengths, "-d", "target");
+    matrix = load_matrix(attribute_or(f, "matrix", "BLOSUM62"));
+    source.queries = &queries;
+    source.targets = &targets;
+    source.matrix = &matrix;
+  }
+  if (columns)
+    print_hit_columns(*columns, source, out);
   else
-    print_blast6(t, out);
+    print_pairwise(source, out);
+}
+
+}  // namespace
+
+void check_view_format(const std::string& kind, const std::string& format) {
+  if (format.empty()) return;
+  if (kind == "msv") {
+    if (format != "tblout" && format != "tsv")
+      throw Error("unknown output format '" + format + "' for msv results (known: tblout, tsv)");
+  } else if (kind == "pss") {
+    if (format != "tsv") throw Error("unknown output format '" + format + "' for pss results (known: tsv)");
+  } else if (format == "tblout") {
+    throw Error("--format tblout is for `hpcalign msv` result files");
+  } else if (format != "pairwise" && !parse_hit_columns(format)) {  // names an unknown column: throws
+    throw Error("unknown output format '" + format + "' for hits (known: blast6, tsv, pairwise, \"6 COL ...\", "
+                "\"COL,COL,...\"; tblout is for msv files)");
+  }
+}
+
+int run_view(const ViewRequest& r, std::ostream& out, std::ostream& err) {
+  const std::string kind = result_kind(r.path);
+  check_view_format(kind, r.format);
+  if (kind == "msv" && r.format == "tsv")
+    print_msv_tsv(r.path, out, err);
+  else if (kind == "msv")
+    print_msv_tblout(r.path, r.model_path, r.target_path, out, err);
+  else if (kind == "pss")
+    print_pss_table(r.path, out);
+  else
+    view_hits(r, r.format.empty() ? "blast6" : r.format, out, err);
   return 0;
 }
 

@@ -1,5 +1,15 @@
 #pragma once
-// `hpcalign view`: prints a result file in a format other tools read.
+// `hpcalign view` and the text output of every workload (`--format`, `-o -`): prints a result
+// file in a format other tools read. The file says which workload made it:
+//   search, allvsall, merge   hits: blast6 (default), tsv, pairwise, "6 qseqid ..." custom
+//                             columns or MMseqs2's "query,target,..." (src/report/hit_columns.hpp,
+//                             src/report/pairwise_text.hpp)
+//   pss                       tsv (default; src/report/pss_table.hpp)
+//   msv                       tblout (default; hmmsearch --tblout's layout) or tsv
+//                             (src/workloads/msv_tblout.hpp)
+// Columns that need residues (qseq, sseq, positive, ppos, pairwise) read the sequences from the
+// files the run read (attributes query_file and database/target_file), or from the given
+// overrides; they must be the run's sequences (same ids and lengths, in order).
 #include <iosfwd>
 #include <string>
 
@@ -7,27 +17,26 @@
 
 namespace hpc {
 
-// BLAST tabular (-outfmt 6), one line per hit, tab separated:
-//   qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore
-// length/mismatch/gapopen come from the CIGAR; numbers are formatted as BLAST+ does
-// (see format_blast_evalue / format_blast_bits).
-void print_blast6(const HitTable& t, std::ostream& out);
+struct ViewRequest {
+  std::string path;
+  std::string format;                          // "" : the workload's default
+  std::string query_path, target_path;         // "" : the files named in the result file
+  std::string model_path;                      // msv tblout accessions; "" : the run's
+};
 
-// All columns, full precision, with a header line (for scripts):
-//   qseqid sseqid score bits evalue identity qstart qend sstart send cigar
-void print_tsv(const HitTable& t, std::ostream& out);
+// Warns on `err` when the run did not finish (hits: prints the rows its finished tiles left
+// in /staging/hits). Returns 0; throws hpc::Error for unknown formats, formats that do not fit
+// the file's workload and files that are not results.
+int run_view(const ViewRequest& request, std::ostream& out, std::ostream& err);
+inline int run_view(const std::string& path, const std::string& format, std::ostream& out, std::ostream& err) {
+  return run_view(ViewRequest{path, format, "", "", ""}, out, err);
+}
 
-// BLAST+ 2.12 tabular rules (checked against real blastp runs: tests/oracle/blastp_oracle_test.cpp):
-//   evalue < 1e-180 -> "0.0";  < 0.0009 -> "%.2e" (3.00e-04, 2.37e-105);  < 0.1 -> "%.3f";
-//   < 1 -> "%.2f";  < 10 -> "%.1f";  otherwise "%.0f".
-std::string format_blast_evalue(double evalue);
-//   bits > 99999 -> "%5.3e" (1.118e+05);  > 99.9 -> the integer part, truncated (BLAST casts
-//   to long: 13490);  otherwise "%4.1f" (26.6, and " 9.2" with a leading space below 10).
-std::string format_blast_bits(double bits);
+// Throws the hpc::Error run_view would throw for `format` ("" : the default) on a result of
+// `kind` ("hits": search, allvsall, merge; "pss"; "msv"), so a run can refuse it before it starts.
+void check_view_format(const std::string& kind, const std::string& format);
 
-// Reads `path` and prints it in `format` ("blast6" or "tsv") on `out`. Warns on `err` when the run
-// did not finish (then prints the rows its finished tiles left in /staging/hits).
-// Returns 0; throws hpc::Error for unknown formats and files that are not results.
-int run_view(const std::string& path, const std::string& format, std::ostream& out, std::ostream& err);
+// The formats, for --help.
+extern const char* const kFormatHelp;
 
 }  // namespace hpc

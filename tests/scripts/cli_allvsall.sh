@@ -34,15 +34,15 @@ expect_ok "min-score 40" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/min.h5" 
 want=$(col "$WORK/sq.h5" score | awk '$1 >= 40' | wc -l)
 [ "$(nrows "$WORK/min.h5")" = "$want" ] && [ "$want" -gt 0 ] && [ "$want" -lt 780 ] && pass "min-score keeps the $want pairs scoring >= 40" \
   || fail "min-score rows $(nrows "$WORK/min.h5"), want $want"
-expect_ok "max-evalue 1e-3" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/ev.h5" --max-evalue 1e-3 --quiet
+expect_ok "--evalue 1e-3" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/ev.h5" --evalue 1e-3 --quiet
 want=$(col "$WORK/sq.h5" evalue | awk '$1 <= 1e-3' | wc -l)
-[ "$(nrows "$WORK/ev.h5")" = "$want" ] && [ "$want" -gt 0 ] && pass "max-evalue keeps the $want pairs with E <= 1e-3" \
-  || fail "max-evalue rows $(nrows "$WORK/ev.h5"), want $want"
+[ "$(nrows "$WORK/ev.h5")" = "$want" ] && [ "$want" -gt 0 ] && pass "--evalue keeps the $want pairs with E <= 1e-3" \
+  || fail "--evalue rows $(nrows "$WORK/ev.h5"), want $want"
 expect_ok "global" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/gl.h5" --mode global --quiet
 [ "$(col "$WORK/gl.h5" evalue | sort -u)" = nan ] && pass "global: evalue NaN" || fail "global evalues: $(col "$WORK/gl.h5" evalue | sort -u | head -3)"
 
 expect_error "bad mode" "--mode must be local, global or semiglobal" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/x.h5" --mode glob
-expect_error "max-evalue in global mode" "needs --mode local" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/x.h5" --mode global --max-evalue 1
+expect_error "--evalue in global mode" "--evalue needs --mode local" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/x.h5" --mode global --evalue 1
 expect_error "missing input" "nope.fa" "$HPCALIGN" allvsall -i "$WORK/nope.fa" -o "$WORK/x.h5"
 expect_error "missing -o" "out" "$HPCALIGN" allvsall -i "$WORK/s.fa"
 expect_error "bad gap costs" "gapextend >= 1" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/x.h5" --gapextend 0

@@ -11,15 +11,15 @@ done
 grep -q -- "--gapopen" <("$HPCALIGN" search --help) && pass "search --help lists --gapopen" || fail "search --help lists --gapopen"
 grep -q "open + k\*extend" <("$HPCALIGN" search --help) && pass "search --help states the gap convention" || fail "gap convention in help"
 
-expect_ok "search FASTA db" "$HPCALIGN" search -q "$Q" -d "$DB" -o "$WORK/a.h5" --backend cpu --quiet --evalue 1000
+expect_ok "search FASTA db" "$HPCALIGN" search -q "$Q" -d "$DB" -o "$WORK/a.h5" --backend cpu --quiet --evalue 1000 --max-hits 10
 [ "$(h5_status "$WORK/a.h5")" = complete ] && pass "finished file is complete" || fail "status attribute: $(h5_status "$WORK/a.h5")"
 
 expect_ok "makedb" "$HPCALIGN" makedb "$DB" "$WORK/db.h5"
-expect_ok "search makedb db" "$HPCALIGN" search -q "$Q" -d "$WORK/db.h5" -o "$WORK/b.h5" --backend cpu --quiet --evalue 1000
+expect_ok "search makedb db" "$HPCALIGN" search -q "$Q" -d "$WORK/db.h5" -o "$WORK/b.h5" --backend cpu --quiet --evalue 1000 --max-hits 10
 same_hits "FASTA and makedb databases give identical hits" "$WORK/a.h5" "$WORK/b.h5"
 
 gzip -c "$DB" >"$WORK/db.fa.gz"
-expect_ok "search gzip db" "$HPCALIGN" search -q "$Q" -d "$WORK/db.fa.gz" -o "$WORK/c.h5" --backend cpu --quiet --threads 1 --evalue 1000
+expect_ok "search gzip db" "$HPCALIGN" search -q "$Q" -d "$WORK/db.fa.gz" -o "$WORK/c.h5" --backend cpu --quiet --threads 1 --evalue 1000 --max-hits 10
 same_hits "gzip database and 1 thread give identical hits" "$WORK/a.h5" "$WORK/c.h5"
 
 "$HPCALIGN" view "$WORK/a.h5" --format blast6 >"$WORK/a.tsv" 2>"$WORK/view.err"

@@ -7,6 +7,7 @@
 
 #include "io/database.hpp"
 #include "src/core/error.hpp"
+#include "src/report/hit_columns.hpp"
 #include "src/workloads/view.hpp"
 #include "test_support.hpp"
 
@@ -15,6 +16,8 @@ namespace {
 
 using test::error_of;
 using test::temp_path;
+
+void print_blast6(const HitTable& t, std::ostream& out) { print_hit_columns(*parse_hit_columns("blast6"), {t}, out); }
 
 Hit make_hit(uint32_t q, uint32_t t, int32_t score, double bits, double evalue, uint32_t qs, uint32_t qe,
              uint32_t ts, uint32_t te, const std::string& cigar) {
@@ -83,7 +86,8 @@ TEST(BlastFormat, LinesCarryCigarDerivedColumns) {
             "q1\tt3\t87.500\t8\t1\t0\t2\t9\t1\t8\t5.00e-04\t100\n"
             // 3=1X2=2I2=2D1=: 13 columns, 8 identical, 1 mismatch, 2 gap openings.
             "q2\tt2\t61.538\t13\t1\t2\t4\t14\t7\t17\t1.2\t25.1\n"
-            "q2\tsp|P1|A\t0.000\t0\t0\t0\t0\t0\t0\t0\t10\t 0.0\n");
+            // No alignment (a score-only pair): BLAST's N/A, not made-up coordinates.
+            "q2\tsp|P1|A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\tN/A\t10\t 0.0\n");
 }
 
 TEST(BlastFormat, IndexOutsideTheIdListIsAnError) {
@@ -142,7 +146,8 @@ TEST(View, UnknownFormatsAndNonResultFilesAreErrors) {
   const std::string path = temp_path("fmt.h5");
   ResultFile(path).finish({});
   std::ostringstream out, err;
-  EXPECT_EQ(error_of([&] { run_view(path, "sam", out, err); }), "unknown output format 'sam' (known: blast6, tsv, tblout)");
+  EXPECT_EQ(error_of([&] { run_view(path, "sam", out, err); }), "unknown output format 'sam' for hits (known: blast6, tsv, pairwise, \"6 COL ...\", "
+            "\"COL,COL,...\"; tblout is for msv files)");
 
   const std::string fasta = test::data_path("queries3.fa");
   EXPECT_EQ(error_of([&] { run_view(fasta, "blast6", out, err); }),

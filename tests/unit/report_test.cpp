@@ -1,0 +1,132 @@
+// src/report: custom BLAST columns, aligned rows from a CIGAR, the pairwise display. The
+// expected strings are worked out by hand from the sequences below (BLOSUM62).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "io/matrix.hpp"
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
+#include "src/report/aligned_pair.hpp"
+#include "src/report/hit_columns.hpp"
+#include "src/report/pairwise_text.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+namespace {
+
+using test::error_of;
+
+SequenceSet sequences(const std::vector<std::pair<std::string, std::string>>& records) {
+  SequenceSet s;
+  for (const auto& [id, letters] : records) {
+    std::vector<uint8_t> codes;
+    for (char c : letters) codes.push_back(encode_residue(c));
+    s.add(id, codes.data(), codes.size());
+  }
+  return s;
+}
+
+// q1 MKVLAT (6) against t1 AMKILT (6): q1..6 / t2..6, M=M K=K V/I L=L A/- T=T.
+struct Example {
+  SequenceSet queries = sequences({{"q1", "MKVLAT"}});
+  SequenceSet targets = sequences({{"t0", "WWWW"}, {"t1", "AMKILT"}});
+  ScoreMatrix blosum62 = load_matrix("BLOSUM62");
+  HitTable table;
+  Example() {
+    table.query_ids = queries.ids;
+    table.target_ids = targets.ids;
+    table.query_lengths = {6};
+    table.target_lengths = {4, 6};
+    Hit h;
+    h.query = 0;
+    h.target = 1;
+    h.bits = 25.06;
+    h.evalue = 1.2;
+    h.aln = {30, 1, 6, 2, 6, "2=1X1=1I1="};
+    table.hits = {h};
+  }
+  std::string print(const std::string& format) {
+    std::ostringstream out;
+    print_hit_columns(*parse_hit_columns(format), {table, &queries, &targets, &blosum62}, out);
+    return out.str();
+  }
+};
+
+TEST(AlignedPair, RowsFollowTheCigarWithGaps) {
+  Example e;
+  const AlignedPair p = aligned_pair(e.table.hits[0].aln, e.queries.view(0), e.targets.view(1), "q1/t1");
+  EXPECT_EQ(p.query, "MKVLAT");
+  EXPECT_EQ(p.target, "MKIL-T");
+}
+
+TEST(AlignedPair, ACigarThatDoesNotFitTheSequencesIsAnError) {
+  Example e;
+  // Against t0 (WWWW) the first '=' compares M with W: not the sequences the run aligned.
+  EXPECT_NE(error_of([&] { aligned_pair(e.table.hits[0].aln, e.queries.view(0), e.targets.view(0), "q1/t0"); })
+                .find("does not fit the sequences"),
+            std::string::npos);
+}
+
+TEST(HitColumns, CustomBlastColumns) {
+  Example e;
+  // 6 columns, 4 identical, 1 mismatch (V/I scores +3: positive), 1 gap opening of 1.
+  EXPECT_EQ(e.print("6 qseqid sseqid pident nident length mismatch positive gapopen gaps ppos qstart qend sstart send "
+                    "evalue bitscore score qlen slen qcovs qcovhsp qseq sseq cigar"),
+            "q1\tt1\t66.667\t4\t6\t1\t5\t1\t1\t83.33\t1\t6\t2\t6\t1.2\t25.1\t30\t6\t6\t100\t100\tMKVLAT\tMKIL-T\t2=1X1=1I1=\n");
+}
+
+TEST(HitColumns, MmseqsNamesAndFractions) {
+  Example e;
+  EXPECT_EQ(e.print("query,target,fident,alnlen,tstart,tend,raw,tlen,qcov,qaln,taln"),
+            "q1\tt1\t0.667\t6\t2\t6\t30\t6\t1.000\tMKVLAT\tMKIL-T\n");
+}
+
+TEST(HitColumns, TsvHasAHeaderAndPercentIdentity) {
+  Example e;
+  EXPECT_EQ(e.print("tsv"),
+            "qseqid\tsseqid\tscore\tbitscore\tevalue\tpident\tqstart\tqend\tsstart\tsend\tcigar\n"
+            "q1\tt1\t30\t25.059999999999999\t1.2\t66.666666666666671\t1\t6\t2\t6\t2=1X1=1I1=\n");
+}
+
+TEST(HitColumns, AbsentStatisticsAndAlignmentsPrintNA) {
+  Example e;
+  e.table.hits[0].bits = e.table.hits[0].evalue = std::nan("");  // global mode: no statistics
+  EXPECT_EQ(e.print("blast6"), "q1\tt1\t66.667\t6\t1\t1\t1\t6\t2\t6\tN/A\tN/A\n");
+  e.table.hits[0].aln = {30, 0, 0, 0, 0, ""};  // score-only
+  EXPECT_EQ(e.print("6 qseqid score qstart qlen qseq"), "q1\t30\tN/A\t6\tN/A\n");
+}
+
+TEST(HitColumns, UnknownColumnsAndOtherFormats) {
+  EXPECT_NE(error_of([] { parse_hit_columns("6 qseqid staxids"); }).find("unknown output column 'staxids'"),
+            std::string::npos);
+  EXPECT_FALSE(parse_hit_columns("pairwise").has_value());
+  EXPECT_FALSE(parse_hit_columns("tblout").has_value());
+  EXPECT_EQ(parse_hit_columns("6")->columns.size(), 12u);
+}
+
+// blastp 2.12 printed qcovs 99 for 458 of 460 query residues (tests/scripts/cli_blast_columns.sh).
+TEST(HitColumns, BlastPercentRoundsButReaches100OnlyWhenWhole) {
+  EXPECT_EQ(blast_percent(458, 460), 99);
+  EXPECT_EQ(blast_percent(460, 460), 100);
+  EXPECT_EQ(blast_percent(2, 3), 67);
+  EXPECT_EQ(blast_percent(1, 3), 33);
+}
+
+TEST(Pairwise, BlastLikeBlocks) {
+  Example e;
+  std::ostringstream out;
+  print_pairwise({e.table, &e.queries, &e.targets, &e.blosum62}, out);
+  EXPECT_EQ(out.str(),
+            "Query= q1  Length=6\n\n"
+            ">t1  Length=6\n"
+            " Score = 25.1 bits (30), Expect = 1.2\n"
+            " Identities = 4/6 (67%), Positives = 5/6 (83%), Gaps = 1/6 (17%)\n\n"
+            "Query  1      MKVLAT  6\n"
+            "              ||:| |\n"
+            "Sbjct  2      MKIL-T  6\n\n");
+}
+
+}  // namespace
+}  // namespace hpc
