@@ -11,6 +11,7 @@
 #include "kernels/cpu/sw_simd.hpp"
 #include "src/align/profile_reference.hpp"
 #include "src/align/reference.hpp"
+#include "tests/random_sequences.hpp"
 
 namespace {
 
@@ -22,36 +23,18 @@ void check(bool ok, const std::string& what) {
   if (!ok) std::printf("FAIL - %s\n", what.c_str());
 }
 
-std::vector<uint8_t> random_seq(std::mt19937& rng, size_t n) {
-  std::uniform_int_distribution<int> code(0, kAlphabetSize - 1);
-  std::vector<uint8_t> s(n);
-  for (auto& c : s) c = uint8_t(code(rng));
-  return s;
-}
-
-// A relative of `s`: substitutions, insertions and deletions, so that pairs align with gaps.
-std::vector<uint8_t> mutate(std::mt19937& rng, const std::vector<uint8_t>& s, double rate) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::uniform_int_distribution<int> code(0, kAlphabetSize - 1);
-  std::vector<uint8_t> out;
-  for (uint8_t c : s) {
-    const double r = u(rng);
-    if (r < rate / 3) continue;
-    if (r < 2 * rate / 3) out.push_back(uint8_t(code(rng)));
-    out.push_back(r < rate ? uint8_t(code(rng)) : c);
-  }
-  return out;
-}
+using test::mutate;
+using test::random_seq;
 
 SeqView view(const std::vector<uint8_t>& s) { return {s.data(), uint32_t(s.size())}; }
 
 // One query against relatives and strangers of every length class, each vector kernel
 // (with and without the byte pass) and the profile kernel against the reference scores.
 void compare(const ScoreMatrix& m, GapCosts g, std::mt19937& rng, const std::string& what) {
-  const std::vector<uint8_t> query = random_seq(rng, 1 + rng() % 400);
+  const std::vector<uint8_t> query = random_seq(rng, 1 + rng() % 400, kAlphabetSize);
   std::vector<std::vector<uint8_t>> targets;
   for (int k = 0; k < 40; ++k)
-    targets.push_back(k % 2 ? mutate(rng, query, 0.05 * (k % 8)) : random_seq(rng, rng() % 500));
+    targets.push_back(k % 2 ? mutate(rng, query, 0.05 * (k % 8)) : random_seq(rng, rng() % 500, kAlphabetSize));
   std::vector<SeqView> views;
   std::vector<int32_t> expected;
   for (const auto& t : targets) {
