@@ -22,7 +22,7 @@ v=$WORK/out.txt
 grep -Eq '^hpcalign [0-9]+\.[0-9]+\.[0-9]+$' "$v" && pass "--version: version" || fail "--version: $(head -1 "$v")"
 # This tree is a git checkout (CI clones it): the revision is the commit, -dirty if edited.
 want=$(git -C "$SOURCE_DIR" rev-parse --short=12 HEAD)
-grep -Eq "^git revision: $want(-dirty)?$" "$v" && pass "--version: git revision $want" || fail "--version: $(grep revision "$v") (HEAD $want)"
+grep -Eq "^git revision: $want(-dirty)?$" "$v" && pass "--version: git revision $want" || fail "--version: $(grep revision "$v"), but HEAD is $want (a build older than the checkout?)"
 grep -Eq '^CUDA backend: (off|on, architectures [0-9]+)' "$v" && pass "--version: CUDA" || fail "--version: $(grep CUDA "$v")"
 grep -Eq '^CPU kernels: .* compiled; this CPU runs (avx2|sse2|neon-simde|scalar)$' "$v" && pass "--version: CPU kernels" \
   || fail "--version: $(grep CPU "$v")"
