@@ -48,8 +48,9 @@ TEST(CpuBudget, PrecedenceOmpThenTightestLimitThenHardware) {
   check(choose_cpu_budget(std::nullopt, 0, std::nullopt, 0), 1, "hardware");
 }
 
-// The real process: narrowing the affinity mask to one CPU narrows the budget to one.
-TEST(CpuBudget, FollowsThisProcessesAffinityMask) {
+// This thread: narrowing its affinity mask to one CPU narrows the budget to one;
+// OMP_NUM_THREADS then overrides the mask.
+TEST(CpuBudget, FollowsTheAffinityMaskAndOmpNumThreads) {
   const char* omp = std::getenv("OMP_NUM_THREADS");
   const std::string omp_saved = omp ? omp : "";
   unsetenv("OMP_NUM_THREADS");
