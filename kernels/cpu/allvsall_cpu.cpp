@@ -3,19 +3,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <thread>
-
 #include "kernels/cpu/gotoh_scalar.hpp"
 #include "src/align/reduced_space.hpp"
 #include "src/align/reference.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {
 namespace {
 
 int resolve_threads(int threads) {
-  if (threads < 0) throw Error("allvsall: thread count must be >= 0 (0 = all cores), got " + std::to_string(threads));
-  return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads < 0) throw Error("allvsall: thread count must be >= 0 (0 = the job's CPUs), got " + std::to_string(threads));
+  return threads > 0 ? threads : usable_cpus().cpus;
 }
 
 // A quarter of physical memory, as the search backend assumes: room beside the inputs

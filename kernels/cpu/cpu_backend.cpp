@@ -3,9 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <thread>
-
 #include "src/align/reference.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {
@@ -13,9 +12,9 @@ namespace hpc {
 namespace {
 
 int resolve_threads(int threads) {
-  if (threads < 0) throw Error("cpu backend: thread count must be >= 0 (0 = all cores), got " + std::to_string(threads));
+  if (threads < 0) throw Error("cpu backend: thread count must be >= 0 (0 = the job's CPUs), got " + std::to_string(threads));
   if (threads > 0) return threads;
-  return std::max(1u, std::thread::hardware_concurrency());
+  return usable_cpus().cpus;
 }
 
 // Keeps the best `k` entries of `v` with score > 0, in scored_target_order.

@@ -12,7 +12,7 @@ namespace hpc {
 
 class CpuSearchBackend : public SearchBackend {
  public:
-  // threads: worker threads, 0 = std::thread::hardware_concurrency().
+  // threads: worker threads, 0 = the job's CPUs (usable_cpus(), src/core/cpu_budget.hpp).
   // isa: the kernel to use (tests force one); defaults to the fastest this CPU runs.
   explicit CpuSearchBackend(int threads, SimdIsa isa = detect_simd_isa());
 

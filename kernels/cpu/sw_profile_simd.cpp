@@ -1,10 +1,9 @@
 #include "kernels/cpu/sw_profile_simd.hpp"
 
-#include <emmintrin.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/cpu/simd_intrinsics.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {

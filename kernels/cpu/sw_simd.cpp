@@ -14,8 +14,10 @@ namespace {
 
 #if defined(__x86_64__) || defined(__i386__)
 constexpr bool kX86 = true;
+constexpr sw_detail::GroupKernel avx2_16 = sw_detail::group_scores_avx2_16, avx2_8 = sw_detail::group_scores_avx2_8;
 #else
-constexpr bool kX86 = false;
+constexpr bool kX86 = false;  // the 128-bit kernel runs on NEON through SIMDe; AVX2 is x86's only
+constexpr sw_detail::GroupKernel avx2_16 = nullptr, avx2_8 = nullptr;
 #endif
 
 // One 32-byte block of the kernels' row state (a vector of either ISA fits in it).
@@ -36,7 +38,7 @@ void check_codes(const SeqView& s, const char* what) {
 const char* to_string(SimdIsa isa) {
   switch (isa) {
     case SimdIsa::Scalar: return "scalar";
-    case SimdIsa::Sse2: return "sse2";
+    case SimdIsa::Sse2: return kX86 ? "sse2" : "neon-simde";
     case SimdIsa::Avx2: return "avx2";
   }
   return "?";
@@ -45,7 +47,7 @@ const char* to_string(SimdIsa isa) {
 bool simd_isa_supported(SimdIsa isa) {
   switch (isa) {
     case SimdIsa::Scalar: return true;
-    case SimdIsa::Sse2: return kX86;  // baseline of x86-64
+    case SimdIsa::Sse2: return true;  // baseline of x86-64 and of aarch64 (NEON, through SIMDe)
     case SimdIsa::Avx2:
 #if defined(__x86_64__) || defined(__i386__)
       return __builtin_cpu_supports("avx2");
@@ -218,10 +220,9 @@ void SwScorer::score(SeqView query, const SwTargetBatch& batch, int32_t* scores)
     for (size_t k = 0; k < n; ++k) scores[k] = sw_score_scalar(query, targets[k], matrix_, gaps_);
     return;
   }
-#if defined(__x86_64__) || defined(__i386__)
-  const bool avx2 = isa_ == SimdIsa::Avx2;
-  const Pass words{avx2 ? sw_detail::group_scores_avx2_16 : sw_detail::group_scores_sse2_16, tables_.overflow_limit};
-  const Pass bytes{avx2 ? sw_detail::group_scores_avx2_8 : sw_detail::group_scores_sse2_8, tables_.byte_limit};
+  const bool avx2 = kX86 && isa_ == SimdIsa::Avx2;
+  const Pass words{avx2 ? avx2_16 : sw_detail::group_scores_sse2_16, tables_.overflow_limit};
+  const Pass bytes{avx2 ? avx2_8 : sw_detail::group_scores_sse2_8, tables_.byte_limit};
   std::vector<uint32_t> saturated;
   run_pass(byte_pass_ ? bytes : words, query, batch, nullptr, scores, saturated);
   if (byte_pass_ && !saturated.empty()) {
@@ -235,7 +236,6 @@ void SwScorer::score(SeqView query, const SwTargetBatch& batch, int32_t* scores)
   }
   // What even 16 bits could not hold: exact 32-bit scalar.
   for (uint32_t k : saturated) scores[k] = sw_score_scalar(query, targets[k], matrix_, gaps_);
-#endif
 }
 
 void SwScorer::score(SeqView query, const SeqView* targets, size_t n, int32_t* scores) const {

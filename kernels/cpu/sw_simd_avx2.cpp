@@ -3,8 +3,8 @@
 // build flags stay baseline) and only called after __builtin_cpu_supports("avx2").
 #include "kernels/cpu/sw_simd_isa.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
+#if defined(__x86_64__) || defined(__i386__)  // 256-bit AVX2 exists on x86 only
+#include "kernels/cpu/simd_intrinsics.hpp"
 
 #pragma GCC push_options
 #pragma GCC target("avx2")

@@ -1,11 +1,8 @@
 // SSE2 instantiations of the inter-sequence kernel: 8 targets per 128-bit vector in
 // 16-bit lanes, 16 in 8-bit lanes. SSE2 is part of x86-64's baseline, so these run on
-// every x86-64 machine.
+// every x86-64 machine; elsewhere SIMDe maps them onto NEON (simd_intrinsics.hpp).
+#include "kernels/cpu/simd_intrinsics.hpp"
 #include "kernels/cpu/sw_simd_isa.hpp"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <emmintrin.h>
-
 #include "kernels/cpu/sw_simd_kernel.hpp"
 
 namespace hpc::sw_detail {
@@ -75,5 +72,3 @@ void group_scores_sse2_8(const SwTables& t, const uint8_t* query, int m, const u
 }
 
 }  // namespace hpc::sw_detail
-
-#endif  // x86

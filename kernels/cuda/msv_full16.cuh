@@ -26,11 +26,16 @@ namespace hpc::cuda::msv_full16 {
 using msv_byte::kFull;
 
 __device__ __forceinline__ uint32_t splat16(int v) { return 0x00010001u * uint32_t(v & 0xFFFF); }
-// max per unsigned 16-bit lane (PTX max.u16x2; CUDA has no 2-input DPX intrinsic for it).
+// max per unsigned 16-bit lane (PTX max.u16x2, sm_90 on; CUDA has no 2-input DPX intrinsic for
+// it). Below sm_90 __vmaxu2, the same per-lane unsigned max in a few instructions.
 __device__ __forceinline__ uint32_t max_u16x2(uint32_t a, uint32_t b) {
+#if __CUDA_ARCH__ >= 900
   uint32_t r;
   asm("max.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
+#else
+  return __vmaxu2(a, b);
+#endif
 }
 
 // Returns xJ or kMsvOverflow. `prof`: the model's full profile, NC chunks. The row stays 4 byte

@@ -9,6 +9,7 @@
 
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc::cuda {
@@ -32,7 +33,7 @@ void align_on_host(const std::vector<std::pair<SeqView, SeqView>>& pairs, const 
                    const ScoreMatrix& matrix, GapCosts gaps, std::vector<Alignment>& out) {
   if (which.empty()) return;
   std::atomic<size_t> next{0};
-  std::vector<std::string> errors(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::string> errors(size_t(usable_cpus().cpus));
   auto work = [&](size_t w) {
     try {
       for (size_t k; (k = next.fetch_add(1)) < which.size();) {

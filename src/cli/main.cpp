@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "src/cli/commands.hpp"
+#include "src/cli/version.hpp"
 #include "src/core/error.hpp"
 
 namespace {
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
       rc = hpc::cli::merge(args, command_line);
     else if (cmd == "msv") rc = hpc::cli::msv(args, command_line, mpi);
     else if (cmd == "--version" || cmd == "version")
-      std::cout << "hpcalign " << HPCALIGN_VERSION << "\n";
+      hpc::cli::print_version(std::cout);
     else if (cmd == "--help" || cmd == "-h" || cmd == "help")
       std::cout << kUsage;
     else {

@@ -1,17 +1,19 @@
 #pragma once
 // Work that one core would take too long on (whole-database copies, CRCs, chunk inflation,
-// millions of result rows), split over the machine's cores with plain threads.
+// millions of result rows), split over the job's cores with plain threads.
 #include <algorithm>
 #include <cstddef>
 #include <thread>
 #include <vector>
 
+#include "src/core/cpu_budget.hpp"
+
 namespace hpc {
 
-// The cores to use: the hardware's count, at most 16. Asked once, since it is a system call
-// and some callers come by the million.
+// The cores to use: the job's CPUs (src/core/cpu_budget.hpp), at most 16. Asked once, since
+// it reads files and some callers come by the million.
 inline size_t usable_cores() {
-  static const size_t n = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+  static const size_t n = size_t(std::min(16, usable_cpus().cpus));
   return n;
 }
 

@@ -18,6 +18,7 @@
 #include "kernels/fault_injection.hpp"
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/core/progress.hpp"
@@ -462,8 +463,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   if (opt.verbose && mpi.is_master())
     std::cerr << "hpcalign: msv: load " << seconds_since(load_start) << " s (models and profiles " << models_s
               << " s, beside the database), started " << load_age << " s after the process\n";
-  const int hc = int(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = opt.threads > 0 ? opt.threads : hc;
+  const int threads = opt.threads > 0 ? opt.threads : usable_cpus().cpus;
   const bool distributed = mpi.active && mpi.size > 1;
   std::unique_ptr<h5::File> out;
   std::unique_ptr<Progress> progress;

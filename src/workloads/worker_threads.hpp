@@ -1,6 +1,7 @@
 #pragma once
-// CPU threads one process should use: all cores, shared evenly among the MPI ranks of
-// this node (OMPI_COMM_WORLD_LOCAL_SIZE), at least 1.
+// CPU threads one process should use: the CPUs the job gives it (src/core/cpu_budget.hpp),
+// shared evenly among the MPI ranks of this node (OMPI_COMM_WORLD_LOCAL_SIZE) unless
+// OMP_NUM_THREADS set a per-process count, at least 1.
 #include "mpi/scheduler.hpp"
 
 namespace hpc {

@@ -15,6 +15,7 @@
 #include "kernels/backend.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "test_support.hpp"
@@ -40,12 +41,12 @@ std::string mutate(std::mt19937& rng, const std::string& s, int every) {
   return out;
 }
 
-// Reference alignments of the requests on every host core.
+// Reference alignments of the requests on every CPU of the job.
 std::vector<Alignment> reference_alignments(const SearchSetup& s, const std::vector<AlignRequest>& req) {
   std::vector<Alignment> out(req.size());
   std::atomic<size_t> next{0};
   std::vector<std::thread> pool;
-  for (unsigned w = 0; w < std::max(1u, std::thread::hardware_concurrency()); ++w)
+  for (int w = 0; w < usable_cpus().cpus; ++w)
     pool.emplace_back([&] {
       for (size_t k; (k = next.fetch_add(1)) < req.size();)
         out[k] = reference_align(AlignMode::Local, s.queries->view(req[k].query), s.db->seqs.view(req[k].target),

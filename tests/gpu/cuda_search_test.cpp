@@ -16,6 +16,7 @@
 #include "kernels/backend.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "test_support.hpp"
@@ -41,7 +42,7 @@ std::vector<std::vector<ScoredTarget>> reference_top(const SearchSetup& s, const
   std::vector<std::vector<ScoredTarget>> out(tile.queries.size());
   for (size_t qi = 0; qi < tile.queries.size(); ++qi) {
     std::vector<ScoredTarget> all(n);
-    const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = unsigned(usable_cpus().cpus);
     std::vector<std::thread> pool;
     for (unsigned w = 0; w < workers; ++w)
       pool.emplace_back([&, w] {

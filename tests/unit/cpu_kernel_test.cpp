@@ -15,6 +15,7 @@
 #include "kernels/cpu/sw_simd.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/error.hpp"
+#include "random_sequences.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
@@ -43,28 +44,8 @@ std::string describe(const KernelConfig& c) {
   return std::string(to_string(c.isa)) + (c.byte_pass ? " 8/16-bit" : " 16-bit");
 }
 
-std::vector<uint8_t> random_seq(std::mt19937& rng, size_t n, int letters = 20) {
-  std::uniform_int_distribution<int> code(0, letters - 1);
-  std::vector<uint8_t> s(n);
-  for (auto& c : s) c = uint8_t(code(rng));
-  return s;
-}
-
-// A relative of `s`: substitutions, insertions and deletions at about `rate`, so that
-// pairs have real alignments with gaps and high scores, not only noise.
-std::vector<uint8_t> mutate(std::mt19937& rng, const std::vector<uint8_t>& s, double rate) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::uniform_int_distribution<int> code(0, kAlphabetSize - 1);
-  std::vector<uint8_t> out;
-  for (uint8_t c : s) {
-    const double r = u(rng);
-    if (r < rate / 3) continue;                                  // deletion
-    if (r < 2 * rate / 3) out.push_back(uint8_t(code(rng)));     // insertion before c
-    out.push_back(r < rate ? uint8_t(code(rng)) : c);            // substitution or copy
-  }
-  if (out.empty()) out.push_back(s.front());
-  return out;
-}
+using test::mutate;
+using test::random_seq;
 
 SeqView view(const std::vector<uint8_t>& s) { return {s.data(), uint32_t(s.size())}; }
 

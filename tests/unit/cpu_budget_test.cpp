@@ -1,0 +1,82 @@
+// src/core/cpu_budget: the CPU count comes from the job's allocation (affinity mask, cgroup
+// quota, OMP_NUM_THREADS), not from the machine.
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "src/core/cpu_budget.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+TEST(CpuBudget, ParsesCgroupCpuMax) {
+  EXPECT_EQ(parse_cpu_max("max 100000\n"), std::nullopt);
+  EXPECT_EQ(parse_cpu_max("200000 100000\n"), 2);
+  EXPECT_EQ(parse_cpu_max("150000 100000"), 2);  // 1.5 CPUs: rounded up
+  EXPECT_EQ(parse_cpu_max("5000 100000"), 1);    // a twentieth: still one thread
+  EXPECT_THROW(parse_cpu_max(""), Error);
+  EXPECT_THROW(parse_cpu_max("lots 100000"), Error);
+  EXPECT_THROW(parse_cpu_max("200000 0"), Error);
+  EXPECT_THROW(parse_cpu_max("200000"), Error);
+}
+
+TEST(CpuBudget, ParsesOmpNumThreads) {
+  EXPECT_EQ(parse_omp_num_threads(nullptr), std::nullopt);
+  EXPECT_EQ(parse_omp_num_threads(""), std::nullopt);
+  EXPECT_EQ(parse_omp_num_threads("6"), 6);
+  EXPECT_EQ(parse_omp_num_threads("8,2"), 8);  // nested levels: the outer one
+  EXPECT_THROW(parse_omp_num_threads("0"), Error);
+  EXPECT_THROW(parse_omp_num_threads("-3"), Error);
+  EXPECT_THROW(parse_omp_num_threads("four"), Error);
+  EXPECT_THROW(parse_omp_num_threads("4x"), Error);
+}
+
+TEST(CpuBudget, PrecedenceOmpThenTightestLimitThenHardware) {
+  const auto check = [](CpuBudget b, int cpus, const char* source) {
+    EXPECT_EQ(b.cpus, cpus);
+    EXPECT_EQ(b.source, source);
+  };
+  check(choose_cpu_budget(3, 8, 2, 64), 3, "OMP_NUM_THREADS");
+  check(choose_cpu_budget(std::nullopt, 8, 2, 64), 2, "cgroup cpu.max");
+  check(choose_cpu_budget(std::nullopt, 8, 16, 64), 8, "affinity mask");
+  check(choose_cpu_budget(std::nullopt, 8, std::nullopt, 64), 8, "affinity mask");
+  check(choose_cpu_budget(std::nullopt, 0, 4, 64), 4, "cgroup cpu.max");
+  check(choose_cpu_budget(std::nullopt, 0, std::nullopt, 64), 64, "hardware");
+  check(choose_cpu_budget(std::nullopt, 0, std::nullopt, 0), 1, "hardware");
+}
+
+// This thread: narrowing its affinity mask to one CPU narrows the budget to one;
+// OMP_NUM_THREADS then overrides the mask.
+TEST(CpuBudget, FollowsTheAffinityMaskAndOmpNumThreads) {
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  const std::string omp_saved = omp ? omp : "";
+  unsetenv("OMP_NUM_THREADS");
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_LE(usable_cpus().cpus, CPU_COUNT(&saved));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const CpuBudget narrowed = usable_cpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_EQ(narrowed.cpus, 1);
+  setenv("OMP_NUM_THREADS", "5", 1);
+  const CpuBudget from_env = usable_cpus();
+  if (omp_saved.empty())
+    unsetenv("OMP_NUM_THREADS");
+  else
+    setenv("OMP_NUM_THREADS", omp_saved.c_str(), 1);
+  EXPECT_EQ(from_env.cpus, 5);
+  EXPECT_EQ(from_env.source, "OMP_NUM_THREADS");
+}
+
+}  // namespace
+}  // namespace hpc
