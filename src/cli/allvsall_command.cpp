@@ -40,7 +40,7 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
       "bit scores and E-values when Karlin-Altschul parameters are known (else NaN; NaN in the other\n"
       "modes). Gap costs use BLAST's convention: a gap of length k costs gapopen + k*gapextend\n"
       "(EMBOSS -gapopen 12 -gapextend 1 for 11/1).\n" +
-      checkpoint_usage("jobs/allvsall.sbatch");
+      blast_residue_usage() + checkpoint_usage("jobs/allvsall.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   if (vm.count("min-score")) o.min_score = min_score;
   if (vm.count("max-evalue")) o.max_evalue = max_evalue;

@@ -26,8 +26,10 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
       "HMMER3 profile search filters exactly as HMMER 3.3.2's hmmsearch computes them: the MSV filter\n"
       "(P <= F1 from the model's STATS LOCAL MSV), the composition bias filter (same threshold) and\n"
       "the Viterbi filter (P <= F2 from STATS LOCAL VITERBI). Prints hmmsearch's pipeline counts per\n"
-      "model on stdout and writes the surviving pairs (or all pairs with --all) to HDF5.\n" +
-      checkpoint_usage("jobs/msv.sbatch");
+      "model on stdout and writes the surviving pairs (or all pairs with --all) to HDF5.\n"
+      "Models: HMMER3/a..f text files as hmmbuild, hmmconvert and Pfam releases write them (GA/TC/NC\n"
+      "cut-offs ending in ';', BM/SM lines), one format per file, as hmmsearch requires.\n" +
+      hmmer_residue_usage() + checkpoint_usage("jobs/msv.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   o.command_line = command_line;
   return run_msv(o, mpi);

@@ -17,5 +17,8 @@ int parse_or_help(const std::vector<std::string>& args, const std::string& usage
 // --resume and the checkpoint paragraph of the usage text, the same for every tiled workload.
 void add_resume_option(po::options_description& opts, bool& resume);
 std::string checkpoint_usage(const std::string& sbatch_template);
+// How sequences' letters are read: BLAST's rules (search, allvsall, pss) or HMMER's (msv).
+std::string blast_residue_usage();
+std::string hmmer_residue_usage();
 
 }  // namespace hpc::cli

@@ -36,7 +36,7 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
       "likelihood (Lawless 4.2.2), and K = exp(lambda mu)/(m n), P = 1 - exp(-K m n e^(-lambda x)) of\n"
       "the real score x are written to /pss. Gap costs use BLAST's convention: a gap of length k costs\n"
       "gapopen + k*gapextend.\n" +
-      checkpoint_usage("jobs/pss.sbatch");
+      blast_residue_usage() + checkpoint_usage("jobs/pss.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   o.command_line = command_line;
   return run_pss(o, mpi);
