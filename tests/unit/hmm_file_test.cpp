@@ -115,6 +115,18 @@ void expect_cutoff(const HmmCutoff& c, float seq, float dom, const char* what) {
   EXPECT_FLOAT_EQ(c.dom, dom) << what;
 }
 
+// Name, ACC, DESC, LENG and the GA, TC, NC cut-offs (sequence, domain) of a Pfam model.
+void expect_pfam_header(const HmmModel& m, const std::string& name, const std::string& acc, const std::string& desc,
+                        int length, const std::array<float, 6>& cut) {
+  EXPECT_EQ(m.name, name);
+  EXPECT_EQ(m.accession, acc);
+  EXPECT_EQ(m.description, desc);
+  EXPECT_EQ(m.length, length);
+  expect_cutoff(m.ga, cut[0], cut[1], "GA");
+  expect_cutoff(m.tc, cut[2], cut[3], "TC");
+  expect_cutoff(m.nc, cut[4], cut[5], "NC");
+}
+
 // hmmsearch 3.3.2 reads `path` (exit status 0); a missing hmmsearch fails the test.
 void expect_hmmsearch_reads(const std::string& path, bool accepted = true) {
   ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
@@ -132,20 +144,8 @@ TEST(HmmFile, ReadsPfamReleaseHeaders) {
     const auto m = read_hmm_file(path);
     ASSERT_EQ(m.size(), 2u);
     EXPECT_EQ(m[0].format, std::string(file).find("3e") != std::string::npos ? "3/e" : "3/f");
-    EXPECT_EQ(m[0].name, "globins4");
-    EXPECT_EQ(m[0].accession, "PF00042.25");
-    EXPECT_EQ(m[0].description, "Globin");
-    EXPECT_EQ(m[0].length, 149);
-    expect_cutoff(m[0].ga, 25.10f, 25.10f, "GA");
-    expect_cutoff(m[0].tc, 25.20f, 25.30f, "TC");
-    expect_cutoff(m[0].nc, 24.90f, 24.80f, "NC");
-    EXPECT_EQ(m[1].name, "XYPPX");
-    EXPECT_EQ(m[1].accession, "PF02162.8");
-    EXPECT_EQ(m[1].description, "XYPPX repeat");
-    EXPECT_EQ(m[1].length, 5);
-    expect_cutoff(m[1].ga, 14.30f, 0.70f, "GA");
-    expect_cutoff(m[1].tc, 14.40f, 0.70f, "TC");
-    expect_cutoff(m[1].nc, 14.20f, 4.00f, "NC");
+    expect_pfam_header(m[0], "globins4", "PF00042.25", "Globin", 149, {25.10f, 25.10f, 25.20f, 25.30f, 24.90f, 24.80f});
+    expect_pfam_header(m[1], "XYPPX", "PF02162.8", "XYPPX repeat", 5, {14.30f, 0.70f, 14.40f, 0.70f, 14.20f, 4.00f});
     EXPECT_EQ(m[1].first_line, long(std::count(text.begin(), text.begin() + text.find("HMMER3", 1), '\n')) + 1);
     for (int k : {1, 77, 149}) EXPECT_EQ(m[0].mat[k], match_line(text, 0, k)) << "globins4 node " << k;
     for (int k : {1, 5}) EXPECT_EQ(m[1].mat[k], match_line(text, text.find("HMMER3", 1), k)) << "XYPPX node " << k;
