@@ -364,17 +364,6 @@ class Parser {
 
 }  // namespace
 
-// HMMER reads every model of a file in the format of the first one and refuses another
-// ("bad file format"); so do we, at the line of the first model that differs.
-std::vector<HmmModel> same_format(std::vector<HmmModel> models, const std::string& name) {
-  for (const HmmModel& m : models)
-    if (m.format != models[0].format)
-      throw InputError(name, m.first_line,
-                       "model '" + m.name + "' is in format HMMER" + m.format + " but the file began in HMMER" +
-                           models[0].format + ": one format per file, as hmmsearch requires (hmmconvert converts)");
-  return models;
-}
-
 std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string& name) {
   const std::vector<std::string> lines = split_lines(text);
   // A file of many models (a Pfam-sized batch) is parsed on all cores, a model per magic
@@ -393,9 +382,9 @@ std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string&
         } catch (const std::exception&) {
         }
     });
-    if (std::all_of(whole.begin(), whole.end(), [](char c) { return c != 0; })) return same_format(std::move(models), name);
+    if (std::all_of(whole.begin(), whole.end(), [](char c) { return c != 0; })) return models;
   }
-  return same_format(Parser(lines, name).parse_all(), name);
+  return Parser(lines, name).parse_all();
 }
 
 std::vector<HmmModel> read_hmm_file(const std::string& path) { return parse_hmm_text(slurp(path), path); }

@@ -28,7 +28,7 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
       "the Viterbi filter (P <= F2 from STATS LOCAL VITERBI). Prints hmmsearch's pipeline counts per\n"
       "model on stdout and writes the surviving pairs (or all pairs with --all) to HDF5.\n"
       "Models: HMMER3/a..f text files as hmmbuild, hmmconvert and Pfam releases write them (GA/TC/NC\n"
-      "cut-offs ending in ';', BM/SM lines), one format per file, as hmmsearch requires.\n" +
+      "cut-offs ending in ';', BM/SM lines); a file may mix formats (hmmsearch refuses that).\n" +
       hmmer_residue_usage() + checkpoint_usage("jobs/msv.sbatch");
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   o.command_line = command_line;

@@ -209,13 +209,20 @@ TEST(HmmFile, ReadsEveryHmmer3Format) {
   }
 }
 
-// hmmsearch reads all models of a file in the first one's format and refuses a change; so do
-// we, naming the line where the other format starts.
-TEST(HmmFile, RefusesMixedFormatsLikeHmmsearch) {
+// hmmsearch reads all models of a file in the first one's format and refuses a change of
+// format ("bad file format"); we read each model in its own format, so files concatenated
+// from several HMMER versions (3/e and 3/f) load.
+TEST(HmmFile, ReadsMixedFormatsThatHmmsearchRefuses) {
   const std::string f = slurp_text(data_path("hmm/XYPPX_3f.hmm")), e = slurp_text(data_path("hmm/XYPPX_3e.hmm"));
-  const long second = long(std::count(f.begin(), f.end(), '\n')) + 1;
-  expect_error(f + e, second, "HMMER3/e but the file began in HMMER3/f");
-  expect_error(f + f + f + e, 3 * (second - 1) + 1, "HMMER3/e but the file began in HMMER3/f");  // parallel parse
+  const auto two = parse_hmm_text(f + e, "mixed.hmm");
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].format, "3/f");
+  EXPECT_EQ(two[1].format, "3/e");
+  EXPECT_TRUE(two[0].mat == two[1].mat && two[0].t == two[1].t && two[0].compo == two[1].compo);
+  const auto five = parse_hmm_text(globins() + e + f + e + globins(), "mixed.hmm");  // the parallel parse
+  ASSERT_EQ(five.size(), 5u);
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(five[k].format, k % 2 ? "3/e" : "3/f") << k;
+  EXPECT_TRUE(five[1].mat == two[0].mat && five[2].mat == two[0].mat);
   const std::string mixed = temp_path("mixed.hmm");
   std::ofstream(mixed) << f + e;
   expect_hmmsearch_reads(mixed, false);

@@ -4,7 +4,7 @@
 #   pfam_style.hmm     globins4 and XYPPX (HMMER3/f) with the header lines Pfam's releases
 #                      add: ACC, DESC, GA/TC/NC ending in ';', BM and SM
 #   pfam_style_3e.hmm  the same two models in HMMER3/e (hmmsearch 3.3.2 refuses a file whose
-#                      models change format, so 3/e and 3/f models are in separate files)
+#                      models change format, so hmmsearch can read both files)
 #   XYPPX_3a.hmm .. XYPPX_3e.hmm, XYPPX_3f.hmm  one model in every HMMER3 text format
 set -euo pipefail
 cd "$(dirname "$0")"
