@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
 
 namespace hpc {
@@ -17,8 +18,10 @@ struct Database {
 };
 
 Database make_database(SequenceSet seqs);
-// FASTA (plain or .gz) or a makedb HDF5 file (recognised by its signature).
-Database load_database(const std::string& path);
+// FASTA (plain or .gz) or a makedb HDF5 file (recognised by its signature). A FASTA file is
+// read under `rules`; a makedb file holds what makedb read under BLAST's rules (U/O/J as X,
+// a final '*' dropped), which a caller asking for HMMER's rules is warned of on stderr.
+Database load_database(const std::string& path, ResidueRules rules = ResidueRules::kBlast);
 // Writes /db/{residues,offsets,ids,by_length} and attributes (sequences, residues, format version).
 void write_database(const Database& db, const std::string& path);
 bool is_hdf5_file(const std::string& path);

@@ -15,8 +15,9 @@
 #include "src/core/error.hpp"
 
 // Decisions (see io/fasta.hpp for the contract):
-// - A single '*' ending a record is a stop-codon marker and is dropped (as BLAST does);
-//   a '*' elsewhere is kept as the stop code.
+// - BLAST's rules: a single '*' ending a record is a stop-codon marker and is dropped (as
+//   BLAST does); a '*' elsewhere is kept as the stop code. HMMER's rules keep it (hmmsearch
+//   counts it in the target's length).
 // - Whitespace (including '\r' of CRLF files) inside sequence lines is skipped; blank
 //   lines anywhere are ignored.
 // - A NUL byte (or, before the first header, any non-text byte) means the file is binary.
@@ -32,10 +33,11 @@ constexpr uint8_t kRare = 0xFD;                   // U/O/J: stored as X, counted
 
 // Byte -> code, with whitespace and the rare letters marked, so the hot loop has a
 // single test (code < kAlphabetSize) for the usual case.
-std::array<uint8_t, 256> build_byte_classes() {
-  std::array<uint8_t, 256> t = residue_codes();
+std::array<uint8_t, 256> build_byte_classes(ResidueRules rules) {
+  std::array<uint8_t, 256> t = residue_codes(rules);
   for (unsigned char c : {' ', '\t', '\r', '\v', '\f'}) t[c] = kSkip;
-  for (unsigned char c : {'U', 'O', 'J', 'u', 'o', 'j'}) t[c] = kRare;
+  if (rules == ResidueRules::kBlast)
+    for (unsigned char c : {'U', 'O', 'J', 'u', 'o', 'j'}) t[c] = kRare;
   return t;
 }
 
@@ -54,7 +56,8 @@ struct GzCloser {
 
 class FastaParser {
  public:
-  explicit FastaParser(const std::string& path) : path_(path), classes_(build_byte_classes()) {
+  FastaParser(const std::string& path, ResidueRules rules)
+      : path_(path), classes_(build_byte_classes(rules)), drop_final_stop_(rules == ResidueRules::kBlast) {
     set_.source = path;
   }
 
@@ -72,6 +75,7 @@ class FastaParser {
 
   std::string path_;
   std::array<uint8_t, 256> classes_;
+  bool drop_final_stop_;
   SequenceSet set_;
   long line_ = 1;              // line of the byte being read
   bool at_line_start_ = true;
@@ -125,7 +129,7 @@ void FastaParser::start_record() {
 void FastaParser::end_record() {
   if (!in_record_) return;
   const size_t start = set_.offsets.back();
-  if (filled_ > start && set_.residues[filled_ - 1] == kCodeStop) --filled_;  // stop-codon marker
+  if (drop_final_stop_ && filled_ > start && set_.residues[filled_ - 1] == kCodeStop) --filled_;  // stop-codon marker
   if (filled_ == start)
     throw InputError(path_, header_line_, "sequence '" + set_.ids.back() + "' has no residues");
   set_.offsets.push_back(filled_);
@@ -147,7 +151,7 @@ void FastaParser::parse_sequence(const unsigned char* p, size_t n) {
   size_t k = 0;
   for (size_t i = 0; i < n; ++i) {
     const uint8_t code = classes_[p[i]];
-    if (code < kAlphabetSize) {
+    if (code < kHmmerAlphabetSize) {  // BLAST's table has no code past kAlphabetSize
       out[k++] = code;
     } else if (code == kRare) {
       out[k++] = kCodeX;
@@ -171,7 +175,7 @@ SequenceSet FastaParser::finish() {
 
 }  // namespace
 
-SequenceSet read_fasta(const std::string& path, FastaReport* report) {
+SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "is a directory, not a FASTA file");
@@ -180,7 +184,7 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report) {
   if (!file) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   gzbuffer(file.get(), kZlibBuffer);
 
-  FastaParser parser(path);
+  FastaParser parser(path, rules);
   if (gzdirect(file.get())) parser.reserve(size_t(st.st_size));
   std::vector<char> block(kReadBlock);
   for (;;) {
@@ -201,8 +205,9 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report) {
   return set;
 }
 
-SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report) {
-  FastaParser parser(name);
+SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report,
+                             ResidueRules rules) {
+  FastaParser parser(name, rules);
   parser.reserve(size);
   parser.feed(data, size);
   SequenceSet set = parser.finish();

@@ -1,11 +1,13 @@
 #pragma once
 // FASTA reader: plain or gzip (zlib reads both transparently), any line width.
-// Ids are the first word of the header. U/O/J are scored as X (a warning counts them);
-// any other non-letter byte in a sequence line is an error naming file and line.
+// Ids are the first word of the header. Residues are read under BLAST's rules (U/O/J as X, a
+// warning counts them; a final '*' dropped) or HMMER's (src/core/alphabet.hpp); any other
+// non-letter byte in a sequence line is an error naming file and line.
 // Duplicate ids are accepted, like duplicate HMM names (io/hmm_file.hpp): results refer to
 // sequences by index and ids are only labels (tests/scripts/cli_bad_input_more.sh).
 #include <string>
 
+#include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
 
 namespace hpc {
@@ -16,11 +18,12 @@ struct FastaReport {
 
 // Throws InputError (file:line) for missing/unreadable files, an empty file or set,
 // text before the first '>', empty ids, invalid residue bytes, corrupt gzip data.
-SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr);
+SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr,
+                       ResidueRules rules = ResidueRules::kBlast);
 // The same parser over plain (not gzip) text already in memory; `name` is used in messages.
 // Used by the fuzzer (tests/fuzz/) and by callers that already hold the text.
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
-                             FastaReport* report = nullptr);
+                             FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast);
 // Writes the set as FASTA (">id", 60 residues a line), gzip-compressed when path ends in .gz.
 // Throws Error naming the path when it cannot be written.
 void write_fasta(const SequenceSet& set, const std::string& path);

@@ -131,6 +131,38 @@ class Parser {
       fail("invalid " + what + " '" + tok + "': expected a non-negative integer");
     return int(v);
   }
+  long long integer64(const std::string& tok, const std::string& what) const {
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(tok.c_str(), &end, 10);
+    if (end == tok.c_str() || *end != '\0' || errno == ERANGE || v < 0)
+      fail("invalid " + what + " '" + tok + "': expected a non-negative integer");
+    return v;
+  }
+  static bool same_word(std::string a, const char* b) {
+    for (char& c : a) c = char(std::toupper(static_cast<unsigned char>(c)));
+    return a == b;
+  }
+  // "STATS LOCAL MSV|VITERBI|FORWARD mu|tau lambda" (3/b on); returns the line's bit.
+  int stats_line(const std::vector<std::string>& w, HmmModel& m) const {
+    if (w.size() < 5) fail("too few fields on STATS line");
+    if (!same_word(w[1], "LOCAL")) fail("STATS: expected LOCAL, got '" + w[1] + "'");
+    const float a = number(w[3], "STATS value"), b = number(w[4], "STATS value");
+    if (same_word(w[2], "MSV")) return m.msv_mu = a, m.msv_lambda = b, 1;
+    if (same_word(w[2], "VITERBI")) return m.vit_mu = a, m.vit_lambda = b, 2;
+    if (same_word(w[2], "FORWARD")) return m.fwd_tau = a, m.fwd_lambda = b, 4;
+    fail("STATS: unknown distribution '" + w[2] + "' (MSV, VITERBI or FORWARD)");
+  }
+  // 3/a: "STATS LOCAL VLAMBDA|VMU|FTAU value", spread over the six parameters as HMMER does.
+  int stats_line_3a(const std::vector<std::string>& w, HmmModel& m) const {
+    if (w.size() < 4) fail("too few fields on STATS line");
+    if (!same_word(w[1], "LOCAL")) fail("STATS: expected LOCAL, got '" + w[1] + "'");
+    const float v = number(w[3], "STATS value");
+    if (same_word(w[2], "VLAMBDA")) return m.msv_lambda = m.vit_lambda = m.fwd_lambda = v, 1;
+    if (same_word(w[2], "VMU")) return m.msv_mu = m.vit_mu = v, 2;
+    if (same_word(w[2], "FTAU")) return m.fwd_tau = v, 4;
+    fail("STATS: unknown 3/a parameter '" + w[2] + "' (VLAMBDA, VMU or FTAU)");
+  }
   // A -ln(p) field: '*' is p = 0. Converted as HMMER does: expf of the float-rounded value.
   float probability(const std::string& tok, const std::string& what) const {
     if (tok == "*") return 0.0f;
@@ -160,20 +192,38 @@ class Parser {
     m.first_line = long(pos_ + 1);
     const auto magic = split_words(lines_[pos_]);
     const std::string& tag0 = magic[0];
-    if (tag0.rfind("HMMER3/", 0) != 0 || tag0.size() != 8 || tag0[7] < 'b' || tag0[7] > 'f') {
+    if (tag0.rfind("HMMER3/", 0) != 0 || tag0.size() != 8 || tag0[7] < 'a' || tag0[7] > 'f') {
       if (tag0.rfind("HMMER2", 0) == 0) fail("HMMER2 format is not supported (convert it with hmmconvert)");
-      if (tag0 == "HMMER3/a") fail("HMMER3/a format is not supported (convert it with hmmconvert)");
-      fail("expected a HMMER3/f header (HMMER3/b..f), found '" + tag0 + "'");
+      fail("expected a HMMER3/f header (HMMER3/a..f), found '" + tag0 + "'");
     }
     m.format = tag0.substr(5);
     const char version = tag0[7];
     ++pos_;
-    parse_header(m);
+    parse_header(m, version);
     parse_body(m, version);
     return m;
   }
 
-  void parse_header(HmmModel& m) {
+  // A cut-off value: a number, the last one followed by Pfam's ';' (HMMER reads it with atof).
+  float cutoff_value(std::string tok, const std::string& tag) const {
+    if (!tok.empty() && tok.back() == ';') tok.pop_back();
+    return number(tok, tag + " cut-off");
+  }
+  void cutoff(const std::vector<std::string>& w, HmmCutoff& c) const {
+    if (w.size() < 3 || (w.size() == 3 && w[2] == ";"))
+      fail("too few fields on " + w[0] + " line: expected two cut-offs (sequence, domain)");
+    c.seq = cutoff_value(w[1], w[0]);
+    c.dom = cutoff_value(w[2], w[0]);
+    c.set = true;
+  }
+  // HMMER reads NSEQ, LENG and MAXL with atoi and refuses 0.
+  int positive(const std::string& tok, const std::string& tag) const {
+    const int v = integer(tok, tag);
+    if (v == 0) fail("invalid " + tag + " '" + tok + "': must be positive");
+    return v;
+  }
+
+  void parse_header(HmmModel& m, char version) {
     bool have_alph = false;
     int stats_seen = 0;
     for (;;) {
@@ -188,12 +238,9 @@ class Parser {
       if (tag == "HMM") break;
       if (tag == "NAME") need(2), m.name = w[1];
       else if (tag == "ACC") need(2), m.accession = w[1];
-      else if (tag == "DESC") m.description = rest_after_tag(line);
-      else if (tag == "LENG") {
-        need(2);
-        m.length = integer(w[1], "LENG");
-        if (m.length <= 0) fail("LENG must be positive");
-      } else if (tag == "MAXL") need(2), m.max_length = integer(w[1], "MAXL");
+      else if (tag == "DESC") need(2), m.description = rest_after_tag(line);
+      else if (tag == "LENG") need(2), m.length = positive(w[1], "LENG");
+      else if (tag == "MAXL" && version >= 'c') need(2), m.max_length = positive(w[1], "MAXL");
       else if (tag == "ALPH") {
         need(2);
         std::string a = w[1];
@@ -207,29 +254,29 @@ class Parser {
       else if (tag == "CONS") m.has_cons = yes_no(w);
       else if (tag == "CS") m.has_cs = yes_no(w);
       else if (tag == "MAP") m.has_map = yes_no(w);
-      else if (tag == "DATE") m.date = rest_after_tag(line);
-      else if (tag == "COM") m.command_log += (m.command_log.empty() ? "" : "\n") + rest_after_tag(line);
-      else if (tag == "NSEQ") need(2), m.nseq = integer(w[1], "NSEQ");
-      else if (tag == "EFFN") need(2), m.effn = number(w[1], "EFFN");
-      else if (tag == "CKSUM") need(2), m.checksum = std::strtoul(w[1].c_str(), nullptr, 10);
-      else if (tag == "GA" || tag == "TC" || tag == "NC") {
-        need(3);
-        m.cutoffs.push_back({tag, {number(w[1], tag), number(w[2], tag)}});
-      } else if (tag == "STATS") {
-        need(5);
-        if (w[1] != "LOCAL") fail("STATS: expected LOCAL, got '" + w[1] + "'");
-        const float a = number(w[3], "STATS value"), b = number(w[4], "STATS value");
-        if (w[2] == "MSV") m.msv_mu = a, m.msv_lambda = b, stats_seen |= 1;
-        else if (w[2] == "VITERBI") m.vit_mu = a, m.vit_lambda = b, stats_seen |= 2;
-        else if (w[2] == "FORWARD") m.fwd_tau = a, m.fwd_lambda = b, stats_seen |= 4;
-        else fail("STATS: unknown distribution '" + w[2] + "' (MSV, VITERBI or FORWARD)");
-      } else if (tag == "BM" || tag == "SM") {
-        // hmmbuild 3.0 wrote calibration commands here; nothing to keep.
-      } else {
-        fail("unrecognized header tag '" + tag + "'");
-      }
+      else if (tag == "DATE") need(2), m.date = rest_after_tag(line);
+      else if (tag == "COM") {
+        need(3);  // "COM   [1] hmmbuild ...": the command's number, then the command
+        m.command_log += (m.command_log.empty() ? "" : "\n") + rest_after_tag(rest_after_tag(line));
+      } else if (tag == "NSEQ") need(2), m.nseq = positive(w[1], "NSEQ");
+      else if (tag == "EFFN") {
+        need(2);
+        m.effn = number(w[1], "EFFN");
+        if (!(m.effn > 0)) fail("invalid EFFN '" + w[1] + "': must be positive");
+      } else if (tag == "CKSUM") {
+        need(2);
+        const long long v = integer64(w[1], "CKSUM");
+        if (v > 0xFFFFFFFFll) fail("invalid CKSUM '" + w[1] + "': expected an unsigned 32-bit number");
+        m.checksum = (unsigned long)v;
+      } else if (tag == "GA") cutoff(w, m.ga);
+      else if (tag == "TC") cutoff(w, m.tc);
+      else if (tag == "NC") cutoff(w, m.nc);
+      else if (tag == "STATS") stats_seen |= version >= 'b' ? stats_line(w, m) : stats_line_3a(w, m);
+      // Any other tag (Pfam's BM and SM, for instance) is skipped, as HMMER skips it.
       ++pos_;
     }
+    if (version < 'e') m.has_cons = false;  // no consensus column before 3/e
+    if (version < 'f') m.has_mm = false;    // no MM column before 3/f
     if (m.name.empty()) fail("model has no NAME line");
     if (m.length <= 0) fail("model '" + m.name + "' has no LENG line");
     if (!have_alph) fail("model '" + m.name + "' has no ALPH line");
@@ -288,10 +335,17 @@ class Parser {
       size_t f = 1 + kHmmAlphabet;
       const std::string& map = w[f++];
       if (m.has_map) m.map[k] = integer(map, "MAP field");
-      if (has_cons_col) m.consensus[k] = w[f++][0];
-      m.rf[k] = w[f++][0];
-      if (has_mm_col) m.mm[k] = w[f++][0];
-      m.cs[k] = w[f++][0];
+      if (has_cons_col) {
+        const char c = w[f++][0];
+        if (m.has_cons) m.consensus[k] = c;
+      }
+      if (m.has_rf) m.rf[k] = w[f][0];
+      ++f;
+      if (has_mm_col) {
+        const char c = w[f++][0];
+        if (m.has_mm) m.mm[k] = c;
+      }
+      if (m.has_cs) m.cs[k] = w[f][0];
       ++pos_;
       probabilities(next_words(node + " insert line"), 0, m.ins[k], node + " insert emission line");
       ++pos_;

@@ -1,13 +1,17 @@
 #pragma once
-// HMMER3 profile HMM text files (formats 3/b .. 3/f, as written by hmmbuild 3.x), plain
-// or gzip, one model or many concatenated (Pfam style). Probabilities are stored in the
+// HMMER3 profile HMM text files (formats 3/a .. 3/f, as written by hmmbuild/hmmconvert 3.x),
+// plain or gzip, one model or many concatenated (Pfam style). Read as HMMER 3.3.2's reader
+// (p7_hmmfile.c, read_asc30hmm) reads them: the same header tags (tags it does not know are
+// skipped, as it skips Pfam's BM and SM lines), NAME, LENG and ALPH required, MAXL from 3/c
+// on, CONS columns from 3/e on, MM columns from 3/f on, 3/a's three STATS lines (VLAMBDA,
+// VMU, FTAU) mapped as HMMER maps them, and the annotation columns (MAP, CONS, RF, MM, CS)
+// kept only where their header flag says yes. Probabilities are stored in the
 // file as -ln p ('*' = probability 0); we keep them as probabilities converted exactly as
 // HMMER's reader does (expf of the negated value, in single precision), so that profiles
 // built from them match HMMER bit for bit. Only protein (ALPH amino) models are accepted.
 // Duplicate model names are accepted (results refer to models by index).
 #include <array>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace hpc {
@@ -16,6 +20,12 @@ constexpr int kHmmAlphabet = 20;  // HMMER's amino order: ACDEFGHIKLMNPQRSTVWY
 constexpr char kHmmResidues[] = "ACDEFGHIKLMNPQRSTVWY";
 // Node transition order in the file and here: MM MI MD IM II DM DD.
 enum HmmTransition { kTMM = 0, kTMI, kTMD, kTIM, kTII, kTDM, kTDD, kHmmTransitions };
+
+// A Pfam cut-off line (GA, TC or NC): bit-score thresholds per sequence and per domain.
+struct HmmCutoff {
+  bool set = false;
+  float seq = 0, dom = 0;
+};
 
 struct HmmModel {
   std::string format;  // "3/f", "3/e", ...
@@ -27,16 +37,18 @@ struct HmmModel {
   int nseq = 0;
   float effn = 0;
   unsigned long checksum = 0;
-  // Pfam cutoffs (GA/TC/NC: two values each) when present.
-  std::vector<std::pair<std::string, std::array<float, 2>>> cutoffs;
-  // STATS LOCAL {MSV,VITERBI} mu lambda and FORWARD tau lambda.
+  // Pfam cut-offs when present; written "GA    25.10 25.10;" (the ';' is optional).
+  HmmCutoff ga, tc, nc;
+  // STATS LOCAL {MSV,VITERBI} mu lambda and FORWARD tau lambda (3/a: msv and Viterbi mu from
+  // VMU, the three lambdas from VLAMBDA, tau from FTAU, as HMMER reads them).
   bool has_stats = false;
   float msv_mu = 0, msv_lambda = 0, vit_mu = 0, vit_lambda = 0, fwd_tau = 0, fwd_lambda = 0;
   bool has_compo = false;
   std::array<float, kHmmAlphabet> compo{};  // average match emission composition
   // Indexed by node 0..M. mat[0] is unused (HMMER convention), ins[0]/t[0] describe the
   // begin node. Per-node annotation (consensus, rf, cs, mm) are strings of length M+1,
-  // index 0 a space, like HMMER.
+  // index 0 a space, like HMMER; a column whose flag is "no" stays spaces (formats before 3/e
+  // have no consensus column: HMMER computes one, we keep none).
   std::vector<std::array<float, kHmmAlphabet>> mat, ins;
   std::vector<std::array<float, kHmmTransitions>> t;
   std::vector<int> map;

@@ -7,13 +7,16 @@
 #include <tuple>
 #include <vector>
 
+#include "src/core/alphabet.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
 
 namespace hpc::cuda {
 namespace {
 
-// by_length order, gathered on all cores (the page faults of the new buffer too).
+// by_length order, gathered on all cores (the page faults of the new buffer too). Codes past
+// the kernels' kAlphabetSize rows (HMMER's U, O, J: msv) go up as '*', so no kernel reads
+// past its profile; msv's hosts score those targets themselves (kernels/cuda/msv_cuda.hpp).
 void gather_in_length_order(const Database& db, const std::vector<uint64_t>& offsets, uint8_t* out) {
   const size_t n = db.by_length.size();
   const size_t parts = offsets[n] < (size_t(8) << 20) ? 1 : usable_cores();
@@ -21,6 +24,8 @@ void gather_in_length_order(const Database& db, const std::vector<uint64_t>& off
     for (size_t p = first; p < last; ++p) {
       const SeqView v = db.seqs.view(db.by_length[p]);
       if (v.length) std::memcpy(out + offsets[p], v.data, v.length);
+      for (uint32_t i = 0; i < v.length; ++i)
+        if (out[offsets[p] + i] >= kAlphabetSize) out[offsets[p] + i] = kCodeStop;
     }
   });
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/cpu/msv_filters.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_database.hpp"
@@ -37,11 +38,27 @@ struct MsvCuda::Impl {
   DeviceBuffer<msv16::Pack> packs;
   DeviceBuffer<msv16::ModelParams> params;
   DeviceBuffer<uint32_t> taken;  // the launch's per-pack target counters
+  // by_length positions of the targets with a code past the kernels' rows (HMMER's U, O, J;
+  // uploaded as '*' by device_database): scored on the host, ascending.
+  std::vector<uint32_t> on_host;
+  FilterWorkspace ws;
 };
 
 namespace {
 
-static_assert(cuda::kMsvCodes == kAlphabetSize, "the kernel's profile has one row per alphabet code");
+static_assert(cuda::kMsvCodes == kAlphabetSize && hmm::msv16::kCodes == kAlphabetSize,
+              "the kernels' profiles hold the first kAlphabetSize rows");
+
+std::vector<uint32_t> targets_past_the_rows(const Database& db) {
+  std::vector<uint32_t> out;
+  const auto past = [](uint8_t c) { return c >= kAlphabetSize; };
+  if (std::none_of(db.seqs.residues.begin(), db.seqs.residues.end(), past)) return out;
+  for (uint32_t p = 0; p < db.by_length.size(); ++p) {
+    const SeqView v = db.seqs.view(db.by_length[p]);
+    if (std::any_of(v.data, v.data + v.length, past)) out.push_back(p);
+  }
+  return out;
+}
 
 // [code][chunk][lane] words; byte j of a word is node 128*chunk + 4*lane + j + 1. Nodes past M
 // cost 255: their cells stay at 0 (full MSV) or below an earlier cell (SSV), so they never
@@ -101,6 +118,7 @@ MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>(
   m.device = device;
   m.db = &db;
   m.dbdev = cuda::device_database(db, device);  // in length order; shared with this GPU's other workers
+  m.on_host = targets_past_the_rows(db);
   CUDA_CHECK(cudaSetDevice(device));
   CUDA_CHECK(cudaDeviceGetAttribute(&m.sm_count, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
@@ -235,6 +253,11 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
       result[k][i] = c == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity()
                                              : msv_nats(*profiles[k], c, tjb[k * n + i]);
     }
+  // Targets with U, O or J (rare: selenoproteins, say): the CPU twin, the same scores.
+  for (auto p = std::lower_bound(m.on_host.begin(), m.on_host.end(), begin); p != m.on_host.end() && *p < end; ++p) {
+    const SeqView v = m.db->seqs.view(m.db->by_length[*p]);
+    for (size_t k = 0; k < nm; ++k) result[k][*p - begin] = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
+  }
   if (std::getenv("HPCALIGN_CUDA_TIMING"))  // tuning aid: kernel against the whole call
     std::fprintf(stderr,
                  "msv %zu model(s), longest M=%d, targets=%u, %s kernel (%zu pack(s), %zu launch(es)): kernel %.3f ms, "

@@ -7,7 +7,8 @@
 // The SSV runs in 16-bit lanes with several models packed into a warp (msv16_kernels.cu,
 // fp16 and byte profile; HPCALIGN_MSV_KERNEL=w16, mix or w8 for its int16, mixed or signed-byte
 // DPX profiles) or, with HPCALIGN_MSV_KERNEL=byte, in the byte kernel (msv_kernels.cu); the
-// scores are the same.
+// scores are the same. The kernels hold the profiles' first 24 rows: targets with U, O or J
+// (codes of HMMER's rules past them) are scored by the CPU twin.
 #include <cstdint>
 #include <memory>
 #include <vector>

@@ -2,6 +2,9 @@
 // size, download, and the conversion to nats shared with the CPU twin.
 #include "kernels/cuda/vit_cuda.hpp"
 
+#include <algorithm>
+
+#include "kernels/cpu/msv_filters.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/vit_kernels.cuh"
@@ -11,7 +14,7 @@ namespace hpc::hmm {
 
 using cuda::DeviceBuffer;
 
-static_assert(vit::kCodes == kAlphabetSize, "the kernel's profile has one emission row per alphabet code");
+static_assert(vit::kCodes == kAlphabetSize, "the kernel's profile has the first kAlphabetSize emission rows");
 static_assert(sizeof(vit::GroupParams) % 8 == 0, "GroupParams is copied as is to the device");
 
 struct VitCuda::Impl {
@@ -25,7 +28,17 @@ struct VitCuda::Impl {
   DeviceBuffer<uint8_t> residues;
   DeviceBuffer<uint64_t> offsets;
   DeviceBuffer<int32_t> moves, out;
+  FilterWorkspace ws;  // the host's Viterbi filter, for targets with U, O or J
 };
+
+namespace {
+
+// Targets with a code past the kernel's rows (HMMER's U, O, J) are scored on the host.
+bool on_host(const SeqView& v) {
+  return std::any_of(v.data, v.data + v.length, [](uint8_t c) { return c >= vit::kCodes; });
+}
+
+}  // namespace
 
 VitCuda::VitCuda(int device) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
@@ -55,7 +68,34 @@ std::vector<float> VitCuda::scores(const VitProfile& p, const std::vector<SeqVie
   return std::move(scores(groups)[0]);
 }
 
-std::vector<std::vector<float>> VitCuda::scores(const std::vector<VitGroup>& groups) {
+std::vector<std::vector<float>> VitCuda::scores(const std::vector<VitGroup>& all) {
+  Impl& m = *impl_;
+  // Targets with U, O or J (rare: selenoproteins, say): the CPU twin, the same scores.
+  std::vector<VitGroup> groups(all.size());
+  std::vector<std::vector<float>> result(all.size());
+  bool any_on_host = false;
+  for (size_t g = 0; g < all.size(); ++g) {
+    groups[g].profile = all[g].profile;
+    result[g].assign(all[g].targets.size(), 0.0f);
+    for (size_t i = 0; i < all[g].targets.size(); ++i) {
+      const SeqView v = all[g].targets[i];
+      if (all[g].profile && on_host(v)) {
+        result[g][i] = viterbi_filter_score(*all[g].profile, v.data, int(v.length), m.ws);
+        any_on_host = true;
+      } else {
+        groups[g].targets.push_back(v);
+      }
+    }
+  }
+  if (!any_on_host) return device_scores(all);
+  const std::vector<std::vector<float>> gpu = device_scores(groups);
+  for (size_t g = 0; g < all.size(); ++g)
+    for (size_t i = 0, j = 0; i < all[g].targets.size(); ++i)
+      if (!on_host(all[g].targets[i])) result[g][i] = gpu[g][j++];
+  return result;
+}
+
+std::vector<std::vector<float>> VitCuda::device_scores(const std::vector<VitGroup>& groups) {
   Impl& m = *impl_;
   const vit::Batch b = vit::plan_batch(groups);
   const size_t n = b.targets();

@@ -26,7 +26,8 @@ class VitCuda {
   // Longest model (nodes) the kernels hold (1,280); longer ones must use the CPU twin.
   static int max_model_length();
   // viterbi_filter_score(p, t) for every target t, in order. Throws hpc::Error when p.M is
-  // outside 1..max_model_length() or a residue is not an alphabet code (< 24).
+  // outside 1..max_model_length() or a residue is not a code of HMMER's rules (< 27). The
+  // kernel holds the first 24 emission rows: targets with U, O or J are scored on the host.
   std::vector<float> scores(const VitProfile& p, const std::vector<SeqView>& targets);
   // Several models in one call: result[g][i] = viterbi_filter_score(*groups[g].profile,
   // groups[g].targets[i]). Groups may repeat a profile; empty groups are fine.
@@ -35,6 +36,7 @@ class VitCuda {
   double kernel_seconds() const;
 
  private:
+  std::vector<std::vector<float>> device_scores(const std::vector<VitGroup>& groups);  // codes < 24 only
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

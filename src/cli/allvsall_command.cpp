@@ -39,7 +39,7 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
       "text; always so in the other modes, which have no such statistics). --score-only stores no\n"
       "alignment: text prints N/A for its columns. Gap costs use BLAST's convention: a gap of length\n"
       "k costs gapopen + k*gapextend (EMBOSS -gapopen 12 -gapextend 1 for 11/1).\n" +
-      checkpoint_usage("jobs/allvsall.sbatch") + "\n" + output_usage();
+      blast_residue_usage() + checkpoint_usage("jobs/allvsall.sbatch") + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm, &hidden); rc >= 0) return rc;
   try {
     scoring.apply(vm);

@@ -28,8 +28,10 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
       "model on stdout (on stderr while text output goes to stdout) and writes the surviving pairs (or\n"
       "all pairs with --all) to HDF5. --format tblout prints hmmsearch's --tblout table of them: full\n"
       "sequence E-value/score = the Viterbi filter's P x Z and bits, best 1 domain = the MSV filter's,\n"
-      "bias 0.0 and domain estimation 0 (not computed by the filters); descriptions from the FASTA.\n" +
-      checkpoint_usage("jobs/msv.sbatch") + "\n" + output_usage();
+      "bias 0.0 and domain estimation 0 (not computed by the filters); descriptions from the FASTA.\n"
+      "Models: HMMER3/a..f text files as hmmbuild, hmmconvert and Pfam releases write them (GA/TC/NC\n"
+      "cut-offs ending in ';', BM/SM lines); a file may mix formats (hmmsearch refuses that).\n" +
+      hmmer_residue_usage() + checkpoint_usage("jobs/msv.sbatch") + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   try {
     run.apply();

@@ -80,4 +80,18 @@ void RunGroup::add_to(po::options_description& opts) {
 
 void RunGroup::apply() const { Progress::set_default_batch_interval(progress_interval_); }
 
+std::string blast_residue_usage() {
+  return "Residues (BLAST's rules): the 20 amino acids, B, Z, X and '*' (stop) score from the matrix;\n"
+         "U, O and J score as X (a warning counts them); a '*' ending a sequence is dropped; lower case\n"
+         "is upper case; any other character is an error naming file and line.\n";
+}
+
+std::string hmmer_residue_usage() {
+  return "Residues (HMMER's rules, as hmmsearch 3.3.2 reads targets): U scores as C and O as K; B, J, Z\n"
+         "and X score as the background-weighted mean over D/N, I/L, E/Q and all 20; '*' (also a final\n"
+         "one, counted in the length) and '.', '_', '~' are HMMER's nonresidue (no match state emits\n"
+         "them); lower case is upper case; '-' and any other character are errors naming file and line.\n"
+         "A makedb file holds BLAST's reading (U/O/J as X): give the FASTA file for HMMER's.\n";
+}
+
 }  // namespace hpc::cli

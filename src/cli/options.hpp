@@ -21,6 +21,9 @@ int parse_or_help(const std::vector<std::string>& args, const std::string& usage
                   const po::options_description* hidden = nullptr);
 
 std::string checkpoint_usage(const std::string& sbatch_template);
+// How sequences' letters are read: BLAST's rules (search, allvsall, pss) or HMMER's (msv).
+std::string blast_residue_usage();
+std::string hmmer_residue_usage();
 
 // Substitution matrix and gap costs; Karlin-Altschul overrides where the command has statistics.
 class ScoringGroup {

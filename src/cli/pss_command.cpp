@@ -33,7 +33,7 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
       "likelihood (Lawless 4.2.2), and K = exp(lambda mu)/(m n), P = 1 - exp(-K m n e^(-lambda x)) of\n"
       "the real score x are written to /pss. Gap costs use BLAST's convention: a gap of length k costs\n"
       "gapopen + k*gapextend. On GPUs, --threads is the threads fitting the Gumbels.\n" +
-      checkpoint_usage("jobs/pss.sbatch") + "\n" + output_usage();
+      blast_residue_usage() + checkpoint_usage("jobs/pss.sbatch") + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   try {
     scoring.apply(vm);

@@ -26,7 +26,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
       "--max-hits per query with bit scores, E-values (Karlin-Altschul, database residues as search\n"
       "space) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
-      checkpoint_usage("jobs/search.sbatch") + "\n" + output_usage();
+      blast_residue_usage() + checkpoint_usage("jobs/search.sbatch") + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   try {
     scoring.apply(vm);

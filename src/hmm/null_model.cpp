@@ -21,8 +21,8 @@ int hmmer_index(char letter) {
   return p ? int(p - kHmmResidues) : -1;
 }
 
-std::array<ResidueClass, kAlphabetSize> make_classes() {
-  std::array<ResidueClass, kAlphabetSize> classes{};
+std::array<ResidueClass, kHmmerAlphabetSize> make_classes() {
+  std::array<ResidueClass, kHmmerAlphabetSize> classes{};
   auto add = [&](int code, const char* letters) {
     for (const char* c = letters; *c; ++c) classes[code].members[classes[code].count++] = int8_t(hmmer_index(*c));
   };
@@ -34,12 +34,15 @@ std::array<ResidueClass, kAlphabetSize> make_classes() {
   add(20, "DN");                    // B
   add(21, "EQ");                    // Z
   add(kCodeX, kHmmResidues);        // X
+  add(kCodeU, "C");                 // selenocysteine
+  add(kCodeO, "K");                 // pyrrolysine
+  add(kCodeJ, "IL");
   return classes;                   // '*' stays empty: HMMER's nonresidue
 }
 
 }  // namespace
 
-const std::array<ResidueClass, kAlphabetSize>& residue_classes() {
+const std::array<ResidueClass, kHmmerAlphabetSize>& residue_classes() {
   static const auto classes = make_classes();
   return classes;
 }
@@ -60,12 +63,12 @@ BiasFilter::BiasFilter(int model_length, const std::array<float, kHmmAlphabet>& 
   t11_ = L1 / (L1 + 1.0f);
   // esl_hmm_Configure: odds e/f; degenerate symbols sum e over members / sum f; '*' = 1.
   const auto& classes = residue_classes();
-  for (int code = 0; code < kAlphabetSize; ++code) {
+  for (int code = 0; code < kHmmerAlphabetSize; ++code) {
     const ResidueClass& rc = classes[code];
     for (int s = 0; s < 2; ++s) {
       if (rc.count == 0) {
         odds_[code][s] = 1.0f;
-      } else if (code < 20) {
+      } else if (code < 20) {  // esl_hmm_Configure: degenerate codes (U and O too) below
         const int x = rc.members[0];
         odds_[code][s] = (s == 0 ? bg[x] : compo[x]) / bg[x];
       } else {

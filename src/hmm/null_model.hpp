@@ -17,14 +17,17 @@ namespace hpc::hmm {
 // Background frequencies in HMMER's residue order (ACDEFGHIKLMNPQRSTVWY).
 const std::array<float, kHmmAlphabet>& background_frequencies();
 
-// For each of our residue codes: the HMMER residues it stands for. Standard residues map
-// to one; B = {D,N}, Z = {Q,E}, X = all 20 (HMMER's degenerate symbols); '*' to none
-// (HMMER's nonresidue symbol).
+// For each residue code of HMMER's rules (src/core/alphabet.hpp): the HMMER residues it
+// stands for, as Easel 0.48 (HMMER 3.3.2's) defines its amino alphabet: standard residues
+// map to one; B = {D,N}, J = {I,L}, Z = {Q,E}, U = {C}, O = {K}, X = all 20 (degenerate
+// symbols, scored as the background-weighted mean of their members' scores, in float as
+// Easel sums them: so U is not always bit-equal to C); '*' to none (HMMER's nonresidue,
+// -infinity in the MSV and Viterbi filters, odds 1 in the bias filter).
 struct ResidueClass {
   int count = 0;
   std::array<int8_t, kHmmAlphabet> members{};
 };
-const std::array<ResidueClass, kAlphabetSize>& residue_classes();
+const std::array<ResidueClass, kHmmerAlphabetSize>& residue_classes();
 bool is_nonresidue(uint8_t code);  // '*'
 
 // null1 score (nats) for a target of length L.
@@ -38,7 +41,7 @@ class BiasFilter {
   float score(const uint8_t* residues, int L) const;
 
  private:
-  std::array<std::array<float, 2>, kAlphabetSize> odds_{};  // emission odds per code, state
+  std::array<std::array<float, 2>, kHmmerAlphabetSize> odds_{};  // emission odds per code, state
   float t10_ = 0, t11_ = 0;                                   // biased-state transitions
 };
 

@@ -49,27 +49,28 @@ std::vector<std::vector<float>> match_scores(const HmmModel& model) {
   const int M = model.length;
   const auto& bg = background_frequencies();
   const auto& classes = residue_classes();
-  std::vector<std::vector<float>> sc(kAlphabetSize, std::vector<float>(M + 1, kNegInf));
+  std::vector<std::vector<float>> sc(kHmmerAlphabetSize, std::vector<float>(M + 1, kNegInf));
   std::array<float, kHmmAlphabet> s{};
   for (int k = 1; k <= M; ++k) {
     for (int x = 0; x < kHmmAlphabet; ++x) s[x] = float(std::log(double(model.mat[k][x]) / double(bg[x])));
-    for (int code = 0; code < kAlphabetSize; ++code) {
+    for (int code = 0; code < kHmmerAlphabetSize; ++code) {
       const ResidueClass& rc = classes[code];
       if (rc.count == 0) continue;  // '*': -infinity
       if (code < 20) {
         sc[code][k] = s[rc.members[0]];
         continue;
       }
-      // esl_abc_FExpectScVec: background-weighted mean over the degenerate set, summed
-      // over all 20 residues with 0/1 weights (so a -inf non-member gives NaN, as in Easel).
+      // esl_abc_FExpectScore (Easel 0.48): the background-weighted mean over the members,
+      // summed in HMMER's residue order (U and O too: one member, s*p/p, not always s).
       float result = 0.0f, denom = 0.0f;
       for (int y = 0; y < kHmmAlphabet; ++y) {
-        int member = 0;
+        bool member = false;
         for (int j = 0; j < rc.count; ++j) member |= rc.members[j] == y;
-        result += float(member) * bg[y] * s[y];
-        denom += float(member) * bg[y];
+        if (!member) continue;
+        result += s[y] * bg[y];
+        denom += bg[y];
       }
-      sc[code][k] = denom > 0.0f ? result / denom : 0.0f;
+      sc[code][k] = result / denom;
     }
   }
   return sc;
@@ -87,8 +88,8 @@ MsvProfile build_msv_profile(const HmmModel& model) {
   p.scale = float(3.0 / kLn2);
   p.base = 190;
   p.bias = unbiased_byte(p.scale, -1.0f * max);
-  p.cost.assign(size_t(kAlphabetSize) * (M + 1), 255);
-  for (int code = 0; code < kAlphabetSize; ++code)
+  p.cost.assign(size_t(kHmmerAlphabetSize) * (M + 1), 255);
+  for (int code = 0; code < kHmmerAlphabetSize; ++code)
     for (int k = 1; k <= M; ++k) p.cost[size_t(code) * (M + 1) + k] = biased_byte(p.scale, p.bias, sc[code][k]);
   p.tbm = unbiased_byte(p.scale, std::log(2.0f / (float(M) * float(M + 1))));
   p.tec = unbiased_byte(p.scale, std::log(0.5f));
@@ -103,8 +104,8 @@ VitProfile build_vit_profile(const HmmModel& model) {
   p.scale = float(500.0 / kLn2);
   p.base = 12000;
   const auto sc = match_scores(model);
-  p.emit.assign(size_t(kAlphabetSize) * (M + 1), -32768);
-  for (int code = 0; code < kAlphabetSize; ++code)
+  p.emit.assign(size_t(kHmmerAlphabetSize) * (M + 1), -32768);
+  for (int code = 0; code < kHmmerAlphabetSize; ++code)
     for (int k = 1; k <= M; ++k) p.emit[size_t(code) * (M + 1) + k] = word_score(p.scale, sc[code][k]);
 
   // Profile transition scores (float), node 0 and node M transitions impossible except B->M.

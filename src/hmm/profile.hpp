@@ -6,8 +6,10 @@
 //  - VitProfile: the Viterbi filter's signed 16-bit scores (scale 500/ln2, base 12000),
 //    with local entry from the model's match occupancy, insert emissions scored 0, and
 //    the lazy-F bound on delete paths.
-// Residue rows are indexed by our alphabet codes (src/core/alphabet.hpp); degenerate
-// codes B, Z, X get HMMER's expected scores, '*' HMMER's nonresidue (-infinity).
+// Residue rows are indexed by the codes of HMMER's residue rules (src/core/alphabet.hpp,
+// kHmmerAlphabetSize rows); degenerate codes B, J, Z, U, O, X get HMMER's expected scores,
+// '*' HMMER's nonresidue (-infinity). The GPU kernels hold the first kAlphabetSize rows;
+// their callers score targets with U, O or J on the host (kernels/cuda/msv_cuda.hpp).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -447,7 +447,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
     models_s = seconds_since(load_start);
   });
   try {
-    job.db = load_database(opt.db_path);
+    job.db = load_database(opt.db_path, ResidueRules::kHmmer);  // hmmsearch's residue rules
   } catch (...) {
     models_loaded.get();
     throw;

@@ -25,8 +25,8 @@
 namespace hpc {
 namespace {
 
-std::string run_ssearch(const std::string& query_fa, const std::string& library) {
-  return test::run_ssearch(query_fa, library, "BP62", 2000);
+std::string run_ssearch(const std::string& query_fa, const std::string& library, const std::string& matrix = "BP62") {
+  return test::run_ssearch(query_fa, library, matrix, 2000);
 }
 
 std::string write_query(const std::string& dir, const SequenceSet& set, size_t k) {
@@ -112,6 +112,79 @@ TEST(SsearchOracle, MatrixConventionsOfBP62) {
     }
   }
   std::cout << "[ ssearch  ] BP62 vs our BLOSUM62 outside the 20 residues (BP62 vs ours):" << differences << "\n";
+}
+
+
+// What ssearch36 makes of the letters outside the 20 with NCBI's matrix file (-s FILE), read
+// back as in MatrixConventionsOfBP62 (query WWWW a WWWW vs library WWWW b WWWW, 8 x 11 + s):
+// against the 20 residues, U scores as C, O as K, J as the better of I and L (not the file's
+// J row), '*' as X (not the file's '*' row), lower case as upper case; B, Z and X take the
+// file's rows, as ours do. So search's BLAST rules (U/O/J as X, '*' from the file) agree with
+// ssearch36 on B, Z, X and lower case only: the test below compares scores on those.
+TEST(SsearchOracle, HowSsearchReadsRareLettersWithNcbiMatrixFile) {
+  ASSERT_TRUE(test::have_program("ssearch36")) << "ssearch36 (FASTA package) is needed by this test";
+  const std::string twenty = "ARNDCQEGHILKMFPSTWYV", probes = "UOJ*BZXbzxc";
+  const std::string dir = test::temp_dir();
+  {
+    std::ofstream q(dir + "/rare_q.fa"), lib(dir + "/rare_lib.fa");
+    for (size_t k = 0; k < probes.size(); ++k) q << ">q" << k << "\nWWWW" << probes[k] << "WWWW\n";
+    for (size_t k = 0; k < twenty.size(); ++k) lib << ">t" << k << "\nWWWW" << twenty[k] << "WWWW\n";
+  }
+  const auto lists = test::parse_best_scores(run_ssearch(dir + "/rare_q.fa", dir + "/rare_lib.fa", test::kNcbiBlosum62));
+  ASSERT_EQ(lists.size(), probes.size());
+  const ScoreMatrix ncbi = load_matrix(test::kNcbiBlosum62);
+  auto s = [&](char a, char b) { return ncbi(encode_residue(a), encode_residue(b)); };
+  for (size_t p = 0; p < probes.size(); ++p) {
+    ASSERT_EQ(lists[p].size(), twenty.size());
+    for (const test::SsearchHit& h : lists[p]) {
+      const char b = twenty[std::stoul(h.id.substr(1))], a = probes[p];
+      const int theirs = h.score - 88;
+      const int expected = a == 'U' ? s('C', b) : a == 'O' ? s('K', b) : a == 'J' ? std::max(s('I', b), s('L', b))
+                         : a == '*' ? s('X', b) : s(a, b);
+      EXPECT_EQ(theirs, expected) << a << "/" << b;
+    }
+  }
+}
+
+// Sequences full of B, Z, X and lower case, scored with NCBI's BLOSUM62 file by both
+// programs: every local score equals ssearch36's.
+TEST(SsearchOracle, DegenerateAndLowerCaseLettersWithNcbiMatrixFile) {
+  ASSERT_TRUE(test::have_program("ssearch36")) << "ssearch36 (FASTA package) is needed by this test";
+  const std::string dir = test::temp_dir();
+  const SequenceSet base = read_fasta(test::data_path("balifam2000.fa"));
+  const SequenceSet q3 = read_fasta(test::data_path("queries3.fa"));
+  // Every 7th residue of the first 300 library sequences and of the queries becomes B, Z, X, b,
+  // z or x in turn; every 11th is written in lower case.
+  auto sprinkle = [](std::string s, size_t salt) {
+    for (size_t i = 0; i < s.size(); ++i) {
+      if ((i + salt) % 7 == 0) s[i] = "BZXbzx"[(i / 7 + salt) % 6];
+      else if ((i + salt) % 11 == 0) s[i] = char(std::tolower(static_cast<unsigned char>(s[i])));
+    }
+    return s;
+  };
+  const std::string library_path = dir + "/rich_lib.fa", query_path = dir + "/rich_q.fa";
+  {
+    std::ofstream lib(library_path), q(query_path);
+    for (size_t k = 0; k < 300; ++k)
+      lib << ">t" << k << "\n" << sprinkle(decode(base.view(k).data, base.length(k)), k) << "\n";
+    for (size_t k = 0; k < q3.size(); ++k)
+      q << ">q" << k << "\n" << sprinkle(decode(q3.view(k).data, q3.length(k)), k) << "\n";
+  }
+  const SequenceSet queries = read_fasta(query_path), library = read_fasta(library_path);
+  const ScoreMatrix ncbi = load_matrix(test::kNcbiBlosum62);
+  const auto lists = test::parse_best_scores(run_ssearch(query_path, library_path, test::kNcbiBlosum62));
+  ASSERT_EQ(lists.size(), queries.size());
+  size_t compared = 0;
+  for (size_t qi = 0; qi < queries.size(); ++qi) {
+    ASSERT_EQ(lists[qi].size(), library.size());
+    for (const test::SsearchHit& h : lists[qi]) {
+      const size_t t = std::stoul(h.id.substr(1));
+      const Alignment a = reference_align(AlignMode::Local, queries.view(qi), library.view(t), ncbi, GapCosts{11, 1});
+      EXPECT_EQ(a.score, h.score) << "q" << qi << " vs " << h.id;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 3u * 300u);
 }
 
 }  // namespace

@@ -44,12 +44,28 @@ TEST(Alphabet, NonResiduesAreInvalid) {
   EXPECT_EQ(letters, 52);
 }
 
+// HMMER's rules (Easel's amino alphabet, esl_alphabet.c create_amino): U, O, J codes of their
+// own; '*' and the gap/missing symbols '.', '_', '~' the nonresidue; '-' and digits invalid.
+TEST(Alphabet, HmmerRules) {
+  const auto& t = residue_codes(ResidueRules::kHmmer);
+  EXPECT_EQ(t['U'], kCodeU);
+  EXPECT_EQ(t['o'], kCodeO);
+  EXPECT_EQ(t['J'], kCodeJ);
+  for (char c : std::string("*._~")) EXPECT_EQ(t[uint8_t(c)], kCodeStop) << c;
+  for (char c : std::string("-1 #")) EXPECT_EQ(t[uint8_t(c)], kInvalidCode) << c;
+  for (char c : std::string("ARNDCQEGHILKMFPSTWYVBZXarndbzx"))
+    EXPECT_EQ(t[uint8_t(c)], encode_residue(c)) << c;  // the rest as BLAST's rules read them
+  EXPECT_EQ(decode_residue(kCodeU), 'U');
+  EXPECT_EQ(decode_residue(kCodeJ), 'J');
+  EXPECT_EQ(decode_residue(kHmmerAlphabetSize), '?');
+}
+
 TEST(Alphabet, DecodeRoundTrips) {
   const std::string text = "MKV*BZX";
   std::vector<uint8_t> codes;
   for (char c : text) codes.push_back(encode_residue(c));
   EXPECT_EQ(decode(codes.data(), codes.size()), text);
-  EXPECT_EQ(decode_residue(kAlphabetSize), '?');
+  EXPECT_EQ(decode_residue(kHmmerAlphabetSize), '?');
   EXPECT_EQ(decode_residue(kInvalidCode), '?');
 }
 

@@ -92,6 +92,19 @@ TEST(Fasta, TrailingStopIsDroppedInnerStopKept) {
   EXPECT_EQ(residues_of(s, 2), "M*");  // only one stop marker is dropped
 }
 
+// HMMER's rules (msv): U/O/J kept as such, a final '*' kept (hmmsearch counts it in the
+// length), '.', '_' and '~' read as '*', '-' still an error.
+TEST(Fasta, HmmerRules) {
+  FastaReport report;
+  const SequenceSet s =
+      read_fasta(write_file("hmmer.fa", ">a\nAuOJ*\n>b\nK._~L\n*\n"), &report, ResidueRules::kHmmer);
+  EXPECT_EQ(residues_of(s, 0), "AUOJ*");
+  EXPECT_EQ(residues_of(s, 1), "K***L*");
+  EXPECT_EQ(report.rare_letters, 0u);
+  EXPECT_THROW(read_fasta(write_file("gap.fa", ">a\nAC-D\n"), nullptr, ResidueRules::kHmmer), InputError);
+  EXPECT_THROW(read_fasta(write_file("dot.fa", ">a\nAC.D\n")), InputError);  // BLAST's rules: no '.'
+}
+
 TEST(Fasta, CrlfBlankLinesAndInnerWhitespace) {
   const SequenceSet s =
       read_fasta(write_file("crlf.fa", "\r\n\n>a desc\r\nAC DE\r\n\r\n\tFG\r\n\n>b\r\nKL\r\n\r\n"));

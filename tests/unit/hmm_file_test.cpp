@@ -12,6 +12,9 @@
 
 using namespace hpc;
 using hpc::test::data_path;
+using hpc::test::have_program;
+using hpc::test::run_command;
+using hpc::test::temp_path;
 
 namespace {
 
@@ -84,6 +87,153 @@ TEST(HmmFile, ReadsHeaderFieldsOfGlobins4) {
   }
 }
 
+// The node line of node k in a model's text: its 20 match emissions as probabilities,
+// read from the text independently of the parser.
+std::array<float, kHmmAlphabet> match_line(const std::string& text, size_t from, int k) {
+  std::istringstream in(text.substr(from));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first != std::to_string(k)) continue;
+    std::array<float, kHmmAlphabet> p{};
+    for (float& x : p) {
+      std::string v;
+      words >> v;
+      x = v == "*" ? 0.0f : std::exp(-std::stof(v));
+    }
+    return p;
+  }
+  ADD_FAILURE() << "no node " << k;
+  return {};
+}
+
+void expect_cutoff(const HmmCutoff& c, float seq, float dom, const char* what) {
+  EXPECT_TRUE(c.set) << what;
+  EXPECT_FLOAT_EQ(c.seq, seq) << what;
+  EXPECT_FLOAT_EQ(c.dom, dom) << what;
+}
+
+// Name, ACC, DESC, LENG and the GA, TC, NC cut-offs (sequence, domain) of a Pfam model.
+void expect_pfam_header(const HmmModel& m, const std::string& name, const std::string& acc, const std::string& desc,
+                        int length, const std::array<float, 6>& cut) {
+  EXPECT_EQ(m.name, name);
+  EXPECT_EQ(m.accession, acc);
+  EXPECT_EQ(m.description, desc);
+  EXPECT_EQ(m.length, length);
+  expect_cutoff(m.ga, cut[0], cut[1], "GA");
+  expect_cutoff(m.tc, cut[2], cut[3], "TC");
+  expect_cutoff(m.nc, cut[4], cut[5], "NC");
+}
+
+// hmmsearch 3.3.2 reads `path` (exit status 0); a missing hmmsearch fails the test.
+void expect_hmmsearch_reads(const std::string& path, bool accepted = true) {
+  ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
+  int status = 0;
+  const std::string out = run_command("hmmsearch -o /dev/null " + path + " " + data_path("queries3.fa") + " 2>&1", &status);
+  EXPECT_EQ(status == 0, accepted) << path << ": " << out;
+}
+
+// Pfam's release files: ACC, DESC, cut-offs written "GA    25.10 25.10;", BM and SM lines
+// (tests/data/hmm/make_pfam_style.sh made them with hmmbuild from the .sto files there).
+TEST(HmmFile, ReadsPfamReleaseHeaders) {
+  for (const char* file : {"hmm/pfam_style.hmm", "hmm/pfam_style_3e.hmm"}) {
+    SCOPED_TRACE(file);
+    const std::string path = data_path(file), text = slurp_text(path);
+    const auto m = read_hmm_file(path);
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_EQ(m[0].format, std::string(file).find("3e") != std::string::npos ? "3/e" : "3/f");
+    expect_pfam_header(m[0], "globins4", "PF00042.25", "Globin", 149, {25.10f, 25.10f, 25.20f, 25.30f, 24.90f, 24.80f});
+    expect_pfam_header(m[1], "XYPPX", "PF02162.8", "XYPPX repeat", 5, {14.30f, 0.70f, 14.40f, 0.70f, 14.20f, 4.00f});
+    EXPECT_EQ(m[1].first_line, long(std::count(text.begin(), text.begin() + text.find("HMMER3", 1), '\n')) + 1);
+    for (int k : {1, 77, 149}) EXPECT_EQ(m[0].mat[k], match_line(text, 0, k)) << "globins4 node " << k;
+    for (int k : {1, 5}) EXPECT_EQ(m[1].mat[k], match_line(text, text.find("HMMER3", 1), k)) << "XYPPX node " << k;
+    EXPECT_EQ(m[0].consensus[1], 'v');
+    EXPECT_EQ(m[0].rf[1], ' ');  // RF no: the column's '-' is not kept
+    expect_hmmsearch_reads(path);
+  }
+  // No cut-off lines: none set.
+  const auto plain = read_hmm_file(data_path("hmm/globins4.hmm"));
+  EXPECT_FALSE(plain[0].ga.set || plain[0].tc.set || plain[0].nc.set);
+}
+
+TEST(HmmFile, CutoffLineErrors) {
+  const std::string text = slurp_text(data_path("hmm/pfam_style.hmm"));
+  expect_error(edit(text, "GA    25.10 25.10;", "GA    25.10;"), 16, "expected two cut-offs");
+  expect_error(edit(text, "GA    25.10 25.10;", "GA    25.10 ;"), 16, "expected two cut-offs");
+  expect_error(edit(text, "TC    25.20 25.30;", "TC    25.20 x;"), 17, "invalid TC cut-off 'x'");
+  expect_error(edit(text, "NC    24.90 24.80;", "NC    24.90 24.80;;"), 18, "invalid NC cut-off");
+  // A separate ';' and no ';' are both read.
+  const auto m = parse_hmm_text(edit(edit(text, "GA    25.10 25.10;", "GA 25.10 25.10 ;"), "TC    25.20 25.30;", "TC 25.2 25.3"), "x");
+  expect_cutoff(m[0].ga, 25.10f, 25.10f, "GA");
+  expect_cutoff(m[0].tc, 25.2f, 25.3f, "TC");
+}
+
+// One model in each HMMER3 text format (hmmconvert --outfmt 3/a .. 3/e, and hmmbuild's 3/f):
+// the same probabilities everywhere; the fields each format has; hmmsearch reads them all.
+TEST(HmmFile, ReadsEveryHmmer3Format) {
+  const HmmModel f = read_hmm_file(data_path("hmm/XYPPX_3f.hmm")).at(0);
+  EXPECT_TRUE(f.has_cons && f.has_map);
+  EXPECT_EQ(f.consensus.substr(1), "GYPPq");  // the CONS column of nodes 1..5
+  EXPECT_FLOAT_EQ(f.msv_mu, -5.1112f);
+  EXPECT_FLOAT_EQ(f.vit_mu, -4.7526f);
+  for (const char v : {'a', 'b', 'c', 'd', 'e', 'f'}) {
+    const std::string path = data_path(std::string("hmm/XYPPX_3") + v + ".hmm");
+    SCOPED_TRACE(path);
+    const HmmModel m = read_hmm_file(path).at(0);
+    EXPECT_EQ(m.format, std::string("3/") + v);
+    EXPECT_EQ(m.length, 5);
+    EXPECT_TRUE(m.mat == f.mat && m.ins == f.ins && m.t == f.t && m.compo == f.compo);
+    EXPECT_EQ(m.map, f.map);
+    expect_cutoff(m.ga, 14.30f, 0.70f, "GA");
+    // Consensus columns from 3/e on (before, HMMER computes a consensus; we keep none).
+    EXPECT_EQ(m.has_cons, v >= 'e');
+    EXPECT_EQ(m.consensus, v >= 'e' ? f.consensus : std::string(6, ' '));
+    ASSERT_TRUE(m.has_stats);
+    if (v == 'a') {  // VLAMBDA, VMU, FTAU: HMMER's mapping (hmmconvert wrote the MSV mu and lambda)
+      EXPECT_FLOAT_EQ(m.msv_mu, f.msv_mu);
+      EXPECT_FLOAT_EQ(m.vit_mu, f.msv_mu);
+      EXPECT_FLOAT_EQ(m.vit_lambda, f.msv_lambda);
+      EXPECT_FLOAT_EQ(m.fwd_lambda, f.msv_lambda);
+    } else {
+      EXPECT_FLOAT_EQ(m.msv_mu, f.msv_mu);
+      EXPECT_FLOAT_EQ(m.vit_mu, f.vit_mu);
+      EXPECT_FLOAT_EQ(m.vit_lambda, f.vit_lambda);
+    }
+    EXPECT_FLOAT_EQ(m.fwd_tau, f.fwd_tau);
+    // MAXL is a header field from 3/c on; HMMER skips it before.
+    const std::string text = slurp_text(path);
+    EXPECT_EQ(parse_hmm_text(edit(text, "ALPH", "MAXL  30\nALPH"), "maxl.hmm").at(0).max_length, v >= 'c' ? 30 : 0);
+    expect_hmmsearch_reads(path);
+  }
+}
+
+// hmmsearch reads all models of a file in the first one's format and refuses a change of
+// format ("bad file format"); we read each model in its own format, so files concatenated
+// from several HMMER versions (3/e and 3/f) load.
+TEST(HmmFile, ReadsMixedFormatsThatHmmsearchRefuses) {
+  const std::string f = slurp_text(data_path("hmm/XYPPX_3f.hmm")), e = slurp_text(data_path("hmm/XYPPX_3e.hmm"));
+  const auto two = parse_hmm_text(f + e, "mixed.hmm");
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[0].format, "3/f");
+  EXPECT_EQ(two[1].format, "3/e");
+  EXPECT_TRUE(two[0].mat == two[1].mat && two[0].t == two[1].t && two[0].compo == two[1].compo);
+  const auto five = parse_hmm_text(globins() + e + f + e + globins(), "mixed.hmm");  // the parallel parse
+  ASSERT_EQ(five.size(), 5u);
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(five[k].format, k % 2 ? "3/e" : "3/f") << k;
+  EXPECT_TRUE(five[1].mat == two[0].mat && five[2].mat == two[0].mat);
+  const std::string mixed = temp_path("mixed.hmm");
+  std::ofstream(mixed) << f + e;
+  expect_hmmsearch_reads(mixed, false);
+}
+
+// Tags HMMER does not know are skipped, as HMMER skips them.
+TEST(HmmFile, SkipsUnknownHeaderTags) {
+  const auto m = parse_hmm_text(edit(globins(), "DATE ", "XTRA  anything\nDATE "), "x.hmm");
+  EXPECT_EQ(m.at(0).length, 149);
+}
+
 TEST(HmmFile, ReadsGzipAndOlderFormat) {
   const auto m = read_hmm_file(data_path("hmm/20aa.hmm.gz"));
   ASSERT_EQ(m.size(), 1u);
@@ -125,7 +275,9 @@ TEST(HmmFile, ErrorsNameFileAndLine) {
   expect_error(edit(g, "ALPH  amino", "ALPH  DNA"), 4, "protein models only");
   expect_error(edit(g, "ALPH  amino", "ALPH  weird"), 4, "unknown alphabet");
   expect_error(edit(g, "MAP   yes", "MAP   maybe"), 9, "yes or no");
-  expect_error(edit(g, "DATE ", "BOGUS "), 10, "unrecognized header tag");
+  expect_error(edit(g, "NSEQ  4", "NSEQ  0"), 11, "invalid NSEQ");
+  expect_error(edit(g, "EFFN  0.964844", "EFFN  0"), 12, "invalid EFFN");
+  expect_error(edit(g, "LENG  149", "LENG  0"), 3, "invalid LENG");
   expect_error(edit(g, "STATS LOCAL VITERBI  -10.7224  0.70957\n", ""), 16, "missing one or more STATS");
   expect_error(edit(g, "STATS LOCAL MSV       -9.9014  0.70957", "STATS LOCAL MSV -9.9014"), 14, "too few fields");
   expect_error(edit(g, "STATS LOCAL MSV ", "STATS GLOBAL MSV "), 14, "expected LOCAL");

@@ -91,6 +91,22 @@ TEST(MsvProfile, Globins4ByteProfile) {
     // '*' is HMMER's nonresidue: impossible.
     EXPECT_EQ(p.row(kCodeStop)[k], 255);
   }
+  // HMMER's degenerate residues: the background-weighted mean over their members, summed in
+  // float in HMMER's order (esl_abc_FExpectScore): U = {C}, O = {K}, J = {I, L}, B = {D, N}.
+  const auto& bg = background_frequencies();
+  const auto mean = [&](int k, std::initializer_list<std::pair<char, int>> members) {
+    float r = 0, d = 0;
+    for (auto [letter, hmmer] : members) r += sc[encode_residue(letter)][k] * bg[hmmer], d += bg[hmmer];
+    return r / d;
+  };
+  for (int k = 1; k <= p.M; ++k) {
+    EXPECT_EQ(sc[kCodeU][k], mean(k, {{'C', 1}}));
+    EXPECT_EQ(sc[kCodeO][k], mean(k, {{'K', 8}}));
+    EXPECT_EQ(sc[kCodeJ][k], mean(k, {{'I', 7}, {'L', 9}}));
+    EXPECT_EQ(sc[20][k], mean(k, {{'D', 2}, {'N', 11}}));
+    EXPECT_NEAR(sc[kCodeU][k], sc[encode_residue('C')][k], 1e-5f);
+    EXPECT_EQ(p.row(kCodeU)[k], biased_byte(p.scale, p.bias, sc[kCodeU][k]));
+  }
   // X is the background-weighted mean of the 20 scores, so its cost sits between them.
   for (int k = 1; k <= p.M; ++k) {
     float lo = 1e9f, hi = -1e9f;
