@@ -1,5 +1,6 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
+#include "src/stats/search_statistics.hpp"
 #include "src/workloads/search.hpp"
 
 namespace hpc::cli {
@@ -27,6 +28,9 @@ int search(const std::vector<std::string>& args, const std::string& command_line
     ("verbose,v", po::bool_switch(&o.verbose), "log the plan (tile sizes, devices)")
     ("quiet", po::bool_switch(&o.quiet), "no progress, warnings or summary on stderr");
   add_resume_option(opts, o.resume);
+  // --- E-value statistics (src/stats/search_statistics.hpp) ---
+  opts.add_options()
+    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast or comp (see below)");
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign search -q QUERIES.fa -d DB -o OUT.h5 [options]\n"
@@ -34,7 +38,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
       "--max-hits per query with bit scores, E-values (Karlin-Altschul, database residues as search\n"
       "space) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
-      checkpoint_usage("jobs/search.sbatch");
+      checkpoint_usage("jobs/search.sbatch") + "\n" + stats_modes_help();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   if (vm.count("lambda")) o.lambda = lambda;
   if (vm.count("K")) o.K = K;

@@ -19,6 +19,7 @@
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
+#include "src/stats/search_statistics.hpp"
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
 #include "src/workloads/search_oom.hpp"
@@ -55,6 +56,8 @@ struct SearchJob {
   Database db;
   SearchSetup setup;
   KarlinParams karlin;
+  SearchStatistics stats;          // --stats: bits and E-value of each hit
+  double max_evalue = 10;
   std::vector<int32_t> min_score;  // per query: lowest score within --evalue
 };
 
@@ -89,9 +92,10 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.db = &job.db;
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
-  const double n = double(job.db.seqs.total_residues());
+  job.max_evalue = opt.max_evalue;
+  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.db.seqs);
   for (size_t q = 0; q < job.queries.size(); ++q)
-    job.min_score.push_back(min_score_for_evalue(job.karlin, opt.max_evalue, job.queries.length(q), n));
+    job.min_score.push_back(job.stats.min_score(job.queries.length(q), opt.max_evalue));
 }
 
 class SearchWorker : public TileWorker {
@@ -119,7 +123,6 @@ class SearchWorker : public TileWorker {
     t0 = std::chrono::steady_clock::now();
     const auto alns = backend_->align(reqs);
     times.align = seconds_since(t0);
-    const double n = double(job_.db.seqs.total_residues());
     std::vector<Hit> hits(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       if (alns[i].score != scores[i])
@@ -130,9 +133,11 @@ class SearchWorker : public TileWorker {
       h.query = reqs[i].query;
       h.target = reqs[i].target;
       h.aln = alns[i];
-      h.bits = bit_score(job_.karlin, h.aln.score);
-      h.evalue = evalue(job_.karlin, h.aln.score, job_.queries.length(h.query), n);
+      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target));
     }
+    // min_score bounds every subject; the E-value of each pair decides.
+    hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const Hit& h) { return !(h.evalue <= job_.max_evalue); }),
+               hits.end());
     return encode_hits(hits, times);
   }
 
@@ -166,6 +171,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
       {"evalue", checkpoint::exact(opt.max_evalue)},
       {"lambda", checkpoint::exact(job.karlin.lambda)},
       {"K", checkpoint::exact(job.karlin.K)},
+      {"stats", to_string(job.stats.mode())},
   };
 }
 
@@ -224,6 +230,7 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     out->set_attribute("max_evalue", opt.max_evalue);
     out->set_attribute("lambda", job.karlin.lambda);
     out->set_attribute("K", job.karlin.K);
+    out->set_attribute("stats", std::string(to_string(job.stats.mode())));
     out->set_attribute("query_file", opt.query_path);
     out->set_attribute("database", opt.db_path);
     out->set_attribute("db_sequences", int64_t(job.db.seqs.size()));

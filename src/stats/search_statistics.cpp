@@ -1,0 +1,95 @@
+#include "src/stats/search_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/core/error.hpp"
+#include "src/stats/composition.hpp"
+#include "src/stats/finite_size.hpp"
+
+namespace hpc {
+
+StatsMode parse_stats_mode(const std::string& name) {
+  if (name == "ka") return StatsMode::Ka;
+  if (name == "blast") return StatsMode::Blast;
+  if (name == "comp") return StatsMode::Comp;
+  throw Error("--stats must be ka, blast or comp (got '" + name + "')");
+}
+
+const char* to_string(StatsMode mode) {
+  switch (mode) {
+    case StatsMode::Ka: return "ka";
+    case StatsMode::Blast: return "blast";
+    case StatsMode::Comp: return "comp";
+  }
+  return "?";
+}
+
+const char* stats_modes_help() {
+  return "E-value statistics (--stats):\n"
+         "  ka     Karlin-Altschul, NCBI's gapped lambda and K, search space = query length x database\n"
+         "         residues (Karlin & Altschul, PNAS 1990;87:2264).\n"
+         "  blast  blastp's E-values (-comp_based_stats 0): the same lambda and K with Spouge's finite-size\n"
+         "         correction for each subject's length (Park, Sheetlin, Ma, Madden & Spouge, BMC Res Notes\n"
+         "         2012;5:286; BLAST_SpougeStoE), alpha/beta/sigma from NCBI's tables.\n"
+         "  comp   blast, on the score rescaled by composition-based statistics (BLAST's -comp_based_stats 1:\n"
+         "         the ungapped lambda of the pair's two compositions over the standard one, clamped to\n"
+         "         [0.5, 1], scales the substitution scores of the reported alignment; Schaffer et al., NAR\n"
+         "         2001;29:2994). Computed on the reported hits only.\n";
+}
+
+SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
+                                   const KarlinParams& karlin, const SequenceSet& db)
+    : mode_(mode), matrix_(matrix), gaps_(gaps), karlin_(karlin), db_residues_(double(db.total_residues())) {
+  shortest_subject_ = UINT32_MAX;
+  for (size_t i = 0; i < db.size(); ++i) {
+    shortest_subject_ = std::min(shortest_subject_, std::max<uint32_t>(1, db.length(i)));
+    longest_subject_ = std::max(longest_subject_, db.length(i));
+  }
+  if (mode_ == StatsMode::Ka) return;
+  const auto fsc = published_finite_size_params(matrix.name, gaps);
+  if (!fsc)
+    throw Error(std::string("--stats ") + to_string(mode_) + " needs NCBI's finite-size parameters, which exist for " +
+                "the built-in matrices with their tabulated gap costs only; use --stats ka");
+  fsc_ = *fsc;
+  fsc_.lambda = karlin.lambda;
+  fsc_.K = karlin.K;
+  if (mode_ == StatsMode::Comp) {
+    standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
+    if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
+  }
+}
+
+int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
+  if (mode_ == StatsMode::Ka) return min_score_for_evalue(karlin_, max_evalue, query_length, db_residues_);
+  const auto cached = min_score_cache_.find({query_length, max_evalue});
+  if (cached != min_score_cache_.end()) return cached->second;
+  // For a given score the finite-size E-value is smallest for subjects of a few tens of
+  // residues (the edge term vanishes first there) and grows with n beyond them, so the
+  // lengths up to kScanLengths bound every subject; comp only lowers scores (ratio <= 1).
+  constexpr uint32_t kScanLengths = 256;
+  int32_t best = INT32_MAX;
+  const uint32_t last = std::min(longest_subject_, std::max(shortest_subject_, kScanLengths));
+  for (uint32_t n = shortest_subject_; n <= last; ++n)
+    best = std::min<int32_t>(best, finite_size_min_score(fsc_, max_evalue, query_length, n, db_residues_));
+  min_score_cache_[{query_length, max_evalue}] = best;
+  return best;
+}
+
+void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target) const {
+  if (mode_ == StatsMode::Ka) {
+    h.bits = bit_score(karlin_, h.aln.score);
+    h.evalue = evalue(karlin_, h.aln.score, query.length, db_residues_);
+    return;
+  }
+  double score = h.aln.score;
+  if (mode_ == StatsMode::Comp) {
+    const double ratio =
+        composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
+    score = rescaled_alignment_score(gaps_, ratio, h.aln);
+  }
+  h.bits = (karlin_.lambda * score - std::log(karlin_.K)) / std::log(2.0);
+  h.evalue = finite_size_evalue(fsc_, score, query.length, target.length, db_residues_);
+}
+
+}  // namespace hpc

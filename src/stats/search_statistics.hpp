@@ -1,0 +1,54 @@
+#pragma once
+// The E-values of `hpcalign search` (--stats): which statistics turn a hit's raw score into
+// its bit score and E-value.
+//   ka     Karlin-Altschul with NCBI's gapped lambda and K, search space = query length x
+//          database residues (Karlin S, Altschul SF. PNAS 1990;87:2264-2268).
+//   blast  blastp's E-value (-comp_based_stats 0): the same lambda and K with Spouge's
+//          finite-size correction per subject (src/stats/finite_size.hpp).
+//   comp   blast's statistics on the score rescaled by composition-based lambda, BLAST's
+//          mode 1 (src/stats/composition.hpp), computed on the reported hits only.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "src/core/alignment.hpp"
+#include "src/core/scoring.hpp"
+#include "src/core/sequence.hpp"
+#include "src/stats/karlin.hpp"
+
+namespace hpc {
+
+enum class StatsMode { Ka, Blast, Comp };
+StatsMode parse_stats_mode(const std::string& name);  // throws hpc::Error naming the choices
+const char* to_string(StatsMode mode);
+// The --stats paragraph of `search --help` (choices and their references).
+const char* stats_modes_help();
+
+class SearchStatistics {
+ public:
+  SearchStatistics() = default;
+  // `karlin`: the lambda and K in use (published or --lambda/--K); blast and comp need the
+  // published finite-size parameters of the matrix and gap costs (throws hpc::Error if none).
+  SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps, const KarlinParams& karlin,
+                   const SequenceSet& db);
+  StatsMode mode() const { return mode_; }
+  // The lowest raw score that can reach max_evalue for this query against any subject
+  // (a lower bound: annotate() decides each hit). Cached per query length.
+  int32_t min_score(uint32_t query_length, double max_evalue);
+  // Sets h.bits and h.evalue from h.aln (score and CIGAR) and the two sequences.
+  void annotate(Hit& h, SeqView query, SeqView target) const;
+
+ private:
+  StatsMode mode_ = StatsMode::Ka;
+  ScoreMatrix matrix_;
+  GapCosts gaps_;
+  KarlinParams karlin_;
+  FiniteSizeParams fsc_;
+  double standard_lambda_ = 0;  // ungapped, standard background (comp)
+  double db_residues_ = 0;
+  uint32_t shortest_subject_ = 1, longest_subject_ = 1;
+  std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)
+};
+
+}  // namespace hpc
