@@ -33,18 +33,4 @@ double finite_size_evalue(const FiniteSizeParams& p, double y, double m, double 
   return area * p.K * std::exp(-p.lambda * y) * (db_residues / n);
 }
 
-int finite_size_min_score(const FiniteSizeParams& p, double max_evalue, double m, double n, double db_residues) {
-  // E falls with y; bracket the boundary, then bisect on integers.
-  int lo = 0, hi = 1;
-  while (finite_size_evalue(p, hi, m, n, db_residues) > max_evalue) {
-    lo = hi;
-    hi *= 2;
-  }
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-    (finite_size_evalue(p, mid, m, n, db_residues) > max_evalue ? lo : hi) = mid;
-  }
-  return std::max(hi, 1);
-}
-
 }  // namespace hpc

@@ -12,7 +12,5 @@ namespace hpc {
 // E-value of score y (may be fractional: a composition-adjusted score) for a query of length m
 // against a subject of length n in a database of db_residues residues.
 double finite_size_evalue(const FiniteSizeParams& p, double y, double m, double n, double db_residues);
-// Smallest integer score whose E-value is <= max_evalue for these lengths (BLAST_SpougeEtoS + 1).
-int finite_size_min_score(const FiniteSizeParams& p, double max_evalue, double m, double n, double db_residues);
 
 }  // namespace hpc

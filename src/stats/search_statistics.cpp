@@ -41,11 +41,9 @@ const char* stats_modes_help() {
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
                                    const KarlinParams& karlin, const SequenceSet& db)
     : mode_(mode), matrix_(matrix), gaps_(gaps), karlin_(karlin), db_residues_(double(db.total_residues())) {
-  shortest_subject_ = UINT32_MAX;
-  for (size_t i = 0; i < db.size(); ++i) {
-    shortest_subject_ = std::min(shortest_subject_, std::max<uint32_t>(1, db.length(i)));
-    longest_subject_ = std::max(longest_subject_, db.length(i));
-  }
+  for (size_t i = 0; i < db.size(); ++i) subject_lengths_.push_back(std::max<uint32_t>(1, db.length(i)));
+  std::sort(subject_lengths_.begin(), subject_lengths_.end());
+  subject_lengths_.erase(std::unique(subject_lengths_.begin(), subject_lengths_.end()), subject_lengths_.end());
   if (mode_ == StatsMode::Ka) return;
   const auto fsc = published_finite_size_params(matrix.name, gaps);
   if (!fsc)
@@ -64,14 +62,15 @@ int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
   if (mode_ == StatsMode::Ka) return min_score_for_evalue(karlin_, max_evalue, query_length, db_residues_);
   const auto cached = min_score_cache_.find({query_length, max_evalue});
   if (cached != min_score_cache_.end()) return cached->second;
-  // For a given score the finite-size E-value is smallest for subjects of a few tens of
-  // residues (the edge term vanishes first there) and grows with n beyond them, so the
-  // lengths up to kScanLengths bound every subject; comp only lowers scores (ratio <= 1).
-  constexpr uint32_t kScanLengths = 256;
-  int32_t best = INT32_MAX;
-  const uint32_t last = std::min(longest_subject_, std::max(shortest_subject_, kScanLengths));
-  for (uint32_t n = shortest_subject_; n <= last; ++n)
-    best = std::min<int32_t>(best, finite_size_min_score(fsc_, max_evalue, query_length, n, db_residues_));
+  // The finite-size E-value is neither monotone in the subject's length nor, for short
+  // sequences and low scores, in the score: the first score that any subject length reaches.
+  int32_t best = 1;
+  for (;; ++best) {
+    bool reached = false;
+    for (uint32_t n : subject_lengths_)
+      if ((reached = finite_size_evalue(fsc_, best, query_length, n, db_residues_) <= max_evalue)) break;
+    if (reached) break;
+  }
   min_score_cache_[{query_length, max_evalue}] = best;
   return best;
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "src/core/alignment.hpp"
 #include "src/core/scoring.hpp"
@@ -47,7 +48,7 @@ class SearchStatistics {
   FiniteSizeParams fsc_;
   double standard_lambda_ = 0;  // ungapped, standard background (comp)
   double db_residues_ = 0;
-  uint32_t shortest_subject_ = 1, longest_subject_ = 1;
+  std::vector<uint32_t> subject_lengths_;  // distinct, ascending
   std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)
 };
 
