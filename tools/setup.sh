@@ -16,7 +16,7 @@ install_packages() {
   # Build deps, then the real peers the oracle tests compare against (ssearch36, water/needle).
   local pkgs=(build-essential cmake pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
               libboost-program-options-dev googletest libgtest-dev python3 python3-h5py python3-matplotlib
-              fasta3 emboss ncbi-data hmmer
+              fasta3 emboss ncbi-data ncbi-blast+ hmmer
               slurm-wlm munge  # the real-Slurm test (tests/scripts/slurm_jobs.sh)
               clang libclang-rt-14-dev)  # libFuzzer targets (tests/fuzz/, tests/scripts/fuzz_smoke.sh)
   local missing=()
