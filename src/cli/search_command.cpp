@@ -30,7 +30,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   add_resume_option(opts, o.resume);
   // --- E-value statistics (src/stats/search_statistics.hpp) ---
   opts.add_options()
-    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast or comp (see below)");
+    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast, comp or regress (see below; --lambda/--K imply ka)");
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign search -q QUERIES.fa -d DB -o OUT.h5 [options]\n"
@@ -40,6 +40,8 @@ int search(const std::vector<std::string>& args, const std::string& command_line
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
       checkpoint_usage("jobs/search.sbatch") + "\n" + stats_modes_help();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
+  // User-given lambda and K have no finite-size tables: they imply ka unless --stats says otherwise.
+  if (vm.count("lambda") && vm["stats"].defaulted()) o.stats = "ka";
   if (vm.count("lambda")) o.lambda = lambda;
   if (vm.count("K")) o.K = K;
   o.command_line = command_line;

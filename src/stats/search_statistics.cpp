@@ -6,6 +6,7 @@
 #include "src/core/error.hpp"
 #include "src/stats/composition.hpp"
 #include "src/stats/finite_size.hpp"
+#include "src/stats/query_calibration.hpp"
 
 namespace hpc {
 
@@ -13,7 +14,8 @@ StatsMode parse_stats_mode(const std::string& name) {
   if (name == "ka") return StatsMode::Ka;
   if (name == "blast") return StatsMode::Blast;
   if (name == "comp") return StatsMode::Comp;
-  throw Error("--stats must be ka, blast or comp (got '" + name + "')");
+  if (name == "regress") return StatsMode::Regress;
+  throw Error("--stats must be ka, blast, comp or regress (got '" + name + "')");
 }
 
 const char* to_string(StatsMode mode) {
@@ -21,6 +23,7 @@ const char* to_string(StatsMode mode) {
     case StatsMode::Ka: return "ka";
     case StatsMode::Blast: return "blast";
     case StatsMode::Comp: return "comp";
+    case StatsMode::Regress: return "regress";
   }
   return "?";
 }
@@ -35,13 +38,23 @@ const char* stats_modes_help() {
          "  comp   blast, on the score rescaled by composition-based statistics (BLAST's -comp_based_stats 1:\n"
          "         the ungapped lambda of the pair's two compositions over the standard one, clamped to\n"
          "         [0.5, 1], scales the substitution scores of the reported alignment; Schaffer et al., NAR\n"
-         "         2001;29:2994). Computed on the reported hits only.\n";
+         "         2001;29:2994). Computed on the reported hits only.\n"
+         "  regress ssearch36's default statistics (-z 1): per query, score = a + b ln(subject length) fitted\n"
+         "         on its scores against up to 2,500 database subjects spread over the lengths (outliers\n"
+         "         z > 5 trimmed), E = database sequences x P of the standardized residual under a Gumbel\n"
+         "         (Pearson, J Mol Biol 1998;276:71; FASTA's scaleswn.c). The sample is scored on the CPU.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
-                                   const KarlinParams& karlin, const SequenceSet& db)
-    : mode_(mode), matrix_(matrix), gaps_(gaps), karlin_(karlin), db_residues_(double(db.total_residues())) {
-  for (size_t i = 0; i < db.size(); ++i) subject_lengths_.push_back(std::max<uint32_t>(1, db.length(i)));
+                                   const KarlinParams& karlin, const SequenceSet& queries, const Database& db,
+                                   int threads)
+    : mode_(mode),
+      matrix_(matrix),
+      gaps_(gaps),
+      karlin_(karlin),
+      db_residues_(double(db.seqs.total_residues())),
+      db_sequences_(double(db.seqs.size())) {
+  for (size_t i = 0; i < db.seqs.size(); ++i) subject_lengths_.push_back(std::max<uint32_t>(1, db.seqs.length(i)));
   std::sort(subject_lengths_.begin(), subject_lengths_.end());
   subject_lengths_.erase(std::unique(subject_lengths_.begin(), subject_lengths_.end()), subject_lengths_.end());
   if (mode_ == StatsMode::Ka) return;
@@ -56,10 +69,17 @@ SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, Ga
     standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
     if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
   }
+  if (mode_ == StatsMode::Regress) fits_ = calibrate_queries(queries, db, matrix, gaps, threads);
 }
 
-int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
+int32_t SearchStatistics::min_score(uint32_t query, uint32_t query_length, double max_evalue) {
   if (mode_ == StatsMode::Ka) return min_score_for_evalue(karlin_, max_evalue, query_length, db_residues_);
+  if (mode_ == StatsMode::Regress && fits_[query].ok) {
+    // The fitted mean is monotone in ln(n): the shortest or the longest subject bounds the rest.
+    const double lowest = std::min(fits_[query].score_for_evalue(max_evalue, subject_lengths_.front(), db_sequences_),
+                                   fits_[query].score_for_evalue(max_evalue, subject_lengths_.back(), db_sequences_));
+    return int32_t(std::max(1.0, std::floor(lowest)));
+  }
   const auto cached = min_score_cache_.find({query_length, max_evalue});
   if (cached != min_score_cache_.end()) return cached->second;
   // The finite-size E-value is neither monotone in the subject's length nor, for short
@@ -82,6 +102,11 @@ void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target) const {
     return;
   }
   double score = h.aln.score;
+  if (mode_ == StatsMode::Regress && fits_[h.query].ok) {
+    h.bits = bit_score(karlin_, h.aln.score);
+    h.evalue = fits_[h.query].evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
+    return;
+  }
   if (mode_ == StatsMode::Comp) {
     const double ratio =
         composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));

@@ -7,6 +7,9 @@
 //          finite-size correction per subject (src/stats/finite_size.hpp).
 //   comp   blast's statistics on the score rescaled by composition-based lambda, BLAST's
 //          mode 1 (src/stats/composition.hpp), computed on the reported hits only.
+//   regress ssearch36's statistics: each query's own fit of score vs ln(subject length) on a
+//          sample of the database (src/stats/length_regression.hpp, query_calibration.hpp);
+//          a query whose fit fails (too few scores) falls back to blast.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -16,11 +19,13 @@
 #include "src/core/alignment.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
+#include "io/database.hpp"
 #include "src/stats/karlin.hpp"
+#include "src/stats/length_regression.hpp"
 
 namespace hpc {
 
-enum class StatsMode { Ka, Blast, Comp };
+enum class StatsMode { Ka, Blast, Comp, Regress };
 StatsMode parse_stats_mode(const std::string& name);  // throws hpc::Error naming the choices
 const char* to_string(StatsMode mode);
 // The --stats paragraph of `search --help` (choices and their references).
@@ -31,13 +36,14 @@ class SearchStatistics {
   SearchStatistics() = default;
   // `karlin`: the lambda and K in use (published or --lambda/--K); blast and comp need the
   // published finite-size parameters of the matrix and gap costs (throws hpc::Error if none).
+  // regress scores the queries against a sample of db here (CPU, `threads` threads).
   SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps, const KarlinParams& karlin,
-                   const SequenceSet& db);
+                   const SequenceSet& queries, const Database& db, int threads);
   StatsMode mode() const { return mode_; }
   // The lowest raw score that can reach max_evalue for this query against any subject
-  // (a lower bound: annotate() decides each hit). Cached per query length.
-  int32_t min_score(uint32_t query_length, double max_evalue);
-  // Sets h.bits and h.evalue from h.aln (score and CIGAR) and the two sequences.
+  // (a lower bound: annotate() decides each hit). `query`: its index (regress fits per query).
+  int32_t min_score(uint32_t query, uint32_t query_length, double max_evalue);
+  // Sets h.bits and h.evalue from h.aln (score and CIGAR), h.query and the two sequences.
   void annotate(Hit& h, SeqView query, SeqView target) const;
 
  private:
@@ -47,7 +53,8 @@ class SearchStatistics {
   KarlinParams karlin_;
   FiniteSizeParams fsc_;
   double standard_lambda_ = 0;  // ungapped, standard background (comp)
-  double db_residues_ = 0;
+  double db_residues_ = 0, db_sequences_ = 0;
+  std::vector<LengthRegression> fits_;  // regress: per query
   std::vector<uint32_t> subject_lengths_;  // distinct, ascending
   std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)
 };

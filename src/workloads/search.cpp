@@ -93,9 +93,10 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
   job.max_evalue = opt.max_evalue;
-  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.db.seqs);
+  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.queries,
+                               job.db, opt.threads);
   for (size_t q = 0; q < job.queries.size(); ++q)
-    job.min_score.push_back(job.stats.min_score(job.queries.length(q), opt.max_evalue));
+    job.min_score.push_back(job.stats.min_score(uint32_t(q), job.queries.length(q), opt.max_evalue));
 }
 
 class SearchWorker : public TileWorker {
