@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/backend.hpp"
+#include "kernels/cpu/cpu_backend.hpp"
 
 namespace hpc {
 
@@ -24,7 +24,9 @@ std::vector<LengthRegression> calibrate_queries(const SequenceSet& queries, cons
   setup.matrix = matrix;
   setup.gaps = gaps;
   setup.max_hits = uint32_t(take);  // every subject's score
-  auto backend = make_search_backend(BackendKind::Cpu, 0, threads);
+  // The CPU backend itself, not make_search_backend's: the test hooks that inject faults into
+  // the search's tiles (kernels/fault_injection.hpp) must not hit this preparatory scoring.
+  auto backend = make_cpu_search_backend(threads);
   backend->prepare(setup);
 
   std::vector<LengthRegression> fits(queries.size());
