@@ -35,8 +35,8 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   const std::string usage =
       "usage: hpcalign search -q QUERIES.fa -d DB -o OUT.h5 [options]\n"
       "Smith-Waterman (affine gaps) of every query against every database sequence; keeps the best\n"
-      "--max-hits per query with bit scores, E-values (Karlin-Altschul, database residues as search\n"
-      "space) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
+      "--max-hits per query (by raw score; those within --evalue) with bit scores, E-values (--stats,\n"
+      "below) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
       checkpoint_usage("jobs/search.sbatch") + "\n" + stats_modes_help();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;

@@ -57,7 +57,6 @@ struct SearchJob {
   SearchSetup setup;
   KarlinParams karlin;
   SearchStatistics stats;          // --stats: bits and E-value of each hit
-  double max_evalue = 10;
   std::vector<int32_t> min_score;  // per query: lowest score within --evalue
 };
 
@@ -92,7 +91,6 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.db = &job.db;
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
-  job.max_evalue = opt.max_evalue;
   job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.queries,
                                job.db, opt.threads);
   for (size_t q = 0; q < job.queries.size(); ++q)
@@ -136,9 +134,6 @@ class SearchWorker : public TileWorker {
       h.aln = alns[i];
       job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target));
     }
-    // min_score bounds every subject; the E-value of each pair decides.
-    hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const Hit& h) { return !(h.evalue <= job_.max_evalue); }),
-               hits.end());
     return encode_hits(hits, times);
   }
 
@@ -147,14 +142,16 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
 };
 
-// Keeps the best max_hits hits of each query over all tiles.
-std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits) {
+// Keeps the best max_hits hits of each query over all tiles, then those within max_evalue:
+// E-values with a per-subject term are not monotone in the score, so cutting them before the
+// top-k would make the result depend on the tiling.
+std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits, double max_evalue) {
   std::sort(hits.begin(), hits.end(), hit_order);
   std::vector<Hit> out;
   uint32_t run = 0;
   for (size_t i = 0; i < hits.size(); ++i) {
     run = (i > 0 && hits[i].query == hits[i - 1].query) ? run + 1 : 0;
-    if (run < max_hits) out.push_back(std::move(hits[i]));
+    if (run < max_hits && hits[i].evalue <= max_evalue) out.push_back(std::move(hits[i]));
   }
   return out;
 }
@@ -294,7 +291,7 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
                  "workers: search_tile %.3f s, align %.3f s\n",
                  load_seconds, prepare_seconds, phase_seconds, phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0,
                  summed.search, summed.align);
-  const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits);
+  const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits, opt.max_evalue);
   out->finish(final_hits);
   resume.complete();
   progress->finish();
