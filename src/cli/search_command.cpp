@@ -1,6 +1,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/text_output.hpp"
+#include "src/stats/search_statistics.hpp"
 #include "src/workloads/search.hpp"
 
 namespace hpc::cli {
@@ -19,17 +20,22 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   output.add_to(opts);
   scoring.add_to(opts);
   run.add_to(opts);
+  // --- E-value statistics (src/stats/search_statistics.hpp) ---
+  opts.add_options()
+    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast, comp or regress (see below; --lambda/--K imply ka)");
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign search -q QUERIES.fa -d DB (-o OUT.h5 | -o - | --format F) [options]\n"
       "Smith-Waterman (affine gaps) of every query against every database sequence; keeps the best\n"
-      "--max-hits per query with bit scores, E-values (Karlin-Altschul, database residues as search\n"
-      "space) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
+      "--max-hits per query (by raw score; those within --evalue) with bit scores, E-values (--stats,\n"
+      "below) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
-      blast_residue_usage() + checkpoint_usage("jobs/search.sbatch") + "\n" + output_usage();
+      blast_residue_usage() + checkpoint_usage("jobs/search.sbatch") + "\n" + stats_modes_help() + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   try {
     scoring.apply(vm);
+    // User-given lambda and K have no finite-size tables: they imply ka unless --stats says otherwise.
+    if (vm.count("lambda") && vm["stats"].defaulted()) o.stats = "ka";
     run.apply();
     o.progress_interval = run.progress_interval();
     output.prepare({o.query_path, o.db_path}, o.resume, mpi.is_master(), {"", "", o.query_path, o.db_path, ""});

@@ -2,8 +2,8 @@
 // Karlin-Altschul statistics for gapped local alignment scores.
 //   bits = (lambda * S - ln K) / ln 2
 //   E    = K * m * n * exp(-lambda * S)   (m = query length, n = database residues)
-// No edge-length correction: E uses the raw lengths (one simple rule for every workload and
-// backend), so our E-values are slightly more conservative than BLAST's for short sequences.
+// This is `--stats ka`: no edge-length correction, E uses the raw lengths. Other statistics
+// (BLAST's finite-size correction, composition-based lambda) are in src/stats/search_statistics.hpp.
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +21,15 @@ struct KarlinParams {
 // Published gapped parameters (NCBI BLAST's tables) for a built-in matrix name and gap
 // costs; nullopt when the combination is not in the tables.
 std::optional<KarlinParams> published_gapped_params(const std::string& matrix, GapCosts gaps);
+// Parameters of Spouge's finite-size correction as BLAST loads them (Blast_GumbelBlk): the
+// mean length of an alignment of score y is a*y + b, its variance alpha*y + beta and the
+// covariance of its two lengths sigma*y + tau (Altschul et al. 2001; Park, Sheetlin and Spouge 2012).
+struct FiniteSizeParams {
+  double lambda = 0, K = 0;  // gapped
+  double a = 0, b = 0, alpha = 0, beta = 0, sigma = 0, tau = 0;
+  double ungapped_lambda = 0;  // the matrix's ungapped lambda (standard background)
+};
+std::optional<FiniteSizeParams> published_finite_size_params(const std::string& matrix, GapCosts gaps);
 // The gap costs the tables know for a matrix (for error messages).
 std::vector<GapCosts> supported_gap_costs(const std::string& matrix);
 

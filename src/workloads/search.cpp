@@ -19,6 +19,7 @@
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
+#include "src/stats/search_statistics.hpp"
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
 #include "src/workloads/search_oom.hpp"
@@ -55,6 +56,7 @@ struct SearchJob {
   Database db;
   SearchSetup setup;
   KarlinParams karlin;
+  SearchStatistics stats;          // --stats: bits and E-value of each hit
   std::vector<int32_t> min_score;  // per query: lowest score within --evalue
 };
 
@@ -89,9 +91,10 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.db = &job.db;
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
-  const double n = double(job.db.seqs.total_residues());
+  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.queries,
+                               job.db, opt.threads);
   for (size_t q = 0; q < job.queries.size(); ++q)
-    job.min_score.push_back(min_score_for_evalue(job.karlin, opt.max_evalue, job.queries.length(q), n));
+    job.min_score.push_back(job.stats.min_score(uint32_t(q), job.queries.length(q), opt.max_evalue));
 }
 
 class SearchWorker : public TileWorker {
@@ -119,7 +122,6 @@ class SearchWorker : public TileWorker {
     t0 = std::chrono::steady_clock::now();
     const auto alns = backend_->align(reqs);
     times.align = seconds_since(t0);
-    const double n = double(job_.db.seqs.total_residues());
     std::vector<Hit> hits(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       if (alns[i].score != scores[i])
@@ -130,8 +132,7 @@ class SearchWorker : public TileWorker {
       h.query = reqs[i].query;
       h.target = reqs[i].target;
       h.aln = alns[i];
-      h.bits = bit_score(job_.karlin, h.aln.score);
-      h.evalue = evalue(job_.karlin, h.aln.score, job_.queries.length(h.query), n);
+      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target));
     }
     return encode_hits(hits, times);
   }
@@ -141,14 +142,16 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
 };
 
-// Keeps the best max_hits hits of each query over all tiles.
-std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits) {
+// Keeps the best max_hits hits of each query over all tiles, then those within max_evalue:
+// E-values with a per-subject term are not monotone in the score, so cutting them before the
+// top-k would make the result depend on the tiling.
+std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits, double max_evalue) {
   std::sort(hits.begin(), hits.end(), hit_order);
   std::vector<Hit> out;
   uint32_t run = 0;
   for (size_t i = 0; i < hits.size(); ++i) {
     run = (i > 0 && hits[i].query == hits[i - 1].query) ? run + 1 : 0;
-    if (run < max_hits) out.push_back(std::move(hits[i]));
+    if (run < max_hits && hits[i].evalue <= max_evalue) out.push_back(std::move(hits[i]));
   }
   return out;
 }
@@ -166,6 +169,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
       {"evalue", checkpoint::exact(opt.max_evalue)},
       {"lambda", checkpoint::exact(job.karlin.lambda)},
       {"K", checkpoint::exact(job.karlin.K)},
+      {"stats", to_string(job.stats.mode())},
   };
 }
 
@@ -224,6 +228,7 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     out->set_attribute("max_evalue", opt.max_evalue);
     out->set_attribute("lambda", job.karlin.lambda);
     out->set_attribute("K", job.karlin.K);
+    out->set_attribute("stats", std::string(to_string(job.stats.mode())));
     out->set_attribute("query_file", opt.query_path);
     out->set_attribute("database", opt.db_path);
     out->set_attribute("db_sequences", int64_t(job.db.seqs.size()));
@@ -286,7 +291,7 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
                  "workers: search_tile %.3f s, align %.3f s\n",
                  load_seconds, prepare_seconds, phase_seconds, phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0,
                  summed.search, summed.align);
-  const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits);
+  const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits, opt.max_evalue);
   out->finish(final_hits);
   resume.complete();
   progress->finish();

@@ -30,8 +30,9 @@ awk -F'\t' '$1 != "gi|122087146|sp|P02232.2|LGB1_VICFA" && $1 != "gi|113390|sp|P
   && pass "blast6: query ids are the first header word" || fail "blast6 query ids"
 [ ! -s "$WORK/view.err" ] && pass "view of a complete file warns nothing" || fail "view warned: $(cat "$WORK/view.err")"
 
-# Per query, bit scores never increase down the list and E-values never decrease.
-awk -F'\t' '$1 == q && ($12 > b + 1e-9 || $11 < e - 1e-300) { bad = 1 } { q = $1; b = $12; e = $11 } END { exit bad }' "$WORK/a.tsv" \
+# Per query, bit scores never increase down the list (hits are in raw-score order; E-values
+# with a per-subject length term need not be monotone).
+awk -F'\t' '$1 == q && $12 > b + 1e-9 { bad = 1 } { q = $1; b = $12 } END { exit bad }' "$WORK/a.tsv" \
   && pass "hits sorted by score" || fail "hits not sorted"
 
 expect_ok "max-hits 3 and evalue cut" "$HPCALIGN" search -q "$Q" -d "$DB" -o "$WORK/d.h5" --max-hits 3 --evalue 1e-5 --quiet

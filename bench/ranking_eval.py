@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Scores how well search tools rank homologs by E-value (bench/ranking.sh).
+
+  ranking_eval.py QUERIES.fa DB.fa OUT_DIR NAME=HITS.tsv [NAME=HITS.tsv ...]
+
+HITS.tsv: one hit per line, "query<TAB>target<TAB>evalue" (extra columns ignored; a pair
+listed twice keeps its smallest E-value). Truth: the same Pfam family ("pfam=PF..." in the
+FASTA headers) is a homolog, a different family is not (families of one Pfam clan are
+homologs too, so some "false positives" are real: the measures are lower bounds).
+
+Measures (ties of E-value are taken as one step, never split in a tool's favour):
+  sens1   per query, the fraction of its homologs ranked strictly before its first false
+          positive (AUC1-like), averaged over the queries;
+  pooled  every hit of every query ranked by E-value together: coverage (homologs found /
+          all homolog pairs) reached at 0.1 and at 1 error (false positive) per query.
+Writes OUT_DIR/ranking.tsv (the table) and OUT_DIR/ranking.png (EPQ vs coverage).
+"""
+import gzip
+import re
+import sys
+from itertools import groupby
+
+FAMILY = re.compile(r"\bpfam=(\S+)")
+
+
+def read_families(path):
+    """id -> family from FASTA headers (the id is the header's first word)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    fams = {}
+    with opener(path, "rt") as f:
+        for number, line in enumerate(f, 1):
+            if line.startswith(">"):
+                m = FAMILY.search(line)
+                if not m:
+                    sys.exit(f"{path}:{number}: header without pfam=FAMILY")
+                fams[line[1:].split()[0]] = m.group(1)
+    return fams
+
+
+def read_hits(path):
+    """(query, target) -> smallest E-value."""
+    best = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 3:
+                sys.exit(f"{path}:{number}: expected query, target, evalue")
+            key, e = (fields[0], fields[1]), float(fields[2])
+            if key not in best or e < best[key]:
+                best[key] = e
+    return best
+
+
+def evaluate(hits, query_fam, db_fam):
+    """hits: (query, target) -> E. Returns (sens1, curve) with curve = [(epq, coverage)]
+    at the end of each tie group of the pooled ranking."""
+    positives = {q: sum(1 for f in db_fam.values() if f == fam) for q, fam in query_fam.items()}
+    total_pos = sum(positives.values())
+    per_query = {q: [] for q in query_fam}
+    pooled = []
+    for (q, t), e in hits.items():
+        if q not in query_fam or t not in db_fam:
+            raise ValueError(f"hit {q} -> {t} names a sequence outside the benchmark")
+        true = query_fam[q] == db_fam[t]
+        per_query[q].append((e, true))
+        pooled.append((e, true))
+    sens = []
+    for q, ranked in per_query.items():
+        false_e = [e for e, true in ranked if not true]
+        first_fp = min(false_e) if false_e else float("inf")
+        tp = sum(1 for e, true in ranked if true and e < first_fp)
+        sens.append(tp / positives[q] if positives[q] else 0.0)
+    pooled.sort(key=lambda x: x[0])
+    curve, tp, fp = [(0.0, 0.0)], 0, 0
+    for _, group in groupby(pooled, key=lambda x: x[0]):
+        for _, true in group:
+            tp += true
+            fp += not true
+        curve.append((fp / len(query_fam), tp / total_pos if total_pos else 0.0))
+    return sum(sens) / len(sens), curve
+
+
+def coverage_at(curve, epq):
+    return max(c for e, c in curve if e <= epq)
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    queries, db, out_dir = sys.argv[1:4]
+    query_fam, db_fam = read_families(queries), read_families(db)
+    rows = []
+    curves = {}
+    for arg in sys.argv[4:]:
+        name, path = arg.split("=", 1)
+        sens1, curve = evaluate(read_hits(path), query_fam, db_fam)
+        curves[name] = curve
+        rows.append((name, sens1, coverage_at(curve, 0.1), coverage_at(curve, 1.0)))
+    header = "tool\tsens1 (to 1st FP)\tcoverage @0.1 EPQ\tcoverage @1 EPQ"
+    lines = [header] + [f"{n}\t{s:.4f}\t{c1:.4f}\t{c2:.4f}" for n, s, c1, c2 in rows]
+    with open(f"{out_dir}/ranking.tsv", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("matplotlib missing (apt-get install python3-matplotlib): no plot written")
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for name, curve in curves.items():
+        ax.step([c for _, c in curve], [max(e, 1e-3) for e, _ in curve], where="post", label=name)
+    ax.set_yscale("log")
+    ax.set_ylim(1e-3, 10)
+    ax.set_xlabel("coverage (homolog pairs found / all)")
+    ax.set_ylabel("errors per query")
+    ax.set_title(f"{len(query_fam)} queries vs {len(db_fam)} Pfam domains")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{out_dir}/ranking.png", dpi=120)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+#include "src/stats/search_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "src/core/error.hpp"
+#include "src/stats/composition.hpp"
+#include "src/stats/finite_size.hpp"
+#include "src/stats/query_calibration.hpp"
+
+namespace hpc {
+
+StatsMode parse_stats_mode(const std::string& name) {
+  if (name == "ka") return StatsMode::Ka;
+  if (name == "blast") return StatsMode::Blast;
+  if (name == "comp") return StatsMode::Comp;
+  if (name == "regress") return StatsMode::Regress;
+  throw Error("--stats must be ka, blast, comp or regress (got '" + name + "')");
+}
+
+const char* to_string(StatsMode mode) {
+  switch (mode) {
+    case StatsMode::Ka: return "ka";
+    case StatsMode::Blast: return "blast";
+    case StatsMode::Comp: return "comp";
+    case StatsMode::Regress: return "regress";
+  }
+  return "?";
+}
+
+const char* stats_modes_help() {
+  return "E-value statistics (--stats; default blast):\n"
+         "  ka     Karlin-Altschul, NCBI's gapped lambda and K, search space = query length x database\n"
+         "         residues (Karlin & Altschul, PNAS 1990;87:2264).\n"
+         "  blast  blastp's E-values (-comp_based_stats 0): the same lambda and K with Spouge's finite-size\n"
+         "         correction for each subject's length (Park, Sheetlin, Ma, Madden & Spouge, BMC Res Notes\n"
+         "         2012;5:286; BLAST_SpougeStoE), alpha/beta/sigma from NCBI's tables.\n"
+         "  comp   blast, on the score rescaled by composition-based statistics (BLAST's -comp_based_stats 1:\n"
+         "         the ungapped lambda of the pair's two compositions over the standard one, clamped to\n"
+         "         [0.5, 1], scales the substitution scores of the reported alignment; Schaffer et al., NAR\n"
+         "         2001;29:2994). Computed on the reported hits only.\n"
+         "  regress ssearch36's default statistics (-z 1): per query, score = a + b ln(subject length) fitted\n"
+         "         on its scores against up to 2,500 database subjects spread over the lengths (outliers\n"
+         "         z > 5 trimmed), E = database sequences x P of the standardized residual under a Gumbel\n"
+         "         (Pearson, J Mol Biol 1998;276:71; FASTA's scaleswn.c). The sample is scored on the CPU.\n";
+}
+
+SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
+                                   const KarlinParams& karlin, const SequenceSet& queries, const Database& db,
+                                   int threads)
+    : mode_(mode),
+      matrix_(matrix),
+      gaps_(gaps),
+      karlin_(karlin),
+      db_residues_(double(db.seqs.total_residues())),
+      db_sequences_(double(db.seqs.size())) {
+  for (size_t i = 0; i < db.seqs.size(); ++i) subject_lengths_.push_back(std::max<uint32_t>(1, db.seqs.length(i)));
+  std::sort(subject_lengths_.begin(), subject_lengths_.end());
+  subject_lengths_.erase(std::unique(subject_lengths_.begin(), subject_lengths_.end()), subject_lengths_.end());
+  if (mode_ == StatsMode::Ka) return;
+  const auto fsc = published_finite_size_params(matrix.name, gaps);
+  if (!fsc)
+    throw Error(std::string("--stats ") + to_string(mode_) + " needs NCBI's finite-size parameters, which exist for " +
+                "the built-in matrices with their tabulated gap costs only; use --stats ka");
+  fsc_ = *fsc;
+  fsc_.lambda = karlin.lambda;
+  fsc_.K = karlin.K;
+  if (mode_ == StatsMode::Comp) {
+    standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
+    if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
+  }
+  if (mode_ == StatsMode::Regress) fits_ = calibrate_queries(queries, db, matrix, gaps, threads);
+}
+
+int32_t SearchStatistics::min_score(uint32_t query, uint32_t query_length, double max_evalue) {
+  if (mode_ == StatsMode::Ka) return min_score_for_evalue(karlin_, max_evalue, query_length, db_residues_);
+  if (mode_ == StatsMode::Regress && fits_[query].ok) {
+    // The fitted mean is monotone in ln(n): the shortest or the longest subject bounds the rest.
+    const double lowest = std::min(fits_[query].score_for_evalue(max_evalue, subject_lengths_.front(), db_sequences_),
+                                   fits_[query].score_for_evalue(max_evalue, subject_lengths_.back(), db_sequences_));
+    return int32_t(std::max(1.0, std::floor(lowest)));
+  }
+  const auto cached = min_score_cache_.find({query_length, max_evalue});
+  if (cached != min_score_cache_.end()) return cached->second;
+  // The finite-size E-value is neither monotone in the subject's length nor, for short
+  // sequences and low scores, in the score: the first score that any subject length reaches.
+  int32_t best = 1;
+  for (;; ++best) {
+    bool reached = false;
+    for (uint32_t n : subject_lengths_)
+      if ((reached = finite_size_evalue(fsc_, best, query_length, n, db_residues_) <= max_evalue)) break;
+    if (reached) break;
+  }
+  min_score_cache_[{query_length, max_evalue}] = best;
+  return best;
+}
+
+void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target) const {
+  if (mode_ == StatsMode::Ka) {
+    h.bits = bit_score(karlin_, h.aln.score);
+    h.evalue = evalue(karlin_, h.aln.score, query.length, db_residues_);
+    return;
+  }
+  double score = h.aln.score;
+  if (mode_ == StatsMode::Regress && fits_[h.query].ok) {
+    h.bits = bit_score(karlin_, h.aln.score);
+    h.evalue = fits_[h.query].evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
+    return;
+  }
+  if (mode_ == StatsMode::Comp) {
+    const double ratio =
+        composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
+    score = rescaled_alignment_score(gaps_, ratio, h.aln);
+  }
+  h.bits = (karlin_.lambda * score - std::log(karlin_.K)) / std::log(2.0);
+  h.evalue = finite_size_evalue(fsc_, score, query.length, target.length, db_residues_);
+}
+
+}  // namespace hpc

@@ -1,0 +1,62 @@
+#pragma once
+// The E-values of `hpcalign search` (--stats): which statistics turn a hit's raw score into
+// its bit score and E-value.
+//   ka     Karlin-Altschul with NCBI's gapped lambda and K, search space = query length x
+//          database residues (Karlin S, Altschul SF. PNAS 1990;87:2264-2268).
+//   blast  blastp's E-value (-comp_based_stats 0): the same lambda and K with Spouge's
+//          finite-size correction per subject (src/stats/finite_size.hpp).
+//   comp   blast's statistics on the score rescaled by composition-based lambda, BLAST's
+//          mode 1 (src/stats/composition.hpp), computed on the reported hits only.
+//   regress ssearch36's statistics: each query's own fit of score vs ln(subject length) on a
+//          sample of the database (src/stats/length_regression.hpp, query_calibration.hpp);
+//          a query whose fit fails (too few scores) falls back to blast.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/core/alignment.hpp"
+#include "src/core/scoring.hpp"
+#include "src/core/sequence.hpp"
+#include "io/database.hpp"
+#include "src/stats/karlin.hpp"
+#include "src/stats/length_regression.hpp"
+
+namespace hpc {
+
+enum class StatsMode { Ka, Blast, Comp, Regress };
+StatsMode parse_stats_mode(const std::string& name);  // throws hpc::Error naming the choices
+const char* to_string(StatsMode mode);
+// The --stats paragraph of `search --help` (choices and their references).
+const char* stats_modes_help();
+
+class SearchStatistics {
+ public:
+  SearchStatistics() = default;
+  // `karlin`: the lambda and K in use (published or --lambda/--K); blast and comp need the
+  // published finite-size parameters of the matrix and gap costs (throws hpc::Error if none).
+  // regress scores the queries against a sample of db here (CPU, `threads` threads).
+  SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps, const KarlinParams& karlin,
+                   const SequenceSet& queries, const Database& db, int threads);
+  StatsMode mode() const { return mode_; }
+  // The lowest raw score that can reach max_evalue for this query against any subject
+  // (a lower bound: annotate() decides each hit). `query`: its index (regress fits per query).
+  int32_t min_score(uint32_t query, uint32_t query_length, double max_evalue);
+  // Sets h.bits and h.evalue from h.aln (score and CIGAR), h.query and the two sequences.
+  void annotate(Hit& h, SeqView query, SeqView target) const;
+
+ private:
+  StatsMode mode_ = StatsMode::Ka;
+  ScoreMatrix matrix_;
+  GapCosts gaps_;
+  KarlinParams karlin_;
+  FiniteSizeParams fsc_;
+  double standard_lambda_ = 0;  // ungapped, standard background (comp)
+  double db_residues_ = 0, db_sequences_ = 0;
+  std::vector<LengthRegression> fits_;  // regress: per query
+  std::vector<uint32_t> subject_lengths_;  // distinct, ascending
+  std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)
+};
+
+}  // namespace hpc

@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "io/matrix.hpp"
+#include "src/stats/composition.hpp"
+
+using namespace hpc;
+
+TEST(Composition, StandardUngappedLambdaIsBlasts) {
+  // NCBI's tables list the ungapped lambda of each matrix for the standard background.
+  struct Case {
+    const char* matrix;
+    double lambda;
+  } cases[] = {{"BLOSUM62", 0.3176}, {"BLOSUM45", 0.2291}, {"BLOSUM50", 0.2318}, {"BLOSUM80", 0.3430},
+               {"BLOSUM90", 0.3346}, {"PAM250", 0.2252}, {"PAM70", 0.3345}, {"PAM30", 0.3400}};
+  for (const Case& c : cases) {
+    const ScoreMatrix m = load_matrix(c.matrix);
+    EXPECT_NEAR(ungapped_lambda(m, standard_composition(), standard_composition()), c.lambda, 6e-4) << c.matrix;
+  }
+}
+
+TEST(Composition, LambdaSolvesTheDefiningEquation) {
+  // +1 on the diagonal, -1 elsewhere, 4 equiprobable letters: e^l / 4 + 3 e^-l / 4 = 1 -> l = ln 3.
+  ScoreMatrix m;
+  for (int i = 0; i < kAlphabetSize; ++i)
+    for (int j = 0; j < kAlphabetSize; ++j) m.score[i][j] = i == j ? 1 : -1;
+  Composition four{};
+  for (int i = 0; i < 4; ++i) four[i] = 0.25;
+  EXPECT_NEAR(ungapped_lambda(m, four, four), std::log(3.0), 1e-12);
+  // One letter only: the expected score is positive, no lambda exists.
+  Composition one{};
+  one[0] = 1;
+  EXPECT_LT(ungapped_lambda(m, one, one), 0);
+}
+
+TEST(Composition, RatioIsOneForTheStandardAndClampedForBiasedCompositions) {
+  const ScoreMatrix m = load_matrix("BLOSUM62");
+  const double standard = ungapped_lambda(m, standard_composition(), standard_composition());
+  EXPECT_NEAR(composition_lambda_ratio(m, standard, standard_composition(), standard_composition()), 1.0, 1e-12);
+  // A low-complexity, K/E-rich pair scores higher at random: lambda drops, the ratio is < 1.
+  Composition biased = standard_composition();
+  biased[11] += 0.3;  // K
+  biased[6] += 0.3;   // E
+  for (double& f : biased) f /= 1.6;
+  const double r = composition_lambda_ratio(m, standard, biased, biased);
+  EXPECT_LT(r, 0.95);
+  EXPECT_GE(r, 0.5);
+  Composition poly_k{};
+  poly_k[11] = 1;  // no lambda: BLAST's lower bound
+  EXPECT_DOUBLE_EQ(composition_lambda_ratio(m, standard, poly_k, poly_k), 0.5);
+}
+
+TEST(Composition, CountsTrueAminoAcidsOnly) {
+  const uint8_t seq[] = {0, 0, 1, 22, 20, 23};  // A A R X B *
+  const Composition c = composition_of({seq, 6});
+  EXPECT_DOUBLE_EQ(c[0], 2.0 / 3);
+  EXPECT_DOUBLE_EQ(c[1], 1.0 / 3);
+}
+
+TEST(Composition, RescaledScoreKeepsGapCosts) {
+  Alignment a;
+  a.score = 50;
+  a.cigar = "10=2I5X3D1=";  // gaps of 2 and 3 at 11/1: 13 + 14 = 27; substitutions 77
+  EXPECT_DOUBLE_EQ(rescaled_alignment_score({11, 1}, 1.0, a), 50);
+  EXPECT_DOUBLE_EQ(rescaled_alignment_score({11, 1}, 0.8, a), 0.8 * 77 - 27);
+}

@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "src/stats/length_regression.hpp"
+
+using namespace hpc;
+
+TEST(LengthRegression, RecoversTheLineAndTrimsHomologs) {
+  // Unrelated scores: 5 + 4 ln(n) + Gumbel noise of sd 3; ten homologs far above the line.
+  std::mt19937_64 rng(7);
+  std::extreme_value_distribution<double> gumbel(0.0, 3.0 * std::sqrt(6.0) / M_PI);
+  std::uniform_int_distribution<uint32_t> len(30, 2000);
+  std::vector<int32_t> scores;
+  std::vector<uint32_t> lengths;
+  for (int i = 0; i < 20000; ++i) {
+    const uint32_t n = len(rng);
+    lengths.push_back(n);
+    scores.push_back(int32_t(std::lround(5 + 4 * std::log(n) + gumbel(rng))));
+  }
+  for (int i = 0; i < 10; ++i) {
+    lengths.push_back(300);
+    scores.push_back(400);
+  }
+  const LengthRegression r = fit_length_regression(scores, lengths);
+  ASSERT_TRUE(r.ok);
+  EXPECT_NEAR(r.slope, 4.0, 0.15);
+  EXPECT_NEAR(r.intercept + r.slope * std::log(300.0), 5 + 4 * std::log(300.0) + 3 * 0.5772 * std::sqrt(6.0) / M_PI, 0.3);
+  EXPECT_NEAR(r.sd, 3.0, 0.1);
+  EXPECT_LE(r.used, 20000u);  // the homologs are out
+  EXPECT_GT(r.z(400, 300), 50);
+}
+
+TEST(LengthRegression, GumbelTailAndItsInverse) {
+  LengthRegression r;
+  r.intercept = 10, r.slope = 2, r.sd = 4, r.ok = true;
+  const double n = 250, mean = 10 + 2 * std::log(n);
+  // z = 0: P(Z > 0) = 1 - exp(-exp(-gamma)) for a unit-variance Gumbel.
+  EXPECT_NEAR(r.evalue(mean, n, 1), 1 - std::exp(-std::exp(-0.5772156649)), 1e-9);
+  for (double e : {10.0, 1e-3, 1e-40}) EXPECT_NEAR(r.evalue(r.score_for_evalue(e, n, 5000), n, 5000) / e, 1, 1e-9);
+  EXPECT_LT(r.score_for_evalue(1e9, n, 5000), -1e100);  // every score qualifies
+}
+
+TEST(LengthRegression, TooFewScoresIsNotAFit) {
+  EXPECT_FALSE(fit_length_regression({10, 12, 9}, {100, 200, 300}).ok);
+}

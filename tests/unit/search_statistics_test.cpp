@@ -1,0 +1,86 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "io/matrix.hpp"
+#include "src/core/error.hpp"
+#include "src/stats/composition.hpp"
+#include "src/stats/finite_size.hpp"
+#include "src/stats/search_statistics.hpp"
+
+using namespace hpc;
+
+namespace {
+Database two_subjects() {
+  SequenceSet db;
+  std::vector<uint8_t> a(120), b(400);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i % 20);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t((i * 7) % 20);
+  db.add("a", a.data(), a.size());
+  db.add("b", b.data(), b.size());
+  return make_database(std::move(db));
+}
+}  // namespace
+
+TEST(SearchStatistics, ModeNames) {
+  for (const char* name : {"ka", "blast", "comp", "regress"}) EXPECT_STREQ(to_string(parse_stats_mode(name)), name);
+  EXPECT_THROW(parse_stats_mode("fast"), Error);
+}
+
+TEST(SearchStatistics, EachModeUsesItsFormula) {
+  const ScoreMatrix m = load_matrix("BLOSUM62");
+  const Database db = two_subjects();
+  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
+  const FiniteSizeParams fsc = *published_finite_size_params("BLOSUM62", {11, 1});
+  Hit h;
+  h.aln.score = 80;
+  h.aln.cigar = "40=5I20X";
+  const SeqView q = db.seqs.view(1), t = db.seqs.view(0);
+
+  SearchStatistics plain(StatsMode::Ka, m, {11, 1}, ka, db.seqs, db, 1);
+  plain.annotate(h, q, t);
+  EXPECT_DOUBLE_EQ(h.evalue, evalue(ka, 80, q.length, 520));
+  EXPECT_DOUBLE_EQ(h.bits, bit_score(ka, 80));
+
+  SearchStatistics blast(StatsMode::Blast, m, {11, 1}, ka, db.seqs, db, 1);
+  blast.annotate(h, q, t);
+  EXPECT_DOUBLE_EQ(h.evalue, finite_size_evalue(fsc, 80, q.length, t.length, 520));
+  EXPECT_DOUBLE_EQ(h.bits, bit_score(ka, 80));
+
+  SearchStatistics comp(StatsMode::Comp, m, {11, 1}, ka, db.seqs, db, 1);
+  comp.annotate(h, q, t);
+  const double standard = ungapped_lambda(m, standard_composition(), standard_composition());
+  const double r = composition_lambda_ratio(m, standard, composition_of(q), composition_of(t));
+  const double s = rescaled_alignment_score({11, 1}, r, h.aln);
+  EXPECT_DOUBLE_EQ(h.evalue, finite_size_evalue(fsc, s, q.length, t.length, 520));
+  EXPECT_GE(h.evalue, finite_size_evalue(fsc, 80, q.length, t.length, 520));  // ratio <= 1
+}
+
+TEST(SearchStatistics, MinScoreBoundsEverySubject) {
+  const ScoreMatrix m = load_matrix("BLOSUM62");
+  SequenceSet seqs;
+  std::vector<uint8_t> r(3000, 0);
+  for (uint32_t n : {8u, 15u, 22u, 60u, 300u, 3000u}) seqs.add("s" + std::to_string(n), r.data(), n);
+  const Database db = make_database(std::move(seqs));
+  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
+  const FiniteSizeParams fsc = *published_finite_size_params("BLOSUM62", {11, 1});
+  SearchStatistics blast(StatsMode::Blast, m, {11, 1}, ka, db.seqs, db, 1);
+  for (uint32_t qlen : {10u, 100u, 1000u})
+    for (double e : {10.0, 1e-5}) {
+      const int32_t s = blast.min_score(0, qlen, e);
+      bool someone_reaches = false;
+      for (size_t i = 0; i < db.seqs.size(); ++i) {
+        const double n = db.seqs.length(i), total = double(db.seqs.total_residues());
+        EXPECT_GT(finite_size_evalue(fsc, s - 1, qlen, n, total), e);
+        someone_reaches |= finite_size_evalue(fsc, s, qlen, n, total) <= e;
+      }
+      EXPECT_TRUE(someone_reaches);
+    }
+}
+
+TEST(SearchStatistics, FiniteSizeModesNeedPublishedTables) {
+  const ScoreMatrix m = load_matrix("BLOSUM62");
+  const Database db = two_subjects();
+  EXPECT_THROW(SearchStatistics(StatsMode::Blast, m, {5, 5}, {0.2, 0.03, 0}, db.seqs, db, 1), Error);
+  EXPECT_NO_THROW(SearchStatistics(StatsMode::Ka, m, {5, 5}, {0.2, 0.03, 0}, db.seqs, db, 1));
+}
