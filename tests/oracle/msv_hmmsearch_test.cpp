@@ -109,7 +109,7 @@ class MsvOracle : public ::testing::Test {
     if (!have_program("hmmsearch")) GTEST_SKIP() << "hmmsearch not installed";
   }
   void compare_all(const std::string& db_path) {
-    const Database db = load_database(db_path);
+    const Database db = load_database(db_path, ResidueRules::kHmmer);  // as `hpcalign msv` reads it
     for (const char* name : kModels) {
       const std::string path = data_path(std::string("hmm/") + name);
       const HmmModel model = read_hmm_file(path).at(0);
