@@ -106,7 +106,7 @@ class MsvOracle : public ::testing::Test {
   static void TearDownTestSuite() { delete dir_; }
   void SetUp() override { ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (Debian package hmmer) is not installed"; }
   void compare_all(const std::string& db_path) {
-    const Database db = load_database(db_path);
+    const Database db = load_database(db_path, ResidueRules::kHmmer);  // as `hpcalign msv` reads it
     for (const char* name : kModels) {
       const std::string path = data_path(std::string("hmm/") + name);
       const HmmModel model = read_hmm_file(path).at(0);
