@@ -67,7 +67,7 @@ void RunGroup::add_to(po::options_description& opts) {
   po::options_description group("run");
   group.add_options()
     ("backend", po::value(&backend_)->default_value(backend_), "auto (the GPUs when one is visible, else the CPU), cpu or cuda")
-    ("threads", po::value(&threads_)->default_value(threads_), "CPU threads (0: all cores, shared among local ranks)")
+    ("threads", po::value(&threads_)->default_value(threads_), "CPU threads (0: the CPUs this job may use (affinity mask, cgroup quota or OMP_NUM_THREADS), shared among local ranks)")
     ("progress-interval", po::value(&progress_interval_)->default_value(progress_interval_),
      "seconds between progress lines on stderr when it is not a terminal (batch jobs; 0: none)")
     ("verbose,v", po::bool_switch(&verbose_), "log the plan (tile sizes, devices)")

@@ -14,7 +14,7 @@ namespace hpc {
 
 constexpr uint32_t kCalibrationSubjects = 2500;
 
-// One fit per query (file order); `threads` CPU threads (0: all cores).
+// One fit per query (file order); `threads` CPU threads (0: the job's CPUs, src/core/cpu_budget.hpp).
 std::vector<LengthRegression> calibrate_queries(const SequenceSet& queries, const Database& db,
                                                 const ScoreMatrix& matrix, GapCosts gaps, int threads,
                                                 uint32_t sample_size = kCalibrationSubjects);

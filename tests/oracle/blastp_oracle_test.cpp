@@ -8,7 +8,9 @@
 //   then blast_formatter prints the archive twice: tabular (-outfmt "6 ... score qseq sseq":
 //   the printed columns, the raw score and the alignment) and XML (-outfmt 5: the unrounded
 //   bit score and E-value, and the search's Lambda, K, query length and database length).
-// ours: hpcalign search --max-hits 2000 --evalue 1e6 (every pair of positive score).
+// ours: hpcalign search --max-hits 2000 --evalue 1e6 --stats ka (every pair of positive score;
+// ka: the textbook E = K m N exp(-lambda S) checked below; blastp's own E-values, which --stats
+// blast reproduces, are checked by tests/scripts/oracle_stats_blastp.sh).
 //
 // Compared where blastp's best alignment of a pair is the Smith-Waterman optimum (same raw
 // score; blastp is heuristic and may stop below it, never above):
@@ -41,7 +43,7 @@
 #include "oracle/blastp_support.hpp"
 #include "oracle/oracle_inputs.hpp"
 #include "src/align/reference.hpp"
-#include "src/workloads/view.hpp"
+#include "src/report/hit_columns.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
@@ -70,7 +72,7 @@ class BlastpOracle : public ::testing::Test {
 
     const std::string out = dir_ + "/ours.h5";
     run_ok(test::binary_path() + " search -q " + dir_ + "/q.fa -d " + dir_ + "/db.fa -o " + out +
-           " --max-hits 2000 --evalue 1e6 --threads 2 --quiet");
+           " --max-hits 2000 --evalue 1e6 --stats ka --threads 2 --quiet");
     ours_ = read_hit_table(out);
     std::istringstream view(run_ok(test::binary_path() + " view " + out + " --format blast6"));
     for (std::string line; std::getline(view, line);) blast6_.push_back(split_tabs(line));

@@ -3,7 +3,7 @@
 //
 // ssearch36 lists every library sequence with its Smith-Waterman score (tests/oracle/
 // ssearch_support.hpp). From that list the test derives, per query, the hits our limits
-// allow: E-value <= --evalue, with E = K m N exp(-lambda S) computed here (BLOSUM62 11/1:
+// allow: E-value <= --evalue, with E = K m N exp(-lambda S) (our --stats ka) computed here (BLOSUM62 11/1:
 // lambda 0.267, K 0.041, NCBI BLAST's published gapped values; m the query length, N the
 // database residues), then the best --max-hits by score. Ties at the cut-off go to the
 // smaller database index, our documented order (hit_order in src/core/alignment.hpp), so
@@ -59,7 +59,7 @@ void expect_top_hits(const SequenceSet& queries, const SequenceSet& library, uin
   int status = 0;
   const std::string log = test::run_command(test::binary_path() + " search -q " + dir + "/q.fa -d " + dir +
                                                 "/db.fa -o " + dir + "/out.h5 --max-hits " + std::to_string(max_hits) +
-                                                " --evalue " + std::to_string(max_evalue) + " --threads 2 --quiet 2>&1",
+                                                " --evalue " + std::to_string(max_evalue) + " --stats ka --threads 2 --quiet 2>&1",
                                             &status);
   ASSERT_EQ(status, 0) << log;
   const HitTable table = read_hit_table(dir + "/out.h5");
