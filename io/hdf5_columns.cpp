@@ -501,6 +501,26 @@ void write_contiguous_column(File& f, const std::string& path, const std::vector
     fail("write dataset", path, f.path());
 }
 
+namespace {
+// Reads variable-length strings (the selection `file_space`, or all) into `out`; `space` is the
+// memory shape, which HDF5 needs to free its copies.
+void read_strings(const Handle& dset, const Handle& space, hid_t mem_space, hid_t file_space, const std::string& path,
+                  const File& f, std::vector<std::string>& out) {
+  const hssize_t n = H5Sget_select_npoints(space.get());
+  Handle type = utf8_string_type();
+  std::vector<char*> ptrs(size_t(std::max<hssize_t>(n, 0)), nullptr);
+  if (H5Dread(dset.get(), type.get(), mem_space, file_space, H5P_DEFAULT, ptrs.data()) < 0)
+    fail("read dataset", path, f.path());
+  out.reserve(ptrs.size());
+  for (char* p : ptrs) out.emplace_back(p ? p : "");
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
+#else
+  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
+#endif
+}
+}  // namespace
+
 template <class T>
 std::vector<T> read_all(const File& f, const std::string& path) {
   Handle dset = open_dataset(f, path);
@@ -512,17 +532,8 @@ std::vector<T> read_all(const File& f, const std::string& path) {
     Handle stored(H5Dget_type(dset.get()), H5Tclose);
     if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
       throw Error(f.path() + ": dataset '" + path + "' does not hold variable-length strings");
-    std::vector<char*> ptrs(n, nullptr);
-    if (H5Dread(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
-      fail("read dataset", path, f.path());
-    out.reserve(n);
-    for (char* p : ptrs) out.emplace_back(p ? p : "");
     Handle space(H5Dget_space(dset.get()), H5Sclose);
-#if H5_VERSION_GE(1, 12, 0)
-    H5Treclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-#else
-    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-#endif
+    read_strings(dset, space, H5S_ALL, H5S_ALL, path, f, out);
   } else {
     if (read_chunks_in_parallel(dset, n, out) || read_contiguous_in_parallel(f, dset, n, out)) return out;
     out.resize(n);
@@ -583,16 +594,7 @@ void RangeReader::read(uint64_t first, uint64_t count, std::vector<T>& out) cons
   Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
   Handle type = memory_type<T>();
   if constexpr (std::is_same_v<T, std::string>) {
-    std::vector<char*> ptrs(n, nullptr);
-    if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data()) < 0)
-      fail("read dataset", path_, file_->path());
-    out.reserve(n);
-    for (char* p : ptrs) out.emplace_back(p ? p : "");
-#if H5_VERSION_GE(1, 12, 0)
-    H5Treclaim(type.get(), mem_space.get(), H5P_DEFAULT, ptrs.data());
-#else
-    H5Dvlen_reclaim(type.get(), mem_space.get(), H5P_DEFAULT, ptrs.data());
-#endif
+    read_strings(dset_, mem_space, mem_space.get(), file_space.get(), path_, *file_, out);
   } else {
     out.resize(n);
     if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()) < 0)

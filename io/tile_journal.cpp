@@ -9,7 +9,6 @@
 #include <cstring>
 #include <fstream>
 
-#include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
 #include "src/core/wire.hpp"
 
