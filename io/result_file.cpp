@@ -1,5 +1,9 @@
 #include "io/result_file.hpp"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -21,6 +25,16 @@
 
 namespace hpc {
 namespace {
+
+// Gives the heap's free pages back to the system. Every batch is decoded on a new writer
+// thread (and its rows built on all cores), so glibc spreads a run's short-lived buffers over
+// many arenas; without this, their freed pages counted as resident memory that grew with
+// the length of the run (a 45M-row screen: 332 MiB peak).
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
 
 // Staging columns take one small append per tile; a short chunk keeps the cost of
 // rewriting the partial last chunk at every flush small.
@@ -209,6 +223,7 @@ struct ResultFile::Impl {
     file.flush();
     if (!hits.empty()) runs.emplace_back(staged_rows, hits.size());
     staged_rows += hits.size();
+    release_free_memory();
   }
   // Waits for the background batch; rethrows its error.
   void drain() {
@@ -453,6 +468,7 @@ uint64_t merge_runs(const h5::File& from, const std::vector<std::pair<uint64_t, 
       h5::append(to, std::string("hits/") + name, column);
       column.clear();
     });
+    release_free_memory();
   };
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), after);
