@@ -493,6 +493,11 @@ uint64_t merge_runs(const h5::File& from, const std::vector<std::pair<uint64_t, 
 
 }  // namespace
 
+size_t ResultFile::staged_runs() const {
+  impl_->drain();
+  return impl_->runs.size();
+}
+
 uint64_t ResultFile::finish_merged(uint32_t max_per_query) {
   impl_->require_open("finish");
   Impl& m = *impl_;

@@ -81,6 +81,8 @@ class ResultFile {
   // space of deleted datasets). A crash before the rename leaves this file unfinished and
   // resumable. Returns the rows written.
   uint64_t finish_merged(uint32_t max_per_query = 0);
+  // Sorted runs staged so far (what finish_merged will merge).
+  size_t staged_runs() const;
   const std::string& path() const { return path_; }
 
   // Resume support (issue 7).

@@ -385,9 +385,11 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
                  load_seconds, phase_seconds, (unsigned long long)total_pairs, (unsigned long long)total_cells,
                  gcups, summed.score_seconds, summed.align_seconds, store_seconds);
   const auto t_finish = std::chrono::steady_clock::now();
+  const size_t runs = out->staged_runs();
   const uint64_t rows = out->finish_merged();  // the staged runs, merged into /hits
   if (opt.verbose)
-    std::fprintf(stderr, "hpcalign: timing: final merge and write %.3f s\n", seconds_since(t_finish));
+    std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
+                 seconds_since(t_finish));
   progress->finish();
   if (!opt.quiet)
     std::cerr << "hpcalign: " << rows << " of " << total_pairs << " pairs written to " << opt.out_path << "\n";
