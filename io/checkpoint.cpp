@@ -143,6 +143,11 @@ std::vector<uint32_t> recover_ledger(h5::File& f, const std::string& staging_gro
   const auto tile_of_row = h5::read_all<uint32_t>(f, staging_group + "/tile");
   size_t keep = 0;
   while (keep < tile_of_row.size() && finished.count(tile_of_row[keep])) ++keep;
+  // A batch's rows are one sorted run of several tiles: a tile with rows past the prefix (its
+  // batch's ledger cut short) is not done either, and runs again.
+  std::set<uint32_t> cut;
+  for (size_t i = keep; i < tile_of_row.size(); ++i) cut.insert(tile_of_row[i]);
+  done.erase(std::remove_if(done.begin(), done.end(), [&](uint32_t id) { return cut.count(id) > 0; }), done.end());
   for (const std::string& column : h5::list_group(f, staging_group)) {
     const std::string path = staging_group + "/" + column;
     if (h5::column_length(f, path) < keep)

@@ -377,7 +377,7 @@ Handle File::create_groups(const std::string& group_path) {
 // ---- columns ----
 
 template <class T>
-void create_column(File& f, const std::string& path, size_t chunk) {
+void create_column(File& f, const std::string& path, size_t chunk, Compression compression) {
   const hsize_t zero = 0, unlimited = H5S_UNLIMITED, chunk_len = std::max<size_t>(chunk, 1);
   Handle space(H5Screate_simple(1, &zero, &unlimited), H5Sclose);
   const Handle lcpl = link_with_parents();
@@ -386,7 +386,8 @@ void create_column(File& f, const std::string& path, size_t chunk) {
   // in HDF5's global heap, never filtered), so deflating them bought little and cost ~40% of
   // writing a column of millions of CIGARs.
   if (H5Pset_chunk(dcpl.get(), 1, &chunk_len) < 0 ||
-      (!is_text_v<T> && (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0)))
+      (compression != Compression::kNone && (!is_text_v<T> || compression == Compression::kAll) &&
+       (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0)))
     fail("set up compression for", path, f.path());
   Handle type = memory_type<T>();
   Handle dapl = dataset_access();
@@ -413,7 +414,8 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
     herr_t rc;
     if constexpr (std::is_same_v<T, std::string>) {
       std::vector<const char*> ptrs(n);
-      for (hsize_t i = 0; i < n; ++i) ptrs[i] = values[at + i].c_str();
+      // An empty string as a null one: no heap object (read back, and by h5py, as "").
+      for (hsize_t i = 0; i < n; ++i) ptrs[i] = values[at + i].empty() ? nullptr : values[at + i].c_str();
       rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, ptrs.data());
     } else {  // numbers, or const char* already in the layout HDF5 takes
       rc = H5Dwrite(dset.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, values.data() + at);
@@ -499,6 +501,26 @@ void write_contiguous_column(File& f, const std::string& path, const std::vector
     fail("write dataset", path, f.path());
 }
 
+namespace {
+// Reads variable-length strings (the selection `file_space`, or all) into `out`; `space` is the
+// memory shape, which HDF5 needs to free its copies.
+void read_strings(const Handle& dset, const Handle& space, hid_t mem_space, hid_t file_space, const std::string& path,
+                  const File& f, std::vector<std::string>& out) {
+  const hssize_t n = H5Sget_select_npoints(space.get());
+  Handle type = utf8_string_type();
+  std::vector<char*> ptrs(size_t(std::max<hssize_t>(n, 0)), nullptr);
+  if (H5Dread(dset.get(), type.get(), mem_space, file_space, H5P_DEFAULT, ptrs.data()) < 0)
+    fail("read dataset", path, f.path());
+  out.reserve(ptrs.size());
+  for (char* p : ptrs) out.emplace_back(p ? p : "");
+#if H5_VERSION_GE(1, 12, 0)
+  H5Treclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
+#else
+  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
+#endif
+}
+}  // namespace
+
 template <class T>
 std::vector<T> read_all(const File& f, const std::string& path) {
   Handle dset = open_dataset(f, path);
@@ -510,17 +532,8 @@ std::vector<T> read_all(const File& f, const std::string& path) {
     Handle stored(H5Dget_type(dset.get()), H5Tclose);
     if (H5Tget_class(stored.get()) != H5T_STRING || H5Tis_variable_str(stored.get()) <= 0)
       throw Error(f.path() + ": dataset '" + path + "' does not hold variable-length strings");
-    std::vector<char*> ptrs(n, nullptr);
-    if (H5Dread(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
-      fail("read dataset", path, f.path());
-    out.reserve(n);
-    for (char* p : ptrs) out.emplace_back(p ? p : "");
     Handle space(H5Dget_space(dset.get()), H5Sclose);
-#if H5_VERSION_GE(1, 12, 0)
-    H5Treclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-#else
-    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-#endif
+    read_strings(dset, space, H5S_ALL, H5S_ALL, path, f, out);
   } else {
     if (read_chunks_in_parallel(dset, n, out) || read_contiguous_in_parallel(f, dset, n, out)) return out;
     out.resize(n);
@@ -558,8 +571,70 @@ void remove_object(File& f, const std::string& path) {
   if (f.exists(path) && H5Ldelete(f.id(), path.c_str(), H5P_DEFAULT) < 0) fail("remove", path, f.path());
 }
 
+// A small chunk cache: a merge reads each run forward, and keeps readers of a dozen columns.
+RangeReader::RangeReader(const File& f, const std::string& path) : file_(&f), path_(path) {
+  if (!f.exists(path)) throw Error(f.path() + ": no dataset '" + path + "'");
+  Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  H5Pset_chunk_cache(dapl.get(), 521, 1u << 20, 1.0);
+  dset_ = Handle(check(H5Dopen2(f.id(), path.c_str(), dapl.get()), "open dataset", path, f), H5Dclose);
+  rows_ = extent_of(dset_, path, f);
+}
+
+template <class T>
+void RangeReader::read(uint64_t first, uint64_t count, std::vector<T>& out) const {
+  if (first + count > rows_)
+    throw Error(file_->path() + ": rows " + std::to_string(first) + "+" + std::to_string(count) + " beyond the " +
+                std::to_string(rows_) + " of '" + path_ + "'");
+  out.clear();
+  if (count == 0) return;
+  const hsize_t start = first, n = count;
+  Handle file_space(check(H5Dget_space(dset_.get()), "select rows of", path_, *file_), H5Sclose);
+  if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr) < 0)
+    fail("select rows of", path_, file_->path());
+  Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Handle type = memory_type<T>();
+  if constexpr (std::is_same_v<T, std::string>) {
+    read_strings(dset_, mem_space, mem_space.get(), file_space.get(), path_, *file_, out);
+  } else {
+    out.resize(n);
+    if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()) < 0)
+      fail("read dataset", path_, file_->path());
+  }
+}
+
+void copy_object(const File& from, File& to, const std::string& path) {
+  if (H5Ocopy(from.id(), path.c_str(), to.id(), path.c_str(), H5P_DEFAULT, link_with_parents().get()) < 0)
+    fail("copy", path, to.path());
+}
+
+void copy_root_attributes(const File& from, File& to) {
+  std::vector<std::string> names;  // collected first: no C++ exception may cross HDF5's C frames
+  auto collect = [](hid_t, const char* name, const H5A_info_t*, void* out) -> herr_t {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+  };
+  Handle root = open_object(from, "");
+  hsize_t idx = 0;
+  if (H5Aiterate2(root.get(), H5_INDEX_NAME, H5_ITER_INC, &idx, collect, &names) < 0)
+    fail("list the attributes of", "/", from.path());
+  for (const std::string& name : names) {
+    Handle attr = open_attribute(from, "", name);
+    Handle type(H5Aget_type(attr.get()), H5Tclose);
+    const H5T_class_t cls = H5Tget_class(type.get());
+    if (cls == H5T_STRING)
+      set_attribute(to, "", name, read_string_attribute(from, "", name));
+    else if (cls == H5T_FLOAT)
+      set_attribute(to, "", name, read_double_attribute(from, "", name));
+    else if (cls == H5T_INTEGER)
+      set_attribute(to, "", name, read_int_attribute(from, "", name));
+    else
+      throw Error(from.path() + ": attribute '" + name + "' on '/' has a type a result file never has");
+  }
+}
+
 #define HPC_H5_COLUMN(T)                                                                         \
-  template void create_column<T>(File&, const std::string&, size_t);                            \
+  template void RangeReader::read<T>(uint64_t, uint64_t, std::vector<T>&) const;                \
+  template void create_column<T>(File&, const std::string&, size_t, Compression);                            \
   template void append<T>(File&, const std::string&, const std::vector<T>&);                    \
   template void write_column<T>(File&, const std::string&, const std::vector<T>&, size_t);      \
   template std::vector<T> read_all<T>(const File&, const std::string&);
@@ -583,7 +658,7 @@ HPC_H5_DEFLATED(float)
 HPC_H5_DEFLATED(double)
 #undef HPC_H5_DEFLATED
 // Strings that live elsewhere (written without copying them; read back as std::string).
-template void create_column<const char*>(File&, const std::string&, size_t);
+template void create_column<const char*>(File&, const std::string&, size_t, Compression);
 template void append<const char*>(File&, const std::string&, const std::vector<const char*>&);
 
 // ---- attributes ----

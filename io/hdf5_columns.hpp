@@ -69,9 +69,15 @@ class File {
 constexpr size_t kDefaultChunk = 64 * 1024;
 constexpr int kDeflateLevel = 4;
 
-// Creates an empty extendible column (parent groups created as needed).
+// Creates an empty extendible column (parent groups created as needed). kNumbers: numbers
+// shuffled and deflated, strings not (their chunks hold 16-byte heap references); kAll: the
+// references deflated too (a final table's empty CIGARs then cost nothing instead of 16 bytes
+// a row); kNone: nothing filtered (scratch data written and read once: zlib was most of the
+// cost of staging rows).
+enum class Compression { kNumbers, kAll, kNone };
 template <class T>
-void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk);
+void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk,
+                   Compression compression = Compression::kNumbers);
 template <class T>
 void append(File& file, const std::string& path, const std::vector<T>& values);
 // Numbers deflated ahead of their append, on all cores and without HDF5 (any thread may call
@@ -104,6 +110,28 @@ void resize_column(File& file, const std::string& path, uint64_t n);
 std::vector<std::string> list_group(const File& file, const std::string& group);
 // Unlinks an object (dataset or group) when it exists.
 void remove_object(File& file, const std::string& path);
+
+// Reads row ranges of one column through a dataset kept open (its chunk cache survives
+// between reads): a merge reads many small ranges of the same columns.
+class RangeReader {
+ public:
+  RangeReader(const File& file, const std::string& path);
+  uint64_t size() const { return rows_; }
+  // Rows [first, first + count) into `out` (resized). T as in read_all.
+  template <class T>
+  void read(uint64_t first, uint64_t count, std::vector<T>& out) const;
+
+ private:
+  const File* file_;
+  std::string path_;
+  Handle dset_;
+  uint64_t rows_ = 0;
+};
+// Copies `path` (a group or dataset, with everything below it and its attributes) from one
+// file to another.
+void copy_object(const File& from, File& to, const std::string& path);
+// Copies every attribute of the root group (kept types: strings, integers, doubles).
+void copy_root_attributes(const File& from, File& to);
 
 // Attributes on any object ("" or "/" is the root). Setting replaces an existing one.
 void set_attribute(File& file, const std::string& object, const std::string& name, const std::string& value);

@@ -1,9 +1,14 @@
 #include "io/result_file.hpp"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <exception>
@@ -21,12 +26,29 @@
 namespace hpc {
 namespace {
 
+// Gives the heap's free pages back to the system. Every batch is decoded on a new writer
+// thread (and its rows built on all cores), so glibc spreads a run's short-lived buffers over
+// many arenas; without this, their freed pages counted as resident memory that grew with
+// the length of the run (a 45M-row screen: 332 MiB peak).
+void release_free_memory() {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 // Staging columns take one small append per tile; a short chunk keeps the cost of
 // rewriting the partial last chunk at every flush small.
 constexpr size_t kStagingChunk = 8 * 1024;
 constexpr size_t kLedgerChunk = 1024;
 constexpr uint8_t kTileDone = 1;
 constexpr size_t kStagingBatchTiles = 256;  // stage_in_batches: write once this many tiles wait
+// stage_in_batches: tiles waiting beyond this many bytes make the caller wait for the writer
+// (the memory of a run stays bounded, however fast the workers deliver).
+constexpr size_t kMaxWaitingBytes = 8u << 20;
+// finish_merged: rows held by the merge's read buffers (all runs together) and its output buffer.
+constexpr size_t kMergeWindowRows = 256 * 1024;
+constexpr size_t kMergeMinRunRows = 1024;
+constexpr size_t kMergeOutputRows = 4 * h5::kDefaultChunk;
 
 // The hit table as columns, the shape it has on disk. Written from hits, the CIGAR column
 // points into the hits' strings (a screen writes millions: copying each cost more than the
@@ -40,13 +62,15 @@ struct HitColumnsOf {
   std::vector<Text> cigar;
 
   HitColumnsOf() = default;
-  explicit HitColumnsOf(const std::vector<Hit>& hits) {
+  // Rows hits[order[k]] (every row in order without `order`). An empty CIGAR is stored as a
+  // null string: no heap object (h5py reads it as '').
+  explicit HitColumnsOf(const std::vector<Hit>& hits, const std::vector<uint32_t>* order = nullptr) {
     static_assert(std::is_same_v<Text, const char*>, "columns built from hits point into them");
     const size_t n = hits.size();
     for_each([&](const char*, auto& column) { column.resize(n); });
     auto fill = [&](size_t from, size_t to) {
       for (size_t k = from; k < to; ++k) {
-        const Hit& h = hits[k];
+        const Hit& h = hits[order ? (*order)[k] : k];
         query[k] = h.query;
         target[k] = h.target;
         score[k] = h.aln.score;
@@ -57,7 +81,7 @@ struct HitColumnsOf {
         tstart[k] = h.aln.tstart;
         tend[k] = h.aln.tend;
         identity[k] = static_cast<float>(cigar_stats(h.aln.cigar).identity());  // parses the CIGAR
-        cigar[k] = h.aln.cigar.c_str();
+        cigar[k] = h.aln.cigar.empty() ? nullptr : h.aln.cigar.c_str();
       }
     };
     // A screen's millions of rows on all cores (parsing the CIGARs is most of it).
@@ -83,11 +107,13 @@ struct HitColumnsOf {
 using HitColumns = HitColumnsOf<const char*>;      // to write (views of the hits)
 using ReadHitColumns = HitColumnsOf<std::string>;  // read back
 
-void create_hit_columns(h5::File& file, const std::string& group, size_t chunk) {
+// The final table compressed (CIGAR references too); staging rows, written and read once,
+// not at all.
+void create_hit_columns(h5::File& file, const std::string& group, size_t chunk, h5::Compression compression) {
   HitColumns empty;
   empty.for_each([&](const char* name, auto& column) {
     using T = typename std::decay_t<decltype(column)>::value_type;
-    h5::create_column<T>(file, group + "/" + name, chunk);
+    h5::create_column<T>(file, group + "/" + name, chunk, compression);
   });
 }
 
@@ -154,6 +180,7 @@ struct ResultFile::Impl {
   // other use of the file drains it first, so the serial HDF5 library is never entered twice).
   struct Batch {
     std::vector<std::pair<uint32_t, std::function<std::vector<Hit>()>>> tiles;  // id, its rows
+    size_t bytes = 0;  // what the tiles' row makers hold, as their callers said
   };
   double batch_seconds = -1;  // < 0: every tile written at once, on the caller's thread
   Batch waiting;
@@ -162,27 +189,41 @@ struct ResultFile::Impl {
   std::atomic<bool> cancel_staging{false};  // finish(): the batch in flight may stop early
   std::exception_ptr writer_error;
   std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
+  // The staged runs: each finished tile's rows, sorted, at [first, first + count) of /staging/hits.
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  uint64_t staged_rows = 0;
   Impl(const std::string& path, h5::Mode mode) : file(path, mode) {}
 
-  // The rows to /staging/hits and the ledger in one flush: after a crash a tile is either
-  // done with all its rows on disk, or not done (rows without a ledger entry are ignored).
-  void write(const Batch& b) {
+  // The batch's rows, sorted together (hit_order), appended to /staging/hits as one run (a
+  // batch holds at most kMaxWaitingBytes of results: the runs to merge at the end are few),
+  // then the ledger, in one flush: after a crash a tile is either done with all its rows on
+  // disk, or not done (rows without a ledger entry are ignored).
+  void write(Batch b) {
     std::vector<Hit> hits;
     std::vector<uint32_t> rows_tile, ids;
-    for (const auto& [id, rows] : b.tiles) {
+    for (auto& [id, rows] : b.tiles) {
       if (cancel_staging) return;
-      std::vector<Hit> h = rows();
+      std::vector<Hit> h = std::exchange(rows, nullptr)();  // the tile's bytes go now
       rows_tile.insert(rows_tile.end(), h.size(), id);
       hits.insert(hits.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
       ids.push_back(id);
     }
-    HitColumns cols(hits);
+    // The run's order (hit_order), each row's tile id with it.
+    std::vector<uint32_t> order(hits.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return hit_order(hits[x], hits[y]); });
+    std::vector<uint32_t> sorted_tile(order.size());
+    for (size_t i = 0; i < order.size(); ++i) sorted_tile[i] = rows_tile[order[i]];
+    HitColumns cols(hits, &order);
     // Rows without their ledger entry are dropped by a resume, so stopping here is safe.
     if (!append_hit_columns(file, "staging/hits", cols, &cancel_staging) || cancel_staging) return;
-    h5::append(file, "staging/hits/tile", rows_tile);
+    h5::append(file, "staging/hits/tile", sorted_tile);
     h5::append(file, "tiles/id", ids);
     h5::append(file, "tiles/status", std::vector<uint8_t>(ids.size(), kTileDone));
     file.flush();
+    if (!hits.empty()) runs.emplace_back(staged_rows, hits.size());
+    staged_rows += hits.size();
+    release_free_memory();
   }
   // Waits for the background batch; rethrows its error.
   void drain() {
@@ -199,14 +240,33 @@ struct ResultFile::Impl {
     last_write = std::chrono::steady_clock::now();
     if (!background) return write(std::exchange(waiting, Batch{}));
     writer_busy = true;
-    writer = std::thread([this, b = std::exchange(waiting, Batch{})] {
+    writer = std::thread([this, b = std::exchange(waiting, Batch{})]() mutable {
       try {
-        write(b);
+        write(std::move(b));
       } catch (...) {
         writer_error = std::current_exception();
       }
       writer_busy = false;
     });
+  }
+
+  // The runs of a reopened file: its staging rows cut where hit_order restarts (a run ends
+  // there; two runs that happen to continue each other merge the same as one).
+  void recover_runs() {
+    const std::vector<uint32_t> query = h5::read_all<uint32_t>(file, "staging/hits/query");
+    const std::vector<uint32_t> target = h5::read_all<uint32_t>(file, "staging/hits/target");
+    const std::vector<int32_t> score = h5::read_all<int32_t>(file, "staging/hits/score");
+    uint64_t first = 0;
+    for (size_t i = 1; i <= query.size(); ++i) {
+      const bool restart = i == query.size() || query[i] < query[i - 1] ||
+                           (query[i] == query[i - 1] && (score[i] > score[i - 1] ||
+                                                         (score[i] == score[i - 1] && target[i] <= target[i - 1])));
+      if (restart) {
+        runs.emplace_back(first, i - first);
+        first = i;
+      }
+    }
+    staged_rows = query.size();
   }
 
   void require_open(const char* what) const {
@@ -226,6 +286,7 @@ ResultFile::ResultFile(const std::string& path, OpenMode mode) : path_(path) {
       throw Error("--resume: " + path + " has status '" + status + "'; only an unfinished run can be resumed");
     h5::remove_object(f, "hits");  // a finish() cut short: rebuilt at the end
     impl_->finished_tiles = checkpoint::recover_ledger(f, "staging/hits");
+    impl_->recover_runs();
     const int64_t resumed = h5::has_attribute(f, "", "resumed") ? h5::read_int_attribute(f, "", "resumed") : 0;
     h5::set_attribute(f, "", "resumed", resumed + 1);
     h5::set_attribute(f, "", "resume_time", h5::utc_now_iso8601());
@@ -238,8 +299,8 @@ ResultFile::ResultFile(const std::string& path, OpenMode mode) : path_(path) {
   h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
   h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("incomplete"));
-  create_hit_columns(f, "staging/hits", kStagingChunk);
-  h5::create_column<uint32_t>(f, "staging/hits/tile", kStagingChunk);
+  create_hit_columns(f, "staging/hits", kStagingChunk, h5::Compression::kNone);
+  h5::create_column<uint32_t>(f, "staging/hits/tile", kStagingChunk, h5::Compression::kNone);
   h5::create_column<uint32_t>(f, "tiles/id", kLedgerChunk);
   h5::create_column<uint8_t>(f, "tiles/status", kLedgerChunk);
   // On disk at once: a run that dies before its first tile still leaves a readable file.
@@ -292,18 +353,23 @@ void ResultFile::write_sequences(const std::string& group, const SequenceSet& se
 }
 
 void ResultFile::append_tile(uint32_t tile_id, const std::vector<Hit>& hits) {
-  append_tile_lazily(tile_id, [hits] { return hits; });
+  append_tile_lazily(tile_id, [hits] { return hits; }, hits.size() * sizeof(Hit));
 }
 
-void ResultFile::append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows) {
+void ResultFile::append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows, size_t bytes) {
   impl_->require_open("append a tile");
   Impl& m = *impl_;
   m.waiting.tiles.emplace_back(tile_id, std::move(rows));
+  m.waiting.bytes += bytes;
   const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - m.last_write).count();
-  if (m.batch_seconds < 0)
+  if (m.batch_seconds < 0) {
     m.write_waiting(false);
-  else if (m.waiting.tiles.size() >= kStagingBatchTiles || since >= m.batch_seconds)
+  } else if (m.waiting.bytes >= kMaxWaitingBytes) {
+    m.drain();  // bounded memory: past the limit, the caller waits for the batch being written
     m.write_waiting(true);
+  } else if (m.waiting.tiles.size() >= kStagingBatchTiles || since >= m.batch_seconds) {
+    m.write_waiting(true);
+  }
 }
 
 void ResultFile::stage_in_batches(double seconds) { impl_->batch_seconds = std::max(seconds, 0.0); }
@@ -323,7 +389,7 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
   h5::File& f = impl_->file;
   HitColumns cols(final_hits);
   const size_t chunk = std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk);
-  create_hit_columns(f, "hits", chunk);
+  create_hit_columns(f, "hits", chunk, h5::Compression::kAll);
   write_final_hit_columns(f, "hits", cols, chunk);
   h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
   h5::set_attribute(f, "", "status", std::string("complete"));
@@ -333,6 +399,130 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
   f.flush();
   impl_->finished = true;
   f.close();
+}
+
+namespace {
+
+// One staged run being merged: its next rows, read kMergeWindowRows / runs at a time.
+struct RunCursor {
+  uint64_t next = 0, end = 0;  // rows of /staging/hits not yet buffered
+  ReadHitColumns buf;
+  size_t at = 0;
+  bool empty() const { return at == buf.query.size(); }
+};
+
+void move_row(ReadHitColumns& from, size_t i, ReadHitColumns& to) {
+  to.query.push_back(from.query[i]);
+  to.target.push_back(from.target[i]);
+  to.score.push_back(from.score[i]);
+  to.bits.push_back(from.bits[i]);
+  to.evalue.push_back(from.evalue[i]);
+  to.qstart.push_back(from.qstart[i]);
+  to.qend.push_back(from.qend[i]);
+  to.tstart.push_back(from.tstart[i]);
+  to.tend.push_back(from.tend[i]);
+  to.identity.push_back(from.identity[i]);
+  to.cigar.push_back(std::move(from.cigar[i]));
+}
+
+// k-way merge of the sorted runs of `from`'s staging rows into `to`'s /hits.
+uint64_t merge_runs(const h5::File& from, const std::vector<std::pair<uint64_t, uint64_t>>& runs, h5::File& to,
+                    uint32_t max_per_query, double max_evalue) {
+  std::vector<h5::RangeReader> readers;
+  ReadHitColumns names;
+  names.for_each([&](const char* name, auto&) { readers.emplace_back(from, std::string("staging/hits/") + name); });
+  const size_t piece = std::max(kMergeMinRunRows, kMergeWindowRows / std::max<size_t>(runs.size(), 1));
+  std::vector<RunCursor> cursors(runs.size());
+  const auto refill = [&](RunCursor& c) {
+    const uint64_t n = std::min<uint64_t>(piece, c.end - c.next);
+    size_t k = 0;
+    c.buf.for_each([&](const char*, auto& column) { readers[k++].read(c.next, n, column); });
+    c.next += n;
+    c.at = 0;
+  };
+  // The heap's order is hit_order on the runs' current rows (a min-heap: std's is a max-heap).
+  const auto after = [&](size_t a, size_t b) {
+    const RunCursor &x = cursors[a], &y = cursors[b];
+    if (x.buf.query[x.at] != y.buf.query[y.at]) return x.buf.query[x.at] > y.buf.query[y.at];
+    if (x.buf.score[x.at] != y.buf.score[y.at]) return x.buf.score[x.at] < y.buf.score[y.at];
+    return x.buf.target[x.at] > y.buf.target[y.at];
+  };
+  std::vector<size_t> heap;
+  uint64_t total = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    cursors[r].next = runs[r].first;
+    cursors[r].end = runs[r].first + runs[r].second;
+    total += runs[r].second;
+    refill(cursors[r]);
+    if (!cursors[r].empty()) heap.push_back(r);
+  }
+  std::make_heap(heap.begin(), heap.end(), after);
+  const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
+  create_hit_columns(to, "hits", chunk, h5::Compression::kAll);
+  ReadHitColumns out;
+  uint64_t written = 0, query_rows = 0;
+  uint32_t last_query = 0;
+  const auto flush = [&] {
+    written += out.query.size();
+    out.for_each([&](const char* name, auto& column) {
+      h5::append(to, std::string("hits/") + name, column);
+      column.clear();
+    });
+    release_free_memory();
+  };
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    RunCursor& c = cursors[heap.back()];
+    const uint32_t q = c.buf.query[c.at];
+    query_rows = (written + out.query.size() > 0 && q == last_query) ? query_rows + 1 : 0;
+    last_query = q;
+    // !(e > max): NaN E-values (modes without statistics) are kept.
+    if ((max_per_query == 0 || query_rows < max_per_query) && !(c.buf.evalue[c.at] > max_evalue))
+      move_row(c.buf, c.at, out);
+    ++c.at;
+    if (c.empty() && c.next < c.end) refill(c);
+    if (c.empty()) {
+      c.buf = ReadHitColumns{};
+      heap.pop_back();
+    } else {
+      std::push_heap(heap.begin(), heap.end(), after);
+    }
+    if (out.query.size() >= kMergeOutputRows) flush();
+  }
+  flush();
+  return written;
+}
+
+}  // namespace
+
+size_t ResultFile::staged_runs() const {
+  impl_->drain();
+  return impl_->runs.size();
+}
+
+uint64_t ResultFile::finish_merged(uint32_t max_per_query, double max_evalue) {
+  impl_->require_open("finish");
+  Impl& m = *impl_;
+  m.write_waiting(false);  // every tile's run on disk
+  m.file.flush();
+  m.file.close();
+  const std::string fresh = path_ + ".finishing";
+  uint64_t rows = 0;
+  {
+    const h5::File from(path_, h5::Mode::kReadOnly);
+    h5::File to(fresh, h5::Mode::kCreate);
+    h5::copy_root_attributes(from, to);
+    for (const std::string& name : h5::list_group(from, "/"))
+      if (name != "staging" && name != "tiles" && name != "hits") h5::copy_object(from, to, name);
+    rows = merge_runs(from, m.runs, to, max_per_query, max_evalue);
+    h5::set_attribute(to, "", "end_time", h5::utc_now_iso8601());
+    h5::set_attribute(to, "", "status", std::string("complete"));
+    to.close();
+  }
+  if (std::rename(fresh.c_str(), path_.c_str()) != 0)
+    throw Error("cannot replace " + path_ + " by the finished " + fresh + ": " + std::strerror(errno));
+  m.finished = true;
+  return rows;
 }
 
 // ---- read side ----

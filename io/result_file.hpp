@@ -10,10 +10,12 @@
 //     land, for a look at an unfinished run (`view`); /hits replaces them when the run completes.
 //   /tiles/{id,status}: the ledger of finished tiles (written in the same flush as their rows).
 //   finish() writes the final sorted /hits and removes /staging and /tiles: run state, like
-//   the resume journal, which goes at the same time.
+//   the resume journal, which goes at the same time. finish_merged() builds /hits from the
+//   staged runs instead, in bounded memory, into a fresh file without the run state.
 // Every dataset is 1-D, chunked (numbers shuffled and deflated), extendible: readable by h5py/pandas.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,12 +53,13 @@ class ResultFile {
   // Appends one finished tile: its rows to /staging/hits and its id to /tiles, then flushes.
   void append_tile(uint32_t tile_id, const std::vector<Hit>& hits);
   // The same with the rows made by `rows()` when they are written (in batch mode on the
-  // writer thread: decoding a worker's result need not hold up the master).
-  void append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows);
+  // writer thread: decoding a worker's result need not hold up the master); `bytes`: the
+  // memory `rows` holds until then (batch mode bounds what waits: see stage_in_batches).
+  void append_tile_lazily(uint32_t tile_id, std::function<std::vector<Hit>()> rows, size_t bytes);
   // From now on append_tile gathers tiles in memory and writes them together (rows, ledger,
   // flush) on a background thread once 256 tiles wait or `seconds` have passed since the
   // last write, unless the thread is still writing the previous batch (the tiles then wait
-  // for the next: appending never waits for the disk). Every other call, and the destructor,
+  // for the next, up to 8 MiB of them: past that, appending waits for the disk). Every other call, and the destructor,
   // first waits for that thread; mark_stopped() and the destructor write what waits,
   // finish() drops it (see finish). For runs whose tile journal
   // (io/tile_journal.hpp) is what a resume trusts: a screen delivers millions of rows in
@@ -71,6 +74,16 @@ class ResultFile {
   // "complete", removes /staging and /tiles (staging rows not yet written are dropped:
   // end_staging), flushes and closes.
   void finish(const std::vector<Hit>& final_hits);
+  // Finishes from the staging rows, in bounded memory: every tile's rows were staged as a
+  // sorted run; a k-way merge reads the runs in bounded pieces and writes /hits in hit_order
+  // (query, score descending, target), keeping at most `max_per_query` rows of a query
+  // (0: all) and of those only the rows with E-value <= `max_evalue`, into a fresh file (attributes, /queries, /targets, /plan copied) that then
+  // replaces this one: the space of the staging rows goes with it (HDF5 does not reclaim the
+  // space of deleted datasets). A crash before the rename leaves this file unfinished and
+  // resumable. Returns the rows written.
+  uint64_t finish_merged(uint32_t max_per_query = 0, double max_evalue = std::numeric_limits<double>::infinity());
+  // Sorted runs staged so far (what finish_merged will merge).
+  size_t staged_runs() const;
   const std::string& path() const { return path_; }
 
   // Resume support (--resume after a kill or a graceful stop).

@@ -8,9 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
-#include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
 #include "src/core/wire.hpp"
 
@@ -57,20 +55,24 @@ std::string sys_error(const std::string& what, const std::string& path) {
 
 }  // namespace
 
-TileJournal::Contents TileJournal::read(const std::string& path) {
+TileJournal::Contents TileJournal::read(const std::string& path, bool with_payloads) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(sys_error("open", path));
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.seekg(0, std::ios::end);
+  const uint64_t size = uint64_t(in.tellg());
+  in.seekg(0);
   Contents c;
-  size_t pos = 0;
-  while (pos + kHeader + kTrailer <= bytes.size() && std::memcmp(bytes.data() + pos, kMagic, 4) == 0) {
-    const char kind = bytes[pos + 4];
+  uint64_t pos = 0;
+  char head[kHeader];
+  std::string payload;
+  while (pos + kHeader + kTrailer <= size && in.read(head, kHeader) && std::memcmp(head, kMagic, 4) == 0) {
+    const char kind = head[4];
     uint64_t len;
-    std::memcpy(&len, bytes.data() + pos + 5, 8);
-    if (len > bytes.size() - pos - kHeader - kTrailer) break;  // torn tail
-    const std::string payload = bytes.substr(pos + kHeader, len);
+    std::memcpy(&len, head + 5, 8);
+    if (len > size - pos - kHeader - kTrailer) break;  // torn tail
+    payload.resize(len);
     uint32_t crc;
-    std::memcpy(&crc, bytes.data() + pos + kHeader + len, 4);
+    if (!in.read(payload.data(), std::streamsize(len)) || !in.read(reinterpret_cast<char*>(&crc), 4)) break;
     if (crc != crc_of(payload)) break;  // torn or damaged: nothing after it is trusted
     WireReader r(payload);
     if (kind == 'P' && !c.has_plan) {
@@ -81,7 +83,8 @@ TileJournal::Contents TileJournal::read(const std::string& path) {
       c.has_plan = true;
     } else if (kind == 'T' && c.has_plan) {
       const auto id = r.get<uint32_t>();
-      c.tiles.emplace_back(id, r.get_string());
+      c.records.push_back({id, pos + kHeader, len});
+      if (with_payloads) c.tiles.emplace_back(id, r.get_string());
     } else {
       break;
     }
@@ -89,6 +92,16 @@ TileJournal::Contents TileJournal::read(const std::string& path) {
     c.valid_bytes = pos;
   }
   return c;
+}
+
+std::string TileJournal::read_tile(std::istream& in, const TileRecord& record) {
+  std::string payload(record.length, '\0');
+  in.seekg(std::streamoff(record.offset));
+  if (!in.read(payload.data(), std::streamsize(record.length)))
+    throw Error("the resume journal ends before tile " + std::to_string(record.id) + "'s record");
+  WireReader r(payload);
+  r.get<uint32_t>();
+  return r.get_string();
 }
 
 TileJournal::TileJournal(const std::string& path, const std::vector<Tile>& plan,

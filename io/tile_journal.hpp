@@ -28,16 +28,25 @@ class TileJournal {
  public:
   static std::string path_for(const std::string& out_path) { return out_path + ".journal"; }
 
+  struct TileRecord {
+    uint32_t id = 0;
+    uint64_t offset = 0, length = 0;  // the record's payload in the file
+  };
   struct Contents {
     bool has_plan = false;
     std::vector<Tile> plan;
     std::vector<checkpoint::RunParameter> params;
     std::vector<checkpoint::RunParameter> notes;
-    std::vector<std::pair<uint32_t, std::string>> tiles;  // finished tiles, in arrival order
+    std::vector<TileRecord> records;                       // finished tiles, in arrival order
+    std::vector<std::pair<uint32_t, std::string>> tiles;  // their bytes (with_payloads only)
     uint64_t valid_bytes = 0;                              // length of the whole records
   };
-  // Reads every whole record; a torn or corrupt tail ends the reading (it is dropped).
-  static Contents read(const std::string& path);
+  // Reads every whole record, one at a time; a torn or corrupt tail ends the reading (it is
+  // dropped). Without `with_payloads` only the tiles' places are kept (a journal holds every
+  // result of a run: a resume replays them one by one with read_tile).
+  static Contents read(const std::string& path, bool with_payloads = true);
+  // The worker bytes of one tile, read again from the journal open in `in`.
+  static std::string read_tile(std::istream& in, const TileRecord& record);
 
   // Creates (truncates) the journal and writes the plan record.
   TileJournal(const std::string& path, const std::vector<Tile>& plan,

@@ -57,7 +57,10 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       size_t i;
       {
         // Taken under the lock, so that a stop request sees exactly which tiles are in flight.
-        std::lock_guard<std::mutex> lk(mu);
+        std::unique_lock<std::mutex> lk(mu);
+        // Bounded memory: no new tile while the master has `workers` results still to take
+        // (a master slower than the workers, paced by its sink, would otherwise gather them).
+        while (!stop && !stop_requested() && done.size() >= size_t(workers)) cv.wait_for(lk, std::chrono::milliseconds(100));
         if (stop || handing_out_stopped || stop_requested() || next >= tiles.size()) break;
         i = next++;
         ++in_flight;
@@ -127,6 +130,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
         f = std::move(done.front());
         done.pop_front();
       }
+      cv.notify_all();  // a worker may wait for room in `done`
       if (!f.error.empty())
         throw Error("tile " + std::to_string(tiles[f.tile_index].id) + " failed on worker " +
                     std::to_string(f.worker) + ": " + f.error);

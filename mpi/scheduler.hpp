@@ -88,8 +88,4 @@ class StopRequested : public Error {
   using Error::Error;
 };
 
-// Wire format of a Tile (for MPI).
-std::string encode_tile(const Tile& t);
-Tile decode_tile(const std::string& bytes);
-
 }  // namespace hpc

@@ -1,5 +1,6 @@
 #include "src/core/progress.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,6 +56,12 @@ void Progress::finish() {
   std::fprintf(stderr, "%s: %zu tiles, %.3g cells in %.2f s, %.2f GCUPS%s\n", label_.c_str(), done_tiles_,
                double(done_cells_), s, s > 0 ? done_cells_ / s / 1e9 : 0.0,
                resumed_tiles_ ? (" (" + std::to_string(resumed_tiles_) + " tiles done before --resume)").c_str() : "");
+}
+
+void report_peak_memory() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0)
+    std::fprintf(stderr, "hpcalign: peak resident memory %ld MiB\n", long(usage.ru_maxrss / 1024));
 }
 
 }  // namespace hpc

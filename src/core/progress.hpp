@@ -33,4 +33,8 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 
+// --verbose: "hpcalign: peak resident memory N MiB" (getrusage's maximum resident set size of
+// this process), the figure a run's memory bound is checked against.
+void report_peak_memory();
+
 }  // namespace hpc

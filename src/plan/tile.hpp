@@ -2,6 +2,7 @@
 // A tile is the unit of work, scheduling, checkpointing and output.
 // search: (query batch) x (database length partition).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hpc {
@@ -13,5 +14,9 @@ struct Tile {
   uint32_t part_end = 0;
   uint64_t cells = 0;              // cost estimate: sum over pairs of |q| x |t|
 };
+
+// Wire format of a Tile: MPI messages and the resume journal's plan.
+std::string encode_tile(const Tile& t);
+Tile decode_tile(const std::string& bytes);
 
 }  // namespace hpc

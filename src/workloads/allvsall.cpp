@@ -206,17 +206,16 @@ std::vector<Hit> tile_hits(const std::string& bytes) {
   return get_hits(rd);
 }
 
-// Every tile's hits, decoded on all cores, in the order of `tiles`.
-std::vector<Hit> decode_all(const std::vector<std::shared_ptr<const std::string>>& tiles) {
-  std::vector<std::vector<Hit>> per(tiles.size());
-  ThreadPool pool{int(usable_cores())};
-  pool.run(tiles.size(), [&](size_t k) { per[k] = tile_hits(*tiles[k]); });
-  size_t total = 0;
-  for (const auto& p : per) total += p.size();
-  std::vector<Hit> all;
-  all.reserve(total);
-  for (auto& p : per) all.insert(all.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
-  return all;
+// When every pair is kept, a tile's rows are its pairs: a window of w sequences makes tiles
+// of up to w^2 rows, each held by its worker and then by the writer while it is staged
+// (~160 bytes a row, score-only). The cap bounds the memory of a run whatever the screen's
+// size: 512 keeps two CPU workers and the writer under ~150 MB; a GPU's tiles need to be
+// larger to keep it busy (2048: 4M rows). A cut (--min-score, --max-evalue) keeps few pairs:
+// the planner's own windows then.
+AllVsAllPlanOptions plan_options(const AllVsAllOptions& opt, bool gpu) {
+  AllVsAllPlanOptions p;
+  if (!opt.min_score && !opt.max_evalue) p.max_window = gpu ? 2048 : 512;
+  return p;
 }
 
 // How the planner cut the screen: attributes, and recorded for a resume.
@@ -301,9 +300,6 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(4) : 1);
 
   std::unique_ptr<ResultFile> out;
-  // Every finished tile's worker bytes: the master only keeps them during the run (decoding
-  // millions of rows there held up the phase); the staging writer and the final step decode.
-  std::vector<std::shared_ptr<const std::string>> stored;
   std::vector<Tile> tiles;
   uint64_t total_cells = 0, total_pairs = 0;
   std::unique_ptr<Progress> progress;
@@ -312,9 +308,10 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   const auto store_tile = [&](uint32_t tile_id, const std::string& bytes) {
     WireReader rd(bytes);
     const TileTimes times{rd.get<double>(), rd.get<double>()};
+    // Decoded and staged on the writer thread (decoding millions of rows held up the master);
+    // nothing of the tile stays here once it is staged.
     auto shared = std::make_shared<const std::string>(bytes);
-    out->append_tile_lazily(tile_id, [shared] { return tile_hits(*shared); });
-    stored.push_back(std::move(shared));
+    out->append_tile_lazily(tile_id, [shared] { return tile_hits(*shared); }, bytes.size());
     return times;
   };
 
@@ -329,7 +326,7 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
       tiles = resume.stored_plan();
       notes = resume.stored_notes();
     } else {
-      AllVsAllPlan plan = plan_allvsall(job.queries, job.square ? nullptr : job.targets, caps);
+      AllVsAllPlan plan = plan_allvsall(job.queries, job.square ? nullptr : job.targets, caps, plan_options(opt, gpu));
       tiles = std::move(plan.tiles);
       notes = plan_notes(plan);
     }
@@ -344,9 +341,9 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", *job.targets);
     std::vector<Tile> to_run = resume.begin(out->h5_file(), tiles, notes);
-    for (const auto& [id, bytes] : resume.finished()) store_tile(id, bytes);  // timings: the earlier run's
+    resume.replay([&](uint32_t id, const std::string& bytes) { store_tile(id, bytes); });  // timings: the earlier run's
     progress = std::make_unique<Progress>("allvsall", tiles.size(), total_cells, opt.quiet);
-    progress->resumed(resume.finished().size(), resume.finished_cells());
+    progress->resumed(resume.finished_count(), resume.finished_cells());
     t_phase = std::chrono::steady_clock::now();
     return to_run;
   };
@@ -375,7 +372,6 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
   if (!mpi.is_master()) return 0;
   // Compute phase: from the plan (every engine ready) to the last tile's result.
   const double phase_seconds = seconds_since(t_phase);
-  out->end_staging();  // /hits is written from `stored`: the attributes need not wait for staging
   const double gcups = phase_seconds > 0 ? double(total_cells) / phase_seconds / 1e9 : 0.0;
   out->set_attribute("load_seconds", load_seconds);
   out->set_attribute("compute_phase_seconds", phase_seconds);
@@ -389,34 +385,23 @@ int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
                  load_seconds, phase_seconds, (unsigned long long)total_pairs, (unsigned long long)total_cells,
                  gcups, summed.score_seconds, summed.align_seconds, store_seconds);
   const auto t_finish = std::chrono::steady_clock::now();
-  std::vector<Hit> collected = decode_all(stored);
-  stored.clear();
-  const double decode_seconds = seconds_since(t_finish);
-  sort_by_pair(collected, [](const Hit& h) { return PairIndex{h.query, h.target}; });  // linear: millions of hits
-  const double sort_seconds = seconds_since(t_finish) - decode_seconds;
-  out->finish(collected);  // /hits (the staging ended with the phase)
+  const size_t runs = out->staged_runs();
+  const uint64_t rows = out->finish_merged();  // the staged runs, merged into /hits
   if (opt.verbose)
-    std::fprintf(stderr, "hpcalign: timing: final sort and write %.3f s (decode %.3f, sort %.3f, staging rest + /hits %.3f)\n",
-                 seconds_since(t_finish), decode_seconds, sort_seconds,
-                 seconds_since(t_finish) - decode_seconds - sort_seconds);
+    std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
+                 seconds_since(t_finish));
   progress->finish();
   if (!opt.quiet)
-    std::cerr << "hpcalign: " << collected.size() << " of " << total_pairs << " pairs written to " << opt.out_path
-              << "\n";
-  // The journal goes (unlinking a journal of millions of CIGARs: ~0.1 s) while the hits are
-  // released on all cores (3M CIGAR strings one by one: ~0.2 s).
+    std::cerr << "hpcalign: " << rows << " of " << total_pairs << " pairs written to " << opt.out_path << "\n";
   const auto t_end = std::chrono::steady_clock::now();
-  std::thread journal_removal([&] { resume.complete(); });
-  run_ranges(collected.size(), collected.size() < (1u << 16) ? 1 : usable_cores(), [&](size_t first, size_t last) {
-    for (size_t i = first; i < last; ++i) std::string().swap(collected[i].aln.cigar);
-  });
-  std::vector<Hit>().swap(collected);
-  journal_removal.join();
-  if (opt.verbose)
+  resume.complete();
+  if (opt.verbose) {
     std::fprintf(stderr,
                  "hpcalign: timing: %.3f s from the start to the compute phase (load, engines, plan), journal removal "
-                 "and freeing the hits %.3f s, %.3f s in all\n",
+                 "%.3f s, %.3f s in all\n",
                  std::chrono::duration<double>(t_phase - t_start).count(), seconds_since(t_end), seconds_since(t_start));
+    report_peak_memory();
+  }
   return 0;
 }
 

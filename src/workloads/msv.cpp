@@ -536,7 +536,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
                 << " partition(s) = " << tiles.size() << " tiles\n";
     planned_tiles = tiles, planned_notes = notes, planned_workers = caps.size();
     progress = std::make_unique<Progress>("msv", tiles.size(), cells, opt.quiet);
-    progress->resumed(resume.finished().size(), resume.finished_cells());
+    progress->resumed(resume.finished_count(), resume.finished_cells());
     t_planned = std::chrono::steady_clock::now();
     return resume.to_run(tiles);
   };
@@ -564,7 +564,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
     h5::set_attribute(*out, "", "tiles", int64_t(planned_tiles.size()));
     for (const auto& [name, value] : planned_notes) h5::set_attribute(*out, "", name, value);
     resume.begin(*out, planned_tiles, planned_notes);
-    for (const auto& [id, bytes] : resume.finished()) store_tile(id, bytes);
+    resume.replay([&](uint32_t id, const std::string& bytes) { store_tile(id, bytes); });
     if (opt.verbose)
       std::fprintf(stderr, "hpcalign: msv: output file ready in %.3f s (target ids; while the first tiles run)\n",
                    seconds_since(t0));

@@ -343,9 +343,9 @@ int run_pss(const PssOptions& opt, const MpiContext& mpi) {
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", job.subjects);
     std::vector<Tile> to_run = resume.begin(out->h5_file(), tiles, notes);
-    for (const auto& finished : resume.finished()) store_tile(finished.second);  // timings: the earlier run's
+    resume.replay([&](uint32_t, const std::string& bytes) { store_tile(bytes); });  // timings: the earlier run's
     progress = std::make_unique<Progress>("pss", tiles.size(), total_cells, opt.quiet);
-    progress->resumed(resume.finished().size(), resume.finished_cells());
+    progress->resumed(resume.finished_count(), resume.finished_cells());
     t_phase = std::chrono::steady_clock::now();
     return to_run;
   };

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -65,7 +66,7 @@ ResumableRun::ResumableRun(const std::string& workload, const std::string& out_p
   const std::string journal_path = TileJournal::path_for(out_path);
   check_resumable_output(out_path, file_exists(journal_path));
   TileJournal::Contents j;
-  if (file_exists(journal_path)) j = TileJournal::read(journal_path);
+  if (file_exists(journal_path)) j = TileJournal::read(journal_path, false);
   if (!j.has_plan) {
     if (!quiet) std::cerr << "hpcalign: --resume: no plan recorded yet in " << journal_path << "; starting afresh\n";
     return;
@@ -76,8 +77,8 @@ ResumableRun::ResumableRun(const std::string& workload, const std::string& out_p
   notes_ = from_strings(j.notes);
   std::set<uint32_t> planned, seen;
   for (const Tile& t : plan_) planned.insert(t.id);
-  for (auto& tile : j.tiles)  // a tile journalled twice (it cannot be, but) counts once
-    if (planned.count(tile.first) && seen.insert(tile.first).second) finished_.push_back(std::move(tile));
+  for (const auto& tile : j.records)  // a tile journalled twice (it cannot be, but) counts once
+    if (planned.count(tile.id) && seen.insert(tile.id).second) finished_.push_back(tile);
   remaining_ = checkpoint::remaining_tiles(plan_, std::vector<uint32_t>(seen.begin(), seen.end()));
   for (const Tile& t : plan_)
     if (seen.count(t.id)) finished_cells_ += t.cells;
@@ -92,6 +93,14 @@ std::vector<Tile> ResumableRun::begin(h5::File& out, const std::vector<Tile>& pl
   if (resuming_) return remaining_;
   journal_ = std::make_unique<TileJournal>(TileJournal::path_for(out_path_), plan, params_, to_strings(notes));
   return plan;
+}
+
+void ResumableRun::replay(const std::function<void(uint32_t, const std::string&)>& store) const {
+  if (finished_.empty()) return;
+  const std::string path = TileJournal::path_for(out_path_);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("--resume: cannot reopen the journal " + path);
+  for (const auto& tile : finished_) store(tile.id, TileJournal::read_tile(in, tile));
 }
 
 void ResumableRun::record(const Tile& tile, const std::string& bytes) { journal_->append_tile(tile.id, bytes); }

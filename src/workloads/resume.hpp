@@ -11,7 +11,7 @@
 //   ResumableRun resume("allvsall", opt.out_path, opt.resume, opt.quiet, params);  // before creating OUT
 //   hooks.plan:      tiles = resume.resuming() ? resume.stored_plan() : plan(caps);
 //                    write the output's attributes; to_run = resume.begin(out, tiles, notes);
-//                    decode and store every resume.finished() tile; return to_run
+//                    resume.replay(store the tile); return to_run
 //   hooks.on_result: resume.record(tile, bytes) first, then the output
 //   at the end:      finish the output, then resume.complete()
 #include <cstdint>
@@ -52,8 +52,11 @@ class ResumableRun {
   // Once the output exists: stores the plan and parameters in it (/plan), creates the journal
   // of a new run, and returns the tiles still to run (every tile of a new run).
   std::vector<Tile> begin(h5::File& out, const std::vector<Tile>& plan, const PlanNotes& notes);
-  // The finished tiles' worker bytes (resuming), to be stored as if they had just arrived.
-  const std::vector<std::pair<uint32_t, std::string>>& finished() const { return finished_; }
+  // How many tiles a resumed run found finished.
+  size_t finished_count() const { return finished_.size(); }
+  // Calls store(id, bytes) for every finished tile (resuming), in arrival order, as if it had
+  // just arrived: read from the journal one at a time (a journal holds every result of a run).
+  void replay(const std::function<void(uint32_t, const std::string&)>& store) const;
   uint64_t finished_cells() const { return finished_cells_; }
   // Journals a finished tile; call before writing it to the output.
   void record(const Tile& tile, const std::string& bytes);
@@ -66,7 +69,7 @@ class ResumableRun {
   bool resuming_ = false;
   std::vector<Tile> plan_, remaining_;
   PlanNotes notes_;
-  std::vector<std::pair<uint32_t, std::string>> finished_;
+  std::vector<TileJournal::TileRecord> finished_;
   uint64_t finished_cells_ = 0;
   std::unique_ptr<TileJournal> journal_;
 };

@@ -142,20 +142,6 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
 };
 
-// Keeps the best max_hits hits of each query over all tiles, then those within max_evalue:
-// E-values with a per-subject term are not monotone in the score, so cutting them before the
-// top-k would make the result depend on the tiling.
-std::vector<Hit> best_hits(std::vector<Hit> hits, uint32_t max_hits, double max_evalue) {
-  std::sort(hits.begin(), hits.end(), hit_order);
-  std::vector<Hit> out;
-  uint32_t run = 0;
-  for (size_t i = 0; i < hits.size(); ++i) {
-    run = (i > 0 && hits[i].query == hits[i - 1].query) ? run + 1 : 0;
-    if (run < max_hits && hits[i].evalue <= max_evalue) out.push_back(std::move(hits[i]));
-  }
-  return out;
-}
-
 // Everything that changes the results: content fingerprints (not paths: a file may move
 // between nodes) and the scoring and reporting options.
 std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, const SearchJob& job) {
@@ -187,7 +173,6 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
   const bool distributed = mpi.active && mpi.size > 1;
 
   std::unique_ptr<ResultFile> out;
-  std::vector<Hit> collected;
   SearchPlan plan;
   std::unique_ptr<Progress> progress;
   std::string backend_name;
@@ -238,15 +223,13 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     out->write_sequences("queries", job.queries);
     out->write_sequences("targets", job.db.seqs);
     std::vector<Tile> to_run = resume.begin(out->h5_file(), plan.tiles, notes);
-    for (const auto& [id, bytes] : resume.finished()) {  // --resume: finished tiles, from the journal
+    resume.replay([&](uint32_t id, const std::string& bytes) {  // --resume: finished tiles, from the journal
       TileTimes earlier;  // spent by the earlier run: not this run's timing
-      std::vector<Hit> hits = decode_hits(bytes, &earlier);
-      out->append_tile(id, hits);
-      collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
-    }
+      out->append_tile(id, decode_hits(bytes, &earlier));
+    });
     progress = std::make_unique<Progress>("search", plan.tiles.size(), plan.total_cells, opt.quiet);
     progress->set_batch_interval(opt.progress_interval);
-    progress->resumed(resume.finished().size(), resume.finished_cells());
+    progress->resumed(resume.finished_count(), resume.finished_cells());
     t_phase = std::chrono::steady_clock::now();
     prepare_seconds = std::chrono::duration<double>(t_phase - t_start).count() - load_seconds;
     return to_run;
@@ -258,7 +241,6 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     summed.search += times.search;
     summed.align += times.align;
     out->append_tile(tile.id, hits);
-    collected.insert(collected.end(), std::make_move_iterator(hits.begin()), std::make_move_iterator(hits.end()));
     progress->tile_done(tile.cells);
   };
 
@@ -291,12 +273,15 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
                  "workers: search_tile %.3f s, align %.3f s\n",
                  load_seconds, prepare_seconds, phase_seconds, phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0,
                  summed.search, summed.align);
-  const std::vector<Hit> final_hits = best_hits(std::move(collected), opt.max_hits, opt.max_evalue);
-  out->finish(final_hits);
+  // Each query's best max_hits over all tiles, then those within max_evalue, merged from the
+  // staged tiles (bounded memory). E-values with a per-subject term are not monotone in the
+  // score, so cutting them before the top-k would make the result depend on the tiling.
+  const uint64_t rows = out->finish_merged(opt.max_hits, opt.max_evalue);
   resume.complete();
   progress->finish();
+  if (opt.verbose) report_peak_memory();
   if (!opt.quiet)
-    std::cerr << "hpcalign: " << final_hits.size() << " hits for " << job.queries.size() << " queries written to "
+    std::cerr << "hpcalign: " << rows << " hits for " << job.queries.size() << " queries written to "
               << opt.out_path << "\n";
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "io/hdf5_columns.hpp"
 #include "io/result_file.hpp"
@@ -286,15 +287,19 @@ TEST(ResultFile, HundredThousandRowsAcrossChunkBoundaries) {
   std::sort(final_hits.begin(), final_hits.end(), hit_order);
   // Uneven tiles so appends start and end in the middle of 8Ki staging chunks.
   const std::vector<size_t> tile_sizes = {1, 8191, 8193, 30000, 3, 53612};
+  std::vector<Hit> staged;  // each tile's rows sorted: a run
   {
     ResultFile rf(path);
     size_t at = 0;
     for (size_t k = 0; k < tile_sizes.size(); ++k) {
-      rf.append_tile(uint32_t(k), std::vector<Hit>(hits.begin() + at, hits.begin() + at + tile_sizes[k]));
+      std::vector<Hit> tile(hits.begin() + at, hits.begin() + at + tile_sizes[k]);
+      rf.append_tile(uint32_t(k), tile);
+      std::sort(tile.begin(), tile.end(), hit_order);
+      staged.insert(staged.end(), tile.begin(), tile.end());
       at += tile_sizes[k];
     }
     ASSERT_EQ(at, hits.size());
-    expect_same_hits(read_hit_table(path, "staging/hits").hits, hits);
+    expect_same_hits(read_hit_table(path, "staging/hits").hits, staged);
     {
       h5::File f(path, h5::Mode::kReadOnly);
       const std::vector<uint32_t> tile = h5::read_all<uint32_t>(f, "staging/hits/tile");
@@ -320,7 +325,7 @@ TEST(ResultFile, BatchedStagingThenFinishKeepsEveryRow) {
     ResultFile rf(path);
     rf.stage_in_batches(0.0);  // a batch at every append, unless the writer is still busy
     for (size_t k = 0; k < hits.size(); k += 1000)
-      rf.append_tile_lazily(uint32_t(k / 1000), [&hits, k] { return std::vector<Hit>(hits.begin() + k, hits.begin() + k + 1000); });
+      rf.append_tile_lazily(uint32_t(k / 1000), [&hits, k] { return std::vector<Hit>(hits.begin() + k, hits.begin() + k + 1000); }, 0);
     rf.finish(final_hits);
   }
   const HitTable t = read_hit_table(path);
@@ -329,6 +334,90 @@ TEST(ResultFile, BatchedStagingThenFinishKeepsEveryRow) {
   h5::File f(path, h5::Mode::kReadOnly);
   EXPECT_FALSE(f.exists("staging"));
   EXPECT_FALSE(f.exists("tiles"));
+}
+
+// finish_merged(): tiles staged as sorted runs (unsorted rows in, any tile sizes, some
+// empty), merged into /hits in hit_order in a fresh file: every row, no run state, the
+// attributes and sequences carried over.
+TEST(ResultFile, FinishMergedWritesEveryRowInHitOrder) {
+  const std::string path = temp_path("merged.h5");
+  const std::vector<Hit> hits = random_hits(60000, 5);
+  std::vector<Hit> final_hits = hits;
+  std::sort(final_hits.begin(), final_hits.end(), hit_order);
+  uint64_t rows = 0;
+  {
+    ResultFile rf(path);
+    rf.set_attribute("matrix", std::string("BLOSUM62"));
+    rf.set_attribute("gap_open", int64_t(11));
+    SequenceSet q;
+    const uint8_t codes[3] = {0, 1, 2};
+    q.add("q1", codes, 3);
+    rf.write_sequences("queries", q);
+    rf.stage_in_batches(0.0);
+    uint32_t tile = 0;
+    for (size_t k = 0, n = 1; k < hits.size(); k += n, n = n * 3 % 7919 + 1) {
+      const size_t end = std::min(hits.size(), k + n);
+      rf.append_tile_lazily(tile++, [&hits, k, end] { return std::vector<Hit>(hits.begin() + k, hits.begin() + end); }, 0);
+      if (tile % 5 == 0) rf.append_tile(tile++, {});
+    }
+    rows = rf.finish_merged();
+  }
+  EXPECT_EQ(rows, hits.size());
+  const HitTable t = read_hit_table(path);
+  EXPECT_EQ(t.status, "complete");
+  expect_same_hits(t.hits, final_hits);
+  EXPECT_EQ(t.query_ids, std::vector<std::string>{"q1"});
+  EXPECT_EQ(read_string_attribute(path, "matrix"), "BLOSUM62");
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_EQ(h5::read_int_attribute(f, "", "gap_open"), 11);
+  EXPECT_TRUE(h5::has_attribute(f, "", "end_time"));
+  EXPECT_FALSE(f.exists("staging"));
+  EXPECT_FALSE(f.exists("tiles"));
+  EXPECT_FALSE(std::ifstream(path + ".finishing").good());
+}
+
+// finish_merged(max_per_query): each query's best rows over all tiles, as a search keeps them.
+TEST(ResultFile, FinishMergedKeepsTheBestRowsOfEachQuery) {
+  const std::string path = temp_path("merged_top.h5");
+  const std::vector<Hit> hits = random_hits(30000, 9);
+  std::vector<Hit> sorted = hits, best;
+  std::sort(sorted.begin(), sorted.end(), hit_order);
+  for (size_t i = 0, run = 0; i < sorted.size(); ++i) {
+    run = i > 0 && sorted[i].query == sorted[i - 1].query ? run + 1 : 0;
+    if (run < 7) best.push_back(sorted[i]);
+  }
+  {
+    ResultFile rf(path);
+    for (size_t k = 0; k < hits.size(); k += 3000)
+      rf.append_tile(uint32_t(k / 3000), std::vector<Hit>(hits.begin() + k, hits.begin() + k + 3000));
+    EXPECT_EQ(rf.finish_merged(7), best.size());
+  }
+  expect_same_hits(read_hit_table(path).hits, best);
+}
+
+// finish_merged(max_per_query, max_evalue): the best rows by score first, then the E-value cut
+// (E-values with a per-subject term are not monotone in the score: cutting first would change
+// which rows make the top). A row beyond the E-value still takes its place in the top.
+TEST(ResultFile, FinishMergedCutsTheTopByEvalueAfterRanking) {
+  const std::string path = temp_path("merged_top_evalue.h5");
+  std::vector<Hit> hits = random_hits(30000, 13);
+  for (size_t i = 0; i < hits.size(); ++i) hits[i].evalue = double((i * 7919) % 1000) / 100.0;  // 0 .. 9.99
+  std::vector<Hit> sorted = hits, best;
+  std::sort(sorted.begin(), sorted.end(), hit_order);
+  for (size_t i = 0, run = 0; i < sorted.size(); ++i) {
+    run = i > 0 && sorted[i].query == sorted[i - 1].query ? run + 1 : 0;
+    if (run < 11 && sorted[i].evalue <= 4.0) best.push_back(sorted[i]);
+  }
+  std::set<uint32_t> queries;
+  for (const Hit& h : hits) queries.insert(h.query);
+  ASSERT_LT(best.size(), 11 * queries.size());  // the cut removed rows from the top
+  {
+    ResultFile rf(path);
+    for (size_t k = 0; k < hits.size(); k += 3000)
+      rf.append_tile(uint32_t(k / 3000), std::vector<Hit>(hits.begin() + k, hits.begin() + k + 3000));
+    EXPECT_EQ(rf.finish_merged(11, 4.0), best.size());
+  }
+  expect_same_hits(read_hit_table(path).hits, best);
 }
 
 // end_staging() at the end of a run: a batch in flight stops, waiting tiles are dropped, and
@@ -344,7 +433,7 @@ TEST(ResultFile, EndStagingThenAttributesThenFinish) {
     rf.stage_in_batches(0.0);
     for (size_t k = 0; k < hits.size(); k += 100000)
       rf.append_tile_lazily(uint32_t(k / 100000),
-                            [&hits, k] { return std::vector<Hit>(hits.begin() + k, hits.begin() + k + 100000); });
+                            [&hits, k] { return std::vector<Hit>(hits.begin() + k, hits.begin() + k + 100000); }, 0);
     rf.end_staging();
     rf.set_attribute("after", int64_t(1));
     EXPECT_EQ(read_string_attribute(path, "status"), "incomplete");

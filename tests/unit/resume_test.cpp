@@ -158,8 +158,11 @@ TEST(ResumableRun, ResumeReplaysFinishedTilesAndRunsTheOthers) {
   EXPECT_EQ(run.stored_plan().size(), 3u);
   EXPECT_EQ(plan_note(run.stored_notes(), "tile_subjects"), 7);
   EXPECT_EQ(plan_note(run.stored_notes(), "absent"), 0);
-  ASSERT_EQ(run.finished().size(), 2u);
-  EXPECT_EQ(run.finished()[1].second, "bytes of tile 1");
+  ASSERT_EQ(run.finished_count(), 2u);
+  std::vector<std::pair<uint32_t, std::string>> replayed;
+  run.replay([&](uint32_t id, const std::string& bytes) { replayed.emplace_back(id, bytes); });
+  ASSERT_EQ(replayed.size(), 2u);
+  EXPECT_EQ(replayed[1], std::make_pair(1u, std::string("bytes of tile 1")));
   EXPECT_EQ(run.finished_cells(), 300u);
   h5::File file(out, h5::Mode::kCreate);  // a resumed run refills a new output
   const std::vector<Tile> to_run = run.begin(file, run.stored_plan(), run.stored_notes());

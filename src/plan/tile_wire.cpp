@@ -1,4 +1,4 @@
-#include "mpi/scheduler.hpp"
+#include "src/plan/tile.hpp"
 #include "src/core/wire.hpp"
 
 namespace hpc {
