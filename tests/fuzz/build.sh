@@ -17,7 +17,7 @@ flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer -I"$root"
 declare -A sources=(
   [fasta]="io/fasta.cpp src/core/alphabet.cpp"
   [matrix]="io/matrix.cpp io/builtin_matrices.cpp src/core/alphabet.cpp"
-  [hmm]="io/hmm_file.cpp"
+  [hmm]="io/hmm_file.cpp src/core/cpu_budget.cpp"
   [pssm]="io/pssm.cpp src/core/alphabet.cpp"
 )
 for name in fasta matrix hmm pssm; do
