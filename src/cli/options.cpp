@@ -81,9 +81,10 @@ void RunGroup::add_to(po::options_description& opts) {
 void RunGroup::apply() const { Progress::set_default_batch_interval(progress_interval_); }
 
 std::string blast_residue_usage() {
-  return "Residues (BLAST's rules): the 20 amino acids, B, Z, X and '*' (stop) score from the matrix;\n"
-         "U, O and J score as X (a warning counts them); a '*' ending a sequence is dropped; lower case\n"
-         "is upper case; any other character is an error naming file and line.\n";
+  return "Residues (the matrix's letters): the 20 amino acids, B, Z, X and '*' (stop) score from the\n"
+         "matrix; U, O and J score as X (a warning counts them); a '*' ending a sequence is dropped; lower\n"
+         "case is upper case; any other character is an error naming file and line. blastp 2.12 agrees\n"
+         "except on U (it scores U as C), J (a row of its own) and a final '*' (kept).\n";
 }
 
 std::string hmmer_residue_usage() {

@@ -2,8 +2,10 @@
 // Protein alphabet. Codes follow the column order of NCBI matrix files:
 // A R N D C Q E G H I L K M F P S T W Y V B Z X *  (codes 0..23).
 // Two residue rules read sequences into these codes:
-//  - BLAST's (search, allvsall, pss, makedb): U (selenocysteine), O (pyrrolysine) and J
-//    score as X; a '*' ending a sequence is dropped (a stop-codon marker).
+//  - the matrix's (search, allvsall, pss, makedb; kBlast): U (selenocysteine), O (pyrrolysine)
+//    and J score as X; a '*' ending a sequence is dropped (a stop-codon marker). blastp 2.12
+//    agrees on O, '*', B, Z, X and lower case but scores U as C, gives J a row of its own and
+//    keeps a final '*' (tests/oracle/blastp_rare_letters_test.cpp).
 //  - HMMER's (msv, which claims hmmsearch's results; Easel's amino alphabet): U, O and J get
 //    codes of their own after the 24 (hmmsearch scores U as C, O as K, J as the mean over
 //    I and L, B over D and N, Z over E and Q, X over all 20: src/hmm/null_model.hpp); '*'
@@ -35,7 +37,7 @@ inline char decode_residue(uint8_t code) {
          : code < kHmmerAlphabetSize ? kHmmerExtraLetters[code - kAlphabetSize] : '?';
 }
 std::string decode(const uint8_t* codes, size_t n);
-// True for the letters that BLAST scores as X though they name real residues (U, O, J).
+// True for the letters scored as X under kBlast though they name real residues (U, O, J).
 inline bool is_rare_letter(unsigned char c) { c &= 0xDF; return c == 'U' || c == 'O' || c == 'J'; }
 
 }  // namespace hpc
