@@ -8,14 +8,13 @@
 #include <thread>
 
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc {
 namespace {
 
-long long env_number(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoll(v) : -1;
-}
+// -1: not injected.
+long long env_number(Tunable t) { return tuning_number(t).value_or(-1); }
 
 class FaultInjectingBackend : public SearchBackend {
  public:
@@ -48,27 +47,27 @@ class FaultInjectingBackend : public SearchBackend {
 
   std::unique_ptr<SearchBackend> inner_;
   SearchSetup setup_;
-  long long fail_tile_ = env_number("HPCALIGN_FAULT_FAIL_TILE");
-  long long exit_tile_ = env_number("HPCALIGN_FAULT_EXIT_TILE");
+  long long fail_tile_ = env_number(Tunable::kFaultFailTile);
+  long long exit_tile_ = env_number(Tunable::kFaultExitTile);
 };
 
 }  // namespace
 
 std::unique_ptr<SearchBackend> with_fault_injection(std::unique_ptr<SearchBackend> backend) {
-  for (const char* name : {"HPCALIGN_FAULT_OOM_CELLS", "HPCALIGN_FAULT_FAIL_TILE", "HPCALIGN_FAULT_EXIT_TILE"})
-    if (env_number(name) >= 0) return std::make_unique<FaultInjectingBackend>(std::move(backend));
+  for (Tunable t : {Tunable::kFaultOomCells, Tunable::kFaultFailTile, Tunable::kFaultExitTile})
+    if (env_number(t) >= 0) return std::make_unique<FaultInjectingBackend>(std::move(backend));
   return backend;
 }
 
 void injected_out_of_memory(uint64_t cells, const std::string& what) {
-  static const long long oom_cells = env_number("HPCALIGN_FAULT_OOM_CELLS");
+  static const long long oom_cells = env_number(Tunable::kFaultOomCells);
   if (oom_cells >= 0 && cells > static_cast<unsigned long long>(oom_cells))
     throw OutOfMemory("injected out-of-memory: " + what + " needs " + std::to_string(cells) +
                       " cells > HPCALIGN_FAULT_OOM_CELLS=" + std::to_string(oom_cells));
 }
 
 void injected_tile_delay() {
-  static const long long slow_ms = env_number("HPCALIGN_FAULT_SLOW_MS");
+  static const long long slow_ms = env_number(Tunable::kFaultSlowMs);
   if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/fault_injection.hpp"
 #include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 #include "src/core/wire.hpp"
 
 namespace hpc {
@@ -182,7 +183,7 @@ MpiContext mpi_start(int* argc, char*** argv) {
   MpiContext ctx;
   // Launched by a process manager? Otherwise stay a plain process (no MPI runtime needed).
   const bool launched = std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") ||
-                        std::getenv("PMI_SIZE") || std::getenv("HPCALIGN_FORCE_MPI");
+                        std::getenv("PMI_SIZE") || tuning_flag(Tunable::kForceMpi);
   if (!launched) return ctx;
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
@@ -207,7 +208,7 @@ void run_tiles_mpi(const MpiContext& ctx, const SchedulerHooks& hooks) {
   install_stop_handlers();  // every rank: a signal forwarded by srun/mpirun must not kill a worker
   if (!ctx.is_master()) return worker_loop(ctx, hooks);
   // Rank 0's own worker needs a second thread that talks MPI: only with THREAD_MULTIPLE.
-  const bool master_works = ctx.threads_multiple && !std::getenv("HPCALIGN_MASTER_IDLE");
+  const bool master_works = ctx.threads_multiple && !tuning_flag(Tunable::kMasterIdle);
   std::atomic<bool> own_done{false};
   std::thread own;
   if (master_works) own = std::thread([&] {

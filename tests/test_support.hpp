@@ -7,17 +7,16 @@
 
 #include "io/fasta.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc::test {
 
-// The compiled-in paths can be overridden by the environment, so test binaries built here
-// also run on the GPU machine, where the tree lives elsewhere.
-inline std::string env_or(const char* var, const char* fallback) {
-  const char* v = std::getenv(var);
-  return v && *v ? std::string(v) : std::string(fallback);
+// The compiled-in paths can be overridden by the environment (src/core/tuning.hpp), so test
+// binaries built here also run on the GPU machine, where the tree lives elsewhere.
+inline std::string data_path(const std::string& name) {
+  return tuning_path(Tunable::kTestData).value_or(HPCALIGN_TEST_DATA) + "/" + name;
 }
-inline std::string data_path(const std::string& name) { return env_or("HPCALIGN_TEST_DATA", HPCALIGN_TEST_DATA) + "/" + name; }
-inline std::string binary_path() { return env_or("HPCALIGN_BINARY", HPCALIGN_BINARY); }
+inline std::string binary_path() { return tuning_path(Tunable::kBinary).value_or(HPCALIGN_BINARY); }
 
 // Path of a fresh temporary directory (removed by the OS's tmp cleaning, not by us).
 inline std::string temp_dir() {

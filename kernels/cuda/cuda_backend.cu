@@ -25,6 +25,7 @@
 #include "kernels/cuda/sw_ops.cuh"
 #include "kernels/cuda/traceback.hpp"
 #include "src/align/reference.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc {
 
@@ -51,7 +52,7 @@ using cuda::PinnedBuffer;
 // Stage times of a tile on stderr when HPCALIGN_CUDA_TIMING is set (tuning aid).
 class Timer {
  public:
-  explicit Timer(cudaStream_t s) : stream_(s), on_(std::getenv("HPCALIGN_CUDA_TIMING") != nullptr) {
+  explicit Timer(cudaStream_t s) : stream_(s), on_(tuning_flag(Tunable::kCudaTiming)) {
     if (on_) mark("start");
   }
   void mark(const char* name) {
@@ -218,7 +219,7 @@ std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>&
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto out = traceback_->align(views);
-  if (std::getenv("HPCALIGN_CUDA_TIMING")) {
+  if (tuning_flag(Tunable::kCudaTiming)) {
     const auto& st = traceback_->last_stats();
     std::fprintf(stderr, "align %zu pairs: %.3f ms (gpu %zu in %zu batch(es), host %zu)\n", pairs.size(),
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),

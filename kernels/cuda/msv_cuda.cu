@@ -16,6 +16,7 @@
 #include "kernels/cuda/msv16_layout.hpp"
 #include "kernels/cuda/msv_kernels.cuh"
 #include "src/core/alphabet.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc::hmm {
 
@@ -89,19 +90,17 @@ using msv16::msv_nats;
 // the same scores.
 constexpr int kByteKernel = -1;
 int ssv_kernel() {
-  const char* v = std::getenv("HPCALIGN_MSV_KERNEL");
-  if (!v || !*v || !std::strcmp(v, "f16")) return msv16::kF16;
+  const char* v = tuning_choice(Tunable::kMsvKernel);  // one of the table's words
   if (!std::strcmp(v, "w16") || !std::strcmp(v, "dpx")) return msv16::kW16;
   if (!std::strcmp(v, "w8")) return msv16::kW8;
   if (!std::strcmp(v, "mix")) return msv16::kMix;
   if (!std::strcmp(v, "byte")) return kByteKernel;
-  throw Error(std::string("HPCALIGN_MSV_KERNEL=") + v + ": expected f16, w16, mix, w8 or byte");
+  return msv16::kF16;
 }
 // HPCALIGN_MSV_Q=q (tuning): every pack of the 16-bit kernel takes q nodes per slot (a
 // compiled size; models longer than 64 q are refused) instead of the planner's choice.
 int forced_q() {
-  const char* v = std::getenv("HPCALIGN_MSV_Q");
-  return v && *v ? std::atoi(v) : 0;
+  return int(*tuning_number(Tunable::kMsvQ));
 }
 const char* kernel_name(int kernel) {
   return kernel == kByteKernel ? "byte"
@@ -258,7 +257,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     const SeqView v = m.db->seqs.view(m.db->by_length[*p]);
     for (size_t k = 0; k < nm; ++k) result[k][*p - begin] = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
   }
-  if (std::getenv("HPCALIGN_CUDA_TIMING"))  // tuning aid: kernel against the whole call
+  if (tuning_flag(Tunable::kCudaTiming))  // tuning aid: kernel against the whole call
     std::fprintf(stderr,
                  "msv %zu model(s), longest M=%d, targets=%u, %s kernel (%zu pack(s), %zu launch(es)): kernel %.3f ms, "
                  "call %.3f ms\n",

@@ -7,6 +7,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/sw_ops.cuh"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc::cuda {
 
@@ -175,7 +176,7 @@ std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& qu
 // row-group kernel where the queries fit), for tuning and tests.
 PackedScorer::Lanes PackedScorer::choose_lanes(const std::vector<SeqView>& queries,
                                                const std::vector<uint32_t>& order) const {
-  const char* env = std::getenv("HPCALIGN_PACKED_LANES");
+  const char* env = tuning_choice(Tunable::kPackedLanes);
   const std::string forced = env ? env : "";
   if (forced == "subjects" || queries.size() < 2) return Lanes::kSubjectPairs;
   const bool rows_fit = queries[order[0]].length <= kMaxProfileRows;

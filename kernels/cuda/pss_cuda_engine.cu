@@ -10,6 +10,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 #include "src/pss/philox.hpp"
 #include "src/pss/pss_strip.hpp"
 
@@ -88,7 +89,7 @@ using ScoreKernel = void (*)(const int32_t*, const uint8_t*, const PairSlot*, ui
                             int32_t*, int32_t*, int32_t*);
 
 ScoreKernel pick_score_kernel() {
-  const char* env = std::getenv("HPCALIGN_PSS_BLOCKS_PER_SM");
+  const char* env = tuning_choice(Tunable::kPssBlocksPerSm);
   return env && std::string(env) == "8" ? score_pairs_kernel<8> : score_pairs_kernel<7>;
 }
 

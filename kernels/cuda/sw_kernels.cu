@@ -16,6 +16,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/sw_ops.cuh"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc::cuda {
 namespace {
@@ -432,7 +433,7 @@ using Search16QFn = decltype(&search16q_kernel<40, 3>);
 
 Search16Fn search16_variant() {
   static const Search16Fn fn = [] {
-    const char* want = std::getenv("HPCALIGN_CUDA_VARIANT");
+    const char* want = tuning_choice(Tunable::kCudaVariant);
     for (const auto& v : kVariants)
       if (want && std::strcmp(want, v.name) == 0) return v.fn;
     return kVariants[0].fn;

@@ -11,6 +11,7 @@
 #include "src/core/alphabet.hpp"
 #include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc::cuda {
 namespace {
@@ -84,7 +85,7 @@ bool GpuTraceback::int32_safe(uint32_t m, uint32_t n) const {
 }
 
 uint64_t GpuTraceback::budget_bytes() const {
-  if (const char* env = std::getenv("HPCALIGN_CUDA_TRACEBACK_BYTES")) return std::strtoull(env, nullptr, 10);
+  if (const auto bytes = tuning_number(Tunable::kCudaTracebackBytes)) return uint64_t(*bytes);
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   return (free_b + bits_.capacity() * sizeof(uint32_t)) / 2;

@@ -7,6 +7,7 @@
 #include "src/cli/commands.hpp"
 #include "src/cli/version.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 
 namespace {
 
@@ -23,11 +24,18 @@ const char* kUsage =
     "  msv      HMMER3 profile search filters (MSV, bias, Viterbi), exact to HMMER 3.3.2\n"
     "\n"
     "Runs as one process (threads, one per GPU or the CPU backend) or under mpirun/srun\n"
-    "(rank 0 plans and writes the HDF5 file, the other ranks compute, one per GPU).\n";
+    "(rank 0 plans and writes the HDF5 file, the other ranks compute, one per GPU).\n"
+    "hpcalign --help-tuning lists the HPCALIGN_* environment variables (tuning, tests).\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  try {
+    hpc::check_tuning_environment();  // a bad HPCALIGN_* value stops every rank before MPI starts
+  } catch (const std::exception& e) {
+    std::cerr << "hpcalign: error: " << e.what() << "\n";
+    return 1;
+  }
   hpc::MpiContext mpi = hpc::mpi_start(&argc, &argv);
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -50,6 +58,8 @@ int main(int argc, char** argv) {
     else if (cmd == "msv") rc = hpc::cli::msv(args, command_line, mpi);
     else if (cmd == "--version" || cmd == "version")
       hpc::cli::print_version(std::cout);
+    else if (cmd == "--help-tuning")
+      hpc::print_tunables(std::cout, args.size() == 1 && args[0] == "--markdown");
     else if (cmd == "--help" || cmd == "-h" || cmd == "help")
       std::cout << kUsage;
     else {

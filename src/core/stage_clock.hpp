@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/core/tuning.hpp"
+
 namespace hpc {
 
 // Seconds since t0 (the workloads' --verbose timings).
@@ -63,7 +65,7 @@ class StageClock {
   }
 
  private:
-  bool on_ = std::getenv("HPCALIGN_CUDA_TIMING") != nullptr;
+  bool on_ = tuning_flag(Tunable::kCudaTiming);
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   std::vector<std::pair<std::string, double>> stages_;
 };

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "src/core/tuning.hpp"
+
 namespace hpc {
 namespace {
 
@@ -50,12 +52,6 @@ std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint
   return batch;
 }
 
-// Tuning knobs for benchmarks, read from the environment (not user options).
-uint64_t tuning_override(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && std::atoll(v) > 0 ? uint64_t(std::atoll(v)) : fallback;
-}
-
 }  // namespace
 
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,
@@ -78,7 +74,7 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   for (size_t i = 0; i < nq; ++i) total_cells += queries.length(i);
   total_cells *= db.seqs.total_residues();
   const uint64_t cap_cells = std::max<uint64_t>(1, concurrent * opt.max_cells_per_lane);
-  const uint64_t tiles_per_worker = tuning_override("HPCALIGN_TILES_PER_WORKER", opt.tiles_per_worker);
+  const uint64_t tiles_per_worker = tuning_number(Tunable::kTilesPerWorker).value_or(opt.tiles_per_worker);
   const uint64_t wanted_tiles =
       std::max<uint64_t>(workers == 1 ? 1 : workers * tiles_per_worker, ceil_div(total_cells, cap_cells));
   // Largest number of partitions that still fills the device: each needs min_tile_pairs targets.

@@ -8,6 +8,7 @@
 
 #include "kernels/cpu/thread_pool.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 #ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/pss_cuda_engine.hpp"
 #endif
@@ -21,8 +22,7 @@ namespace hpc {
 // Gumbels while the GPU scores the next.
 // HPCALIGN_PSS_WAVES overrides it (tuning on the GPU).
 uint64_t waves_per_launch() {
-  const char* env = std::getenv("HPCALIGN_PSS_WAVES");
-  return env ? std::max(1, std::atoi(env)) : 4;
+  return uint64_t(*tuning_number(Tunable::kPssWaves));
 }
 
 struct PssGpuEngine::Impl {
@@ -140,7 +140,7 @@ std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& querie
     im.statistics(launches[i], scores, queries, subject_begin, out.data(), views.size());
     t_fit += since(t);
   }
-  if (std::getenv("HPCALIGN_CUDA_TIMING"))
+  if (tuning_flag(Tunable::kCudaTiming))
     std::fprintf(stderr, "pss tile: total %.3f ms, load %.3f ms, launches %zu, start %.3f ms, wait %.3f ms, fit %.3f ms\n",
                  since(t_tile), t_load, launches.size(), t_start, t_wait, t_fit);
   return out;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "src/core/cpu_budget.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc {
 
@@ -18,8 +19,7 @@ int default_worker_threads(const MpiContext& mpi) {
 }
 
 int workers_per_gpu(int measured_best) {
-  const char* env = std::getenv("HPCALIGN_WORKERS_PER_GPU");
-  return std::max(1, env ? std::atoi(env) : measured_best);
+  return int(tuning_number(Tunable::kWorkersPerGpu).value_or(measured_best));
 }
 
 }  // namespace hpc

@@ -191,9 +191,8 @@ TEST(CudaAlign, SmallBudgetBatchesAndFallsBack) {
   const SearchSetup s = blosum62_setup(queries, db, 10);
   auto be = make_cuda_search_backend(0);
   be->prepare(s);
-  setenv("HPCALIGN_CUDA_TRACEBACK_BYTES", "600000", 1);  // a 2000 x 2000 rectangle needs ~2.1 MB
+  const ScopedTunable budget(Tunable::kCudaTracebackBytes, "600000");  // a 2000 x 2000 rectangle needs ~2.1 MB
   const size_t n = expect_align_matches(*be, s, all_pairs(qs.size(), ts.size()));
-  unsetenv("HPCALIGN_CUDA_TRACEBACK_BYTES");
   EXPECT_EQ(n, qs.size() * ts.size());
 }
 

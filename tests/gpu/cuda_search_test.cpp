@@ -236,7 +236,7 @@ TEST(CudaSearch, QueriesOfLengthOne) {
 template <class Fn>
 void for_each_packed_kernel(Fn fn) {
   for (const std::string lanes : {"subjects", "query-table", "queries"}) {
-    test::ScopedEnv env("HPCALIGN_PACKED_LANES", lanes.c_str());
+    const ScopedTunable forced(Tunable::kPackedLanes, lanes.c_str());
     fn(lanes);
   }
 }
@@ -339,9 +339,9 @@ TEST(CudaSearch, AlignMatchesReference) {
 // HPCALIGN_BENCH_DB. TCUPS = sum |q| x database residues / seconds of search_tile.
 TEST(CudaSearch, DISABLED_Benchmark) {
   REQUIRE_GPU();
-  const char* path = std::getenv("HPCALIGN_BENCH_DB");
+  const std::optional<std::string> path = tuning_path(Tunable::kBenchDb);
   const SequenceSet queries = read_fasta(test::data_path("cudasw_queries20.fa"));
-  const Database db = path ? load_database(path) : make_database(synthetic_database(207'000'000, 1));
+  const Database db = path ? load_database(*path) : make_database(synthetic_database(207'000'000, 1));
   SearchSetup s = blosum62_setup(queries, db, 10);
   auto be = make_cuda_search_backend(0);
   auto t0 = std::chrono::steady_clock::now();

@@ -13,34 +13,12 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
+#include "src/core/tuning.hpp"  // ScopedTunable: a kernel choice for one scope
 
 #define REQUIRE_GPU() \
   if (hpc::cuda_device_count() == 0) GTEST_SKIP() << "no GPU"
 
 namespace hpc::test {
-
-// Sets an environment variable (a kernel choice read per launch) for its lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_.c_str(), old_.c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
 
 inline SequenceSet make_set(const std::vector<std::string>& seqs) {
   SequenceSet s;

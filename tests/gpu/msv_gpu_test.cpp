@@ -209,8 +209,8 @@ TEST(MsvGpu, ModelsSharingALaunchScoreLikeSeparateLaunches) {
 namespace {
 
 // Sets HPCALIGN_MSV_KERNEL (which SSV kernel msv_cuda.cu runs) for one scope.
-struct KernelVariant : test::ScopedEnv {
-  explicit KernelVariant(const char* v) : ScopedEnv("HPCALIGN_MSV_KERNEL", v) {}
+struct KernelVariant : ScopedTunable {
+  explicit KernelVariant(const char* v) : ScopedTunable(Tunable::kMsvKernel, v) {}
 };
 
 const char* kVariants[] = {"byte", "f16", "w16", "mix", "w8"};
