@@ -15,7 +15,7 @@
 #include "io/hdf5_columns.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
 
 namespace hpc::checkpoint {
 

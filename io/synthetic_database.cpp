@@ -5,7 +5,7 @@
 #include <string>
 
 #include "src/core/error.hpp"
-#include "src/pss/philox.hpp"
+#include "src/core/philox.hpp"
 
 namespace hpc {
 

@@ -7,7 +7,7 @@
 // Irwin-Hall's tails are thinner than a normal's beyond ~3 sd: --residues 207e6 --seed 1 gives
 // 589,963 sequences, the longest 3,743 (a Gaussian z would reach ~6,400; Swiss-Prot's true
 // tail goes on to titin's ~35,000).
-// Identical on every machine and compiler: Philox4x32-10 streams (src/pss/philox.hpp) and
+// Identical on every machine and compiler: Philox4x32-10 streams (src/core/philox.hpp) and
 // integer arithmetic only (no std:: distributions, no floating point). Sequence i, "syn<i>",
 // is a pure function of (seed, i); sequences are added until the total reaches `residues`.
 #include <array>

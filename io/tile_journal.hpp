@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "io/checkpoint.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
 
 namespace hpc {
 

@@ -11,19 +11,10 @@
 #include "src/core/alignment.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
+#include "src/plan/device_capacity.hpp"
 
 namespace hpc {
-
-// What the planner needs to size tiles (src/plan/search_plan.hpp says how).
-struct DeviceCapacity {
-  std::string name;               // "cpu (16 threads, avx2)" / "NVIDIA H100 80GB HBM3"
-  int compute_units = 1;          // threads, or SMs
-  int resident_per_unit = 1;      // alignments in flight per unit: SIMD lanes, or the occupancy
-                                  // formula B x threads_per_block / lanes_per_alignment
-  uint64_t memory_bytes = 0;      // memory free for tiles after the database and profiles
-  uint64_t concurrent() const { return uint64_t(compute_units) * uint64_t(resident_per_unit); }
-};
 
 struct SearchSetup {
   const SequenceSet* queries = nullptr;

@@ -14,7 +14,7 @@
 
 #include "kernels/backend.hpp"
 #include "src/core/error.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
 
 namespace hpc {
 

@@ -1,7 +1,7 @@
 #pragma once
 // CUDA path of `hpcalign pss` (built only with CUDA): the N permutations of a subject are
 // generated on the GPU with the same Philox4x32-10 stream and Fisher-Yates shuffle as the CPU
-// (src/pss/philox.hpp, shared host/device code), so they are bit-identical; the query is then
+// (src/core/philox.hpp, shared host/device code), so they are bit-identical; the query is then
 // scored against every copy by an inter-sequence kernel (one thread per permuted copy,
 // residues interleaved copy-fastest so a warp's loads coalesce), exact 32-bit scores.
 #include <cstdint>

@@ -9,10 +9,10 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
+#include "kernels/cuda/pss_strip.hpp"
 #include "src/core/error.hpp"
+#include "src/core/philox.hpp"
 #include "src/core/tuning.hpp"
-#include "src/pss/philox.hpp"
-#include "src/pss/pss_strip.hpp"
 
 namespace hpc {
 namespace {
@@ -28,7 +28,7 @@ struct SubjectSlot {
   uint32_t index;  // in the subject file: the permutation stream key
 };
 
-// Thread = (subject, copy). Copy c < N is shuffle_in_place() of src/pss/philox.hpp on a
+// Thread = (subject, copy). Copy c < N is shuffle_in_place() of src/core/philox.hpp on a
 // strided view (the CPU's draws in the CPU's order); copy N stays the subject. Interleaved
 // layout (the 32-bit profile kernel): residue j of copy c at copy_base + j * (N+1) + c;
 // contiguous (the packed kernel, whose threads read their own subjects): copy_base + c * n + j.

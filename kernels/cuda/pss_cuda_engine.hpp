@@ -3,10 +3,10 @@
 // header here, so host-only files can include it).
 //
 // A tile's T subjects are loaded once: each gets N+1 copies on the device, copies 0..N-1 its
-// permutations (the Philox stream and Fisher-Yates shuffle of src/pss/philox.hpp, so
+// permutations (the Philox stream and Fisher-Yates shuffle of src/core/philox.hpp, so
 // bit-identical to the CPU) and copy N the subject itself, whose score is the real score.
 // The tile's query profiles are loaded once too; then launches score lists of (query,
-// subject) pairs, one thread per copy (src/pss/pss_strip.hpp: exact 32-bit scores, the CPU's
+// subject) pairs, one thread per copy (kernels/cuda/pss_strip.hpp: exact 32-bit scores, the CPU's
 // values). A launch runs asynchronously, so the host can fit the previous launch's Gumbels.
 #include <cstdint>
 #include <memory>

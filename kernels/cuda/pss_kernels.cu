@@ -3,7 +3,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/pss_cuda.hpp"
-#include "src/pss/philox.hpp"
+#include "src/core/philox.hpp"
 
 namespace hpc {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 constexpr int kThreads = 128;
 
 // Copy k of the subject, stored interleaved: residue j of copy k at out[j * count + k].
-// The shuffle is shuffle_in_place() of src/pss/philox.hpp on a strided view: the same draws
+// The shuffle is shuffle_in_place() of src/core/philox.hpp on a strided view: the same draws
 // in the same order, hence the same permutation as the CPU.
 __global__ void permute_kernel(const uint8_t* subject, uint32_t n, uint64_t seed, uint32_t subject_index,
                                uint32_t first_k, uint32_t count, uint8_t* out) {

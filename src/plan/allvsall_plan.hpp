@@ -18,7 +18,7 @@
 //            sequence longer than R gets a window of its own.
 // Tile cost = sum over its pairs of |a| x |b|; tiles are returned largest first (LPT).
 //
-// Tile encoding (src/plan/tile.hpp has no room for two windows, and both are needed on
+// Tile encoding (src/core/tile.hpp has no room for two windows, and both are needed on
 // any rank): tile.queries = the query-side window's sequences (file indices, longest
 // first); [part_begin, part_end) = the target-side window as positions in the target
 // length order (length_order(targets)). Workers recover the pairs with tile_pairs().
@@ -27,9 +27,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/backend.hpp"
 #include "src/core/sequence.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
+#include "src/plan/device_capacity.hpp"
 
 namespace hpc {
 

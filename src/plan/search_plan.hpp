@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "io/database.hpp"
-#include "kernels/backend.hpp"
 #include "src/core/sequence.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
+#include "src/plan/device_capacity.hpp"
 
 namespace hpc {
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "src/core/error.hpp"
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
 
 namespace hpc {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "src/pss/philox.hpp"
+#include "src/core/philox.hpp"
 
 namespace hpc {
 

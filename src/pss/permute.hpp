@@ -1,6 +1,6 @@
 #pragma once
 // Permuted copies of PSS subjects. Permutation k of subject s is a pure function of
-// (seed, s, k): a Fisher-Yates shuffle driven by Philox4x32-10 (src/pss/philox.hpp), so every
+// (seed, s, k): a Fisher-Yates shuffle driven by Philox4x32-10 (src/core/philox.hpp), so every
 // backend, rank count and tile size sees the same residues. One permutation of a subject
 // serves every query (data reuse: the copies are generated once per tile and scored against
 // each query of the tile).

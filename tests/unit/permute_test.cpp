@@ -5,7 +5,7 @@
 
 #include "src/core/alphabet.hpp"
 #include "src/pss/permute.hpp"
-#include "src/pss/philox.hpp"
+#include "src/core/philox.hpp"
 
 using namespace hpc;
 

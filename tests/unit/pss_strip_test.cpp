@@ -1,4 +1,4 @@
-// The strip scorer of the PSS device path (src/pss/pss_strip.hpp), run on the host: equal to
+// The strip scorer of the PSS device path (kernels/cuda/pss_strip.hpp), run on the host: equal to
 // the scalar profile reference for every query length around the strip height, interleaved
 // copies, matrix and PSSM-like profiles.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include "io/matrix.hpp"
 #include "src/align/profile_reference.hpp"
 #include "src/pss/permute.hpp"
-#include "src/pss/pss_strip.hpp"
+#include "kernels/cuda/pss_strip.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;

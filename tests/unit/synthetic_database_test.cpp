@@ -10,7 +10,7 @@
 #include "io/database.hpp"
 #include "io/fasta.hpp"
 #include "io/synthetic_database.hpp"
-#include "src/pss/philox.hpp"
+#include "src/core/philox.hpp"
 #include "test_support.hpp"
 
 namespace hpc {

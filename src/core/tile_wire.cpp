@@ -1,4 +1,4 @@
-#include "src/plan/tile.hpp"
+#include "src/core/tile.hpp"
 #include "src/core/wire.hpp"
 
 namespace hpc {

@@ -10,7 +10,7 @@
 // Same recurrence, gap convention and exact 32-bit values as src/align/profile_reference.hpp.
 #include <cstdint>
 
-#include "src/pss/philox.hpp"  // HPC_HD
+#include "src/core/philox.hpp"  // HPC_HD
 
 namespace hpc {
 

@@ -1,5 +1,6 @@
 #pragma once
-// A tile is the unit of work, scheduling, checkpointing and output.
+// A tile is the unit of work, scheduling, checkpointing and output. In src/core because every
+// layer passes tiles on: the planner makes them, io journals them, the schedulers send them.
 // search: (query batch) x (database length partition).
 #include <cstdint>
 #include <string>
