@@ -44,25 +44,25 @@ struct Striped {
   // (W - 1 first): after its step that register moves its lanes up one (diagonals continue
   // from node z*Q to z*Q + 1) and lane 0 restarts at the begin level.
   template <int J, int W>
-  static inline __attribute__((always_inline)) bool ssv_wrap_row(R (&sv)[W], const R* sb, int stride, const uint8_t* seq, int L, int& i,
+  static inline __attribute__((always_inline)) bool ssv_wrap_row(R (&sv)[W], const R* const* rows, const uint8_t* seq, int L, int& i,
                                   int p0, R (&xE)[2], R begin) {
     if (i >= L) return false;
-    ssv_row<W>(sv, sb + seq[i] * stride + p0 + J, xE);
+    ssv_row<W>(sv, rows[seq[i]] + p0 + J, xE);
     sv[W - 1 - J] = V::or_(V::up1_8(sv[W - 1 - J]), begin);  // other lanes are negative: unchanged
     ++i;
     return true;
   }
 
   template <int W, size_t... J>
-  static inline __attribute__((always_inline)) bool ssv_wrap(std::index_sequence<J...>, R (&sv)[W], const R* sb, int stride, const uint8_t* seq,
+  static inline __attribute__((always_inline)) bool ssv_wrap(std::index_sequence<J...>, R (&sv)[W], const R* const* rows, const uint8_t* seq,
                               int L, int& i, int p0, R (&xE)[2], R begin) {
-    return (ssv_wrap_row<int(J), W>(sv, sb, stride, seq, L, i, p0, xE, begin) && ...);
+    return (ssv_wrap_row<int(J), W>(sv, rows, seq, L, i, p0, xE, begin) && ...);
   }
 
   // Vectors q..q+W-1 at row 0; at row i register r holds vector (q + r + i) mod Q. The
   // profile rows carry W - 1 wrapped copies, so the registers past the wrap read on.
   template <int W>
-  static R ssv_band(const R* sb, int stride, const uint8_t* seq, int L, int Q, int q, R best) {
+  static R ssv_band(const R* const* rows, const uint8_t* seq, int L, int Q, int q, R best) {
     const R begin = V::set1_8(0x80);
     R xE[2] = {best, best};
     R sv[W];
@@ -71,14 +71,14 @@ struct Striped {
     int i = 0, p = q;
     for (;;) {
       const int plain = Q - W - p < L - i ? Q - W - p : L - i;
-      for (const int end = i + plain; i < end; ++i, ++p) ssv_row<W>(sv, sb + seq[i] * stride + p, xE);
-      if (!ssv_wrap<W>(std::make_index_sequence<W>(), sv, sb, stride, seq, L, i, Q - W, xE, begin))
+      for (const int end = i + plain; i < end; ++i, ++p) ssv_row<W>(sv, rows[seq[i]] + p, xE);
+      if (!ssv_wrap<W>(std::make_index_sequence<W>(), sv, rows, seq, L, i, Q - W, xE, begin))
         return V::max_u8(xE[0], xE[1]);
       p = 0;
     }
   }
 
-  using BandFn = R (*)(const R*, int, const uint8_t*, int, int, int, R);
+  using BandFn = R (*)(const R* const*, const uint8_t*, int, int, int, R);
   template <size_t... W>
   static constexpr std::array<BandFn, sizeof...(W) + 1> band_table(std::index_sequence<W...>) {
     return {nullptr, &ssv_band<int(W) + 1>...};
@@ -86,13 +86,14 @@ struct Striped {
 
   static int ssv_best(const Layout& s, const uint8_t* seq, int L) {
     static constexpr auto bands_of = band_table(std::make_index_sequence<kMaxBands>());
-    const R* sb = vectors(s.ssv);
+    const R* rows[kHmmerAlphabetSize];  // each residue's profile row
+    for (int c = 0; c < kHmmerAlphabetSize; ++c) rows[c] = vectors(s.ssv) + c * s.ssv_stride;
     const int Q = s.q8;
     R xE = V::set1_8(0x80);
     const int bands = (Q + kMaxBands - 1) / kMaxBands;
     for (int b = 0, last = 0; b < bands; ++b) {
       const int q = Q * (b + 1) / bands;
-      xE = bands_of[size_t(q - last)](sb, s.ssv_stride, seq, L, Q, last, xE);
+      xE = bands_of[size_t(q - last)](rows, seq, L, Q, last, xE);
       last = q;
     }
     return V::hmax_u8(xE) - 128;
