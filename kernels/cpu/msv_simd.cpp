@@ -74,6 +74,11 @@ StripedFilters::StripedFilters(const MsvProfile& msv, const VitProfile& vit, Sim
   });
 }
 
+SimdIsa StripedFilters::fastest_isa(int M) {
+  const SimdIsa widest = detect_simd_isa();
+  return widest == SimdIsa::Avx2 && M <= 32 ? SimdIsa::Sse2 : widest;
+}
+
 namespace {
 SimdBlock* work_rows(FilterWorkspace& ws, size_t vectors, int vector_bytes) {
   const size_t blocks = (vectors * vector_bytes + sizeof(SimdBlock) - 1) / sizeof(SimdBlock);

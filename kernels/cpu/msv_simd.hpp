@@ -32,6 +32,10 @@ class StripedFilters {
   float msv_full(const MsvProfile& p, const uint8_t* seq, int L, FilterWorkspace& ws) const;  // msv_full_score
   float viterbi(const VitProfile& p, const uint8_t* seq, int L, FilterWorkspace& ws) const;  // viterbi_filter_score
   SimdIsa isa() const { return isa_; }
+  // The faster of this CPU's kernels for a model of M nodes: AVX2, except SSE2 up to 32 nodes,
+  // where the one 32-lane vector makes every row wait on AVX2's slower lane move (a cross-half
+  // permute) on the diagonals' dependency chain (M = 20: 1.5x faster in SSE2, EPYC Zen 3).
+  static SimdIsa fastest_isa(int M);
 
   // The layout (read by the kernels, kernels/cpu/msv_simd_kernel.hpp).
   static constexpr int kMaxBands = 12;  // SSV diagonal vectors held in registers at once

@@ -38,7 +38,7 @@ ModelFilters::ModelFilters(const HmmModel& m)
       msv(build_msv_profile(m)),
       vit(build_vit_profile(m)),
       bias((require_model_data(m), m.length), m.compo),
-      simd(msv, vit) {}
+      simd(msv, vit, StripedFilters::fastest_isa(m.length)) {}
 
 PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws) {
   if (L <= 0) return PairResult{};

@@ -36,7 +36,7 @@ struct ModelFilters {
   MsvProfile msv;
   VitProfile vit;
   BiasFilter bias;
-  StripedFilters simd;  // the CPU's MSV and Viterbi filters (this CPU's widest SIMD)
+  StripedFilters simd;  // the CPU's MSV and Viterbi filters (StripedFilters::fastest_isa)
   explicit ModelFilters(const HmmModel& m);
 };
 

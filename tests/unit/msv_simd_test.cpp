@@ -63,10 +63,12 @@ TEST(MsvSimd, TestModelsEqualGenericTwins) {
   }
 }
 
-TEST(MsvSimd, PipelineRunsThisCpusWidestKernels) {
+TEST(MsvSimd, PipelineRunsTheFastestKernels) {
   const ModelFilters f(read_hmm_file(test::data_path("hmm/globins4.hmm")).at(0));
-  EXPECT_EQ(f.simd.isa(), detect_simd_isa());
+  EXPECT_EQ(f.simd.isa(), detect_simd_isa());  // 149 nodes: the widest vectors
   EXPECT_NE(f.simd.isa(), SimdIsa::Scalar);
+  EXPECT_EQ(StripedFilters::fastest_isa(32), SimdIsa::Sse2);
+  EXPECT_EQ(StripedFilters::fastest_isa(33), detect_simd_isa());
   // The generic twins behind SimdIsa::Scalar are the reference itself.
   const StripedFilters scalar(f.msv, f.vit, SimdIsa::Scalar);
   std::mt19937 rng(9);
