@@ -32,6 +32,11 @@ struct Avx2 {
   static Reg subs_u8(Reg a, Reg b) { return _mm256_subs_epu8(a, b); }
   static Reg adds_i16(Reg a, Reg b) { return _mm256_adds_epi16(a, b); }
   static Reg max_i16(Reg a, Reg b) { return _mm256_max_epi16(a, b); }
+  // sv -= *cost (signed, saturating); xE = max(xE, sv), both updated in place: GCC otherwise
+  // copies every loop-carried register once per row.
+  static void ssv_cell(Reg& sv, const Reg* cost, Reg& xE) {
+    asm("vpsubsb %2, %0, %0\n\tvpmaxub %0, %1, %1" : "+x"(sv), "+x"(xE) : "m"(*cost));
+  }
   // Byte shifts stay within 128-bit halves: the low half's top bytes cross over through a
   // permute that puts the low half high and zero low.
   static Reg up1_8(Reg v) { return _mm256_alignr_epi8(v, _mm256_permute2x128_si256(v, v, 0x08), 15); }

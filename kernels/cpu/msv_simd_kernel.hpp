@@ -34,10 +34,7 @@ struct Striped {
   template <int W>
   static inline __attribute__((always_inline)) void ssv_row(R (&sv)[W], const R* rsc, R (&xE)[2]) {
 #pragma GCC unroll 16
-    for (int r = 0; r < W; ++r) {
-      sv[r] = V::subs_i8(sv[r], V::load(rsc + r));
-      xE[r % 2] = V::max_u8(xE[r % 2], sv[r]);
-    }
+    for (int r = 0; r < W; ++r) V::ssv_cell(sv[r], rsc + r, xE[r % 2]);
   }
 
   // Row J of the W rows where the band's registers reach the last vector one after the other

@@ -23,6 +23,10 @@ struct Sse2 {
   static Reg subs_u8(Reg a, Reg b) { return _mm_subs_epu8(a, b); }
   static Reg adds_i16(Reg a, Reg b) { return _mm_adds_epi16(a, b); }
   static Reg max_i16(Reg a, Reg b) { return _mm_max_epi16(a, b); }
+  static void ssv_cell(Reg& sv, const Reg* cost, Reg& xE) {
+    sv = _mm_subs_epi8(sv, load(cost));
+    xE = _mm_max_epu8(xE, sv);
+  }
   static Reg up1_8(Reg v) { return _mm_slli_si128(v, 1); }
   static Reg up1_16(Reg v) { return _mm_slli_si128(v, 2); }
   static int hmax_u8(Reg v) {
