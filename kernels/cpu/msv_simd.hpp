@@ -12,9 +12,9 @@
 // the nodes past M are padding that can neither raise a maximum nor feed a real node.
 // AVX2 (32 byte lanes / 16 word lanes) where the CPU has it, else SSE2 (16 / 8; on aarch64
 // through SIMDe on NEON); SimdIsa::Scalar runs the generic twins.
-// Measured (README, msv): the CPU backend runs 2.3-2.4x hmmsearch 3.3.2's speed per core
-// (AMD EPYC Zen 3, AVX2; 22 models x 20M residues, CPU seconds, both on 2 threads); the SSV
-// bands reach 60-95 GCUPS per core on models of 200+ nodes.
+// Measured (README, msv): the CPU backend runs 2.5x hmmsearch 3.3.2's speed per core (AMD EPYC
+// Zen 3, AVX2; 22 models x 20M synthetic residues, CPU seconds, both on 2 threads; 3.7x on
+// Pfam domains); the SSV bands reach 60-95 GCUPS per core on models of 200+ nodes.
 #include <cstdint>
 #include <vector>
 
