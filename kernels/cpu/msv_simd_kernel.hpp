@@ -2,11 +2,13 @@
 // The striped filter kernels, generic over a vector-traits type V. Included only by the
 // per-ISA translation units (msv_simd_sse2.cpp, msv_simd_avx2.cpp) after they have selected
 // their instruction set; internal linkage, so that no ISA's instantiation can be picked by the
-// linker for another translation unit (and no std:: template is instantiated in here).
+// linker for another translation unit (the std headers it uses are included before the AVX2
+// pragma, so their code keeps the baseline ISA).
 //
 // V provides: Reg, kBytes, load, store, zero, set1_8, set1_16, or_, subs_i8 (signed saturating),
 // max_u8, adds_u8, subs_u8, adds_i16, max_i16, up1_8 / up1_16 (every lane moves one lane up
-// across the whole vector, lane 0 becomes 0), hmax_u8, hmax_i16, any_gt_i16.
+// across the whole vector, lane 0 becomes 0), hmax_u8, hmax_i16, any_gt_i16, and ssv_cell
+// (sv = subs_i8(sv, *cost); xE = max_u8(xE, sv)).
 #include <array>
 #include <limits>
 #include <utility>
