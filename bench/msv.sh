@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # MSV benchmark: every protein model of tests/data/hmm (or of $MODELS) against the synthetic 207M-residue database
 # (hpcalign makedb --synthetic --residues 207e6 --seed 1), `hpcalign msv --backend cuda` vs `hmmsearch --cpu N`
-# (N = nproc; one run per model file). Prints both wall times, the speed-up, the TCUPS of hpcalign's filter phase
-# (sum of model lengths x database residues / filter-phase seconds, from `msv --verbose`; the
-# phase includes the host bias and Viterbi filters of the survivors), and fails unless the
-# MSV / bias / Vit pass counts equal hmmsearch's for every model.
+# (N = nproc; one run per model file). Prints both wall times and CPU seconds (user + system, also per
+# core: / N), the speed-ups, the TCUPS of hpcalign's filter phase (sum of model lengths x database
+# residues / filter-phase seconds, from `msv --verbose`; the phase includes the host bias and Viterbi
+# filters of the survivors), and fails unless the MSV / bias / Vit pass counts equal hmmsearch's for
+# every model. hmmsearch also runs its later stages (Forward, domains) on the few Viterbi survivors.
 #   bench/msv.sh [WORKDIR]       (WORKDIR keeps the database between runs; default: a temp dir)
 # Environment: HPCALIGN (binary), HMMSEARCH (default: hmmsearch),
-# BACKEND (cuda), RESIDUES (207e6), CPUS (hmmsearch --cpu; default nproc), MODELS (a model file
-# to use instead of tests/data/hmm, e.g. the 22-model batch of bench/make_models.sh).
+# BACKEND (cuda; cpu runs hpcalign with --threads N), RESIDUES (207e6), CPUS (N: hmmsearch --cpu,
+# hpcalign --threads on the CPU backend; default nproc), MODELS (a model file to use instead of
+# tests/data/hmm, e.g. the 22-model batch of bench/make_models.sh), ROUNDS (1: runs of each
+# program, alternating, for a machine shared with other work; every round is printed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${HPCALIGN:-$root/build/hpcalign}
@@ -16,6 +19,9 @@ hmmsearch=${HMMSEARCH:-hmmsearch}
 backend=${BACKEND:-cuda}
 residues=${RESIDUES:-207e6}
 cpus=${CPUS:-$(nproc)}
+rounds=${ROUNDS:-1}
+threads=()
+[ "$backend" = cpu ] && threads=(--threads "$cpus")
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 now() { date +%s.%N; }
@@ -37,25 +43,39 @@ else
   done >"$models"
 fi
 
-t0=$(now)
-"$bin" msv -m "$models" -d "$db.h5" -o "$work/msv.h5" --backend "$backend" --verbose --quiet \
-  >"$work/hpcalign.txt" 2>"$work/hpcalign.log"
-hp_wall=$(elapsed "$t0" "$(now)")
-t0=$(now)
 # One hmmsearch per model: HMMER refuses a file that mixes HMMER3/e and 3/f models, and
 # with several queries it reads the database once per query anyway.
-: >"$work/hmmsearch.txt"
 rm -rf "$work/split" && mkdir "$work/split"
 awk -v dir="$work/split" '{ print > sprintf("%s/%04d.hmm", dir, n) } /^\/\//{ close(sprintf("%s/%04d.hmm", dir, n)); n++ }' "$models"
-for f in "$work"/split/*.hmm; do
-  "$hmmsearch" --cpu "$cpus" --noali -o "$work/one.txt" "$f" "$db.fa"
-  cat "$work/one.txt" >>"$work/hmmsearch.txt"
+# timed NAME CMD...: appends "NAME wall user+system" to $work/times (GNU time counts the children).
+: >"$work/times"
+timed() {
+  local name=$1
+  shift
+  /usr/bin/time -f "$name %e %U %S" -a -o "$work/times" "$@"
+}
+run_hpcalign() {
+  "$bin" msv -m "$models" -d "$db.h5" -o "$work/msv.h5" --force --backend "$backend" "${threads[@]}" --verbose \
+    --quiet >"$work/hpcalign.txt" 2>"$work/hpcalign.log"
+}
+run_hmmsearch() {
+  : >"$work/hmmsearch.txt"
+  for f in "$work"/split/*.hmm; do
+    "$hmmsearch" --cpu "$cpus" --noali -o "$work/one.txt" "$f" "$db.fa"
+    cat "$work/one.txt" >>"$work/hmmsearch.txt"
+  done
+}
+export -f run_hpcalign run_hmmsearch
+export bin models db work backend cpus hmmsearch
+export threads_flat="${threads[*]}"
+for ((r = 0; r < rounds; r++)); do
+  timed hpcalign bash -c 'threads=($threads_flat); run_hpcalign'
+  timed hmmsearch bash -c 'run_hmmsearch'
 done
-hs_wall=$(elapsed "$t0" "$(now)")
 
-python3 - "$work/hpcalign.txt" "$work/hmmsearch.txt" "$work/hpcalign.log" "$hp_wall" "$hs_wall" "$cpus" "$backend" <<'PY'
-import re, sys
-ours, theirs, log, hp_wall, hs_wall, cpus, backend = sys.argv[1:]
+python3 - "$work/hpcalign.txt" "$work/hmmsearch.txt" "$work/hpcalign.log" "$work/times" "$cpus" "$backend" <<'PY'
+import re, statistics, sys
+ours, theirs, log, times, cpus, backend = sys.argv[1:]
 def counts(path):
     # [(model, {"MSV": n, "bias": n, "Vit": n})] in query order, from hmmsearch-style summaries.
     out = []
@@ -78,11 +98,21 @@ for (ma, ca), (mb, cb) in zip(a, b):
 m = re.search(r"filter phase ([\d.e+-]+) s, ([\d.e+-]+) MSV cells.*?([\d.e+-]+) TCUPS", open(log).read())
 if not m:
     sys.exit("no filter-phase line in " + log + ":\n" + open(log).read())
-hp, hs = float(hp_wall), float(hs_wall)
-print(f"hpcalign msv --backend {backend}: {hp:.3f} s wall, filter phase {float(m.group(1)):.3f} s, "
-      f"{float(m.group(3)):.4f} TCUPS ({float(m.group(2)):.3e} cells)")
-print(f"hmmsearch --cpu {cpus}: {hs:.3f} s wall")
-print(f"speed-up (wall): {hs / hp:.2f}x")
+runs = {"hpcalign": [], "hmmsearch": []}
+for line in open(times):
+    f = line.split()
+    if len(f) == 4 and f[0] in runs:
+        runs[f[0]].append((float(f[1]), float(f[2]) + float(f[3])))
+n = int(cpus)
+print(f"{'round':<6} {'hpcalign wall':>14} {'cpu':>8} {'cpu/core':>9}   {'hmmsearch wall':>15} {'cpu':>8} {'cpu/core':>9}")
+for r, ((aw, ac), (bw, bc)) in enumerate(zip(runs["hpcalign"], runs["hmmsearch"])):
+    print(f"{r + 1:<6} {aw:>14.2f} {ac:>8.2f} {ac / n:>9.2f}   {bw:>15.2f} {bc:>8.2f} {bc / n:>9.2f}")
+med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
+(hw, hc), (sw, sc) = med["hpcalign"], med["hmmsearch"]
+print(f"hpcalign msv --backend {backend}: {hw:.3f} s wall, {hc:.2f} CPU s (median of {len(runs['hpcalign'])}); "
+      f"last run's filter phase {float(m.group(1)):.3f} s, {float(m.group(3)):.4f} TCUPS ({float(m.group(2)):.3e} cells)")
+print(f"hmmsearch --cpu {cpus}: {sw:.3f} s wall, {sc:.2f} CPU s (median)")
+print(f"speed-up: {sw / hw:.2f}x wall, {sc / hc:.2f}x per core (CPU seconds)")
 if not ok:
     sys.exit("FAIL: pass counts differ from hmmsearch (or no summaries were found)")
 print("pass counts identical for every model")

@@ -37,11 +37,12 @@ ModelFilters::ModelFilters(const HmmModel& m)
       vit_lambda(m.vit_lambda),
       msv(build_msv_profile(m)),
       vit(build_vit_profile(m)),
-      bias((require_model_data(m), m.length), m.compo) {}
+      bias((require_model_data(m), m.length), m.compo),
+      simd(msv, vit, StripedFilters::fastest_isa(m.length)) {}
 
 PairResult run_filters(const ModelFilters& m, const uint8_t* seq, int L, const FilterSettings& s, FilterWorkspace& ws) {
   if (L <= 0) return PairResult{};
-  return run_filters_after_msv(m, seq, L, msv_filter_score(m.msv, seq, L, ws), s, ws);
+  return run_filters_after_msv(m, seq, L, m.simd.msv(m.msv, seq, L, ws), s, ws);
 }
 
 namespace {
@@ -103,7 +104,7 @@ PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int 
                                  FilterWorkspace& ws) {
   const PairResult r = run_filters_until_viterbi(m, seq, L, usc, s);
   if (!r.needs_viterbi) return r;
-  return finish_viterbi(m, r, viterbi_filter_score(m.vit, seq, L, ws), s);
+  return finish_viterbi(m, r, m.simd.viterbi(m.vit, seq, L, ws), s);
 }
 
 }  // namespace hpc::hmm

@@ -12,6 +12,7 @@
 
 #include "io/hmm_file.hpp"
 #include "kernels/cpu/msv_filters.hpp"
+#include "kernels/cpu/msv_simd.hpp"
 #include "src/hmm/null_model.hpp"
 #include "src/hmm/profile.hpp"
 
@@ -35,6 +36,7 @@ struct ModelFilters {
   MsvProfile msv;
   VitProfile vit;
   BiasFilter bias;
+  StripedFilters simd;  // the CPU's MSV and Viterbi filters (StripedFilters::fastest_isa)
   explicit ModelFilters(const HmmModel& m);
 };
 

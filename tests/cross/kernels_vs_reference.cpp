@@ -1,4 +1,5 @@
-// The CPU SIMD kernels against the scalar reference, built without HDF5, MPI, zlib or gtest
+// The CPU SIMD kernels against the scalar references (Smith-Waterman; the striped HMMER
+// filters against their generic twins, tests/random_profiles.hpp), built without HDF5, MPI, zlib or gtest
 // so that it cross-compiles (aarch64: the SSE2 kernels on NEON through SIMDe) and runs under
 // qemu-user (tests/scripts/cross_aarch64.sh). Exits non-zero on any difference.
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "kernels/cpu/sw_simd.hpp"
 #include "src/align/profile_reference.hpp"
 #include "src/align/reference.hpp"
+#include "tests/random_profiles.hpp"
 #include "tests/random_sequences.hpp"
 
 namespace {
@@ -74,6 +76,13 @@ int main() {
     const std::vector<uint8_t> w(n, encode_residue('W'));
     check(words.score(view(w), view(w)) == int32_t(11 * n), "W^" + std::to_string(n) + " self score");
   }
+  // The HMMER filters: every score of the 128-bit striped kernels equals the generic twins'.
+  const test::FilterTally t = test::random_filter_suite(SimdIsa::Sse2, 2026, 24);
+  check(t.mismatches == 0, "msv/viterbi filters: " + std::to_string(t.mismatches) + " of " + std::to_string(t.compared) +
+                               " scores differ; first: " + t.first_mismatch);
+  check(t.msv_infinite > 0 && t.ssv_undecided > 0 && t.vit_infinite > 0 && t.vit_minus_infinite > 0,
+        "msv/viterbi filters: overflow, SSV fallback and -infinity cases reached");
+  std::printf("msv/viterbi filters: %ld scores compared\n", t.compared);
   std::printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;
 }
