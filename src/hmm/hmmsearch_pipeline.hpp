@@ -1,0 +1,85 @@
+#pragma once
+// hmmsearch 3.3.2's per-target pipeline (p7_Pipeline, search mode, default options) for one
+// model: the MSV, bias and Viterbi filters (filter_pipeline.hpp), then the Forward filter
+// (F3 = 1e-5 on the Forward score against the bias-filter null, STATS LOCAL FORWARD tau and
+// lambda), Backward, domain definition (domain_definition.hpp), the null2-corrected sequence
+// and domain scores and their log P-values. Thresholding needs the whole search (Z, domZ):
+// finish_hits below does it as p7_tophits_SortBySortkey + p7_tophits_Threshold do.
+//
+//   HmmsearchPipeline pipe(model);
+//   std::optional<TargetHit> h = pipe.score(id, description, seq, L);   // per target
+//   HitList list = finish_hits(std::move(hits), number_of_targets);        // after all
+//   write_tblout(out, model, list); write_domtblout(out, model, list);     // hmmsearch_tables.hpp
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/hmm_file.hpp"
+#include "src/hmm/domain_definition.hpp"
+#include "src/hmm/fb_profile.hpp"
+#include "src/hmm/filter_pipeline.hpp"
+
+namespace hpc::hmm {
+
+struct DomainHit {
+  EnvelopeDomain env;
+  float bitscore = 0.0f;  // bits
+  float dombias = 0.0f;   // nats (as HMMER keeps it; printed in bits)
+  double lnP = 0.0;
+  bool reported = false, included = false;
+};
+
+struct TargetHit {
+  std::string name, description;
+  int length = 0;
+  size_t index = 0;  // caller's target number
+  float pre_score = 0.0f, score = 0.0f, sum_score = 0.0f;  // bits
+  double lnP = 0.0, pre_lnP = 0.0, sum_lnP = 0.0;
+  float nexpected = 0.0f;
+  int nregions = 0, nclustered = 0, noverlaps = 0, nenvelopes = 0;
+  std::vector<DomainHit> domains;
+  int best_domain = 0;
+  bool reported = false, included = false;
+  int nreported = 0, nincluded = 0;
+};
+
+struct PipelineCounts {  // hmmsearch's "Passed ... filter" lines
+  long targets = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0;
+};
+
+class HmmsearchPipeline {
+ public:
+  explicit HmmsearchPipeline(const HmmModel& model);
+  // The target's row if it reaches hmmsearch's hit list (passes all filters and has at least
+  // one domain), else nothing. `seq` holds residue codes under HMMER's rules.
+  std::optional<TargetHit> score(const std::string& name, const std::string& description, const uint8_t* seq,
+                                 int L);
+  const PipelineCounts& counts() const { return counts_; }
+
+ private:
+  float fwd_tau_, fwd_lambda_;
+  ModelFilters filters_;
+  FbProfile profile_;
+  FilterWorkspace filter_ws_;
+  FbMatrix fwd_, bck_;
+  DomainWorkspace domain_ws_;
+  PipelineCounts counts_;
+};
+
+struct ReportThresholds {  // hmmsearch's defaults: -E 10 --domE 10 --incE 0.01 --incdomE 0.01
+  double E = 10.0, domE = 10.0, incE = 0.01, incdomE = 0.01;
+};
+
+struct HitList {
+  std::vector<TargetHit> hits;  // sorted as hmmsearch lists them
+  double Z = 0.0, domZ = 0.0;
+  int nreported = 0, nincluded = 0;
+};
+
+// Sorts by E-value (name, then alignment start on ties), flags reported and included
+// targets with Z (number of targets searched) and domains with domZ (number of reported
+// targets), and hides duplicate alignments (HMMER's bug h74 workaround).
+HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t = {});
+
+}  // namespace hpc::hmm
