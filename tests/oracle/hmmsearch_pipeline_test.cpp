@@ -37,3 +37,27 @@ TEST(HmmsearchPipelineOracle, Globins4Balifam1000) {
   ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
   compare_model(data_path("hmm/globins4.hmm"), data_path("balifam1000.fa.gz"));
 }
+
+class HmmsearchPipelineModels : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HmmsearchPipelineModels, Balifam1000RowsEqualHmmsearch) {
+  ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
+  compare_model(data_path(std::string("hmm/") + GetParam()), data_path("balifam1000.fa.gz"));
+}
+
+INSTANTIATE_TEST_SUITE_P(TestModels, HmmsearchPipelineModels,
+                         ::testing::Values("Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
+                                           "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz",
+                                           "XYPPX.hmm", "pfam_style.hmm"));
+
+// HMMER's tutorial: sevenless has many fibronectin type III domains (clustered regions).
+TEST(HmmsearchPipelineOracle, Fn3SevenlessMultidomain) {
+  ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
+  compare_model(data_path("hmm/fn3.hmm"), data_path("7LESS_DROME.fa"));
+  compare_model(data_path("hmm/Pkinase.hmm"), data_path("7LESS_DROME.fa"));
+}
+
+TEST(HmmsearchPipelineOracle, Globins4Globins45) {
+  ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
+  compare_model(data_path("hmm/globins4.hmm"), data_path("globins45.fa"));
+}
