@@ -2,6 +2,11 @@
 // ours (src/hmm/hmmsearch_pipeline.hpp + hmmsearch_tables.hpp), field by field.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
 #include "oracle/hmmsearch_tables_support.hpp"
 
 using namespace hpc;
@@ -17,10 +22,31 @@ void report(const char* what, const FieldComparison& c) {
   for (const auto& d : c.differences) std::cout << "   " << d << "\n";
 }
 
-void compare_model(const std::string& model, const std::string& fasta) {
+// What hmmsearch's rows exercise: targets with clustered regions (clu > 0), overlapping
+// envelopes (ov > 0), several domains, and targets named rich* (rare letters).
+struct Coverage {
+  int rows = 0, clustered = 0, overlaps = 0, multidomain = 0, rich = 0;
+};
+
+Coverage coverage(const std::string& tblout) {
+  Coverage c;
+  for (const auto& r : table_rows(tblout, 18)) {
+    ++c.rows;
+    c.clustered += std::stoi(r[12]) > 0;
+    c.overlaps += std::stoi(r[13]) > 0;
+    c.multidomain += std::stoi(r[15]) > 1;
+    c.rich += r[0].rfind("rich", 0) == 0;
+  }
+  return c;
+}
+
+Coverage compare_model(const std::string& model, const std::string& fasta) {
   const std::string dir = temp_dir();
   const Tables theirs = hmmsearch_tables(model, fasta, dir), ours = our_tables(model, fasta);
-  std::cout << model << " vs " << fasta << "\n";
+  const Coverage cov = coverage(theirs.tblout);
+  std::cout << model << " vs " << fasta << ": hmmsearch rows " << cov.rows << ", clustered " << cov.clustered
+            << ", overlaps " << cov.overlaps << ", multi-domain " << cov.multidomain << ", rare letters "
+            << cov.rich << "\n";
   const FieldComparison t = compare_tables(ours.tblout, theirs.tblout, 18, {0});
   const FieldComparison d = compare_tables(ours.domtblout, theirs.domtblout, 22, {0, 9});
   report("tblout", t);
@@ -29,6 +55,7 @@ void compare_model(const std::string& model, const std::string& fasta) {
   EXPECT_EQ(t.identical_rows, t.theirs);
   EXPECT_EQ(d.ours, d.theirs);
   EXPECT_EQ(d.identical_rows, d.theirs);
+  return cov;
 }
 
 }  // namespace
@@ -60,4 +87,83 @@ TEST(HmmsearchPipelineOracle, Fn3SevenlessMultidomain) {
 TEST(HmmsearchPipelineOracle, Globins4Globins45) {
   ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
   compare_model(data_path("hmm/globins4.hmm"), data_path("globins45.fa"));
+}
+
+namespace {
+
+struct Record {
+  std::string header, seq;
+};
+
+std::vector<Record> read_records(const std::string& fasta) {
+  std::ifstream in(fasta);
+  std::vector<Record> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '>') out.push_back({line, ""});
+    else if (!out.empty()) out.back().seq += line;
+  }
+  return out;
+}
+
+std::string family(const Record& r) { return r.header.substr(r.header.find("pfam=") + 5); }
+
+// balifam2000.fa, plus 300 tandem targets (two or three members of one family joined by short
+// random linkers: multi-domain regions), plus 300 copies with ~4% of residues replaced by
+// U O J B Z X * (HMMER's degenerate and nonresidue symbols).
+std::string stress_targets(const std::vector<Record>& recs) {
+  std::mt19937 rng(11);
+  std::map<std::string, std::vector<size_t>> by_family;
+  for (size_t i = 0; i < recs.size(); ++i) by_family[family(recs[i])].push_back(i);
+  std::vector<std::string> families;
+  for (const auto& f : by_family)
+    if (f.second.size() >= 3) families.push_back(f.first);
+  std::ostringstream out;
+  for (const Record& r : recs) out << r.header << "\n" << r.seq << "\n";
+  const std::string aa = "ACDEFGHIKLMNPQRSTVWY", special = "UOJBZX*";
+  for (int t = 0; t < 300; ++t) {
+    const auto& members = by_family[families[rng() % families.size()]];
+    std::string s;
+    const int parts = 2 + int(rng() % 2);
+    for (int p = 0; p < parts; ++p) {
+      if (p) for (int n = int(rng() % 30); n > 0; --n) s += aa[rng() % aa.size()];
+      s += recs[members[rng() % members.size()]].seq;
+    }
+    out << ">tandem" << t << " pfam=" << family(recs[members[0]]) << "\n" << s << "\n";
+  }
+  for (int t = 0; t < 300; ++t) {
+    std::string s = recs[rng() % recs.size()].seq;
+    for (char& c : s)
+      if (rng() % 25 == 0) c = special[rng() % special.size()];
+    out << ">rich" << t << "\n" << s << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+// Single-sequence models (hmmbuild from one balifam sequence of each of 8 families) against
+// balifam2000 with tandem multi-domain and rare-letter targets.
+TEST(HmmsearchPipelineOracle, SingleSequenceModelsStressTargets) {
+  ASSERT_TRUE(have_program("hmmsearch") && have_program("hmmbuild")) << "HMMER 3.3.2 is needed by this test";
+  const std::string dir = temp_dir();
+  const std::vector<Record> recs = read_records(data_path("balifam2000.fa"));
+  ASSERT_EQ(recs.size(), 2000u);
+  const std::string targets = dir + "/stress.fa";
+  std::ofstream(targets) << stress_targets(recs);
+  std::set<std::string> done;
+  Coverage all;
+  for (size_t i = 0; i < recs.size() && done.size() < 8; i += 37) {
+    if (!done.insert(family(recs[i])).second) continue;
+    const std::string one = dir + "/one.fa", model = dir + "/one" + std::to_string(i) + ".hmm";
+    std::ofstream(one) << ">seq" << i << "\n" << recs[i].seq << "\n";
+    int status = 0;
+    run_command("hmmbuild --amino -n fam" + std::to_string(i) + " " + model + " " + one + " 2>&1", &status);
+    ASSERT_EQ(status, 0);
+    const Coverage c = compare_model(model, targets);
+    all.clustered += c.clustered, all.multidomain += c.multidomain, all.rich += c.rich;
+  }
+  EXPECT_GT(all.clustered, 0) << "no clustered region among the rows: the test misses stochastic clustering";
+  EXPECT_GT(all.multidomain, 0);
+  EXPECT_GT(all.rich, 0) << "no target with rare letters among the rows";
 }
