@@ -55,6 +55,9 @@ Coverage compare_model(const std::string& model, const std::string& fasta) {
   EXPECT_EQ(t.identical_rows, t.theirs);
   EXPECT_EQ(d.ours, d.theirs);
   EXPECT_EQ(d.identical_rows, d.theirs);
+  EXPECT_TRUE(t.same_order && d.same_order) << "rows listed in another order than hmmsearch's";
+  EXPECT_TRUE(t.same_header) << ours.tblout.substr(0, 600) << "\n" << theirs.tblout.substr(0, 600);
+  EXPECT_TRUE(d.same_header) << ours.domtblout.substr(0, 800) << "\n" << theirs.domtblout.substr(0, 800);
   return cov;
 }
 
@@ -166,4 +169,24 @@ TEST(HmmsearchPipelineOracle, SingleSequenceModelsStressTargets) {
   EXPECT_GT(all.clustered, 0) << "no clustered region among the rows: the test misses stochastic clustering";
   EXPECT_GT(all.multidomain, 0);
   EXPECT_GT(all.rich, 0) << "no target with rare letters among the rows";
+}
+
+// One sequence of each of 12 families as a model (hmmbuild), against all 57,592 balifam1000
+// sequences: every family's ~1,000 members are near-threshold to strong hits.
+TEST(HmmsearchPipelineOracle, SingleSequenceModelsBalifam1000) {
+  ASSERT_TRUE(have_program("hmmsearch") && have_program("hmmbuild")) << "HMMER 3.3.2 is needed by this test";
+  const std::string dir = temp_dir();
+  const std::vector<Record> recs = read_records(data_path("balifam2000.fa"));
+  std::set<std::string> done;
+  int rows = 0;
+  for (size_t i = 5; i < recs.size() && done.size() < 12; i += 41) {
+    if (!done.insert(family(recs[i])).second) continue;
+    const std::string one = dir + "/one.fa", model = dir + "/b" + std::to_string(i) + ".hmm";
+    std::ofstream(one) << ">seq" << i << "\n" << recs[i].seq << "\n";
+    int status = 0;
+    run_command("hmmbuild --amino -n fam" + std::to_string(i) + " " + model + " " + one + " 2>&1", &status);
+    ASSERT_EQ(status, 0);
+    rows += compare_model(model, data_path("balifam1000.fa.gz")).rows;
+  }
+  EXPECT_GT(rows, 1000);
 }

@@ -94,8 +94,18 @@ inline std::vector<std::vector<std::string>> table_rows(const std::string& text,
   return rows;
 }
 
+// The header: the '#' lines before the first row.
+inline std::string header_lines(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (int n = 0; n < 3 && std::getline(in, line) && !line.empty() && line[0] == '#'; ++n) out += line + "\n";
+  return out;
+}
+
 struct FieldComparison {
   size_t ours = 0, theirs = 0, paired = 0, identical_rows = 0;
+  bool same_order = false;    // rows listed in the same order
+  bool same_header = false;   // the three '#' header lines identical
   std::vector<size_t> identical;  // per field, over paired rows
   std::vector<std::string> differences;  // first few, for the log
 };
@@ -112,6 +122,11 @@ inline FieldComparison compare_tables(const std::string& ours, const std::string
     for (int f : key_fields) k += (f < int(r.size()) ? r[f] : "") + "|";
     return k;
   };
+  std::vector<std::string> ka, kb;
+  for (const auto& r : a) ka.push_back(key(r));
+  for (const auto& r : b) kb.push_back(key(r));
+  c.same_order = ka == kb;
+  c.same_header = header_lines(ours) == header_lines(theirs);
   std::map<std::string, const std::vector<std::string>*> theirs_by_key;
   for (const auto& r : b) theirs_by_key[key(r)] = &r;
   for (const auto& r : a) {
