@@ -55,6 +55,7 @@ Coverage compare_model(const std::string& model, const std::string& fasta) {
   EXPECT_EQ(t.identical_rows, t.theirs);
   EXPECT_EQ(d.ours, d.theirs);
   EXPECT_EQ(d.identical_rows, d.theirs);
+  EXPECT_EQ(ours.past_fwd, theirs.past_fwd) << "Passed Fwd filter";
   EXPECT_TRUE(t.same_order && d.same_order) << "rows listed in another order than hmmsearch's";
   EXPECT_TRUE(t.same_header) << ours.tblout.substr(0, 600) << "\n" << theirs.tblout.substr(0, 600);
   EXPECT_TRUE(d.same_header) << ours.domtblout.substr(0, 800) << "\n" << theirs.domtblout.substr(0, 800);

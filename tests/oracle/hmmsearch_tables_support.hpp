@@ -39,6 +39,7 @@ inline std::vector<std::string> fasta_descriptions(const std::string& fasta) {
 
 struct Tables {
   std::string tblout, domtblout;
+  long past_fwd = -1;  // targets through the Forward filter ("Passed Fwd filter")
 };
 
 inline Tables our_tables(const std::string& model_path, const std::string& fasta) {
@@ -56,12 +57,12 @@ inline Tables our_tables(const std::string& model_path, const std::string& fasta
   std::ostringstream a, b;
   hmm::write_tblout(a, model, list);
   hmm::write_domtblout(b, model, list);
-  return {a.str(), b.str()};
+  return {a.str(), b.str(), pipe.counts().past_fwd};
 }
 
 inline Tables hmmsearch_tables(const std::string& model_path, const std::string& fasta, const std::string& dir) {
   int status = 0;
-  const std::string out = run_command("hmmsearch --cpu 1 -o /dev/null --tblout " + dir + "/t.tbl --domtblout " + dir +
+  const std::string out = run_command("hmmsearch --cpu 1 -o " + dir + "/t.out --tblout " + dir + "/t.tbl --domtblout " + dir +
                                           "/t.domtbl " + model_path + " " + fasta + " 2>&1",
                                       &status);
   if (status != 0) std::cerr << "hmmsearch failed: " << out << "\n";
@@ -71,7 +72,12 @@ inline Tables hmmsearch_tables(const std::string& model_path, const std::string&
     s << in.rdbuf();
     return s.str();
   };
-  return {slurp(dir + "/t.tbl"), slurp(dir + "/t.domtbl")};
+  Tables t{slurp(dir + "/t.tbl"), slurp(dir + "/t.domtbl")};
+  std::istringstream report(slurp(dir + "/t.out"));
+  std::string line;
+  while (std::getline(report, line))
+    if (line.rfind("Passed Fwd filter:", 0) == 0) t.past_fwd = std::stol(line.substr(18));
+  return t;
 }
 
 // Rows (lines not starting with '#') split into `nfields` fields, the rest (the description) one.
