@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "src/core/error.hpp"
+
 #include "src/hmm/sse_expf.hpp"
 
 namespace hpc::hmm {
@@ -109,6 +111,9 @@ float forward(const uint8_t* seq, int L, const FbProfile& p, FbMatrix& ox, bool 
     ox.x(i, kCellB) = xB;
     ox.x(i, kCellC) = xC;
   }
+  // HMMER stops with an error on these (never seen on real data: the rescaling prevents them).
+  if (std::isnan(xC) || (L > 0 && xC == 0.0f) || std::isinf(xC))
+    throw Error("Forward score out of range (NaN, 0 or infinity) on a target of " + std::to_string(L) + " residues");
   return float(ox.totscale + std::log(double(xC * p.xf[kXC][kMove])));
 }
 
@@ -248,6 +253,8 @@ float backward(const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fw
   xN = (xB * p.xf[kXN][kMove]) + (xN * p.xf[kXN][kLoop]);
   bck.x(0, kCellB) = xB, bck.x(0, kCellC) = 0.0f, bck.x(0, kCellJ) = 0.0f, bck.x(0, kCellN) = xN,
   bck.x(0, kCellE) = 0.0f, bck.x(0, kCellScale) = 1.0f;
+  if (std::isnan(xN) || (L > 0 && xN == 0.0f) || std::isinf(xN))
+    throw Error("Backward score out of range (NaN, 0 or infinity) on a target of " + std::to_string(L) + " residues");
   return float(bck.totscale + std::log(double(xN)));
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "src/core/error.hpp"
 #include "src/hmm/forward_backward.hpp"
 #include "src/hmm/logsum.hpp"
 #include "src/hmm/null_model.hpp"
@@ -13,6 +14,7 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994529;  // eslCONST_LOG2
 constexpr double kF3 = 1e-5;
+constexpr int kMaxTargetLength = 100000;
 const double kLogOmega = std::log(1.0 / 256.0);  // log(bg->omega)
 
 double exp_logsurv(double x, double mu, double lambda) { return x < mu ? 0.0 : -lambda * (x - mu); }
@@ -36,6 +38,8 @@ HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model)
 
 std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L) {
+  if (L > kMaxTargetLength)  // p7_Pipeline refuses these too
+    throw Error("target " + name + ": " + std::to_string(L) + " residues, over hmmsearch's limit of 100,000 per target");
   counts_.targets++;
   const PairResult f = run_filters(filters_, seq, L, FilterSettings{}, filter_ws_);
   counts_.past_msv += f.msv_pass;
@@ -120,7 +124,7 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
     list.nreported += h.reported;
     list.nincluded += h.included;
   }
-  list.domZ = list.nreported;
+  list.domZ = t.domZ > 0.0 ? t.domZ : double(list.nreported);
   for (TargetHit& h : hits) {
     if (h.reported)
       for (DomainHit& d : h.domains) {

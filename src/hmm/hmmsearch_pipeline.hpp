@@ -52,7 +52,9 @@ class HmmsearchPipeline {
  public:
   explicit HmmsearchPipeline(const HmmModel& model);
   // The target's row if it reaches hmmsearch's hit list (passes all filters and has at least
-  // one domain), else nothing. `seq` holds residue codes under HMMER's rules.
+  // one domain), else nothing. `seq` holds residue codes under HMMER's rules. Targets over
+  // 100,000 residues throw hpc::Error (hmmsearch refuses them). One pipeline per thread: it
+  // keeps its scratch matrices between targets.
   std::optional<TargetHit> score(const std::string& name, const std::string& description, const uint8_t* seq,
                                  int L);
   const PipelineCounts& counts() const { return counts_; }
@@ -69,6 +71,7 @@ class HmmsearchPipeline {
 
 struct ReportThresholds {  // hmmsearch's defaults: -E 10 --domE 10 --incE 0.01 --incdomE 0.01
   double E = 10.0, domE = 10.0, incE = 0.01, incdomE = 0.01;
+  double domZ = 0.0;  // --domZ; 0: the number of reported targets, as hmmsearch sets it
 };
 
 struct HitList {
