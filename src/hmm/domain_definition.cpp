@@ -25,7 +25,7 @@ bool is_multidomain_region(const DomainPosteriors& d, int i, int j) {
   return max >= kRt3;
 }
 
-// Samples traces of region i..j (Forward in ws.fwd), fills n2sc there, returns the clusters.
+// Samples traces of region i..j (its Forward matrix in ws.fwd), fills n2sc there, returns the clusters.
 std::vector<SampledDomain> region_trace_ensemble(const uint8_t* seq, int ireg, int jreg, const FbProfile& p,
                                                  DomainWorkspace& ws, std::vector<float>& n2sc) {
   const int Lr = jreg - ireg + 1;
@@ -33,7 +33,7 @@ std::vector<SampledDomain> region_trace_ensemble(const uint8_t* seq, int ireg, i
   ws.rng.reset(kSeed);
   std::vector<SampledDomain> sp;
   for (int t = 0; t < kSamples; ++t) {
-    stochastic_trace(ws.rng, seq + ireg - 1, Lr, p, ws.fwd, ws.trace);
+    stochastic_trace(ws.rng, Lr, p, ws.fwd, ws.trace);
     ws.trace.index();
     int pos = 1;
     for (const TraceDomain& d : ws.trace.domains) {

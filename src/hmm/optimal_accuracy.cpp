@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "src/hmm/sse_expf.hpp"
+#include "src/hmm/striped_cells.hpp"
 
 namespace hpc::hmm {
 namespace {
@@ -94,21 +95,13 @@ struct OaTracer {
 
   static float or_inf(float t, float v) { return t == 0.0f ? kNegInf : v; }
   int select_m(int i, int k) const {
-    const int q = (k - 1) % Q, r = (k - 1) / Q;
-    const __m128* tp = p.tfv.data() + 7 * q;
-    const __m128* prev = ox.row(i - 1);
-    __m128 mpv, dpv, ipv;
-    if (q > 0) {
-      mpv = mmo(prev, q - 1), dpv = dmo(prev, q - 1), ipv = imo(prev, q - 1);
-    } else {
-      const __m128 z = _mm_setzero_ps();
-      mpv = sse_rightshift(mmo(prev, Q - 1), z);
-      dpv = sse_rightshift(dmo(prev, Q - 1), z);
-      ipv = sse_rightshift(imo(prev, Q - 1), z);
-    }
+    const StripedCell c(k, Q);
+    const __m128* tp = p.tfv.data() + 7 * c.q;
+    const PreviousNode prev(ox.row(i - 1), c.q, Q);
+    const int r = c.r;
     // In order of preference on ties: M, I, D, B (esl_vec_FArgMax takes the first maximum).
-    const float path[4] = {or_inf(lane(tp[1], r), lane(mpv, r)), or_inf(lane(tp[2], r), lane(ipv, r)),
-                           or_inf(lane(tp[3], r), lane(dpv, r)), or_inf(lane(tp[0], r), ox.x(i - 1, kCellB))};
+    const float path[4] = {or_inf(lane(tp[1], r), lane(prev.m, r)), or_inf(lane(tp[2], r), lane(prev.i, r)),
+                           or_inf(lane(tp[3], r), lane(prev.d, r)), or_inf(lane(tp[0], r), ox.x(i - 1, kCellB))};
     static const int states[4] = {kStM, kStI, kStD, kStB};
     int best = 0;
     for (int j = 1; j < 4; ++j)
@@ -116,20 +109,10 @@ struct OaTracer {
     return states[best];
   }
   int select_d(int i, int k) const {
-    const int q = (k - 1) % Q, r = (k - 1) / Q;
-    const __m128* cur = ox.row(i);
-    __m128 mpv, dpv, tmdv, tddv;
-    if (q > 0) {
-      mpv = mmo(cur, q - 1), dpv = dmo(cur, q - 1);
-      tmdv = p.tfv[7 * (q - 1) + kFbMD], tddv = p.tfv[7 * Q + (q - 1)];
-    } else {
-      const __m128 z = _mm_setzero_ps();
-      mpv = sse_rightshift(mmo(cur, Q - 1), z);
-      dpv = sse_rightshift(dmo(cur, Q - 1), z);
-      tmdv = sse_rightshift(p.tfv[7 * (Q - 1) + kFbMD], z);
-      tddv = sse_rightshift(p.tfv[8 * Q - 1], z);
-    }
-    const float m = or_inf(lane(tmdv, r), lane(mpv, r)), d = or_inf(lane(tddv, r), lane(dpv, r));
+    const StripedCell c(k, Q);
+    const PreviousNode prev(ox.row(i), c.q, Q);
+    const IntoDelete t(p, c.q);
+    const float m = or_inf(lane(t.md, c.r), lane(prev.m, c.r)), d = or_inf(lane(t.dd, c.r), lane(prev.d, c.r));
     return m >= d ? kStM : kStD;
   }
   int select_i(int i, int k) const {
@@ -176,31 +159,8 @@ struct OaTracer {
 }  // namespace
 
 void optimal_accuracy_trace(const FbProfile& p, const FbMatrix& pp, const FbMatrix& ox, Trace& tr) {
-  tr.clear();
   const OaTracer t{p, pp, ox, p.Q};
-  int i = ox.L, k = 0;
-  tr.append(kStT, k, i);
-  tr.append(kStC, k, i);
-  int s0 = kStC;
-  while (s0 != kStS) {
-    int s1 = -1;
-    switch (s0) {
-      case kStM: s1 = t.select_m(i, k); --k; --i; break;
-      case kStD: s1 = t.select_d(i, k); --k; break;
-      case kStI: s1 = t.select_i(i, k); --i; break;
-      case kStN: s1 = i == 0 ? kStS : kStN; break;
-      case kStC: s1 = t.select_c(i); break;
-      case kStJ: s1 = t.select_j(i); break;
-      case kStE: s1 = t.select_e(i, &k); break;
-      case kStB: s1 = t.select_b(i); break;
-      default: break;
-    }
-    if (s1 == -1) throw std::runtime_error("optimal accuracy traceback failed");
-    tr.append(uint8_t(s1), k, i);
-    if ((s1 == kStN || s1 == kStJ || s1 == kStC) && s1 == s0) --i;
-    s0 = s1;
-  }
-  tr.reverse();
+  trace_back(t, ox.L, tr);
 }
 
 }  // namespace hpc::hmm

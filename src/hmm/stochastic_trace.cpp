@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "src/hmm/sse_expf.hpp"
+#include "src/hmm/striped_cells.hpp"
 
 namespace hpc::hmm {
 namespace {
@@ -46,39 +47,20 @@ struct Sampler {
     return states[rng.choose(path, n)];
   }
   int select_m(int i, int k) {
-    const int q = (k - 1) % Q, r = (k - 1) / Q;
-    const __m128* tp = p.tfv.data() + 7 * q;
+    const StripedCell c(k, Q);
+    const __m128* tp = p.tfv.data() + 7 * c.q;
     const __m128 xBv = _mm_set1_ps(ox.x(i - 1, kCellB));
-    const __m128* prev = ox.row(i - 1);
-    __m128 mpv, dpv, ipv;
-    if (q > 0) {
-      mpv = mmo(prev, q - 1), dpv = dmo(prev, q - 1), ipv = imo(prev, q - 1);
-    } else {
-      const __m128 z = _mm_setzero_ps();
-      mpv = sse_rightshift(mmo(prev, Q - 1), z);
-      dpv = sse_rightshift(dmo(prev, Q - 1), z);
-      ipv = sse_rightshift(imo(prev, Q - 1), z);
-    }
-    float path[4] = {lane(_mm_mul_ps(xBv, tp[0]), r), lane(_mm_mul_ps(mpv, tp[1]), r),
-                     lane(_mm_mul_ps(ipv, tp[2]), r), lane(_mm_mul_ps(dpv, tp[3]), r)};
+    const PreviousNode prev(ox.row(i - 1), c.q, Q);
+    float path[4] = {lane(_mm_mul_ps(xBv, tp[0]), c.r), lane(_mm_mul_ps(prev.m, tp[1]), c.r),
+                     lane(_mm_mul_ps(prev.i, tp[2]), c.r), lane(_mm_mul_ps(prev.d, tp[3]), c.r)};
     static const int states[4] = {kStB, kStM, kStI, kStD};
     return pick(path, 4, states);
   }
   int select_d(int i, int k) {
-    const int q = (k - 1) % Q, r = (k - 1) / Q;
-    const __m128* cur = ox.row(i);
-    __m128 mpv, dpv, tmdv, tddv;
-    if (q > 0) {
-      mpv = mmo(cur, q - 1), dpv = dmo(cur, q - 1);
-      tmdv = p.tfv[7 * (q - 1) + kFbMD], tddv = p.tfv[7 * Q + (q - 1)];
-    } else {
-      const __m128 z = _mm_setzero_ps();
-      mpv = sse_rightshift(mmo(cur, Q - 1), z);
-      dpv = sse_rightshift(dmo(cur, Q - 1), z);
-      tmdv = sse_rightshift(p.tfv[7 * (Q - 1) + kFbMD], z);
-      tddv = sse_rightshift(p.tfv[8 * Q - 1], z);
-    }
-    float path[2] = {lane(_mm_mul_ps(mpv, tmdv), r), lane(_mm_mul_ps(dpv, tddv), r)};
+    const StripedCell c(k, Q);
+    const PreviousNode prev(ox.row(i), c.q, Q);
+    const IntoDelete t(p, c.q);
+    float path[2] = {lane(_mm_mul_ps(prev.m, t.md), c.r), lane(_mm_mul_ps(prev.d, t.dd), c.r)};
     static const int states[2] = {kStM, kStD};
     return pick(path, 2, states);
   }
@@ -150,32 +132,10 @@ int EaselFastRng::choose(const float* p, int n) {
   throw std::runtime_error("stochastic traceback: choice failed");
 }
 
-void stochastic_trace(EaselFastRng& rng, const uint8_t* /*seq*/, int L, const FbProfile& p, const FbMatrix& fwd,
+void stochastic_trace(EaselFastRng& rng, int L, const FbProfile& p, const FbMatrix& fwd,
                       Trace& tr) {
-  tr.clear();
   Sampler s{rng, p, fwd, p.Q};
-  int i = L, k = 0;
-  tr.append(kStT, k, i);
-  tr.append(kStC, k, i);
-  int s0 = kStC;
-  while (s0 != kStS) {
-    int s1 = 0;
-    switch (s0) {
-      case kStM: s1 = s.select_m(i, k); --k; --i; break;
-      case kStD: s1 = s.select_d(i, k); --k; break;
-      case kStI: s1 = s.select_i(i, k); --i; break;
-      case kStN: s1 = i == 0 ? kStS : kStN; break;
-      case kStC: s1 = s.select_c(i); break;
-      case kStJ: s1 = s.select_j(i); break;
-      case kStE: s1 = s.select_e(i, &k); break;
-      case kStB: s1 = s.select_b(i); break;
-      default: throw std::runtime_error("stochastic traceback: bogus state");
-    }
-    tr.append(uint8_t(s1), k, i);
-    if ((s1 == kStN || s1 == kStJ || s1 == kStC) && s1 == s0) --i;
-    s0 = s1;
-  }
-  tr.reverse();
+  trace_back(s, L, tr);
 }
 
 }  // namespace hpc::hmm

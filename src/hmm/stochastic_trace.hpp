@@ -27,7 +27,7 @@ class EaselFastRng {
   uint32_t x_ = 0;
 };
 
-void stochastic_trace(EaselFastRng& rng, const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fwd,
+void stochastic_trace(EaselFastRng& rng, int L, const FbProfile& p, const FbMatrix& fwd,
                       Trace& tr);
 
 }  // namespace hpc::hmm

@@ -155,6 +155,16 @@ std::string stress_targets(const std::vector<Record>& recs) {
   return out.str();
 }
 
+// hmmbuild's model of recs[i] alone, named fam<i>; "" when hmmbuild fails.
+std::string single_sequence_model(const std::string& dir, const std::vector<Record>& recs, size_t i) {
+  const std::string one = dir + "/one.fa", model = dir + "/fam" + std::to_string(i) + ".hmm";
+  std::ofstream(one) << ">seq" << i << "\n" << recs[i].seq << "\n";
+  int status = 0;
+  const std::string out = run_command("hmmbuild --amino -n fam" + std::to_string(i) + " " + model + " " + one + " 2>&1", &status);
+  if (status != 0) std::cerr << out;
+  return status == 0 ? model : "";
+}
+
 }  // namespace
 
 // Single-sequence models (hmmbuild from one balifam sequence of each of 8 families) against
@@ -170,11 +180,8 @@ TEST(HmmsearchPipelineOracle, SingleSequenceModelsStressTargets) {
   Coverage all;
   for (size_t i = 0; i < recs.size() && done.size() < 8; i += 37) {
     if (!done.insert(family(recs[i])).second) continue;
-    const std::string one = dir + "/one.fa", model = dir + "/one" + std::to_string(i) + ".hmm";
-    std::ofstream(one) << ">seq" << i << "\n" << recs[i].seq << "\n";
-    int status = 0;
-    run_command("hmmbuild --amino -n fam" + std::to_string(i) + " " + model + " " + one + " 2>&1", &status);
-    ASSERT_EQ(status, 0);
+    const std::string model = single_sequence_model(dir, recs, i);
+    ASSERT_FALSE(model.empty());
     const Coverage c = compare_model(model, targets);
     all.clustered += c.clustered, all.multidomain += c.multidomain, all.rich += c.rich;
     run_command("cat " + model + " >> " + dir + "/all.hmm");
@@ -196,11 +203,8 @@ TEST(HmmsearchPipelineOracle, SingleSequenceModelsBalifam1000) {
   int rows = 0;
   for (size_t i = 5; i < recs.size() && done.size() < 12; i += 41) {
     if (!done.insert(family(recs[i])).second) continue;
-    const std::string one = dir + "/one.fa", model = dir + "/b" + std::to_string(i) + ".hmm";
-    std::ofstream(one) << ">seq" << i << "\n" << recs[i].seq << "\n";
-    int status = 0;
-    run_command("hmmbuild --amino -n fam" + std::to_string(i) + " " + model + " " + one + " 2>&1", &status);
-    ASSERT_EQ(status, 0);
+    const std::string model = single_sequence_model(dir, recs, i);
+    ASSERT_FALSE(model.empty());
     rows += compare_model(model, data_path("balifam1000.fa.gz")).rows;
   }
   EXPECT_GT(rows, 1000);
