@@ -125,7 +125,8 @@ std::string family(const Record& r) { return r.header.substr(r.header.find("pfam
 
 // balifam2000.fa, plus 300 tandem targets (two or three members of one family joined by short
 // random linkers: multi-domain regions), plus 300 copies with ~4% of residues replaced by
-// U O J B Z X * (HMMER's degenerate and nonresidue symbols).
+// U O J B Z X * . ~ _ (HMMER's degenerate, nonresidue, gap and missing-data symbols; some in
+// lower case).
 std::string stress_targets(const std::vector<Record>& recs) {
   std::mt19937 rng(11);
   std::map<std::string, std::vector<size_t>> by_family;
@@ -135,7 +136,7 @@ std::string stress_targets(const std::vector<Record>& recs) {
     if (f.second.size() >= 3) families.push_back(f.first);
   std::ostringstream out;
   for (const Record& r : recs) out << r.header << "\n" << r.seq << "\n";
-  const std::string aa = "ACDEFGHIKLMNPQRSTVWY", special = "UOJBZX*";
+  const std::string aa = "ACDEFGHIKLMNPQRSTVWY", special = "UOJBZX*.~_uojbzx";
   for (int t = 0; t < 300; ++t) {
     const auto& members = by_family[families[rng() % families.size()]];
     std::string s;
