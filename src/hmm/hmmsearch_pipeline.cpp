@@ -6,6 +6,7 @@
 
 #include "src/core/error.hpp"
 #include "src/hmm/forward_backward.hpp"
+#include "src/hmm/hmmer_float_mode.hpp"
 #include "src/hmm/logsum.hpp"
 #include "src/hmm/null_model.hpp"
 
@@ -41,6 +42,7 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
   if (L > kMaxTargetLength)  // p7_Pipeline refuses these too
     throw Error("target " + name + ": " + std::to_string(L) + " residues, over hmmsearch's limit of 100,000 per target");
   counts_.targets++;
+  const HmmerFloatMode mode;
   const PairResult f = run_filters(filters_, seq, L, FilterSettings{}, filter_ws_);
   counts_.past_msv += f.msv_pass;
   counts_.past_bias += f.bias_pass;
@@ -107,6 +109,7 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
 }
 
 HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t) {
+  const HmmerFloatMode mode;
   std::sort(hits.begin(), hits.end(), [](const TargetHit& a, const TargetHit& b) {
     const double ka = -a.lnP, kb = -b.lnP;  // sortkey (inclusion by E-value)
     if (ka != kb) return ka > kb;

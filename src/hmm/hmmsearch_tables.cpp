@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "src/hmm/hmmer_float_mode.hpp"
+
 namespace hpc::hmm {
 namespace {
 
@@ -47,6 +49,7 @@ const char* description(const TargetHit& h) { return h.description.empty() ? "-"
 }  // namespace
 
 void write_tblout(std::ostream& out, const HmmModel& query, const HitList& list, bool header) {
+  const HmmerFloatMode mode;  // exp() of tiny P-values: 0, as hmmsearch prints them
   const Widths w = widths(query, list);
   if (header) {
     out << format("#%*s %22s %22s %33s\n", w.tname + w.qname + w.tacc + w.qacc + 2, "", "--- full sequence ----",
@@ -73,6 +76,7 @@ void write_tblout(std::ostream& out, const HmmModel& query, const HitList& list,
 }
 
 void write_domtblout(std::ostream& out, const HmmModel& query, const HitList& list, bool header) {
+  const HmmerFloatMode mode;
   const Widths w = widths(query, list);
   if (header) {
     out << format("#%*s %22s %40s %11s %11s %11s\n", w.tname + w.qname - 1 + 15 + w.tacc + w.qacc, "",
