@@ -124,7 +124,8 @@ struct FieldComparison {
   std::vector<std::string> differences;  // first few, for the log
 };
 
-// Pairs rows by key (target name, plus domain number for domains) and counts equal fields.
+// Pairs rows by key (target and query name, description: balifam repeats ids; plus the domain
+// number for domains) and counts equal fields.
 inline FieldComparison compare_tables(const std::string& ours, const std::string& theirs, int nfields,
                                       const std::vector<int>& key_fields) {
   const auto a = table_rows(ours, nfields), b = table_rows(theirs, nfields);
