@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/core/error.hpp"
 #include "src/hmm/forward_backward.hpp"
 #include "src/hmm/null2.hpp"
 #include "src/hmm/optimal_accuracy.hpp"
@@ -84,6 +85,7 @@ bool rescore_envelope(const uint8_t* seq, int i, int j, bool null2_is_done, cons
   while (z1 < tr.size() && tr.st[z1] != kStM) ++z1;
   for (z2 = z1; z2 < tr.size() && tr.st[z2] != kStE; ++z2) {}
   while (z2 >= 0 && tr.st[z2] != kStM) --z2;
+  if (z1 >= tr.size() || z2 < 0) throw Error("optimal accuracy alignment without a match state");
   dom.iali = tr.i[z1] + i - 1, dom.jali = tr.i[z2] + i - 1;
   dom.hmmfrom = tr.k[z1], dom.hmmto = tr.k[z2];
 
@@ -105,7 +107,8 @@ DomainDefinition define_domains(const uint8_t* seq, int L, FbProfile& p, const F
                                 DomainWorkspace& ws) {
   DomainDefinition dd;
   DomainPosteriors post;
-  decode_domains(p, fwd, bck, post);
+  if (!decode_domains(p, fwd, bck, post))  // hmmsearch stops: "domain definition workflow failure"
+    throw Error("domain definition: posterior decoding overflow on a target of " + std::to_string(L) + " residues");
   dd.n2sc.assign(L + 1, 0.0f);
   dd.nexpected = post.btot[L];
   p.configure(L, false);  // each domain is processed in unihit mode
