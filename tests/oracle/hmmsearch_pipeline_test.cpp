@@ -214,3 +214,35 @@ TEST(HmmsearchPipelineOracle, SingleSequenceModelsBalifam1000) {
   }
   EXPECT_GT(rows, 1000);
 }
+
+// Family models from alignments (informative transitions, as Pfam's): 30 members of each of 6
+// balifam families aligned by hmmalign to one member's model, hmmbuild from that alignment,
+// then searched against all of balifam1000.
+TEST(HmmsearchPipelineOracle, AlignedFamilyModelsBalifam1000) {
+  ASSERT_TRUE(have_program("hmmsearch") && have_program("hmmbuild") && have_program("hmmalign"))
+      << "HMMER 3.3.2 is needed by this test";
+  const std::string dir = temp_dir();
+  const std::vector<Record> recs = read_records(data_path("balifam2000.fa"));
+  std::map<std::string, std::vector<size_t>> by_family;
+  for (size_t i = 0; i < recs.size(); ++i) by_family[family(recs[i])].push_back(i);
+  int models = 0, rows = 0;
+  for (const auto& [name, members] : by_family) {
+    if (members.size() < 30) continue;
+    const std::string seed = single_sequence_model(dir, recs, members[0]);
+    ASSERT_FALSE(seed.empty());
+    const std::string fasta = dir + "/members.fa", sto = dir + "/members.sto", model = dir + "/" + name + ".hmm";
+    {
+      std::ofstream out(fasta);
+      for (size_t j = 0; j < 30; ++j) out << ">m" << j << "\n" << recs[members[j]].seq << "\n";
+    }
+    int status = 0;
+    const std::string log = run_command("hmmalign --trim -o " + sto + " " + seed + " " + fasta + " 2>&1 && hmmbuild --amino -n " +
+                                            name + " " + model + " " + sto + " 2>&1",
+                                        &status);
+    ASSERT_EQ(status, 0) << log;
+    rows += compare_model(model, data_path("balifam1000.fa.gz")).rows;
+    if (++models == 6) break;
+  }
+  EXPECT_EQ(models, 6);
+  EXPECT_GT(rows, 5000);
+}
