@@ -108,10 +108,23 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
   return h;
 }
 
+ReportThresholds model_cutoff_thresholds(const HmmModel& model, const std::string& which) {
+  const HmmCutoff& c = which == "GA" ? model.ga : which == "TC" ? model.tc : model.nc;
+  if (!c.set) throw Error(which + " bit thresholds unavailable on model " + model.name);
+  ReportThresholds t;
+  t.use_bit_cutoffs = true;
+  t.seq_cutoff = c.seq, t.dom_cutoff = c.dom;
+  return t;
+}
+
 HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t) {
   const HmmerFloatMode mode;
-  std::sort(hits.begin(), hits.end(), [](const TargetHit& a, const TargetHit& b) {
-    const double ka = -a.lnP, kb = -b.lnP;  // sortkey (inclusion by E-value)
+  if (t.use_bit_cutoffs)  // p7_Pipeline keeps only targets reportable by score
+    hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const TargetHit& h) { return h.score < t.seq_cutoff; }),
+               hits.end());
+  std::sort(hits.begin(), hits.end(), [&](const TargetHit& a, const TargetHit& b) {
+    // sortkey: -lnP when inclusion is by E-value, the score under bit cut-offs
+    const double ka = t.use_bit_cutoffs ? double(a.score) : -a.lnP, kb = t.use_bit_cutoffs ? double(b.score) : -b.lnP;
     if (ka != kb) return ka > kb;
     const int c = std::strcmp(a.name.c_str(), b.name.c_str());
     if (c != 0) return c < 0;
@@ -120,7 +133,10 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
   HitList list;
   list.Z = Z;
   for (TargetHit& h : hits) {
-    if (std::exp(h.lnP) * Z <= t.E) {
+    if (t.use_bit_cutoffs) {
+      h.reported = h.included = true;  // every kept target scores >= the cut-off
+      for (DomainHit& d : h.domains) d.reported = d.included = d.bitscore >= t.dom_cutoff;
+    } else if (std::exp(h.lnP) * Z <= t.E) {
       h.reported = true;
       h.included = std::exp(h.lnP) * Z <= t.incE;
     }
@@ -129,7 +145,7 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
   }
   list.domZ = t.domZ > 0.0 ? t.domZ : double(list.nreported);
   for (TargetHit& h : hits) {
-    if (h.reported)
+    if (h.reported && !t.use_bit_cutoffs)
       for (DomainHit& d : h.domains) {
         d.reported = std::exp(d.lnP) * list.domZ <= t.domE;
         d.included = h.included && std::exp(d.lnP) * list.domZ <= t.incdomE;

@@ -72,7 +72,14 @@ class HmmsearchPipeline {
 struct ReportThresholds {  // hmmsearch's defaults: -E 10 --domE 10 --incE 0.01 --incdomE 0.01
   double E = 10.0, domE = 10.0, incE = 0.01, incdomE = 0.01;
   double domZ = 0.0;  // --domZ; 0: the number of reported targets, as hmmsearch sets it
+  // --cut_ga/--cut_tc/--cut_nc: the model's bit-score cut-offs decide reporting and inclusion
+  // (sequence score >= seq_cutoff, domain score >= dom_cutoff), and targets list by score.
+  bool use_bit_cutoffs = false;
+  float seq_cutoff = 0.0f, dom_cutoff = 0.0f;
 };
+// hmmsearch's --cut_ga (which "GA"), --cut_tc ("TC") or --cut_nc ("NC") thresholds for a
+// model; throws hpc::Error when the model has no such line, as hmmsearch stops.
+ReportThresholds model_cutoff_thresholds(const HmmModel& model, const std::string& which);
 
 struct HitList {
   std::vector<TargetHit> hits;  // sorted as hmmsearch lists them
@@ -80,9 +87,9 @@ struct HitList {
   int nreported = 0, nincluded = 0;
 };
 
-// Sorts by E-value (name, then alignment start on ties), flags reported and included
-// targets with Z (number of targets searched) and domains with domZ (number of reported
-// targets), and hides duplicate alignments (HMMER's bug h74 workaround).
+// Sorts by E-value (by score under bit cut-offs; name, then alignment start on ties), flags
+// reported and included targets with Z (number of targets searched) and domains with domZ
+// (number of reported targets), and hides duplicate alignments (HMMER's bug h74 workaround).
 HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t = {});
 
 }  // namespace hpc::hmm

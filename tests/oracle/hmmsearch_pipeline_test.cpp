@@ -2,6 +2,8 @@
 // ours (src/hmm/hmmsearch_pipeline.hpp + hmmsearch_tables.hpp), field by field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <random>
@@ -42,11 +44,15 @@ Coverage coverage(const std::string& tblout) {
   return c;
 }
 
-Coverage compare_model(const std::string& model, const std::string& fasta) {
+// `cutoff`: "" or "GA", "TC", "NC" (hmmsearch --cut_ga, --cut_tc, --cut_nc).
+Coverage compare_model(const std::string& model, const std::string& fasta, const std::string& cutoff = "") {
   const std::string dir = temp_dir();
-  const Tables theirs = hmmsearch_tables(model, fasta, dir), ours = our_tables(model, fasta);
+  std::string option = cutoff;
+  std::transform(option.begin(), option.end(), option.begin(), [](char c) { return char(std::tolower(c)); });
+  const Tables theirs = hmmsearch_tables(model, fasta, dir, cutoff.empty() ? "" : "--cut_" + option);
+  const Tables ours = our_tables(model, fasta, cutoff);
   const Coverage cov = coverage(theirs.tblout);
-  std::cout << model << " vs " << fasta << ": hmmsearch rows " << cov.rows << ", clustered " << cov.clustered
+  std::cout << model << " vs " << fasta << (cutoff.empty() ? "" : " --cut_" + option) << ": hmmsearch rows " << cov.rows << ", clustered " << cov.clustered
             << ", overlaps " << cov.overlaps << ", multi-domain " << cov.multidomain << ", rare letters "
             << cov.rich << ", E-value 0 " << cov.zero_evalue << "\n";
   const FieldComparison t = compare_tables(ours.tblout, theirs.tblout, 18, {0, 2, 18});
@@ -100,6 +106,7 @@ TEST(HmmsearchPipelineOracle, Fn3SevenlessMultidomain) {
   compare_model(data_path("hmm/fn3.hmm"), data_path("7LESS_DROME.fa"));
   compare_model(data_path("hmm/Pkinase.hmm"), data_path("7LESS_DROME.fa"));
 }
+
 
 TEST(HmmsearchPipelineOracle, Globins4Globins45) {
   ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (HMMER 3.3.2) is needed by this test";
@@ -245,4 +252,27 @@ TEST(HmmsearchPipelineOracle, AlignedFamilyModelsBalifam1000) {
   }
   EXPECT_EQ(models, 6);
   EXPECT_GT(rows, 5000);
+}
+
+// Pfam's bit-score cut-offs: fn3's GA 8.0/7.2 (3 of sevenless' 9 domains below the domain
+// cut-off), and a single-sequence model given cut-offs in the middle of its ~1,000 balifam hits
+// (many domains each: targets listed by score, domains cut by score).
+TEST(HmmsearchPipelineOracle, PfamCutoffs) {
+  ASSERT_TRUE(have_program("hmmsearch") && have_program("hmmbuild")) << "HMMER 3.3.2 is needed by this test";
+  const std::string dir = temp_dir();
+  const std::vector<Record> recs = read_records(data_path("balifam2000.fa"));
+  const std::string built = single_sequence_model(dir, recs, 46), model = dir + "/cut.hmm";
+  ASSERT_FALSE(built.empty());
+  // Where Pfam writes them, before STATS (hmmsearch 3.3.2 crashes on GA lines right after LENG).
+  run_command("sed '0,/^STATS/s//GA    60.00 40.00;\\nTC    80.00 50.00;\\nNC    30.00 20.00;\\nSTATS/' " + built + " > " + model);
+  int rows = 0;
+  for (const char* cut : {"GA", "TC", "NC"}) {
+    compare_model(data_path("hmm/fn3.hmm"), data_path("7LESS_DROME.fa"), cut);
+    compare_model(data_path("hmm/Pkinase.hmm"), data_path("7LESS_DROME.fa"), cut);
+    rows += compare_model(model, data_path("balifam1000.fa.gz"), cut).rows;
+  }
+  EXPECT_GT(rows, 500);
+  EXPECT_NE(error_of([] { hmm::model_cutoff_thresholds(read_hmm_file(data_path("hmm/globins4.hmm")).at(0), "GA"); })
+                .find("GA bit thresholds unavailable on model globins4"),
+            std::string::npos);
 }

@@ -45,7 +45,8 @@ struct Tables {
 
 // Every model of the file in turn, as hmmsearch runs several queries: header lines before
 // the first query's rows only.
-inline Tables our_tables(const std::string& model_path, const std::string& fasta) {
+// `cutoff`: "" (E-value thresholds) or "GA", "TC", "NC" (hmmsearch --cut_ga ...).
+inline Tables our_tables(const std::string& model_path, const std::string& fasta, const std::string& cutoff = "") {
   const Database db = load_database(fasta, ResidueRules::kHmmer);
   const std::vector<std::string> desc = fasta_descriptions(fasta);
   std::ostringstream a, b;
@@ -59,7 +60,9 @@ inline Tables our_tables(const std::string& model_path, const std::string& fasta
       auto h = pipe.score(db.seqs.ids[t], t < desc.size() ? desc[t] : "", v.data, int(v.length));
       if (h) hits.push_back(std::move(*h));
     }
-    const hmm::HitList list = hmm::finish_hits(std::move(hits), double(db.seqs.size()));
+    const hmm::ReportThresholds thresholds =
+        cutoff.empty() ? hmm::ReportThresholds{} : hmm::model_cutoff_thresholds(model, cutoff);
+    const hmm::HitList list = hmm::finish_hits(std::move(hits), double(db.seqs.size()), thresholds);
     hmm::write_tblout(a, model, list, first);
     hmm::write_domtblout(b, model, list, first);
     past_fwd += pipe.counts().past_fwd;
@@ -68,9 +71,10 @@ inline Tables our_tables(const std::string& model_path, const std::string& fasta
   return {a.str(), b.str(), past_fwd};
 }
 
-inline Tables hmmsearch_tables(const std::string& model_path, const std::string& fasta, const std::string& dir) {
+inline Tables hmmsearch_tables(const std::string& model_path, const std::string& fasta, const std::string& dir,
+                               const std::string& options = "") {
   int status = 0;
-  const std::string out = run_command("hmmsearch --cpu 1 -o " + dir + "/t.out --tblout " + dir + "/t.tbl --domtblout " + dir +
+  const std::string out = run_command("hmmsearch --cpu 1 " + options + " -o " + dir + "/t.out --tblout " + dir + "/t.tbl --domtblout " + dir +
                                           "/t.domtbl " + model_path + " " + fasta + " 2>&1",
                                       &status);
   if (status != 0) std::cerr << "hmmsearch failed: " << out << "\n";
