@@ -7,7 +7,7 @@
 #include <ostream>
 
 #include "io/hmm_file.hpp"
-#include "src/hmm/hmmsearch_pipeline.hpp"
+#include "src/hmm/hmmsearch_hits.hpp"
 
 namespace hpc::hmm {
 
