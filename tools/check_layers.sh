@@ -18,11 +18,13 @@ io 2
 src/plan 3
 src/hmm 3
 kernels 4
+kernels/cpu/simd_intrinsics 0
 mpi 5
 src/stats 6
 src/report 6
 src/pss 6
 src/hmm/filter_pipeline 6
+src/hmm/hmmsearch_pipeline 6
 src/workloads 7
 src/cli 8
 '

@@ -45,6 +45,16 @@ int16_t word_score(float scale, float score) {
   return int16_t(s);
 }
 
+std::vector<float> local_entry_scores(const HmmModel& model) {
+  const int M = model.length;
+  const auto occ = match_occupancy(model);
+  float Z = 0.0f;
+  for (int k = 1; k <= M; ++k) Z += occ[k] * float(M - k + 1);
+  std::vector<float> tsc_bm(M + 1, kNegInf);
+  for (int k = 1; k <= M; ++k) tsc_bm[k - 1] = float(std::log(double(occ[k] / Z)));
+  return tsc_bm;
+}
+
 std::vector<std::vector<float>> match_scores(const HmmModel& model) {
   const int M = model.length;
   const auto& bg = background_frequencies();
@@ -110,11 +120,7 @@ VitProfile build_vit_profile(const HmmModel& model) {
 
   // Profile transition scores (float), node 0 and node M transitions impossible except B->M.
   // tsc_bm[k] is the local entry into M_{k+1} (HMMER stores it off by one).
-  const auto occ = match_occupancy(model);
-  float Z = 0.0f;
-  for (int k = 1; k <= M; ++k) Z += occ[k] * float(M - k + 1);
-  std::vector<float> tsc_bm(M + 1, kNegInf);
-  for (int k = 1; k <= M; ++k) tsc_bm[k - 1] = float(std::log(double(occ[k] / Z)));
+  const std::vector<float> tsc_bm = local_entry_scores(model);
   auto tsc = [&](int k, int which) -> float {
     if (k < 1 || k >= M) return kNegInf;
     return log_prob(model.t[k][which]);

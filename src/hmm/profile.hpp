@@ -22,6 +22,10 @@ namespace hpc::hmm {
 // Float match scores ln(p/f) per node (1..M) and code, as p7_ProfileConfig computes them.
 std::vector<std::vector<float>> match_scores(const HmmModel& model);  // [code][k], k = 0..M
 
+// Local entry scores ln(occ_k / sum_i occ_i (M-i+1)), stored off by one as HMMER stores
+// them: [k-1] is the entry into M_k; [M] is -infinity.
+std::vector<float> local_entry_scores(const HmmModel& model);
+
 struct MsvProfile {
   int M = 0;
   float scale = 0;        // 3/ln2 (float, as HMMER stores it)

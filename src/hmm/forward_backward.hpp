@@ -1,0 +1,18 @@
+#pragma once
+// HMMER 3.3.2's striped Forward and Backward in probability space with sparse rescaling
+// (impl_sse/fwdback.c, forward_engine/backward_engine), the same vector operations in the
+// same order, so scores, scale factors and matrices equal HMMER's bit for bit.
+//  - forward: fills `mx` (full, or one row for the parser) and returns the score in nats;
+//  - backward: uses forward's scale factors; fills `bck` and returns its score in nats.
+// Targets are residue codes under HMMER's rules, seq[0..L-1] (HMMER's dsq[1..L]).
+#include <cstdint>
+
+#include "src/hmm/fb_matrix.hpp"
+#include "src/hmm/fb_profile.hpp"
+
+namespace hpc::hmm {
+
+float forward(const uint8_t* seq, int L, const FbProfile& p, FbMatrix& mx, bool full);
+float backward(const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fwd, FbMatrix& bck, bool full);
+
+}  // namespace hpc::hmm

@@ -1,0 +1,70 @@
+#include "src/hmm/hmmsearch_hits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "src/core/error.hpp"
+#include "src/hmm/hmmer_float_mode.hpp"
+
+namespace hpc::hmm {
+
+ReportThresholds model_cutoff_thresholds(const HmmModel& model, const std::string& which) {
+  const HmmCutoff& c = which == "GA" ? model.ga : which == "TC" ? model.tc : model.nc;
+  if (!c.set) throw Error(which + " bit thresholds unavailable on model " + model.name);
+  ReportThresholds t;
+  t.use_bit_cutoffs = true;
+  t.seq_cutoff = c.seq, t.dom_cutoff = c.dom;
+  return t;
+}
+
+HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t) {
+  const HmmerFloatMode mode;
+  if (t.use_bit_cutoffs)  // p7_Pipeline keeps only targets reportable by score
+    hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const TargetHit& h) { return h.score < t.seq_cutoff; }),
+               hits.end());
+  std::sort(hits.begin(), hits.end(), [&](const TargetHit& a, const TargetHit& b) {
+    // sortkey: -lnP when inclusion is by E-value, the score under bit cut-offs
+    const double ka = t.use_bit_cutoffs ? double(a.score) : -a.lnP, kb = t.use_bit_cutoffs ? double(b.score) : -b.lnP;
+    if (ka != kb) return ka > kb;
+    const int c = std::strcmp(a.name.c_str(), b.name.c_str());
+    if (c != 0) return c < 0;
+    return a.domains[0].env.iali < b.domains[0].env.iali;
+  });
+  HitList list;
+  list.Z = Z;
+  for (TargetHit& h : hits) {
+    if (t.use_bit_cutoffs) {
+      h.reported = h.included = true;  // every kept target scores >= the cut-off
+      for (DomainHit& d : h.domains) d.reported = d.included = d.bitscore >= t.dom_cutoff;
+    } else if (std::exp(h.lnP) * Z <= t.E) {
+      h.reported = true;
+      h.included = std::exp(h.lnP) * Z <= t.incE;
+    }
+    list.nreported += h.reported;
+    list.nincluded += h.included;
+  }
+  list.domZ = t.domZ > 0.0 ? t.domZ : double(list.nreported);
+  for (TargetHit& h : hits) {
+    if (h.reported && !t.use_bit_cutoffs)
+      for (DomainHit& d : h.domains) {
+        d.reported = std::exp(d.lnP) * list.domZ <= t.domE;
+        d.included = h.included && std::exp(d.lnP) * list.domZ <= t.incdomE;
+      }
+    for (const DomainHit& d : h.domains) h.nreported += d.reported, h.nincluded += d.included;
+    if (h.noverlaps)  // identical alignments from two envelopes: keep the better (h74)
+      for (size_t d1 = 0; d1 < h.domains.size(); ++d1)
+        for (size_t d2 = d1 + 1; d2 < h.domains.size(); ++d2) {
+          DomainHit& a = h.domains[d1];
+          DomainHit& b = h.domains[d2];
+          if (a.env.iali != b.env.iali || a.env.jali != b.env.jali) continue;
+          DomainHit& removed = a.bitscore >= b.bitscore ? b : a;
+          if (removed.reported) removed.reported = false, h.nreported--;
+          if (removed.included) removed.included = false, h.nincluded--;
+        }
+  }
+  list.hits = std::move(hits);
+  return list;
+}
+
+}  // namespace hpc::hmm

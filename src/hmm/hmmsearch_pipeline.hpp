@@ -1,0 +1,51 @@
+#pragma once
+// hmmsearch 3.3.2's per-target pipeline (p7_Pipeline, search mode, default options) for one
+// model: the MSV, bias and Viterbi filters (filter_pipeline.hpp), then the Forward filter
+// (F3 = 1e-5 on the Forward score against the bias-filter null, STATS LOCAL FORWARD tau and
+// lambda), Backward, domain definition (domain_definition.hpp), the null2-corrected sequence
+// and domain scores and their log P-values. Thresholding needs the whole search (Z, domZ):
+// finish_hits (hmmsearch_hits.hpp) does it after all targets.
+//
+//   HmmsearchPipeline pipe(model);
+//   std::optional<TargetHit> h = pipe.score(id, description, seq, L);   // per target
+//   HitList list = finish_hits(std::move(hits), number_of_targets);        // after all
+//   write_tblout(out, model, list); write_domtblout(out, model, list);     // hmmsearch_tables.hpp
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/hmm_file.hpp"
+#include "src/hmm/domain_definition.hpp"
+#include "src/hmm/fb_profile.hpp"
+#include "src/hmm/filter_pipeline.hpp"
+#include "src/hmm/hmmsearch_hits.hpp"
+
+namespace hpc::hmm {
+
+struct PipelineCounts {  // hmmsearch's "Passed ... filter" lines
+  long targets = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0;
+};
+
+class HmmsearchPipeline {
+ public:
+  explicit HmmsearchPipeline(const HmmModel& model);
+  // The target's row if it reaches hmmsearch's hit list (passes all filters and has at least
+  // one domain), else nothing. `seq` holds residue codes under HMMER's rules. Targets over
+  // 100,000 residues throw hpc::Error (hmmsearch refuses them). One pipeline per thread: it
+  // keeps its scratch matrices between targets.
+  std::optional<TargetHit> score(const std::string& name, const std::string& description, const uint8_t* seq,
+                                 int L);
+  const PipelineCounts& counts() const { return counts_; }
+
+ private:
+  float fwd_tau_, fwd_lambda_;
+  ModelFilters filters_;
+  FbProfile profile_;
+  FilterWorkspace filter_ws_;
+  FbMatrix fwd_, bck_;
+  DomainWorkspace domain_ws_;
+  PipelineCounts counts_;
+};
+
+}  // namespace hpc::hmm
