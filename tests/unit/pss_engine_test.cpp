@@ -6,7 +6,7 @@
 #include "io/matrix.hpp"
 #include "src/align/reference.hpp"
 #include "src/pss/permute.hpp"
-#include "src/pss/pss_engine.hpp"
+#include "kernels/cpu/pss_cpu.hpp"
 #include "src/workloads/pss.hpp"
 #include "test_support.hpp"
 
