@@ -76,11 +76,7 @@ class MsvWorker : public TileWorker {
           a.pairs.insert(a.pairs.end(), b.pairs.begin(), b.pairs.end());
           return std::move(a);
         };
-    const std::function<void(const Tile&)> log = [](const Tile& t) {
-      std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " models, "
-                << t.part_end - t.part_begin << " targets): splitting it in halves\n";
-    };
-    return encode(run_splitting_on_oom<MsvTileResult>(tile, part, join, log));
+    return encode(run_splitting_on_oom<MsvTileResult>(tile, part, join, log_oom_split("models", "targets")));
   }
 
  private:

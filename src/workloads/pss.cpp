@@ -12,11 +12,11 @@
 #include "io/matrix.hpp"
 #include "io/pssm.hpp"
 #include "kernels/fault_injection.hpp"
+#include "kernels/pss_engine.hpp"
 #include "src/core/error.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/plan/tile_split.hpp"
-#include "kernels/pss_engine.hpp"
 #include "src/pss/pss_output.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -156,11 +156,7 @@ class PssWorker : public TileWorker {
           a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
           return std::move(a);
         };
-    const std::function<void(const Tile&)> log = [](const Tile& t) {
-      std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " queries, "
-                << t.part_end - t.part_begin << " subjects): splitting it in halves\n";
-    };
-    const Rows rows = run_splitting_on_oom<Rows>(tile, part, join, log);
+    const Rows rows = run_splitting_on_oom<Rows>(tile, part, join, log_oom_split("queries", "subjects"));
     times.tile_seconds = seconds_since(t0);
     return encode_results(rows, times);
   }
