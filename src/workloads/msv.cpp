@@ -16,6 +16,7 @@
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
+#include "src/plan/msv_plan.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/tiled_run.hpp"
@@ -82,73 +83,6 @@ class MsvWorker : public TileWorker {
  private:
   std::unique_ptr<MsvEngine> engine_;
 };
-
-// Cuts the length-sorted database into `parts` runs of about equal residues.
-std::vector<std::pair<uint32_t, uint32_t>> partitions(const Database& db, size_t parts) {
-  const uint64_t total = std::max<uint64_t>(1, db.seqs.total_residues());
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  uint32_t begin = 0;
-  uint64_t acc = 0;
-  for (uint32_t i = 0; i < db.by_length.size(); ++i) {
-    acc += db.seqs.length(db.by_length[i]);
-    if (acc * parts >= total * (out.size() + 1) || i + 1 == db.by_length.size()) {
-      out.push_back({begin, i + 1});
-      begin = i + 1;
-    }
-  }
-  return out;
-}
-
-// Models per tile at most: one GPU launch scores them all against the tile's targets.
-constexpr size_t kModelsPerTile = 8;
-
-// The GPU kernel's length classes (kernels/cuda/msv_kernels.cu: 128-node chunks, compiled for
-// 1, 2, 3, 4, 6, 8, 12, 16, 24, 32 chunks): models of one class share a launch without padding
-// past the class, so a batch never pays a longer model's chunk count.
-int length_class(int M) {
-  int c = 0;
-  for (int chunks : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
-    if (M <= 128 * chunks) return c;
-    ++c;
-  }
-  return c;
-}
-
-// Tiles = (model batch) x (database partition): models sorted by length and batched within a
-// length class, several partitions per worker so that batches of different cost balance (LPT).
-// notes: how many partitions and batches.
-std::vector<Tile> plan_msv(const MsvJob& job, const std::vector<DeviceCapacity>& caps, PlanNotes& notes) {
-  const size_t parts = std::min<size_t>(job.db.seqs.size(), std::max<size_t>(1, 4 * caps.size()));
-  const auto cuts = partitions(job.db, parts);
-  std::vector<uint32_t> order(job.models.size());
-  for (uint32_t m = 0; m < order.size(); ++m) order[m] = m;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return job.models[a].length < job.models[b].length; });
-  std::vector<std::vector<uint32_t>> batches;
-  for (uint32_t m : order) {
-    if (batches.empty() || batches.back().size() == kModelsPerTile ||
-        length_class(job.models[batches.back().front()].length) != length_class(job.models[m].length))
-      batches.emplace_back();
-    batches.back().push_back(m);
-  }
-  std::vector<Tile> tiles;
-  for (const auto& batch : batches)
-    for (const auto& [b, e] : cuts) {
-      Tile t;
-      t.queries = batch;
-      t.part_begin = b;
-      t.part_end = e;
-      uint64_t res = 0, nodes = 0;
-      for (uint32_t p = b; p < e; ++p) res += job.db.seqs.length(job.db.by_length[p]);
-      for (uint32_t m : batch) nodes += uint64_t(job.models[m].length);
-      t.cells = res * nodes;
-      tiles.push_back(std::move(t));
-    }
-  std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
-  for (size_t i = 0; i < tiles.size(); ++i) tiles[i].id = uint32_t(i);
-  notes = {{"tile_db_partitions", int64_t(cuts.size())}, {"tile_model_batches", int64_t(batches.size())}};
-  return tiles;
-}
 
 // The models' content: what the filters read (the parsed numbers, so a re-gzipped file is the same).
 std::string fingerprint(const std::vector<HmmModel>& models) {
@@ -250,9 +184,11 @@ class MsvRun : public TiledWorkload {
   h5::File& output_file() override { return *out_; }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    TiledPlan plan;
-    plan.tiles = plan_msv(job_, caps, plan.notes);
-    return plan;
+    std::vector<int> lengths;
+    for (const HmmModel& m : job_.models) lengths.push_back(m.length);
+    MsvPlan plan = plan_msv(lengths, job_.db, caps.size());
+    return {std::move(plan.tiles),
+            {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
   }
 
   // Runs while the first tiles compute: every target's id (~0.1 s for 590k targets).

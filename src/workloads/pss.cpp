@@ -1,7 +1,6 @@
 #include "src/workloads/pss.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +15,7 @@
 #include "src/core/error.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
+#include "src/plan/pss_plan.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/pss/pss_output.hpp"
 #include "src/workloads/tiled_run.hpp"
@@ -165,48 +165,6 @@ class PssWorker : public TileWorker {
   std::unique_ptr<PssEngine> engine_;
 };
 
-struct PssPlan {
-  std::vector<Tile> tiles;
-  uint32_t tile_subjects = 1;
-  uint32_t query_batch = 1;
-};
-
-PssPlan plan_pss(const PssJob& job, const std::vector<DeviceCapacity>& caps, uint32_t query_batch) {
-  PssPlan plan;
-  uint64_t smallest = caps.empty() ? 1 : caps.front().concurrent();
-  for (const DeviceCapacity& c : caps) smallest = std::min(smallest, c.concurrent());
-  plan.tile_subjects = pss_tile_subjects(smallest, job.params.permutations);
-  plan.query_batch = std::min<uint32_t>(query_batch, uint32_t(job.queries.size()));
-  const uint64_t copies = uint64_t(job.params.permutations) + 1;  // N permuted + the real one
-  // Batches of queries of similar length (longest first): a launch then pairs queries that
-  // pad little, so the packed scorer can take its conflict-free query-pair kernel.
-  std::vector<uint32_t> by_length(job.queries.size());
-  std::iota(by_length.begin(), by_length.end(), 0u);
-  std::stable_sort(by_length.begin(), by_length.end(),
-                   [&](uint32_t a, uint32_t b) { return job.queries.length(a) > job.queries.length(b); });
-  for (uint32_t q0 = 0; q0 < by_length.size(); q0 += plan.query_batch) {
-    Tile base;
-    uint64_t qres = 0;
-    for (uint32_t k = q0; k < std::min<size_t>(by_length.size(), q0 + plan.query_batch); ++k) {
-      base.queries.push_back(by_length[k]);
-      qres += job.queries.length(by_length[k]);
-    }
-    for (uint32_t s0 = 0; s0 < job.subjects.size(); s0 += plan.tile_subjects) {
-      Tile t = base;
-      t.part_begin = s0;
-      t.part_end = uint32_t(std::min<size_t>(job.subjects.size(), size_t(s0) + plan.tile_subjects));
-      uint64_t sres = 0;
-      for (uint32_t s = t.part_begin; s < t.part_end; ++s) sres += job.subjects.length(s);
-      t.cells = qres * sres * copies;  // scheduling weight: |q| x |s| x (N + 1)
-      plan.tiles.push_back(std::move(t));
-    }
-  }
-  // Largest first (LPT); ids follow the run order.
-  std::stable_sort(plan.tiles.begin(), plan.tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
-  for (size_t i = 0; i < plan.tiles.size(); ++i) plan.tiles[i].id = uint32_t(i);
-  return plan;
-}
-
 // Everything that changes the results (content fingerprints, not paths). The query batch
 // only shapes the tiles, and a resume runs the stored ones.
 std::vector<checkpoint::RunParameter> run_parameters(const PssOptions& opt, const PssJob& job) {
@@ -253,7 +211,9 @@ class PssRun : public TiledWorkload {
 
   // The plan depends on the devices' capacity: a resume runs the stored one.
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    PssPlan plan = plan_pss(job_, caps, opt_.query_batch);
+    uint64_t smallest = caps.empty() ? 1 : caps.front().concurrent();
+    for (const DeviceCapacity& c : caps) smallest = std::min(smallest, c.concurrent());
+    PssPlan plan = plan_pss(job_.queries, job_.subjects, opt_.permutations, smallest, opt_.query_batch);
     return {std::move(plan.tiles), {{"tile_subjects", plan.tile_subjects}, {"tile_query_batch", plan.query_batch}}};
   }
 
@@ -348,10 +308,6 @@ class PssRun : public TiledWorkload {
 };
 
 }  // namespace
-
-uint32_t pss_tile_subjects(uint64_t concurrent, uint32_t permutations) {
-  return uint32_t(std::max<uint64_t>(1, concurrent / std::max<uint32_t>(1, permutations)));
-}
 
 int run_pss(const PssOptions& opt, const MpiContext& mpi) {
   PssRun run(opt);

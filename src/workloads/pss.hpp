@@ -2,11 +2,7 @@
 // `hpcalign pss`: pairwise statistical significance of every query x subject pair
 // (src/pss/pss_engine.hpp). job -> tiles -> driver (src/workloads/tiled_run.hpp: MPI or local
 // threads) -> engine (kernels/pss_engine.hpp: CPU, or CUDA) -> HDF5 (src/pss/pss_output.hpp).
-//
-// Tile = (query batch) x (T subjects, each permuted N times), T = floor(SM_count x T_max / N)
-// from the worker's DeviceCapacity (compute_units x resident_per_unit), at least 1. The
-// DESIGN tile has one query; a batch of queries lets each subject's N permutations be made
-// once per tile and shared by all its queries (data reuse); scores do not depend on tiling.
+// Tiles: src/plan/pss_plan.hpp.
 #include <cstdint>
 #include <string>
 
@@ -27,9 +23,6 @@ struct PssOptions {
   RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };
-
-// Subjects per tile for one worker: floor(concurrent / N), at least 1.
-uint32_t pss_tile_subjects(uint64_t concurrent, uint32_t permutations);
 
 int run_pss(const PssOptions& opt, const MpiContext& mpi);
 

@@ -11,7 +11,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/pss_cuda_engine.hpp"
 #include "kernels/cpu/pss_cpu.hpp"
-#include "src/workloads/pss.hpp"
+#include "src/plan/pss_plan.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;

@@ -7,7 +7,7 @@
 #include "src/align/reference.hpp"
 #include "src/pss/permute.hpp"
 #include "kernels/cpu/pss_cpu.hpp"
-#include "src/workloads/pss.hpp"
+#include "src/plan/pss_plan.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;
