@@ -586,6 +586,25 @@ void RangeReader::read(uint64_t first, uint64_t count, std::vector<T>& out) cons
     throw Error(file_->path() + ": rows " + std::to_string(first) + "+" + std::to_string(count) + " beyond the " +
                 std::to_string(rows_) + " of '" + path_ + "'");
   out.clear();
+  if constexpr (!is_text_v<T>) {
+    out.resize(count);
+    read_into(first, count, out.data());
+  } else if (count > 0) {
+    const hsize_t start = first, n = count;
+    Handle file_space(check(H5Dget_space(dset_.get()), "select rows of", path_, *file_), H5Sclose);
+    if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr) < 0)
+      fail("select rows of", path_, file_->path());
+    Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    read_strings(dset_, mem_space, mem_space.get(), file_space.get(), path_, *file_, out);
+  }
+}
+
+template <class T>
+void RangeReader::read_into(uint64_t first, uint64_t count, T* out) const {
+  static_assert(!is_text_v<T>, "numbers only");
+  if (first + count > rows_)
+    throw Error(file_->path() + ": rows " + std::to_string(first) + "+" + std::to_string(count) + " beyond the " +
+                std::to_string(rows_) + " of '" + path_ + "'");
   if (count == 0) return;
   const hsize_t start = first, n = count;
   Handle file_space(check(H5Dget_space(dset_.get()), "select rows of", path_, *file_), H5Sclose);
@@ -593,13 +612,8 @@ void RangeReader::read(uint64_t first, uint64_t count, std::vector<T>& out) cons
     fail("select rows of", path_, file_->path());
   Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
   Handle type = memory_type<T>();
-  if constexpr (std::is_same_v<T, std::string>) {
-    read_strings(dset_, mem_space, mem_space.get(), file_space.get(), path_, *file_, out);
-  } else {
-    out.resize(n);
-    if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()) < 0)
-      fail("read dataset", path_, file_->path());
-  }
+  if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
+    fail("read dataset", path_, file_->path());
 }
 
 void copy_object(const File& from, File& to, const std::string& path) {
@@ -651,6 +665,14 @@ HPC_H5_COLUMN(std::string)
   template DeflatedChunks deflate_chunks<T>(const T*, size_t, size_t); \
   template void append_deflated<T>(File&, const std::string&, const std::vector<T>&, const DeflatedChunks&);
 HPC_H5_DEFLATED(uint8_t)
+#define HPC_H5_READ_INTO(T) template void RangeReader::read_into<T>(uint64_t, uint64_t, T*) const;
+HPC_H5_READ_INTO(uint8_t)
+HPC_H5_READ_INTO(uint32_t)
+HPC_H5_READ_INTO(int32_t)
+HPC_H5_READ_INTO(uint64_t)
+HPC_H5_READ_INTO(float)
+HPC_H5_READ_INTO(double)
+#undef HPC_H5_READ_INTO
 HPC_H5_DEFLATED(uint32_t)
 HPC_H5_DEFLATED(int32_t)
 HPC_H5_DEFLATED(uint64_t)

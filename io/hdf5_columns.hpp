@@ -120,6 +120,9 @@ class RangeReader {
   // Rows [first, first + count) into `out` (resized). T as in read_all.
   template <class T>
   void read(uint64_t first, uint64_t count, std::vector<T>& out) const;
+  // The same for numbers, into memory the caller sized (a merge reads runs into one buffer).
+  template <class T>
+  void read_into(uint64_t first, uint64_t count, T* out) const;
 
  private:
   const File* file_;
