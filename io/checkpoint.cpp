@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "io/hit_table.hpp"
+#include "io/result_lifecycle.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 
 namespace hpc::checkpoint {
 namespace {
 
-constexpr uint8_t kTileDone = 1;  // io/result_file.cpp writes it
+using result_lifecycle::kTileDone;  // io/result_lifecycle.cpp writes it
 const std::string kPlan = "plan";
 
 std::string attribute_name(const RunParameter& p) { return "param:" + p.name; }

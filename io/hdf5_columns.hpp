@@ -111,8 +111,8 @@ std::vector<std::string> list_group(const File& file, const std::string& group);
 // Unlinks an object (dataset or group) when it exists.
 void remove_object(File& file, const std::string& path);
 
-// Reads row ranges of one column through a dataset kept open (its chunk cache survives
-// between reads): a merge reads many small ranges of the same columns.
+// Reads row ranges of one column through a dataset kept open, without a chunk cache: a merge
+// reads large ranges of many runs of the same columns.
 class RangeReader {
  public:
   RangeReader(const File& file, const std::string& path);

@@ -13,6 +13,12 @@ namespace {
 using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
 
 constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much at a time
+// Segments grow with the number of runs (rows a run contributes to one read, on average) from
+// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past 1,024 runs
+// the reads get smaller.
+constexpr uint64_t kRowsPerRunRead = 4096;
+constexpr uint64_t kMinSegmentRows = uint64_t(1) << 18;
+constexpr uint64_t kMaxSegmentRows = uint64_t(4) << 20;
 
 // Rows per query over all runs.
 std::vector<uint64_t> rows_per_query(const h5::RangeReader& query, const Runs& runs) {
@@ -215,7 +221,11 @@ uint64_t merge_sorted_runs(const h5::File& from, const std::string& group, const
   const Readers in(from, group);
   const h5::RangeReader& query = in.columns.front();
   const std::vector<uint64_t> per_query = rows_per_query(query, runs);
-  const std::vector<uint32_t> cuts = cut_by_rows(per_query, 0, uint32_t(per_query.size()), rules.segment_rows);
+  // Segments of a few thousand rows a run (reads of a useful size), within bounds.
+  const uint64_t segment_rows =
+      rules.segment_rows ? rules.segment_rows
+                         : std::clamp<uint64_t>(runs.size() * kRowsPerRunRead, kMinSegmentRows, kMaxSegmentRows);
+  const std::vector<uint32_t> cuts = cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows);
   const auto starts = segment_starts(query, runs, cuts);
   uint64_t total = 0;
   for (const auto& run : runs) total += run.second;

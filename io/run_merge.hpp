@@ -25,7 +25,8 @@ class File;
 struct MergeRules {
   uint32_t max_per_query = 0;  // rows kept per query, best first (0: all)
   double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
-  uint64_t segment_rows = uint64_t(1) << 20;  // rows merged at a time (~60 bytes each, in and out)
+  // Rows merged at a time (~60 bytes each, in and out); 0: 4,096 a run, within 256 Ki..4 Mi.
+  uint64_t segment_rows = 0;
 };
 
 // Runs: (first row, rows) of `from`'s `group`. Creates `to`'s `out_group` and returns its rows.

@@ -606,8 +606,7 @@ int run_msv(const MsvOptions& opt, const MpiContext& mpi) {
   h5::write_column(*out, "pipeline/past_msv", a);
   h5::write_column(*out, "pipeline/past_bias", b);
   h5::write_column(*out, "pipeline/past_vit", c);
-  h5::set_attribute(*out, "", "end_time", h5::utc_now_iso8601());
-  h5::set_attribute(*out, "", "status", std::string("complete"));
+  result_lifecycle::complete(*out);
   out->close();
   resume.complete();
   progress->finish();
