@@ -68,13 +68,15 @@ class File {
 // Chunk length for a column: 64Ki elements, or fewer when the caller knows the data is tiny.
 constexpr size_t kDefaultChunk = 64 * 1024;
 constexpr int kDeflateLevel = 4;
+constexpr int kFastDeflateLevel = 1;
 
 // Creates an empty extendible column (parent groups created as needed). kNumbers: numbers
 // shuffled and deflated, strings not (their chunks hold 16-byte heap references); kAll: the
 // references deflated too (a final table's empty CIGARs then cost nothing instead of 16 bytes
 // a row); kNone: nothing filtered (scratch data written and read once: zlib was most of the
-// cost of staging rows).
-enum class Compression { kNumbers, kAll, kNone };
+// cost of staging rows); kFast: numbers shuffled and deflated at level 1 (a merge's output:
+// zlib at level 4 was most of the time of merging a screen, for files ~4% smaller).
+enum class Compression { kNumbers, kAll, kNone, kFast };
 template <class T>
 void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk,
                    Compression compression = Compression::kNumbers);
@@ -89,7 +91,7 @@ struct DeflatedChunks {
   std::vector<std::vector<uint8_t>> chunks;
 };
 template <class T>
-DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk);
+DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int level = kDeflateLevel);
 template <class T>
 void append_deflated(File& file, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d);
 // create_column + append, with a chunk no larger than the data.

@@ -230,7 +230,7 @@ uint64_t merge_sorted_runs(const h5::File& from, const std::string& group, const
   uint64_t total = 0;
   for (const auto& run : runs) total += run.second;
   const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
-  create_hit_table(to, out_group, true, chunk, h5::Compression::kNumbers);
+  create_hit_table(to, out_group, true, chunk, h5::Compression::kFast);
 
   Segment seg;
   HitTableColumns out;  // rows merged, not yet written: whole chunks go, the rest waits
