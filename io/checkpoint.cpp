@@ -7,13 +7,15 @@
 #include <set>
 #include <vector>
 
+#include "io/hit_table.hpp"
+#include "io/result_lifecycle.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 
 namespace hpc::checkpoint {
 namespace {
 
-constexpr uint8_t kTileDone = 1;  // io/result_file.cpp writes it
+using result_lifecycle::kTileDone;  // io/result_lifecycle.cpp writes it
 const std::string kPlan = "plan";
 
 std::string attribute_name(const RunParameter& p) { return "param:" + p.name; }
@@ -148,11 +150,20 @@ std::vector<uint32_t> recover_ledger(h5::File& f, const std::string& staging_gro
   std::set<uint32_t> cut;
   for (size_t i = keep; i < tile_of_row.size(); ++i) cut.insert(tile_of_row[i]);
   done.erase(std::remove_if(done.begin(), done.end(), [&](uint32_t id) { return cut.count(id) > 0; }), done.end());
+  const auto damaged = [&](const std::string& path) {
+    return Error(f.path() + ": '" + path + "' is shorter than the ledger says; the file is damaged");
+  };
   for (const std::string& column : h5::list_group(f, staging_group)) {
     const std::string path = staging_group + "/" + column;
-    if (h5::column_length(f, path) < keep)
-      throw Error(f.path() + ": '" + path + "' is shorter than the ledger says; the file is damaged");
+    if (column == "cigar_chars") continue;  // cut below, to the kept rows' CIGARs
+    if (h5::column_length(f, path) < keep) throw damaged(path);
     h5::resize_column(f, path, keep);
+  }
+  const std::string chars = staging_group + "/cigar_chars";
+  if (f.exists(chars)) {
+    const uint64_t n = cigar_chars_for_rows(f, staging_group, keep);
+    if (h5::column_length(f, chars) < n) throw damaged(chars);
+    h5::resize_column(f, chars, n);
   }
   f.flush();
   return done;

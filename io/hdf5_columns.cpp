@@ -194,7 +194,7 @@ void unshuffle(const uint8_t* in, size_t chunk, size_t elem, uint8_t* out, size_
 // True when `dset` is stored exactly as create_column<T> writes it: chunked, shuffle
 // then deflate, in T's native type. Sets `chunk` to the chunk length.
 template <class T>
-bool has_our_layout(const Handle& dset, hsize_t& chunk) {
+bool has_our_layout(const Handle& dset, hsize_t& chunk, int* level = nullptr) {
   Handle dcpl(H5Dget_create_plist(dset.get()), H5Pclose);
   if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED || H5Pget_chunk(dcpl.get(), 1, &chunk) != 1) return false;
   if (H5Pget_nfilters(dcpl.get()) != 2) return false;
@@ -203,6 +203,7 @@ bool has_our_layout(const Handle& dset, hsize_t& chunk) {
     unsigned flags = 0, config = 0, values[8];
     size_t n_values = 8;
     if (H5Pget_filter2(dcpl.get(), k, &flags, &n_values, values, 0, nullptr, &config) != expected[k]) return false;
+    if (level && expected[k] == H5Z_FILTER_DEFLATE) *level = n_values > 0 ? int(values[0]) : kDeflateLevel;
   }
   Handle stored(H5Dget_type(dset.get()), H5Tclose);
   return H5Tequal(stored.get(), native_type<T>()) > 0;
@@ -292,9 +293,10 @@ bool store_chunks(const Handle& dset, hsize_t first, const DeflatedChunks& d) {
 // false (the caller then writes the rows through HDF5, which reports any real error) when
 // deflate_chunks declines or a write fails. `chunk`: the dataset's (has_our_layout).
 template <class T>
-bool write_chunks_in_parallel(const Handle& dset, hsize_t chunk, hsize_t first, const T* values, hsize_t count) {
+bool write_chunks_in_parallel(const Handle& dset, hsize_t chunk, int level, hsize_t first, const T* values,
+                              hsize_t count) {
   if (chunk == 0 || first % chunk != 0) return false;
-  const DeflatedChunks d = deflate_chunks(values, size_t(count), size_t(chunk));
+  const DeflatedChunks d = deflate_chunks(values, size_t(count), size_t(chunk), level);
   return !d.chunks.empty() && store_chunks(dset, first, d);
 }
 
@@ -387,7 +389,8 @@ void create_column(File& f, const std::string& path, size_t chunk, Compression c
   // writing a column of millions of CIGARs.
   if (H5Pset_chunk(dcpl.get(), 1, &chunk_len) < 0 ||
       (compression != Compression::kNone && (!is_text_v<T> || compression == Compression::kAll) &&
-       (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), kDeflateLevel) < 0)))
+       (H5Pset_shuffle(dcpl.get()) < 0 ||
+        H5Pset_deflate(dcpl.get(), compression == Compression::kFast ? kFastDeflateLevel : kDeflateLevel) < 0)))
     fail("set up compression for", path, f.path());
   Handle type = memory_type<T>();
   Handle dapl = dataset_access();
@@ -425,10 +428,11 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
   if constexpr (!is_text_v<T>) {
     // Fill the open chunk through HDF5, then the whole chunks from there on all cores.
     hsize_t chunk = 0;
-    if (count >= 16 * 1024 && has_our_layout<T>(dset, chunk) && chunk > 0 && count >= 4 * chunk) {
+    int level = kDeflateLevel;
+    if (count >= 16 * 1024 && has_our_layout<T>(dset, chunk, &level) && chunk > 0 && count >= 4 * chunk) {
       const hsize_t head = std::min<hsize_t>(count, (chunk - old_n % chunk) % chunk);
       write_rows(0, head);
-      if (write_chunks_in_parallel(dset, chunk, old_n + head, values.data() + head, count - head)) return;
+      if (write_chunks_in_parallel(dset, chunk, level, old_n + head, values.data() + head, count - head)) return;
       write_rows(head, count - head);
       return;
     }
@@ -441,7 +445,7 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
 // filters would (the last chunk zero-padded: HDF5 reads it only up to the extent, and a later
 // append rewrites it through the filters).
 template <class T>
-DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk) {
+DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int level) {
   DeflatedChunks d;
   const size_t n_chunks = chunk == 0 ? 0 : (count + chunk - 1) / chunk;
   if (usable_cores() < 2 || n_chunks < 2) return d;
@@ -457,7 +461,7 @@ DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk) {
     std::vector<uint8_t>& out = d.chunks[k];
     uLongf len = compressBound(uLong(chunk_bytes));
     out.resize(len);
-    if (compress2(out.data(), &len, plain.data(), uLong(chunk_bytes), kDeflateLevel) != Z_OK) return false;
+    if (compress2(out.data(), &len, plain.data(), uLong(chunk_bytes), level) != Z_OK) return false;
     out.resize(len);
     return true;
   });
@@ -571,11 +575,14 @@ void remove_object(File& f, const std::string& path) {
   if (f.exists(path) && H5Ldelete(f.id(), path.c_str(), H5P_DEFAULT) < 0) fail("remove", path, f.path());
 }
 
-// A small chunk cache: a merge reads each run forward, and keeps readers of a dozen columns.
+// No chunk cache: a merge reads large ranges of unfiltered runs, which HDF5 then copies from
+// the file straight into the caller's memory. With a cache, every chunk touched went through
+// a buffer that HDF5's free lists kept after eviction (3,000 sequences, every pair kept: the
+// merge's resident memory grew by 120 MB reading its first segment).
 RangeReader::RangeReader(const File& f, const std::string& path) : file_(&f), path_(path) {
   if (!f.exists(path)) throw Error(f.path() + ": no dataset '" + path + "'");
   Handle dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
-  H5Pset_chunk_cache(dapl.get(), 521, 1u << 20, 1.0);
+  H5Pset_chunk_cache(dapl.get(), 0, 0, 1.0);
   dset_ = Handle(check(H5Dopen2(f.id(), path.c_str(), dapl.get()), "open dataset", path, f), H5Dclose);
   rows_ = extent_of(dset_, path, f);
 }
@@ -586,6 +593,25 @@ void RangeReader::read(uint64_t first, uint64_t count, std::vector<T>& out) cons
     throw Error(file_->path() + ": rows " + std::to_string(first) + "+" + std::to_string(count) + " beyond the " +
                 std::to_string(rows_) + " of '" + path_ + "'");
   out.clear();
+  if constexpr (!is_text_v<T>) {
+    out.resize(count);
+    read_into(first, count, out.data());
+  } else if (count > 0) {
+    const hsize_t start = first, n = count;
+    Handle file_space(check(H5Dget_space(dset_.get()), "select rows of", path_, *file_), H5Sclose);
+    if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &n, nullptr) < 0)
+      fail("select rows of", path_, file_->path());
+    Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    read_strings(dset_, mem_space, mem_space.get(), file_space.get(), path_, *file_, out);
+  }
+}
+
+template <class T>
+void RangeReader::read_into(uint64_t first, uint64_t count, T* out) const {
+  static_assert(!is_text_v<T>, "numbers only");
+  if (first + count > rows_)
+    throw Error(file_->path() + ": rows " + std::to_string(first) + "+" + std::to_string(count) + " beyond the " +
+                std::to_string(rows_) + " of '" + path_ + "'");
   if (count == 0) return;
   const hsize_t start = first, n = count;
   Handle file_space(check(H5Dget_space(dset_.get()), "select rows of", path_, *file_), H5Sclose);
@@ -593,13 +619,8 @@ void RangeReader::read(uint64_t first, uint64_t count, std::vector<T>& out) cons
     fail("select rows of", path_, file_->path());
   Handle mem_space(H5Screate_simple(1, &n, nullptr), H5Sclose);
   Handle type = memory_type<T>();
-  if constexpr (std::is_same_v<T, std::string>) {
-    read_strings(dset_, mem_space, mem_space.get(), file_space.get(), path_, *file_, out);
-  } else {
-    out.resize(n);
-    if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, out.data()) < 0)
-      fail("read dataset", path_, file_->path());
-  }
+  if (H5Dread(dset_.get(), type.get(), mem_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
+    fail("read dataset", path_, file_->path());
 }
 
 void copy_object(const File& from, File& to, const std::string& path) {
@@ -648,9 +669,17 @@ HPC_H5_COLUMN(double)
 HPC_H5_COLUMN(std::string)
 #undef HPC_H5_COLUMN
 #define HPC_H5_DEFLATED(T)                                                 \
-  template DeflatedChunks deflate_chunks<T>(const T*, size_t, size_t); \
+  template DeflatedChunks deflate_chunks<T>(const T*, size_t, size_t, int); \
   template void append_deflated<T>(File&, const std::string&, const std::vector<T>&, const DeflatedChunks&);
 HPC_H5_DEFLATED(uint8_t)
+#define HPC_H5_READ_INTO(T) template void RangeReader::read_into<T>(uint64_t, uint64_t, T*) const;
+HPC_H5_READ_INTO(uint8_t)
+HPC_H5_READ_INTO(uint32_t)
+HPC_H5_READ_INTO(int32_t)
+HPC_H5_READ_INTO(uint64_t)
+HPC_H5_READ_INTO(float)
+HPC_H5_READ_INTO(double)
+#undef HPC_H5_READ_INTO
 HPC_H5_DEFLATED(uint32_t)
 HPC_H5_DEFLATED(int32_t)
 HPC_H5_DEFLATED(uint64_t)

@@ -68,13 +68,15 @@ class File {
 // Chunk length for a column: 64Ki elements, or fewer when the caller knows the data is tiny.
 constexpr size_t kDefaultChunk = 64 * 1024;
 constexpr int kDeflateLevel = 4;
+constexpr int kFastDeflateLevel = 1;
 
 // Creates an empty extendible column (parent groups created as needed). kNumbers: numbers
 // shuffled and deflated, strings not (their chunks hold 16-byte heap references); kAll: the
 // references deflated too (a final table's empty CIGARs then cost nothing instead of 16 bytes
 // a row); kNone: nothing filtered (scratch data written and read once: zlib was most of the
-// cost of staging rows).
-enum class Compression { kNumbers, kAll, kNone };
+// cost of staging rows); kFast: numbers shuffled and deflated at level 1 (a merge's output:
+// zlib at level 4 was most of the time of merging a screen, for files ~4% smaller).
+enum class Compression { kNumbers, kAll, kNone, kFast };
 template <class T>
 void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk,
                    Compression compression = Compression::kNumbers);
@@ -89,7 +91,7 @@ struct DeflatedChunks {
   std::vector<std::vector<uint8_t>> chunks;
 };
 template <class T>
-DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk);
+DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int level = kDeflateLevel);
 template <class T>
 void append_deflated(File& file, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d);
 // create_column + append, with a chunk no larger than the data.
@@ -111,8 +113,8 @@ std::vector<std::string> list_group(const File& file, const std::string& group);
 // Unlinks an object (dataset or group) when it exists.
 void remove_object(File& file, const std::string& path);
 
-// Reads row ranges of one column through a dataset kept open (its chunk cache survives
-// between reads): a merge reads many small ranges of the same columns.
+// Reads row ranges of one column through a dataset kept open, without a chunk cache: a merge
+// reads large ranges of many runs of the same columns.
 class RangeReader {
  public:
   RangeReader(const File& file, const std::string& path);
@@ -120,6 +122,9 @@ class RangeReader {
   // Rows [first, first + count) into `out` (resized). T as in read_all.
   template <class T>
   void read(uint64_t first, uint64_t count, std::vector<T>& out) const;
+  // The same for numbers, into memory the caller sized (a merge reads runs into one buffer).
+  template <class T>
+  void read_into(uint64_t first, uint64_t count, T* out) const;
 
  private:
   const File* file_;

@@ -20,6 +20,9 @@
 
 #include "io/checkpoint.hpp"
 #include "io/hdf5_columns.hpp"
+#include "io/hit_table.hpp"
+#include "io/result_lifecycle.hpp"
+#include "io/run_merge.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 
@@ -27,147 +30,21 @@ namespace hpc {
 namespace {
 
 // Gives the heap's free pages back to the system. Every batch is decoded on a new writer
-// thread (and its rows built on all cores), so glibc spreads a run's short-lived buffers over
-// many arenas; without this, their freed pages counted as resident memory that grew with
-// the length of the run (a 45M-row screen: 332 MiB peak).
+// thread, so glibc spreads a run's short-lived buffers over many arenas (and raises its mmap
+// threshold after the first big free): without this, their freed pages stayed resident and
+// grew with the run (3,000 sequences, every pair kept: 281 MiB peak instead of 131).
 void release_free_memory() {
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif
 }
 
-// Staging columns take one small append per tile; a short chunk keeps the cost of
-// rewriting the partial last chunk at every flush small.
-constexpr size_t kStagingChunk = 8 * 1024;
-constexpr size_t kLedgerChunk = 1024;
-constexpr uint8_t kTileDone = 1;
+// Staging columns take one append per batch of tiles; unfiltered (written and read once).
+constexpr size_t kStagingChunk = 64 * 1024;
 constexpr size_t kStagingBatchTiles = 256;  // stage_in_batches: write once this many tiles wait
 // stage_in_batches: tiles waiting beyond this many bytes make the caller wait for the writer
 // (the memory of a run stays bounded, however fast the workers deliver).
 constexpr size_t kMaxWaitingBytes = 8u << 20;
-// finish_merged: rows held by the merge's read buffers (all runs together) and its output buffer.
-constexpr size_t kMergeWindowRows = 256 * 1024;
-constexpr size_t kMergeMinRunRows = 1024;
-constexpr size_t kMergeOutputRows = 4 * h5::kDefaultChunk;
-
-// The hit table as columns, the shape it has on disk. Written from hits, the CIGAR column
-// points into the hits' strings (a screen writes millions: copying each cost more than the
-// HDF5 write); read back, it holds strings.
-template <class Text>
-struct HitColumnsOf {
-  std::vector<uint32_t> query, target, qstart, qend, tstart, tend;
-  std::vector<int32_t> score;
-  std::vector<double> bits, evalue;
-  std::vector<float> identity;  // fraction of alignment columns that are '=' (0..1)
-  std::vector<Text> cigar;
-
-  HitColumnsOf() = default;
-  // Rows hits[order[k]] (every row in order without `order`). An empty CIGAR is stored as a
-  // null string: no heap object (h5py reads it as '').
-  explicit HitColumnsOf(const std::vector<Hit>& hits, const std::vector<uint32_t>* order = nullptr) {
-    static_assert(std::is_same_v<Text, const char*>, "columns built from hits point into them");
-    const size_t n = hits.size();
-    for_each([&](const char*, auto& column) { column.resize(n); });
-    auto fill = [&](size_t from, size_t to) {
-      for (size_t k = from; k < to; ++k) {
-        const Hit& h = hits[order ? (*order)[k] : k];
-        query[k] = h.query;
-        target[k] = h.target;
-        score[k] = h.aln.score;
-        bits[k] = h.bits;
-        evalue[k] = h.evalue;
-        qstart[k] = h.aln.qstart;
-        qend[k] = h.aln.qend;
-        tstart[k] = h.aln.tstart;
-        tend[k] = h.aln.tend;
-        identity[k] = static_cast<float>(cigar_stats(h.aln.cigar).identity());  // parses the CIGAR
-        cigar[k] = h.aln.cigar.empty() ? nullptr : h.aln.cigar.c_str();
-      }
-    };
-    // A screen's millions of rows on all cores (parsing the CIGARs is most of it).
-    run_ranges(n, n < (1u << 16) ? 1 : usable_cores(), fill);
-  }
-
-  // Visits every column with its name: one list for create, append and read.
-  template <class F>
-  void for_each(F&& f) {
-    f("query", query);
-    f("target", target);
-    f("score", score);
-    f("bits", bits);
-    f("evalue", evalue);
-    f("qstart", qstart);
-    f("qend", qend);
-    f("tstart", tstart);
-    f("tend", tend);
-    f("identity", identity);
-    f("cigar", cigar);
-  }
-};
-using HitColumns = HitColumnsOf<const char*>;      // to write (views of the hits)
-using ReadHitColumns = HitColumnsOf<std::string>;  // read back
-
-// The final table compressed (CIGAR references too); staging rows, written and read once,
-// not at all.
-void create_hit_columns(h5::File& file, const std::string& group, size_t chunk, h5::Compression compression) {
-  HitColumns empty;
-  empty.for_each([&](const char* name, auto& column) {
-    using T = typename std::decay_t<decltype(column)>::value_type;
-    h5::create_column<T>(file, group + "/" + name, chunk, compression);
-  });
-}
-
-// Appends every column. With `cancel` (staging rows, see end_staging()) it stops, returning
-// false, once that is set: checked before each column and, within the CIGAR column
-// (variable-length strings, by far the slowest), every kCancelPiece rows, so that a finished
-// run does not wait for a staging batch nobody needs. A stopped append leaves the group's
-// columns of unequal length; recover_ledger cuts them to the rows of finished tiles.
-constexpr size_t kCancelPiece = 1 << 16;
-bool append_hit_columns(h5::File& file, const std::string& group, HitColumns& cols,
-                        const std::atomic<bool>* cancel = nullptr) {
-  bool done = true;
-  cols.for_each([&](const char* name, auto& column) {
-    if (cancel && *cancel) done = false;
-    if (!done) return;
-    using Column = std::decay_t<decltype(column)>;
-    if (!cancel || !std::is_same_v<Column, std::vector<const char*>> || column.size() <= kCancelPiece)
-      return h5::append(file, group + "/" + name, column);
-    for (size_t first = 0; first < column.size() && done; first += kCancelPiece) {
-      h5::append(file, group + "/" + name,
-                 Column(column.begin() + first, column.begin() + std::min(column.size(), first + kCancelPiece)));
-      done = !*cancel;
-    }
-  });
-  return done;
-}
-
-// The final /hits: the CIGAR column (variable-length strings, written by HDF5 on this thread,
-// ~0.2 us a row) while the number columns are deflated on the other cores, then stored as
-// ready chunks; each alone took 0.6-1 s for the 3M rows of a 20,000-sequence screen.
-void write_final_hit_columns(h5::File& file, const std::string& group, HitColumns& cols, size_t chunk) {
-  std::vector<h5::DeflatedChunks> deflated;
-  std::thread deflater([&] {
-    cols.for_each([&](const char*, auto& column) {
-      using T = typename std::decay_t<decltype(column)>::value_type;
-      if constexpr (std::is_arithmetic_v<T>) deflated.push_back(h5::deflate_chunks(column.data(), column.size(), chunk));
-    });
-  });
-  try {
-    cols.for_each([&](const char* name, auto& column) {
-      using T = typename std::decay_t<decltype(column)>::value_type;
-      if constexpr (!std::is_arithmetic_v<T>) h5::append(file, group + "/" + name, column);
-    });
-  } catch (...) {
-    deflater.join();
-    throw;
-  }
-  deflater.join();
-  size_t k = 0;
-  cols.for_each([&](const char* name, auto& column) {
-    using T = typename std::decay_t<decltype(column)>::value_type;
-    if constexpr (std::is_arithmetic_v<T>) h5::append_deflated(file, group + "/" + name, column, deflated[k++]);
-  });
-}
 
 }  // namespace
 
@@ -191,7 +68,7 @@ struct ResultFile::Impl {
   std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
   // The staged runs: each finished tile's rows, sorted, at [first, first + count) of /staging/hits.
   std::vector<std::pair<uint64_t, uint64_t>> runs;
-  uint64_t staged_rows = 0;
+  uint64_t staged_rows = 0, staged_chars = 0;
   Impl(const std::string& path, h5::Mode mode) : file(path, mode) {}
 
   // The batch's rows, sorted together (hit_order), appended to /staging/hits as one run (a
@@ -199,30 +76,52 @@ struct ResultFile::Impl {
   // then the ledger, in one flush: after a crash a tile is either done with all its rows on
   // disk, or not done (rows without a ledger entry are ignored).
   void write(Batch b) {
-    std::vector<Hit> hits;
-    std::vector<uint32_t> rows_tile, ids;
+    std::vector<std::vector<Hit>> tiles;  // each tile's rows, left where its row maker put them
+    std::vector<uint32_t> ids;
+    size_t n = 0;
     for (auto& [id, rows] : b.tiles) {
       if (cancel_staging) return;
-      std::vector<Hit> h = std::exchange(rows, nullptr)();  // the tile's bytes go now
-      rows_tile.insert(rows_tile.end(), h.size(), id);
-      hits.insert(hits.end(), std::make_move_iterator(h.begin()), std::make_move_iterator(h.end()));
+      tiles.push_back(std::exchange(rows, nullptr)());  // the tile's bytes go now
+      n += tiles.back().size();
       ids.push_back(id);
     }
-    // The run's order (hit_order), each row's tile id with it.
-    std::vector<uint32_t> order(hits.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return hit_order(hits[x], hits[y]); });
-    std::vector<uint32_t> sorted_tile(order.size());
-    for (size_t i = 0; i < order.size(); ++i) sorted_tile[i] = rows_tile[order[i]];
-    HitColumns cols(hits, &order);
+    // The run's order (hit_order), from packed keys: sorting indices through the rows
+    // themselves (a cache miss a comparison) was most of a batch's time.
+    struct Key {
+      uint64_t query_score;
+      uint32_t target, row;
+      bool operator<(const Key& o) const {
+        return query_score != o.query_score ? query_score < o.query_score : target < o.target;
+      }
+    };
+    std::vector<Key> keys;
+    std::vector<const Hit*> rows;
+    std::vector<uint32_t> row_tile;
+    keys.reserve(n);
+    rows.reserve(n);
+    row_tile.reserve(n);
+    for (size_t t = 0; t < tiles.size(); ++t)
+      for (const Hit& h : tiles[t]) {
+        keys.push_back({hit_order_key(h.query, h.aln.score), h.target, uint32_t(rows.size())});
+        rows.push_back(&h);
+        row_tile.push_back(ids[t]);
+      }
+    std::sort(keys.begin(), keys.end());
+    std::vector<const Hit*> sorted(n);
+    std::vector<uint32_t> sorted_tile(n);
+    for (size_t i = 0; i < n; ++i) {
+      sorted[i] = rows[keys[i].row];
+      sorted_tile[i] = row_tile[keys[i].row];
+    }
+    HitTableColumns cols = hit_table_columns(sorted, staged_chars, false);
     // Rows without their ledger entry are dropped by a resume, so stopping here is safe.
-    if (!append_hit_columns(file, "staging/hits", cols, &cancel_staging) || cancel_staging) return;
+    if (!append_hit_table(file, "staging/hits", cols, false, &cancel_staging) || cancel_staging) return;
     h5::append(file, "staging/hits/tile", sorted_tile);
-    h5::append(file, "tiles/id", ids);
-    h5::append(file, "tiles/status", std::vector<uint8_t>(ids.size(), kTileDone));
+    result_lifecycle::append_ledger(file, ids);
     file.flush();
-    if (!hits.empty()) runs.emplace_back(staged_rows, hits.size());
-    staged_rows += hits.size();
+    if (n > 0) runs.emplace_back(staged_rows, n);
+    staged_rows += n;
+    if (!cols.cigar_end.empty()) staged_chars = cols.cigar_end.back();
     release_free_memory();
   }
   // Waits for the background batch; rethrows its error.
@@ -267,6 +166,7 @@ struct ResultFile::Impl {
       }
     }
     staged_rows = query.size();
+    staged_chars = h5::column_length(file, "staging/hits/cigar_chars");
   }
 
   void require_open(const char* what) const {
@@ -295,16 +195,10 @@ ResultFile::ResultFile(const std::string& path, OpenMode mode) : path_(path) {
   }
   impl_ = std::make_unique<Impl>(path, h5::Mode::kCreate);
   h5::File& f = impl_->file;
-  h5::set_attribute(f, "", "program", std::string("hpcalign"));
-  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
-  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
-  h5::set_attribute(f, "", "status", std::string("incomplete"));
-  create_hit_columns(f, "staging/hits", kStagingChunk, h5::Compression::kNone);
+  create_hit_table(f, "staging/hits", false, kStagingChunk, h5::Compression::kNone);
   h5::create_column<uint32_t>(f, "staging/hits/tile", kStagingChunk, h5::Compression::kNone);
-  h5::create_column<uint32_t>(f, "tiles/id", kLedgerChunk);
-  h5::create_column<uint8_t>(f, "tiles/status", kLedgerChunk);
-  // On disk at once: a run that dies before its first tile still leaves a readable file.
-  f.flush();
+  result_lifecycle::create_ledger(f);
+  result_lifecycle::begin(f);  // flushed: a run that dies before its first tile leaves a readable file
 }
 
 ResultFile::ResultFile(const std::string& path) : ResultFile(path, OpenMode::kCreate) {}
@@ -346,10 +240,7 @@ void ResultFile::write_sequences(const std::string& group, const SequenceSet& se
   impl_->drain();
   if (group != "queries" && group != "targets")
     throw Error(path_ + ": sequence group must be 'queries' or 'targets', not '" + group + "'");
-  std::vector<uint32_t> lengths(seqs.size());
-  for (size_t i = 0; i < seqs.size(); ++i) lengths[i] = seqs.length(i);
-  h5::write_column(impl_->file, group + "/id", seqs.ids);
-  h5::write_column(impl_->file, group + "/length", lengths);
+  result_lifecycle::write_sequences(impl_->file, group, seqs);
 }
 
 void ResultFile::append_tile(uint32_t tile_id, const std::vector<Hit>& hits) {
@@ -387,12 +278,13 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
   // run; a resume rebuilds from the journal): both go once the file is complete.
   end_staging();
   h5::File& f = impl_->file;
-  HitColumns cols(final_hits);
+  std::vector<const Hit*> rows(final_hits.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = &final_hits[i];
+  HitTableColumns cols = hit_table_columns(rows, 0, true);
   const size_t chunk = std::min(std::max<size_t>(final_hits.size(), 1), h5::kDefaultChunk);
-  create_hit_columns(f, "hits", chunk, h5::Compression::kAll);
-  write_final_hit_columns(f, "hits", cols, chunk);
-  h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
-  h5::set_attribute(f, "", "status", std::string("complete"));
+  create_hit_table(f, "hits", true, chunk, h5::Compression::kNumbers);
+  append_hit_table(f, "hits", cols, true);
+  result_lifecycle::complete(f);
   f.flush();
   h5::remove_object(f, "staging");
   h5::remove_object(f, "tiles");
@@ -400,100 +292,6 @@ void ResultFile::finish(const std::vector<Hit>& final_hits) {
   impl_->finished = true;
   f.close();
 }
-
-namespace {
-
-// One staged run being merged: its next rows, read kMergeWindowRows / runs at a time.
-struct RunCursor {
-  uint64_t next = 0, end = 0;  // rows of /staging/hits not yet buffered
-  ReadHitColumns buf;
-  size_t at = 0;
-  bool empty() const { return at == buf.query.size(); }
-};
-
-void move_row(ReadHitColumns& from, size_t i, ReadHitColumns& to) {
-  to.query.push_back(from.query[i]);
-  to.target.push_back(from.target[i]);
-  to.score.push_back(from.score[i]);
-  to.bits.push_back(from.bits[i]);
-  to.evalue.push_back(from.evalue[i]);
-  to.qstart.push_back(from.qstart[i]);
-  to.qend.push_back(from.qend[i]);
-  to.tstart.push_back(from.tstart[i]);
-  to.tend.push_back(from.tend[i]);
-  to.identity.push_back(from.identity[i]);
-  to.cigar.push_back(std::move(from.cigar[i]));
-}
-
-// k-way merge of the sorted runs of `from`'s staging rows into `to`'s /hits.
-uint64_t merge_runs(const h5::File& from, const std::vector<std::pair<uint64_t, uint64_t>>& runs, h5::File& to,
-                    uint32_t max_per_query, double max_evalue) {
-  std::vector<h5::RangeReader> readers;
-  ReadHitColumns names;
-  names.for_each([&](const char* name, auto&) { readers.emplace_back(from, std::string("staging/hits/") + name); });
-  const size_t piece = std::max(kMergeMinRunRows, kMergeWindowRows / std::max<size_t>(runs.size(), 1));
-  std::vector<RunCursor> cursors(runs.size());
-  const auto refill = [&](RunCursor& c) {
-    const uint64_t n = std::min<uint64_t>(piece, c.end - c.next);
-    size_t k = 0;
-    c.buf.for_each([&](const char*, auto& column) { readers[k++].read(c.next, n, column); });
-    c.next += n;
-    c.at = 0;
-  };
-  // The heap's order is hit_order on the runs' current rows (a min-heap: std's is a max-heap).
-  const auto after = [&](size_t a, size_t b) {
-    const RunCursor &x = cursors[a], &y = cursors[b];
-    if (x.buf.query[x.at] != y.buf.query[y.at]) return x.buf.query[x.at] > y.buf.query[y.at];
-    if (x.buf.score[x.at] != y.buf.score[y.at]) return x.buf.score[x.at] < y.buf.score[y.at];
-    return x.buf.target[x.at] > y.buf.target[y.at];
-  };
-  std::vector<size_t> heap;
-  uint64_t total = 0;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    cursors[r].next = runs[r].first;
-    cursors[r].end = runs[r].first + runs[r].second;
-    total += runs[r].second;
-    refill(cursors[r]);
-    if (!cursors[r].empty()) heap.push_back(r);
-  }
-  std::make_heap(heap.begin(), heap.end(), after);
-  const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
-  create_hit_columns(to, "hits", chunk, h5::Compression::kAll);
-  ReadHitColumns out;
-  uint64_t written = 0, query_rows = 0;
-  uint32_t last_query = 0;
-  const auto flush = [&] {
-    written += out.query.size();
-    out.for_each([&](const char* name, auto& column) {
-      h5::append(to, std::string("hits/") + name, column);
-      column.clear();
-    });
-    release_free_memory();
-  };
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), after);
-    RunCursor& c = cursors[heap.back()];
-    const uint32_t q = c.buf.query[c.at];
-    query_rows = (written + out.query.size() > 0 && q == last_query) ? query_rows + 1 : 0;
-    last_query = q;
-    // !(e > max): NaN E-values (modes without statistics) are kept.
-    if ((max_per_query == 0 || query_rows < max_per_query) && !(c.buf.evalue[c.at] > max_evalue))
-      move_row(c.buf, c.at, out);
-    ++c.at;
-    if (c.empty() && c.next < c.end) refill(c);
-    if (c.empty()) {
-      c.buf = ReadHitColumns{};
-      heap.pop_back();
-    } else {
-      std::push_heap(heap.begin(), heap.end(), after);
-    }
-    if (out.query.size() >= kMergeOutputRows) flush();
-  }
-  flush();
-  return written;
-}
-
-}  // namespace
 
 size_t ResultFile::staged_runs() const {
   impl_->drain();
@@ -514,9 +312,8 @@ uint64_t ResultFile::finish_merged(uint32_t max_per_query, double max_evalue) {
     h5::copy_root_attributes(from, to);
     for (const std::string& name : h5::list_group(from, "/"))
       if (name != "staging" && name != "tiles" && name != "hits") h5::copy_object(from, to, name);
-    rows = merge_runs(from, m.runs, to, max_per_query, max_evalue);
-    h5::set_attribute(to, "", "end_time", h5::utc_now_iso8601());
-    h5::set_attribute(to, "", "status", std::string("complete"));
+    rows = merge_sorted_runs(from, "staging/hits", m.runs, to, "hits", MergeRules{max_per_query, max_evalue});
+    result_lifecycle::complete(to);
     to.close();
   }
   if (std::rename(fresh.c_str(), path_.c_str()) != 0)
@@ -539,51 +336,18 @@ static h5::File open_result_file(const std::string& path) {
   return f;
 }
 
-namespace {
-
-template <class T>
-std::vector<T> read_column(const h5::File& f, const std::string& path) {
-  return f.exists(path) ? h5::read_all<T>(f, path) : std::vector<T>{};
-}
-
-}  // namespace
-
 static HitTable read_hit_table_in(const h5::File& f, const std::string& group) {
-  const std::string& path = f.path();
   HitTable t;
+  const auto column = [&](const std::string& path, auto none) {
+    return f.exists(path) ? h5::read_all<typename decltype(none)::value_type>(f, path) : none;
+  };
   t.status = h5::read_string_attribute(f, "", "status");
-  t.query_ids = read_column<std::string>(f, "queries/id");
-  t.query_lengths = read_column<uint32_t>(f, "queries/length");
-  t.target_ids = read_column<std::string>(f, "targets/id");
-  t.target_lengths = read_column<uint32_t>(f, "targets/length");
-  if (!f.exists(group)) throw Error(path + ": no '" + group + "' table in this result file");
-
-  ReadHitColumns cols;
-  size_t rows = 0;
-  bool first = true;
-  cols.for_each([&](const char* name, auto& column) {
-    using T = typename std::decay_t<decltype(column)>::value_type;
-    column = h5::read_all<T>(f, group + "/" + name);
-    if (first) rows = column.size();
-    first = false;
-    if (column.size() != rows)
-      throw Error(path + ": column '" + group + "/" + name + "' has " + std::to_string(column.size()) +
-                  " rows, expected " + std::to_string(rows));
-  });
-  t.hits.resize(rows);
-  for (size_t i = 0; i < rows; ++i) {
-    Hit& h = t.hits[i];
-    h.query = cols.query[i];
-    h.target = cols.target[i];
-    h.bits = cols.bits[i];
-    h.evalue = cols.evalue[i];
-    h.aln.score = cols.score[i];
-    h.aln.qstart = cols.qstart[i];
-    h.aln.qend = cols.qend[i];
-    h.aln.tstart = cols.tstart[i];
-    h.aln.tend = cols.tend[i];
-    h.aln.cigar = std::move(cols.cigar[i]);
-  }
+  t.query_ids = column("queries/id", std::vector<std::string>{});
+  t.query_lengths = column("queries/length", std::vector<uint32_t>{});
+  t.target_ids = column("targets/id", std::vector<std::string>{});
+  t.target_lengths = column("targets/length", std::vector<uint32_t>{});
+  if (!f.exists(group)) throw Error(f.path() + ": no '" + group + "' table in this result file");
+  t.hits = read_hit_rows(f, group);
   return t;
 }
 

@@ -4,15 +4,17 @@
 //     gap_extend, backend, db_sequences, db_residues, tile sizes, start_time, end_time,
 //     status ("incomplete" until finish() succeeds, then "complete")
 //   /queries/{id,length}  /targets/{id,length}
-//   /hits/{query,target,score,bits,evalue,qstart,qend,tstart,tend,identity,cigar}
-//     query/target are indices into /queries and /targets; coordinates 1-based inclusive.
-//   /staging/hits/... the same columns plus 'tile': rows of finished tiles, appended as they
-//     land, for a look at an unfinished run (`view`); /hits replaces them when the run completes.
+//   /hits/{query,target,score,bits,evalue,qstart,qend,tstart,tend,identity,cigar_end,cigar_chars}
+//     query/target are indices into /queries and /targets; coordinates 1-based inclusive;
+//     the CIGARs one ragged column (io/hit_table.hpp).
+//   /staging/hits/... the same columns (no identity) plus 'tile': rows of finished tiles, one
+//     sorted run per batch, for a look at an unfinished run (`view`) and the final merge
+//     (io/run_merge.hpp); /hits replaces them when the run completes.
 //   /tiles/{id,status}: the ledger of finished tiles (written in the same flush as their rows).
 //   finish() writes the final sorted /hits and removes /staging and /tiles: run state, like
 //   the resume journal, which goes at the same time. finish_merged() builds /hits from the
 //   staged runs instead, in bounded memory, into a fresh file without the run state.
-// Every dataset is 1-D, chunked (numbers shuffled and deflated), extendible: readable by h5py/pandas.
+// Every dataset is 1-D, chunked (/hits shuffled and deflated), extendible: readable by h5py/pandas.
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -75,7 +77,7 @@ class ResultFile {
   // end_staging), flushes and closes.
   void finish(const std::vector<Hit>& final_hits);
   // Finishes from the staging rows, in bounded memory: every tile's rows were staged as a
-  // sorted run; a k-way merge reads the runs in bounded pieces and writes /hits in hit_order
+  // sorted run; a k-way merge (io/run_merge.hpp) reads the runs in bounded segments and writes /hits in hit_order
   // (query, score descending, target), keeping at most `max_per_query` rows of a query
   // (0: all) and of those only the rows with E-value <= `max_evalue`, into a fresh file (attributes, /queries, /targets, /plan copied) that then
   // replaces this one: the space of the staging rows goes with it (HDF5 does not reclaim the

@@ -1,8 +1,7 @@
 #include "src/pss/pss_output.hpp"
 
-#include <unistd.h>
-
 #include "io/hdf5_columns.hpp"
+#include "io/result_lifecycle.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {
@@ -13,15 +12,7 @@ struct PssResultFile::Impl {
 };
 
 PssResultFile::PssResultFile(const std::string& path) : impl_(std::make_unique<Impl>(path)) {
-  h5::File& f = impl_->file;
-  h5::set_attribute(f, "", "program", std::string("hpcalign"));
-  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
-  h5::set_attribute(f, "", "workload", std::string("pss"));
-  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
-  h5::set_attribute(f, "", "status", std::string("incomplete"));
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
-  f.flush();
+  result_lifecycle::begin(impl_->file, "pss");
 }
 PssResultFile::~PssResultFile() = default;
 
@@ -34,10 +25,7 @@ void PssResultFile::set_attribute(const std::string& name, double value) { h5::s
 h5::File& PssResultFile::h5_file() { return impl_->file; }
 
 void PssResultFile::write_sequences(const std::string& group, const SequenceSet& seqs) {
-  std::vector<uint32_t> lengths(seqs.size());
-  for (size_t i = 0; i < seqs.size(); ++i) lengths[i] = seqs.length(i);
-  h5::write_column(impl_->file, group + "/id", seqs.ids);
-  h5::write_column(impl_->file, group + "/length", lengths);
+  result_lifecycle::write_sequences(impl_->file, group, seqs);
 }
 
 void PssResultFile::finish(const std::vector<PssPairResult>& rows, bool keep_scores) {
@@ -79,8 +67,7 @@ void PssResultFile::finish(const std::vector<PssPairResult>& rows, bool keep_sco
     h5::set_attribute(f, "pss_scores/scores", "layout",
                       std::string("row r of /pss owns elements [r*n_perm, (r+1)*n_perm), permutation order"));
   }
-  h5::set_attribute(f, "", "end_time", h5::utc_now_iso8601());
-  h5::set_attribute(f, "", "status", std::string("complete"));
+  result_lifecycle::complete(f);
   f.close();
 }
 

@@ -10,6 +10,7 @@
 #include "io/database.hpp"
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
+#include "io/result_lifecycle.hpp"
 #include "kernels/fault_injection.hpp"
 #include "kernels/msv_engine.hpp"
 #include "src/core/error.hpp"
@@ -249,8 +250,7 @@ class MsvRun : public TiledWorkload {
     h5::write_column(*out_, "pipeline/past_msv", a);
     h5::write_column(*out_, "pipeline/past_bias", b);
     h5::write_column(*out_, "pipeline/past_vit", c);
-    h5::set_attribute(*out_, "", "end_time", h5::utc_now_iso8601());
-    h5::set_attribute(*out_, "", "status", std::string("complete"));
+    result_lifecycle::complete(*out_);
     out_->close();
     if (opt_.run.verbose)
       std::cerr << "hpcalign: msv: final sort and write " << seconds_since(write_start) << " s; process age "

@@ -1,9 +1,8 @@
 #include "src/workloads/msv_output.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 
+#include "io/result_lifecycle.hpp"
 #include "src/hmm/filter_pipeline.hpp"
 
 namespace hpc {
@@ -23,11 +22,7 @@ std::vector<T> column(const std::vector<MsvRow>& rows, Get get) {
 
 void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<HmmModel>& models,
                        const SequenceSet& targets, unsigned stages) {
-  h5::set_attribute(f, "", "program", std::string("hpcalign"));
-  h5::set_attribute(f, "", "version", std::string(HPCALIGN_VERSION));
-  h5::set_attribute(f, "", "start_time", h5::utc_now_iso8601());
-  h5::set_attribute(f, "", "status", std::string("incomplete"));
-  h5::set_attribute(f, "", "workload", std::string("msv"));
+  result_lifecycle::begin(f, "msv");
   h5::set_attribute(f, "", "command_line", opt.command_line);
   h5::set_attribute(f, "", "model_file", opt.model_path);
   h5::set_attribute(f, "", "database", opt.db_path);
@@ -37,17 +32,12 @@ void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<Hmm
   h5::set_attribute(f, "", "F2", opt.F2);
   h5::set_attribute(f, "", "stages", hmm::stages_name(stages));
   h5::set_attribute(f, "", "all_pairs", int64_t(opt.all_pairs));
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
   std::vector<std::string> names;
   std::vector<uint32_t> lengths;
   for (const auto& m : models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
   h5::write_column(f, "models/name", names);
   h5::write_column(f, "models/length", lengths);
-  std::vector<uint32_t> tl(targets.size());
-  for (size_t i = 0; i < tl.size(); ++i) tl[i] = targets.length(i);
-  h5::write_column(f, "targets/id", targets.ids);
-  h5::write_column(f, "targets/length", tl);
+  result_lifecycle::write_sequences(f, "targets", targets);
   h5::create_column<uint32_t>(f, kRowColumns[0]);
   h5::create_column<uint32_t>(f, kRowColumns[1]);
   h5::create_column<float>(f, kRowColumns[2]);
@@ -56,8 +46,7 @@ void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<Hmm
   h5::create_column<float>(f, kRowColumns[5]);
   h5::create_column<double>(f, kRowColumns[6]);
   h5::create_column<uint8_t>(f, kRowColumns[7]);
-  h5::create_column<uint32_t>(f, "tiles/id", 1024);
-  h5::create_column<uint8_t>(f, "tiles/status", 1024);
+  result_lifecycle::create_ledger(f);
   f.flush();
 }
 
@@ -72,8 +61,7 @@ void append_msv_rows(h5::File& f, const std::vector<uint32_t>& tile_ids, const s
     h5::append(f, kRowColumns[6], column<double>(rows, [](const MsvRow& r) { return r.vit_pvalue; }));
     h5::append(f, kRowColumns[7], column<uint8_t>(rows, [](const MsvRow& r) { return r.passed; }));
   }
-  h5::append(f, "tiles/id", tile_ids);
-  h5::append(f, "tiles/status", std::vector<uint8_t>(tile_ids.size(), 1));
+  result_lifecycle::append_ledger(f, tile_ids);
   f.flush();
 }
 

@@ -7,6 +7,7 @@
 
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
+#include "io/result_lifecycle.hpp"
 #include "src/core/sequence.hpp"
 #include "src/workloads/msv.hpp"
 

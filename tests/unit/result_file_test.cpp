@@ -11,7 +11,9 @@
 #include <set>
 
 #include "io/hdf5_columns.hpp"
+#include "io/hit_table.hpp"
 #include "io/result_file.hpp"
+#include "io/run_merge.hpp"
 #include "src/core/error.hpp"
 #include "test_support.hpp"
 
@@ -276,7 +278,7 @@ TEST(ResultFile, EmptyHitsRoundTrip) {
   EXPECT_EQ(t.status, "complete");
   EXPECT_TRUE(t.hits.empty());
   h5::File f(path, h5::Mode::kReadOnly);
-  for (const char* col : {"hits/query", "hits/cigar", "hits/identity"}) EXPECT_EQ(h5::column_length(f, col), 0u) << col;
+  for (const char* col : {"hits/query", "hits/cigar_end", "hits/cigar_chars", "hits/identity"}) EXPECT_EQ(h5::column_length(f, col), 0u) << col;
   EXPECT_FALSE(f.exists("staging"));
 }
 
@@ -374,6 +376,53 @@ TEST(ResultFile, FinishMergedWritesEveryRowInHitOrder) {
   EXPECT_FALSE(f.exists("staging"));
   EXPECT_FALSE(f.exists("tiles"));
   EXPECT_FALSE(std::ifstream(path + ".finishing").good());
+}
+
+// The final merge cut into segments smaller than one query's rows, than a run, or holding
+// everything (parts merged on all cores): always the rows of one sort in hit_order, and
+// --max-hits keeps each query's best rows across segments.
+TEST(RunMerge, SegmentsOfAnySizeGiveTheRowsOfOneSort) {
+  const std::string path = temp_path("runs.h5");
+  const std::vector<Hit> hits = random_hits(20000, 11);
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  {
+    h5::File f(path, h5::Mode::kCreate);
+    create_hit_table(f, "staging/hits", false, 4096, h5::Compression::kNone);
+    uint64_t at = 0, chars = 0;
+    for (size_t k = 0, n = 1; k < hits.size(); k += n, n = n * 5 % 3989 + 1) {
+      std::vector<const Hit*> run;
+      for (size_t i = k; i < std::min(hits.size(), k + n); ++i) run.push_back(&hits[i]);
+      std::sort(run.begin(), run.end(), [](const Hit* a, const Hit* b) { return hit_order(*a, *b); });
+      HitTableColumns c = hit_table_columns(run, chars, false);
+      append_hit_table(f, "staging/hits", c, false);
+      runs.emplace_back(at, run.size());
+      at += run.size();
+      if (!c.cigar_end.empty()) chars = c.cigar_end.back();
+    }
+  }
+  ASSERT_GT(runs.size(), 10u);
+  std::vector<Hit> sorted = hits, best;
+  std::sort(sorted.begin(), sorted.end(), hit_order);
+  for (size_t i = 0, in_query = 0; i < sorted.size(); ++i) {
+    in_query = i > 0 && sorted[i].query == sorted[i - 1].query ? in_query + 1 : 0;
+    if (in_query < 7) best.push_back(sorted[i]);
+  }
+  for (const uint32_t max_per_query : {0u, 7u})
+    for (const uint64_t segment : {uint64_t(300), uint64_t(5000), uint64_t(1) << 20}) {
+      SCOPED_TRACE("segment " + std::to_string(segment) + ", max per query " + std::to_string(max_per_query));
+      const std::string out = temp_path("merged_runs.h5");
+      {
+        const h5::File from(path, h5::Mode::kReadOnly);
+        h5::File to(out, h5::Mode::kCreate);
+        MergeRules rules;
+        rules.max_per_query = max_per_query;
+        rules.segment_rows = segment;
+        EXPECT_EQ(merge_sorted_runs(from, "staging/hits", runs, to, "hits", rules),
+                  max_per_query ? best.size() : hits.size());
+      }
+      const h5::File f(out, h5::Mode::kReadOnly);
+      expect_same_hits(read_hit_rows(f, "hits"), max_per_query ? best : sorted);
+    }
 }
 
 // finish_merged(max_per_query): each query's best rows over all tiles, as a search keeps them.

@@ -1,0 +1,129 @@
+#include "io/hit_table.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "io/hdf5_columns.hpp"
+#include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
+
+namespace hpc {
+
+std::string HitTableColumns::cigar(size_t i) const {
+  const uint64_t begin = i ? cigar_end[i - 1] : chars_base;
+  return std::string(cigar_chars.begin() + (begin - chars_base), cigar_chars.begin() + (cigar_end[i] - chars_base));
+}
+
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity) {
+  HitTableColumns c;
+  const size_t n = rows.size();
+  c.chars_base = chars_base;
+  c.for_each_row_column(with_identity, [&](const char*, auto& column) { column.resize(n); });
+  const auto row = [&](size_t k) -> const Hit& { return *rows[k]; };
+  uint64_t end = chars_base;  // offsets first (one pass), then every column on all cores
+  for (size_t k = 0; k < n; ++k) c.cigar_end[k] = end += row(k).aln.cigar.size();
+  c.cigar_chars.resize(end - chars_base);
+  const auto fill = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k) {
+      const Hit& h = row(k);
+      c.query[k] = h.query;
+      c.target[k] = h.target;
+      c.score[k] = h.aln.score;
+      c.bits[k] = h.bits;
+      c.evalue[k] = h.evalue;
+      c.qstart[k] = h.aln.qstart;
+      c.qend[k] = h.aln.qend;
+      c.tstart[k] = h.aln.tstart;
+      c.tend[k] = h.aln.tend;
+      const std::string& cigar = h.aln.cigar;
+      std::copy(cigar.begin(), cigar.end(), c.cigar_chars.begin() + (c.cigar_end[k] - cigar.size() - chars_base));
+      if (with_identity) c.identity[k] = cigar.empty() ? 0.f : float(cigar_stats(cigar).identity());
+    }
+  };
+  run_ranges(n, n < (1u << 16) ? 1 : usable_cores(), fill);
+  return c;
+}
+
+void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
+                      h5::Compression compression) {
+  HitTableColumns empty;
+  empty.for_each_row_column(with_identity, [&](const char* name, auto& column) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    h5::create_column<T>(file, group + "/" + name, chunk, compression);
+  });
+  // Characters: a chunk holds the CIGARs of about as many rows as the other columns' chunks.
+  h5::create_column<uint8_t>(file, group + "/cigar_chars", chunk * 16, compression);
+}
+
+bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
+                      const std::atomic<bool>* cancel) {
+  bool done = true;
+  cols.for_each_row_column(with_identity, [&](const char* name, auto& column) {
+    if (cancel && *cancel) done = false;
+    if (done) h5::append(file, group + "/" + name, column);
+  });
+  if (done && !(cancel && *cancel)) {
+    h5::append(file, group + "/cigar_chars", cols.cigar_chars);
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+template <class T>
+std::vector<T> read_column(const h5::File& f, const std::string& path, size_t rows) {
+  std::vector<T> v = h5::read_all<T>(f, path);
+  if (v.size() != rows)
+    throw Error(f.path() + ": column '" + path + "' has " + std::to_string(v.size()) + " rows, expected " +
+                std::to_string(rows));
+  return v;
+}
+
+}  // namespace
+
+std::vector<Hit> read_hit_rows(const h5::File& f, const std::string& group) {
+  HitTableColumns c;
+  c.query = h5::read_all<uint32_t>(f, group + "/query");
+  const size_t rows = c.query.size();
+  const bool ragged = f.exists(group + "/cigar_end");
+  c.for_each_row_column(false, [&](const char* name, auto& column) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    if (std::string(name) == "query" || (!ragged && std::string(name) == "cigar_end")) return;
+    column = read_column<T>(f, group + "/" + name, rows);
+  });
+  std::vector<std::string> old_cigars;  // files written before the ragged column
+  if (ragged) {
+    c.cigar_chars = h5::read_all<uint8_t>(f, group + "/cigar_chars");
+    for (size_t i = 0; i < rows; ++i)
+      if (c.cigar_end[i] > c.cigar_chars.size() || c.cigar_end[i] < (i ? c.cigar_end[i - 1] : 0))
+        throw Error(f.path() + ": '" + group + "/cigar_end' row " + std::to_string(i) +
+                    " points outside cigar_chars; the file is damaged");
+  } else {
+    old_cigars = read_column<std::string>(f, group + "/cigar", rows);
+  }
+  std::vector<Hit> hits(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    Hit& h = hits[i];
+    h.query = c.query[i];
+    h.target = c.target[i];
+    h.bits = c.bits[i];
+    h.evalue = c.evalue[i];
+    h.aln.score = c.score[i];
+    h.aln.qstart = c.qstart[i];
+    h.aln.qend = c.qend[i];
+    h.aln.tstart = c.tstart[i];
+    h.aln.tend = c.tend[i];
+    h.aln.cigar = ragged ? c.cigar(i) : std::move(old_cigars[i]);
+  }
+  return hits;
+}
+
+uint64_t cigar_chars_for_rows(const h5::File& f, const std::string& group, uint64_t rows) {
+  if (rows == 0) return 0;
+  std::vector<uint64_t> end;
+  h5::RangeReader(f, group + "/cigar_end").read(rows - 1, 1, end);
+  return end.at(0);
+}
+
+}  // namespace hpc

@@ -1,0 +1,72 @@
+#pragma once
+// The hit table as HDF5 columns (README.md, "Result file"): one schema for /hits and for the
+// staging rows of an unfinished run (/staging/hits, plus 'tile', minus the derived 'identity').
+// The CIGARs are one ragged column: 'cigar_chars' (uint8, every row's CIGAR one after the
+// other) and 'cigar_end' (uint64, where row i's CIGAR ends in cigar_chars; it starts where row
+// i-1's ends). Variable-length strings went through HDF5's type conversion at ~0.2 us a row,
+// even when empty (--score-only): most of what writing and merging a screen cost.
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/core/alignment.hpp"
+
+namespace hpc {
+
+namespace h5 {
+class File;
+enum class Compression;
+}  // namespace h5
+
+struct HitTableColumns {
+  std::vector<uint32_t> query, target, qstart, qend, tstart, tend;
+  std::vector<int32_t> score;
+  std::vector<double> bits, evalue;
+  std::vector<float> identity;      // final table: fraction of alignment columns that are '='
+  std::vector<uint64_t> cigar_end;  // absolute offsets into the dataset's cigar_chars
+  std::vector<uint8_t> cigar_chars;
+  uint64_t chars_base = 0;  // offset of cigar_chars[0] in the dataset (where row 0's CIGAR starts)
+
+  size_t rows() const { return query.size(); }
+  std::string cigar(size_t i) const;
+
+  // The columns with one value per row, with their names (identity only in the final table).
+  template <class F>
+  void for_each_row_column(bool with_identity, F&& f) {
+    f("query", query);
+    f("target", target);
+    f("score", score);
+    f("bits", bits);
+    f("evalue", evalue);
+    f("qstart", qstart);
+    f("qend", qend);
+    f("tstart", tstart);
+    f("tend", tend);
+    if (with_identity) f("identity", identity);
+    f("cigar_end", cigar_end);
+  }
+};
+
+// hit_order as one number and the target: query, then score descending.
+inline uint64_t hit_order_key(uint32_t query, int32_t score) {
+  return uint64_t(query) << 32 | uint32_t(int64_t(INT32_MAX) - score);
+}
+
+// The rows as columns; the CIGAR offsets start at `chars_base` (the characters already in the
+// dataset). Built on all cores for big tables.
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity);
+// Empty columns of the table under `group` ("hits", "staging/hits").
+void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
+                      h5::Compression compression);
+// Appends every column. With `cancel` it stops, returning false, once that is set (checked
+// before each column); the table's columns then have unequal lengths (a resume cuts them).
+bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
+                      const std::atomic<bool>* cancel = nullptr);
+// The whole table as hits (also reads the variable-length 'cigar' column of older files).
+std::vector<Hit> read_hit_rows(const h5::File& file, const std::string& group);
+// Rows of the table for cutting it at `rows` rows (checkpoint recovery): cigar_chars ends
+// where row rows-1's CIGAR ends.
+uint64_t cigar_chars_for_rows(const h5::File& file, const std::string& group, uint64_t rows);
+
+}  // namespace hpc

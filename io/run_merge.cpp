@@ -1,0 +1,267 @@
+#include "io/run_merge.hpp"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "io/hdf5_columns.hpp"
+#include "io/hit_table.hpp"
+#include "src/core/on_all_cores.hpp"
+
+namespace hpc {
+namespace {
+
+using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
+
+constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much at a time
+// Segments grow with the number of runs (rows a run contributes to one read, on average) from
+// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past 1,024 runs
+// the reads get smaller.
+constexpr uint64_t kRowsPerRunRead = 4096;
+constexpr uint64_t kMinSegmentRows = uint64_t(1) << 18;
+constexpr uint64_t kMaxSegmentRows = uint64_t(4) << 20;
+
+// Rows per query over all runs.
+std::vector<uint64_t> rows_per_query(const h5::RangeReader& query, const Runs& runs) {
+  std::vector<uint64_t> per;
+  std::vector<uint32_t> block;
+  for (const auto& [first, rows] : runs)
+    for (uint64_t at = first; at < first + rows; at += kIndexBlockRows) {
+      query.read(at, std::min(kIndexBlockRows, first + rows - at), block);
+      if (!block.empty() && block.back() >= per.size()) per.resize(size_t(block.back()) + 1);  // a run is sorted
+      for (uint32_t q : block) ++per[q];
+    }
+  return per;
+}
+
+// Query ranges [cuts[s], cuts[s + 1]) of at most max_rows rows, or of one query.
+std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32_t from, uint32_t to,
+                                  uint64_t max_rows) {
+  std::vector<uint32_t> cuts{from};
+  uint64_t in = 0;
+  for (uint32_t q = from; q < to; ++q) {
+    if (in > 0 && in + per_query[q] > max_rows) {
+      cuts.push_back(q);
+      in = 0;
+    }
+    in += per_query[q];
+  }
+  cuts.push_back(to);
+  return cuts;
+}
+
+// starts[r][s]: the first row of run r whose query is >= cuts[s] (the run's end past its last).
+std::vector<std::vector<uint64_t>> segment_starts(const h5::RangeReader& query, const Runs& runs,
+                                                  const std::vector<uint32_t>& cuts) {
+  std::vector<std::vector<uint64_t>> starts(runs.size());
+  std::vector<uint32_t> block;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const auto [first, rows] = runs[r];
+    std::vector<uint64_t>& st = starts[r];
+    st.assign(cuts.size(), first + rows);
+    st[0] = first;
+    size_t s = 1;
+    for (uint64_t at = first; at < first + rows && s + 1 < cuts.size(); at += kIndexBlockRows) {
+      query.read(at, std::min(kIndexBlockRows, first + rows - at), block);
+      for (; s + 1 < cuts.size() && block.back() >= cuts[s]; ++s)
+        st[s] = at + uint64_t(std::lower_bound(block.begin(), block.end(), cuts[s]) - block.begin());
+    }
+  }
+  return starts;
+}
+
+// One segment's rows, run after run; cigar_end holds offsets into this cigar_chars.
+struct Segment {
+  HitTableColumns rows;
+  std::vector<size_t> run_begin;  // run r's rows: [run_begin[r], run_begin[r + 1])
+  uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
+};
+
+struct Readers {
+  std::vector<h5::RangeReader> columns;  // in for_each_row_column order (no identity)
+  h5::RangeReader chars;
+  Readers(const h5::File& f, const std::string& group) : chars(f, group + "/cigar_chars") {
+    HitTableColumns names;
+    names.for_each_row_column(false, [&](const char* name, auto&) { columns.emplace_back(f, group + "/" + name); });
+  }
+};
+
+void read_segment(const Readers& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
+  seg.run_begin.assign(1, 0);
+  for (const auto& st : starts) seg.run_begin.push_back(seg.run_begin.back() + (st[s + 1] - st[s]));
+  const size_t n = seg.run_begin.back();
+  seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(n); });
+  std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts
+  for (size_t r = 0; r < starts.size(); ++r) {
+    const uint64_t first = starts[r][s], count = starts[r][s + 1] - first;
+    if (count == 0) continue;
+    size_t k = 0;
+    seg.rows.for_each_row_column(false, [&](const char*, auto& column) {
+      in.columns[k++].read_into(first, count, column.data() + seg.run_begin[r]);
+    });
+    if (first > 0) in.columns.back().read_into(first - 1, 1, &chars_from[r]);
+  }
+  uint64_t local = 0;  // the runs' characters, one after the other
+  std::vector<uint64_t> chars_at(starts.size());
+  for (size_t r = 0; r < starts.size(); ++r) {
+    chars_at[r] = local;
+    for (size_t i = seg.run_begin[r]; i < seg.run_begin[r + 1]; ++i) seg.rows.cigar_end[i] += local - chars_from[r];
+    if (seg.run_begin[r + 1] > seg.run_begin[r]) local = seg.rows.cigar_end[seg.run_begin[r + 1] - 1];
+  }
+  seg.rows.cigar_chars.resize(local);
+  for (size_t r = 0; r < starts.size(); ++r) {
+    const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
+    in.chars.read_into(chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
+  }
+}
+
+// The rows of queries [qa, qb) of the segment in hit_order, cut by the rules: indices into it.
+std::vector<uint32_t> merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const MergeRules& rules) {
+  const HitTableColumns& c = seg.rows;
+  struct Head {
+    uint64_t query_score;  // query, then score descending
+    uint32_t target, run;
+    size_t at, end;
+    bool operator>(const Head& o) const {
+      if (query_score != o.query_score) return query_score > o.query_score;
+      return target != o.target ? target > o.target : run > o.run;
+    }
+  };
+  const auto key = [&](size_t i) { return hit_order_key(c.query[i], c.score[i]); };
+  std::vector<Head> heap;
+  size_t total = 0;
+  for (uint32_t r = 0; r + 1 < seg.run_begin.size(); ++r) {
+    const auto first = c.query.begin() + seg.run_begin[r], last = c.query.begin() + seg.run_begin[r + 1];
+    const size_t lo = size_t(std::lower_bound(first, last, qa) - c.query.begin());
+    const size_t hi = size_t(std::lower_bound(first, last, qb) - c.query.begin());
+    if (lo < hi) heap.push_back({key(lo), c.target[lo], r, lo, hi});
+    total += hi - lo;
+  }
+  const auto after = [](const Head& a, const Head& b) { return a > b; };
+  std::make_heap(heap.begin(), heap.end(), after);
+  std::vector<uint32_t> out;
+  out.reserve(rules.max_per_query ? std::min<size_t>(total, size_t(qb - qa) * rules.max_per_query) : total);
+  uint32_t last_query = 0;
+  uint64_t query_rows = 0;
+  bool any = false;
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    Head& h = heap.back();
+    const size_t i = h.at;
+    query_rows = any && c.query[i] == last_query ? query_rows + 1 : 0;
+    last_query = c.query[i];
+    any = true;
+    // !(e > max): NaN E-values (modes without statistics) are kept.
+    if ((rules.max_per_query == 0 || query_rows < rules.max_per_query) && !(c.evalue[i] > rules.max_evalue))
+      out.push_back(uint32_t(i));
+    if (++h.at == h.end) {
+      heap.pop_back();
+    } else {
+      h.query_score = key(h.at);
+      h.target = c.target[h.at];
+      std::push_heap(heap.begin(), heap.end(), after);
+    }
+  }
+  return out;
+}
+
+// Rows `picked` of the segment into out[at...), CIGARs at out's characters [chars_at...).
+void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableColumns& out, size_t at,
+            uint64_t chars_at) {
+  const HitTableColumns& c = seg.rows;
+  for (size_t k = 0; k < picked.size(); ++k) {
+    const size_t i = picked[k], o = at + k;
+    out.query[o] = c.query[i];
+    out.target[o] = c.target[i];
+    out.score[o] = c.score[i];
+    out.bits[o] = c.bits[i];
+    out.evalue[o] = c.evalue[i];
+    out.qstart[o] = c.qstart[i];
+    out.qend[o] = c.qend[i];
+    out.tstart[o] = c.tstart[i];
+    out.tend[o] = c.tend[i];
+    const uint64_t b = seg.begin(i), e = c.cigar_end[i];
+    std::copy(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e, out.cigar_chars.begin() + (chars_at - out.chars_base));
+    chars_at += e - b;
+    out.cigar_end[o] = chars_at;
+    out.identity[o] = e == b ? 0.f
+                             : float(cigar_stats(std::string(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e))
+                                         .identity());
+  }
+}
+
+// Moves the last n rows of `t` (and their CIGARs) to a table of their own.
+HitTableColumns take_last_rows(HitTableColumns& t, size_t n) {
+  HitTableColumns rest;
+  const size_t keep = t.rows() - n;
+  rest.chars_base = keep ? t.cigar_end[keep - 1] : t.chars_base;
+  rest.cigar_chars.assign(t.cigar_chars.begin() + (rest.chars_base - t.chars_base), t.cigar_chars.end());
+  t.cigar_chars.resize(rest.chars_base - t.chars_base);
+  const auto tail = [&](auto& from, auto& to) {
+    to.assign(from.begin() + keep, from.end());
+    from.resize(keep);
+  };
+  tail(t.query, rest.query);
+  tail(t.target, rest.target);
+  tail(t.score, rest.score);
+  tail(t.bits, rest.bits);
+  tail(t.evalue, rest.evalue);
+  tail(t.qstart, rest.qstart);
+  tail(t.qend, rest.qend);
+  tail(t.tstart, rest.tstart);
+  tail(t.tend, rest.tend);
+  tail(t.identity, rest.identity);
+  tail(t.cigar_end, rest.cigar_end);
+  return rest;
+}
+
+}  // namespace
+
+uint64_t merge_sorted_runs(const h5::File& from, const std::string& group, const Runs& runs, h5::File& to,
+                           const std::string& out_group, const MergeRules& rules) {
+  const Readers in(from, group);
+  const h5::RangeReader& query = in.columns.front();
+  const std::vector<uint64_t> per_query = rows_per_query(query, runs);
+  // Segments of a few thousand rows a run (reads of a useful size), within bounds.
+  const uint64_t segment_rows =
+      rules.segment_rows ? rules.segment_rows
+                         : std::clamp<uint64_t>(runs.size() * kRowsPerRunRead, kMinSegmentRows, kMaxSegmentRows);
+  const std::vector<uint32_t> cuts = cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows);
+  const auto starts = segment_starts(query, runs, cuts);
+  uint64_t total = 0;
+  for (const auto& run : runs) total += run.second;
+  const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
+  create_hit_table(to, out_group, true, chunk, h5::Compression::kFast);
+
+  Segment seg;
+  HitTableColumns out;  // rows merged, not yet written: whole chunks go, the rest waits
+  uint64_t written = 0;
+  for (size_t s = 0; s + 1 < cuts.size(); ++s) {
+    read_segment(in, starts, s, seg);
+    // Parts of the segment for the cores, cut by query at about equal rows.
+    const uint64_t rows = seg.run_begin.back();
+    const size_t cores = rows < (1u << 14) ? 1 : usable_cores();
+    const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
+    std::vector<std::vector<uint32_t>> picked(parts.size() - 1);
+    run_parts(picked.size(), [&](size_t p) { picked[p] = merge_part(seg, parts[p], parts[p + 1], rules); });
+    std::vector<size_t> row_at{out.rows()};
+    std::vector<uint64_t> chars_at{out.chars_base + out.cigar_chars.size()};
+    for (const auto& pk : picked) {
+      uint64_t chars = 0;
+      for (uint32_t i : pk) chars += seg.rows.cigar_end[i] - seg.begin(i);
+      row_at.push_back(row_at.back() + pk.size());
+      chars_at.push_back(chars_at.back() + chars);
+    }
+    out.for_each_row_column(true, [&](const char*, auto& column) { column.resize(row_at.back()); });
+    out.cigar_chars.resize(chars_at.back() - out.chars_base);
+    run_parts(picked.size(), [&](size_t p) { gather(seg, picked[p], out, row_at[p], chars_at[p]); });
+    // Whole chunks only (the last segment: everything): a partial chunk appended now would be
+    // inflated and deflated again, on one core, by the next append.
+    HitTableColumns rest = take_last_rows(out, s + 2 == cuts.size() ? 0 : out.rows() % chunk);
+    append_hit_table(to, out_group, out, true);
+    written += out.rows();
+    out = std::move(rest);
+  }
+  return written;
+}
+
+}  // namespace hpc

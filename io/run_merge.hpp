@@ -1,0 +1,37 @@
+#pragma once
+// The final merge of a result file's staged runs (io/result_file.hpp, finish_merged): each run
+// is sorted in hit_order (query, score descending, target); the merge writes the table in that
+// order in bounded memory and on every core.
+//
+// How: the runs' query columns are read once to count rows per query, which cuts the query
+// range into segments of at most MergeRules::segment_rows rows (a query with more is a segment of its
+// own: memory is bounded by the rows of the busiest query, at most one per target), and once
+// more to find where each segment starts in every run. Each segment's rows are then read with
+// one call per column and run (large contiguous reads), merged on all cores (the segment cut
+// again by query, every part a heap merge over the runs) and appended to the output with the
+// numbers deflated on all cores. Rows are identical for any number of cores and runs.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hpc {
+
+namespace h5 {
+class File;
+}
+
+struct MergeRules {
+  uint32_t max_per_query = 0;  // rows kept per query, best first (0: all)
+  double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
+  // Rows merged at a time (~60 bytes each, in and out); 0: 4,096 a run, within 256 Ki..4 Mi.
+  uint64_t segment_rows = 0;
+};
+
+// Runs: (first row, rows) of `from`'s `group`. Creates `to`'s `out_group` and returns its rows.
+uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
+                           const std::vector<std::pair<uint64_t, uint64_t>>& runs, h5::File& to,
+                           const std::string& out_group, const MergeRules& rules);
+
+}  // namespace hpc
