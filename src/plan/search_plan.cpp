@@ -31,11 +31,9 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 // lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
 // long queries (the CUDASW++ set: 144..5,478 aa), which is what makes tiles of one worker
 // each finish together. Each batch lists its queries by length, then index.
-std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
-  std::vector<uint32_t> order(queries.size());
-  std::iota(order.begin(), order.end(), 0u);
+std::vector<std::vector<uint32_t>> pack_queries(const std::vector<uint32_t>& order, const SequenceSet& queries,
+                                                uint32_t bins, uint32_t max_batch) {
   auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
-  std::stable_sort(order.begin(), order.end(), longer);
   bins = std::max<uint32_t>(1, std::min<uint32_t>(bins, static_cast<uint32_t>(queries.size())));
   std::vector<std::vector<uint32_t>> batch(bins);
   std::vector<uint64_t> load(bins, 0);
@@ -50,6 +48,33 @@ std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint
   return batch;
 }
 
+// Runs of the length order (longest first) of about total / bins residues and at most
+// max_batch queries each (so possibly more than `bins` batches). Each batch holds similar
+// lengths: the query-pair kernels pad less, and only the batch of the longest queries needs
+// the kernel for pairs beyond the row-group kernel's shared memory (balifam1000 against
+// itself: every LPT batch held a few such queries). Used when there are many batches per
+// worker, so the scheduler balances unequal tiles.
+std::vector<std::vector<uint32_t>> cut_queries(const std::vector<uint32_t>& order, const SequenceSet& queries,
+                                               uint32_t bins, uint32_t max_batch) {
+  auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
+  uint64_t total = 0;
+  for (uint32_t q : order) total += queries.length(q);
+  const uint64_t goal = ceil_div(total, std::max<uint32_t>(1, bins));
+  std::vector<std::vector<uint32_t>> batches(1);
+  uint64_t load = 0;
+  for (uint32_t q : order) {
+    if (!batches.back().empty() && (batches.back().size() >= max_batch || load + queries.length(q) > goal))
+      batches.emplace_back(), load = 0;
+    batches.back().push_back(q);
+    load += queries.length(q);
+  }
+  for (auto& b : batches) std::stable_sort(b.rbegin(), b.rend(), longer);
+  return batches;
+}
+
+// Batches per worker from which the planner cuts contiguous length runs instead of LPT bins.
+constexpr uint64_t kContiguousBatchesPerWorker = 3;
+
 // Tuning knobs for benchmarks, read from the environment (not user options).
 uint64_t tuning_override(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -57,6 +82,10 @@ uint64_t tuning_override(const char* name, uint64_t fallback) {
 }
 
 }  // namespace
+
+int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt) {
+  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 2 : 1;
+}
 
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,
                        const PlanOptions& opt) {
@@ -86,14 +115,21 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   uint64_t batches = std::min<uint64_t>(nq, wanted_tiles);
   batches = std::max<uint64_t>(batches, ceil_div(nq, opt.max_query_batch));
   uint64_t parts = std::min<uint64_t>(max_parts, ceil_div(wanted_tiles, batches));
-  // Memory: a tile's score buffer (4 bytes per pair) must fit in a quarter of the device.
-  const uint64_t pairs_per_tile = ceil_div(nq, batches) * ceil_div(nt, parts);
+  const bool contiguous = batches >= kContiguousBatchesPerWorker * workers;
+  // Memory: a tile's score buffer (4 bytes per pair) must fit in a quarter of the device
+  // (contiguous runs of short queries hold up to max_query_batch each).
+  const uint64_t batch_queries = contiguous ? std::min<uint64_t>(nq, opt.max_query_batch) : ceil_div(nq, batches);
+  const uint64_t pairs_per_tile = batch_queries * ceil_div(nt, parts);
   if (memory != UINT64_MAX && pairs_per_tile * 4 > memory / 4)
     parts = std::min<uint64_t>(nt, std::max(parts, ceil_div(pairs_per_tile * 16, memory)));
 
   std::vector<uint64_t> tweights(nt);
   for (size_t i = 0; i < nt; ++i) tweights[i] = db.seqs.length(db.by_length[i]);
-  const auto qbatches = pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch);
+  std::vector<uint32_t> order(nq);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); });
+  const auto qbatches = contiguous ? cut_queries(order, queries, static_cast<uint32_t>(batches), opt.max_query_batch)
+                                   : pack_queries(order, queries, static_cast<uint32_t>(batches), opt.max_query_batch);
   const auto tcuts = balanced_cuts(tweights, static_cast<uint32_t>(parts));
   plan.query_batches = static_cast<uint32_t>(qbatches.size());
   plan.partitions = static_cast<uint32_t>(tcuts.size() - 1);

@@ -36,6 +36,12 @@ struct SearchPlan {
   uint64_t min_tile_pairs = 0;  // the occupancy bound used
 };
 
+// Search workers per GPU: 1 for few queries (one tile per worker, kernels/cuda/NOTES.md: two
+// workers gave no gain on 20 long queries x 207M residues), 2 when the queries fill many
+// batches (short queries against themselves), so that one worker's host work (top hits,
+// statistics, alignment lists) overlaps the other's kernels.
+int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt = {});
+
 // `caps` has one entry per worker; the smallest device bounds the tile size.
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,
                        const PlanOptions& opt = {});
