@@ -19,6 +19,7 @@
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
+#include "src/stats/query_calibration.hpp"
 #include "src/stats/search_statistics.hpp"
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
@@ -57,7 +58,8 @@ struct SearchJob {
   SearchSetup setup;
   KarlinParams karlin;
   SearchStatistics stats;          // --stats: bits and E-value of each hit
-  std::vector<int32_t> min_score;  // per query: lowest score within --evalue
+  std::vector<int32_t> min_score;  // per query: lowest score within --evalue (regress: its fallback's)
+  double max_evalue = 0;
 };
 
 KarlinParams karlin_for(const SearchOptions& opt, const ScoreMatrix& m) {
@@ -91,15 +93,17 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.db = &job.db;
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
-  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.queries,
-                               job.db, opt.threads);
+  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.db);
+  job.max_evalue = opt.max_evalue;
   for (size_t q = 0; q < job.queries.size(); ++q)
-    job.min_score.push_back(job.stats.min_score(uint32_t(q), job.queries.length(q), opt.max_evalue));
+    job.min_score.push_back(job.stats.min_score(job.queries.length(q), opt.max_evalue));
 }
 
 class SearchWorker : public TileWorker {
  public:
-  SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend) : job_(job), backend_(std::move(backend)) {
+  // `calibration`: regress's per-tile fits (null for the other modes).
+  SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend, std::unique_ptr<QueryCalibration> calibration)
+      : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)) {
     backend_->prepare(job_.setup);
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
@@ -107,16 +111,22 @@ class SearchWorker : public TileWorker {
   std::string run(const Tile& tile) override {
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
+    // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone).
+    const std::vector<LengthRegression> fits = calibration_ ? calibration_->fit(tile.queries) : std::vector<LengthRegression>();
     const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
+    std::vector<const LengthRegression*> fit_of;  // per request
     for (size_t k = 0; k < tile.queries.size(); ++k) {
       const uint32_t q = tile.queries[k];
+      const LengthRegression* fit = fits.empty() || !fits[k].ok ? nullptr : &fits[k];
+      const int32_t min_score = fit ? job_.stats.min_score(*fit, job_.max_evalue) : job_.min_score[q];
       for (const ScoredTarget& st : top[k]) {
-        if (st.score < job_.min_score[q]) break;  // sorted by score: the rest is worse
+        if (st.score < min_score) break;  // sorted by score: the rest is worse
         reqs.push_back({q, st.target});
         scores.push_back(st.score);
+        fit_of.push_back(fit);
       }
     }
     t0 = std::chrono::steady_clock::now();
@@ -132,7 +142,7 @@ class SearchWorker : public TileWorker {
       h.query = reqs[i].query;
       h.target = reqs[i].target;
       h.aln = alns[i];
-      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target));
+      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
     }
     return encode_hits(hits, times);
   }
@@ -140,6 +150,7 @@ class SearchWorker : public TileWorker {
  private:
   const SearchJob& job_;
   std::unique_ptr<SearchBackend> backend_;
+  std::unique_ptr<QueryCalibration> calibration_;
 };
 
 // Everything that changes the results: content fingerprints (not paths: a file may move
@@ -185,7 +196,11 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
   SchedulerHooks hooks;
   hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
     const int devices = backend_device_count(kind);
-    return std::make_unique<SearchWorker>(job, make_search_backend(kind, slot % devices, threads));
+    auto calibration = job.stats.mode() == StatsMode::Regress
+                           ? std::make_unique<QueryCalibration>(job.setup, kind, slot % devices, threads)
+                           : nullptr;
+    return std::make_unique<SearchWorker>(job, make_search_backend(kind, slot % devices, threads),
+                                          std::move(calibration));
   };
   hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
     if (resume.resuming()) {  // the stored plan (this run may have other workers); finished tiles replayed below
@@ -249,8 +264,8 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
     resume = ResumableRun("search", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
     out = std::make_unique<ResultFile>(opt.out_path);
   }
-  // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
-  const int local_workers = backend_device_count(kind) * workers_per_gpu(1);
+  const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
+  const int local_workers = backend_device_count(kind) * workers_per_gpu(gpu ? search_workers_per_gpu(job.queries) : 1);
   if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
         if (out) out->mark_stopped(stop_signal_name());
         if (progress) progress->finish();
