@@ -18,7 +18,7 @@ struct SearchOptions {
   std::string backend = "auto";
   int threads = 0;
   std::optional<double> lambda, K;  // override the published Karlin-Altschul parameters
-  std::string stats = "blast";      // --stats (src/stats/search_statistics.hpp)
+  std::string stats = "regress";    // --stats (src/stats/search_statistics.hpp; bench/ranking.sh chose it)
   bool verbose = false, quiet = false;
   bool resume = false;            // --resume: continue the unfinished run in out_path
   double progress_interval = 30;  // seconds between progress lines when stderr is not a terminal
