@@ -121,6 +121,7 @@ class CudaSearchBackend final : public SearchBackend {
     return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
   std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, uint32_t n_queries);
+  std::vector<Alignment> align_many(const std::vector<AlignRequest>& pairs);
 
   int device_;
   cudaDeviceProp props_{};
@@ -235,6 +236,22 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partiti
   return out;
 }
 
+// Many pairs: the all-vs-all engine over the job's queries and the database (made once).
+std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
+  if (!many_pairs_) {
+    AllVsAllSetup avsa;
+    avsa.queries = setup_.queries;
+    avsa.targets = &setup_.db->seqs;
+    avsa.matrix = setup_.matrix;
+    avsa.gaps = setup_.gaps;
+    avsa.mode = AlignMode::Local;
+    many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
+  }
+  std::vector<PairIndex> list(pairs.size());
+  for (size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
+  return many_pairs_->align(list);
+}
+
 std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>& pairs) {
   CUDA_CHECK(cudaSetDevice(device_));
   if (!traceback_) throw Error("CUDA backend: align() before prepare()");
@@ -245,25 +262,8 @@ std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>&
       throw Error("CUDA backend: align() pair out of range");
     views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
   }
+  if (pairs.size() >= kManyPairs) return align_many(pairs);
   const auto t0 = std::chrono::steady_clock::now();
-  if (pairs.size() >= kManyPairs) {
-    if (!many_pairs_) {
-      AllVsAllSetup avsa;
-      avsa.queries = setup_.queries;
-      avsa.targets = &setup_.db->seqs;
-      avsa.matrix = setup_.matrix;
-      avsa.gaps = setup_.gaps;
-      avsa.mode = AlignMode::Local;
-      many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
-    }
-    std::vector<PairIndex> list(pairs.size());
-    for (size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
-    auto out = many_pairs_->align(list);
-    if (std::getenv("HPCALIGN_CUDA_TIMING"))
-      std::fprintf(stderr, "align %zu pairs (all-vs-all engine): %.3f ms\n", pairs.size(),
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    return out;
-  }
   auto out = traceback_->align(views);
   if (std::getenv("HPCALIGN_CUDA_TIMING")) {
     const auto& st = traceback_->last_stats();

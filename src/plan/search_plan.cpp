@@ -27,26 +27,8 @@ std::vector<uint32_t> balanced_cuts(const std::vector<uint64_t>& weights, uint32
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 
-// Packs queries into `bins` batches of about equal residues, largest query first into the
-// lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
-// long queries (the CUDASW++ set: 144..5,478 aa), which is what makes tiles of one worker
-// each finish together. Each batch lists its queries by length, then index.
-std::vector<std::vector<uint32_t>> pack_queries(const std::vector<uint32_t>& order, const SequenceSet& queries,
-                                                uint32_t bins, uint32_t max_batch) {
-  auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
-  bins = std::max<uint32_t>(1, std::min<uint32_t>(bins, static_cast<uint32_t>(queries.size())));
-  std::vector<std::vector<uint32_t>> batch(bins);
-  std::vector<uint64_t> load(bins, 0);
-  for (uint32_t q : order) {
-    uint32_t best = UINT32_MAX;
-    for (uint32_t b = 0; b < bins; ++b)
-      if (batch[b].size() < max_batch && (best == UINT32_MAX || load[b] < load[best])) best = b;
-    batch[best].push_back(q);
-    load[best] += queries.length(q);
-  }
-  for (auto& b : batch) std::stable_sort(b.rbegin(), b.rend(), longer);
-  return batch;
-}
+// Batches per worker from which the planner cuts contiguous length runs instead of LPT bins.
+constexpr uint64_t kContiguousBatchesPerWorker = 3;
 
 // Runs of the length order (longest first) of about total / bins residues and at most
 // max_batch queries each (so possibly more than `bins` batches). Each batch holds similar
@@ -54,9 +36,11 @@ std::vector<std::vector<uint32_t>> pack_queries(const std::vector<uint32_t>& ord
 // the kernel for pairs beyond the row-group kernel's shared memory (balifam1000 against
 // itself: every LPT batch held a few such queries). Used when there are many batches per
 // worker, so the scheduler balances unequal tiles.
-std::vector<std::vector<uint32_t>> cut_queries(const std::vector<uint32_t>& order, const SequenceSet& queries,
-                                               uint32_t bins, uint32_t max_batch) {
+std::vector<std::vector<uint32_t>> cut_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
+  std::vector<uint32_t> order(queries.size());
+  std::iota(order.begin(), order.end(), 0u);
   auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
+  std::stable_sort(order.begin(), order.end(), longer);
   uint64_t total = 0;
   for (uint32_t q : order) total += queries.length(q);
   const uint64_t goal = ceil_div(total, std::max<uint32_t>(1, bins));
@@ -72,8 +56,28 @@ std::vector<std::vector<uint32_t>> cut_queries(const std::vector<uint32_t>& orde
   return batches;
 }
 
-// Batches per worker from which the planner cuts contiguous length runs instead of LPT bins.
-constexpr uint64_t kContiguousBatchesPerWorker = 3;
+// Packs queries into `bins` batches of about equal residues, largest query first into the
+// lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
+// long queries (the CUDASW++ set: 144..5,478 aa), which is what makes tiles of one worker
+// each finish together. Each batch lists its queries by length, then index.
+std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
+  std::vector<uint32_t> order(queries.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
+  std::stable_sort(order.begin(), order.end(), longer);
+  bins = std::max<uint32_t>(1, std::min<uint32_t>(bins, static_cast<uint32_t>(queries.size())));
+  std::vector<std::vector<uint32_t>> batch(bins);
+  std::vector<uint64_t> load(bins, 0);
+  for (uint32_t q : order) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t b = 0; b < bins; ++b)
+      if (batch[b].size() < max_batch && (best == UINT32_MAX || load[b] < load[best])) best = b;
+    batch[best].push_back(q);
+    load[best] += queries.length(q);
+  }
+  for (auto& b : batch) std::stable_sort(b.rbegin(), b.rend(), longer);
+  return batch;
+}
 
 // Tuning knobs for benchmarks, read from the environment (not user options).
 uint64_t tuning_override(const char* name, uint64_t fallback) {
@@ -82,10 +86,6 @@ uint64_t tuning_override(const char* name, uint64_t fallback) {
 }
 
 }  // namespace
-
-int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt) {
-  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 2 : 1;
-}
 
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,
                        const PlanOptions& opt) {
@@ -125,11 +125,8 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
 
   std::vector<uint64_t> tweights(nt);
   for (size_t i = 0; i < nt; ++i) tweights[i] = db.seqs.length(db.by_length[i]);
-  std::vector<uint32_t> order(nq);
-  std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); });
-  const auto qbatches = contiguous ? cut_queries(order, queries, static_cast<uint32_t>(batches), opt.max_query_batch)
-                                   : pack_queries(order, queries, static_cast<uint32_t>(batches), opt.max_query_batch);
+  const auto qbatches = contiguous ? cut_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch)
+                                   : pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch);
   const auto tcuts = balanced_cuts(tweights, static_cast<uint32_t>(parts));
   plan.query_batches = static_cast<uint32_t>(qbatches.size());
   plan.partitions = static_cast<uint32_t>(tcuts.size() - 1);
@@ -156,6 +153,10 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   }
   std::stable_sort(plan.tiles.begin(), plan.tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
   return plan;
+}
+
+int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt) {
+  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 2 : 1;
 }
 
 }  // namespace hpc
