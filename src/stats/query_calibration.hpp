@@ -29,10 +29,21 @@ class QueryCalibration {
                    uint32_t sample_size = kCalibrationSubjects);
   // The fits of `queries` (indices into the job's queries), in that order.
   std::vector<LengthRegression> fit(const std::vector<uint32_t>& queries);
+  // A database no larger than the sample is its own sample: a search of the whole database
+  // that keeps every positive score (max_hits >= its size) already holds the sample's scores.
+  bool whole_database() const { return sample_.seqs.size() == db_->seqs.size(); }
+  // The same fits from such a search's lists (per query, in scored_target_order over db).
+  std::vector<LengthRegression> fit_from(const std::vector<std::vector<ScoredTarget>>& whole) const;
 
  private:
+  std::vector<LengthRegression> fits_of(const std::vector<std::vector<ScoredTarget>>& scored) const;
+
+  const Database* db_;
   Database sample_;  // before backend_: the backend holds views of it
-  std::unique_ptr<SearchBackend> backend_;
+  std::unique_ptr<SearchBackend> backend_;  // made on the first fit() (not for whole databases)
+  BackendKind kind_;
+  int device_, threads_;
+  SearchSetup setup_;
 };
 
 }  // namespace hpc

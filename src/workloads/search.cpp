@@ -60,6 +60,7 @@ struct SearchJob {
   SearchStatistics stats;          // --stats: bits and E-value of each hit
   std::vector<int32_t> min_score;  // per query: lowest score within --evalue (regress: its fallback's)
   double max_evalue = 0;
+  uint32_t max_hits = 0;  // --max-hits (setup.max_hits may keep more: regress on a small database)
 };
 
 KarlinParams karlin_for(const SearchOptions& opt, const ScoreMatrix& m) {
@@ -93,6 +94,10 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.db = &job.db;
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
+  job.max_hits = opt.max_hits;
+  // regress on a database no larger than its sample: the tiles keep every score and fit on them.
+  if (opt.stats == "regress" && job.db.seqs.size() <= kCalibrationSubjects)
+    job.setup.max_hits = std::max<uint32_t>(opt.max_hits, uint32_t(job.db.seqs.size()));
   job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.db);
   job.max_evalue = opt.max_evalue;
   for (size_t q = 0; q < job.queries.size(); ++q)
@@ -111,9 +116,14 @@ class SearchWorker : public TileWorker {
   std::string run(const Tile& tile) override {
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
-    // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone).
-    const std::vector<LengthRegression> fits = calibration_ ? calibration_->fit(tile.queries) : std::vector<LengthRegression>();
+    // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone),
+    // from the tile's own scores when they hold the whole sample.
+    const bool own_scores = calibration_ && calibration_->whole_database() && tile.part_begin == 0 &&
+                            tile.part_end == job_.db.seqs.size() && job_.setup.max_hits >= job_.db.seqs.size();
+    std::vector<LengthRegression> fits;
+    if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
     const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
+    if (own_scores) fits = calibration_->fit_from(top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
@@ -122,7 +132,8 @@ class SearchWorker : public TileWorker {
       const uint32_t q = tile.queries[k];
       const LengthRegression* fit = fits.empty() || !fits[k].ok ? nullptr : &fits[k];
       const int32_t min_score = fit ? job_.stats.min_score(*fit, job_.max_evalue) : job_.min_score[q];
-      for (const ScoredTarget& st : top[k]) {
+      for (size_t j = 0; j < top[k].size() && j < job_.max_hits; ++j) {
+        const ScoredTarget& st = top[k][j];
         if (st.score < min_score) break;  // sorted by score: the rest is worse
         reqs.push_back({q, st.target});
         scores.push_back(st.score);
