@@ -114,7 +114,7 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   const uint64_t max_parts = std::max<uint64_t>(1, nt / std::max<uint64_t>(1, plan.min_tile_pairs));
   uint64_t batches = std::min<uint64_t>(nq, wanted_tiles);
   batches = std::max<uint64_t>(batches, ceil_div(nq, opt.max_query_batch));
-  uint64_t parts = std::min<uint64_t>(max_parts, ceil_div(wanted_tiles, batches));
+  uint64_t parts = opt.whole_database ? 1 : std::min<uint64_t>(max_parts, ceil_div(wanted_tiles, batches));
   const bool contiguous = batches >= kContiguousBatchesPerWorker * workers;
   // Memory: a tile's score buffer (4 bytes per pair) must fit in a quarter of the device
   // (contiguous runs of short queries hold up to max_query_batch each).

@@ -26,6 +26,9 @@ struct PlanOptions {
   uint64_t max_cells_per_lane = 200'000'000;
   int fill_waves = 4;
   uint32_t max_query_batch = 1024;  // queries per tile at most
+  // Every tile holds the whole database (search --stats regress on a database that is its own
+  // calibration sample fits on a tile's own scores); the memory bound still applies.
+  bool whole_database = false;
 };
 
 struct SearchPlan {

@@ -221,7 +221,9 @@ int run_search(const SearchOptions& opt, const MpiContext& mpi) {
       plan.partitions = uint32_t(plan_note(resume.stored_notes(), "tile_db_partitions"));
       plan.min_tile_pairs = uint64_t(plan_note(resume.stored_notes(), "tile_min_pairs"));
     } else {
-      plan = plan_search(job.queries, job.db, caps);
+      PlanOptions po;
+      po.whole_database = job.setup.max_hits >= job.db.seqs.size() && job.stats.mode() == StatsMode::Regress;
+      plan = plan_search(job.queries, job.db, caps, po);
     }
     const PlanNotes notes = {{"tile_query_batches", plan.query_batches},
                              {"tile_db_partitions", plan.partitions},

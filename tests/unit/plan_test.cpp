@@ -129,3 +129,15 @@ TEST(SearchPlan, ManyShortQueriesGetBatchesOfSimilarLengths) {
   EXPECT_EQ(search_workers_per_gpu(q, opt), 2);
   EXPECT_EQ(search_workers_per_gpu(random_set(20, 3000, 8)), 1);
 }
+
+TEST(SearchPlan, WholeDatabaseTilesForTheCalibration) {
+  // A 2-thread CPU would cut this database for load balance (FewQueriesSplitTheDatabase...).
+  auto q = random_set(3, 300, 12);
+  auto db = make_database(random_set(2000, 500, 13));
+  PlanOptions opt;
+  opt.whole_database = true;
+  auto plan = plan_search(q, db, {cap(2, 16), cap(2, 16)}, opt);
+  EXPECT_EQ(plan.partitions, 1u);
+  for (const Tile& t : plan.tiles) EXPECT_EQ(t.part_end - t.part_begin, db.seqs.size());
+  expect_exact_cover(plan, q, db);
+}
