@@ -66,14 +66,15 @@ int backend_device_count(BackendKind kind) {
   return 1;
 }
 
-std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads) {
+std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads, bool faults) {
+  auto wrap = [faults](std::unique_ptr<SearchBackend> b) { return faults ? with_fault_injection(std::move(b)) : std::move(b); };
 #ifdef HPCALIGN_HAVE_CUDA
-  if (resolve(kind) == BackendKind::Cuda) return with_fault_injection(make_cuda_search_backend(device));
+  if (resolve(kind) == BackendKind::Cuda) return wrap(make_cuda_search_backend(device));
 #else
   resolve(kind);
   (void)device;
 #endif
-  return with_fault_injection(make_cpu_search_backend(threads));
+  return wrap(make_cpu_search_backend(threads));
 }
 
 }  // namespace hpc

@@ -59,7 +59,9 @@ BackendKind parse_backend_kind(const std::string& s);  // throws hpc::Error
 int backend_device_count(BackendKind kind);
 // Instance `device` (0-based). CPU: `threads` worker threads (0 = all cores).
 // Throws hpc::Error with a clear message when the kind is unavailable (e.g. cuda without a GPU).
-std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads);
+// `faults`: wrapped by kernels/fault_injection.hpp (the search's tiles); false for work the
+// fault tests must not hit (the regress calibration inside a tile).
+std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads, bool faults = true);
 // True when this binary was built with CUDA and a GPU is visible.
 bool cuda_available();
 // True when this binary was built with the CUDA backend (--version), GPU or not.

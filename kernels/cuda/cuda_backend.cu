@@ -5,10 +5,14 @@
 // pair of the tile in packed 16-bit lanes (work units longest first, LPT), overflowing
 // pairs are rescored exactly in 32-bit, then each query's scores are radix-sorted on the
 // GPU by (score desc, target asc) and only the top max_hits come back.
-// align(): coordinates and CIGARs on the GPU as well (kernels/cuda/traceback.hpp).
+// align(): coordinates and CIGARs on the GPU as well: few pairs (long queries against a large
+// database) through kernels/cuda/traceback.hpp, a block per pair; many pairs (short queries
+// against themselves keep up to --max-hits each) through the all-vs-all engine's warp-per-pair
+// fill and walk kernels. Both return reference_align's alignment (the one tie rule).
 #include "kernels/cuda/cuda_backend.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +21,8 @@
 #include <cstring>
 #include <memory>
 
+#include "kernels/allvsall_engine.hpp"
+#include "kernels/cuda/allvsall_cuda.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_database.hpp"
@@ -116,6 +122,7 @@ class CudaSearchBackend final : public SearchBackend {
     return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
   std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, uint32_t n_queries);
+  std::vector<Alignment> align_many(const std::vector<AlignRequest>& pairs);
 
   int device_;
   cudaDeviceProp props_{};
@@ -129,9 +136,18 @@ class CudaSearchBackend final : public SearchBackend {
   // Per-tile buffers (grow only).
   DeviceBuffer<uint64_t> keys_, keys_sorted_;
   DeviceBuffer<uint8_t> sort_temp_;
+  DeviceBuffer<int> segment_offsets_;
   PinnedBuffer<uint64_t> top_host_;
   std::unique_ptr<cuda::GpuTraceback> traceback_;
+  std::unique_ptr<AllVsAllEngine> many_pairs_;  // made on the first large align() batch
 };
+
+// Sorting: one segmented sort of all the tile's queries when partitions are short (a launch
+// per query cost more than the sort itself: 1,024 queries x 11,000 targets), one device-wide
+// sort per query when they are long (the segmented sort runs a segment on one block).
+constexpr uint32_t kSegmentedSortMaxPartition = 65536;
+// align(): batches of at least this many pairs go to the all-vs-all engine.
+constexpr size_t kManyPairs = 4096;
 
 void CudaSearchBackend::prepare(const SearchSetup& setup) {
   if (!setup.db || !setup.queries) throw Error("CUDA backend: prepare() needs queries and a database");
@@ -181,13 +197,27 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partiti
   keys_sorted_.reserve(cells);
   cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), keys_.get());
   size_t temp_bytes = 0;
-  CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
-                                                      int(part.size), 0, 64, stream_));
-  sort_temp_.reserve(std::max<size_t>(temp_bytes, 1));
-  for (uint32_t q = 0; q < n_queries; ++q) {
-    const size_t off = size_t(q) * part.size;
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys_.get() + off,
-                                                        keys_sorted_.get() + off, int(part.size), 0, 64, stream_));
+  if (part.size <= kSegmentedSortMaxPartition && cells <= size_t(INT32_MAX)) {
+    std::vector<int> offsets(n_queries + 1);
+    for (uint32_t q = 0; q <= n_queries; ++q) offsets[q] = int(size_t(q) * part.size);
+    segment_offsets_.upload(offsets.data(), offsets.size(), stream_);
+    const int* begins = segment_offsets_.get();
+    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
+                                                                 int(cells), int(n_queries), begins, begins + 1, 0,
+                                                                 64, stream_));
+    sort_temp_.reserve(std::max<size_t>(temp_bytes, 1));
+    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys_.get(),
+                                                                 keys_sorted_.get(), int(cells), int(n_queries),
+                                                                 begins, begins + 1, 0, 64, stream_));
+  } else {
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
+                                                        int(part.size), 0, 64, stream_));
+    sort_temp_.reserve(std::max<size_t>(temp_bytes, 1));
+    for (uint32_t q = 0; q < n_queries; ++q) {
+      const size_t off = size_t(q) * part.size;
+      CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys_.get() + off,
+                                                          keys_sorted_.get() + off, int(part.size), 0, 64, stream_));
+    }
   }
   const uint32_t k = std::min<uint32_t>(setup_.max_hits, part.size);
   top_host_.reserve(size_t(n_queries) * k);
@@ -207,6 +237,22 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partiti
   return out;
 }
 
+// Many pairs: the all-vs-all engine over the job's queries and the database (made once).
+std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
+  if (!many_pairs_) {
+    AllVsAllSetup avsa;
+    avsa.queries = setup_.queries;
+    avsa.targets = &setup_.db->seqs;
+    avsa.matrix = setup_.matrix;
+    avsa.gaps = setup_.gaps;
+    avsa.mode = AlignMode::Local;
+    many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
+  }
+  std::vector<PairIndex> list(pairs.size());
+  for (size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
+  return many_pairs_->align(list);
+}
+
 std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>& pairs) {
   CUDA_CHECK(cudaSetDevice(device_));
   if (!traceback_) throw Error("CUDA backend: align() before prepare()");
@@ -217,6 +263,7 @@ std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>&
       throw Error("CUDA backend: align() pair out of range");
     views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
   }
+  if (pairs.size() >= kManyPairs) return align_many(pairs);
   const auto t0 = std::chrono::steady_clock::now();
   auto out = traceback_->align(views);
   if (tuning_flag(Tunable::kCudaTiming)) {

@@ -29,6 +29,35 @@ std::vector<uint32_t> balanced_cuts(const std::vector<uint64_t>& weights, uint32
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 
+// Batches per worker from which the planner cuts contiguous length runs instead of LPT bins.
+constexpr uint64_t kContiguousBatchesPerWorker = 3;
+
+// Runs of the length order (longest first) of about total / bins residues and at most
+// max_batch queries each (so possibly more than `bins` batches). Each batch holds similar
+// lengths: the query-pair kernels pad less, and only the batch of the longest queries needs
+// the kernel for pairs beyond the row-group kernel's shared memory (balifam1000 against
+// itself: every LPT batch held a few such queries). Used when there are many batches per
+// worker, so the scheduler balances unequal tiles.
+std::vector<std::vector<uint32_t>> cut_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
+  std::vector<uint32_t> order(queries.size());
+  std::iota(order.begin(), order.end(), 0u);
+  auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
+  std::stable_sort(order.begin(), order.end(), longer);
+  uint64_t total = 0;
+  for (uint32_t q : order) total += queries.length(q);
+  const uint64_t goal = ceil_div(total, std::max<uint32_t>(1, bins));
+  std::vector<std::vector<uint32_t>> batches(1);
+  uint64_t load = 0;
+  for (uint32_t q : order) {
+    if (!batches.back().empty() && (batches.back().size() >= max_batch || load + queries.length(q) > goal))
+      batches.emplace_back(), load = 0;
+    batches.back().push_back(q);
+    load += queries.length(q);
+  }
+  for (auto& b : batches) std::stable_sort(b.rbegin(), b.rend(), longer);
+  return batches;
+}
+
 // Packs queries into `bins` batches of about equal residues, largest query first into the
 // lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
 // long queries (the CUDASW++ set: 144..5,478 aa), which is what makes tiles of one worker
@@ -81,15 +110,19 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   const uint64_t max_parts = std::max<uint64_t>(1, nt / std::max<uint64_t>(1, plan.min_tile_pairs));
   uint64_t batches = std::min<uint64_t>(nq, wanted_tiles);
   batches = std::max<uint64_t>(batches, ceil_div(nq, opt.max_query_batch));
-  uint64_t parts = std::min<uint64_t>(max_parts, ceil_div(wanted_tiles, batches));
-  // Memory: a tile's score buffer (4 bytes per pair) must fit in a quarter of the device.
-  const uint64_t pairs_per_tile = ceil_div(nq, batches) * ceil_div(nt, parts);
+  uint64_t parts = opt.whole_database ? 1 : std::min<uint64_t>(max_parts, ceil_div(wanted_tiles, batches));
+  const bool contiguous = batches >= kContiguousBatchesPerWorker * workers;
+  // Memory: a tile's score buffer (4 bytes per pair) must fit in a quarter of the device
+  // (contiguous runs of short queries hold up to max_query_batch each).
+  const uint64_t batch_queries = contiguous ? std::min<uint64_t>(nq, opt.max_query_batch) : ceil_div(nq, batches);
+  const uint64_t pairs_per_tile = batch_queries * ceil_div(nt, parts);
   if (memory != UINT64_MAX && pairs_per_tile * 4 > memory / 4)
     parts = std::min<uint64_t>(nt, std::max(parts, ceil_div(pairs_per_tile * 16, memory)));
 
   std::vector<uint64_t> tweights(nt);
   for (size_t i = 0; i < nt; ++i) tweights[i] = db.seqs.length(db.by_length[i]);
-  const auto qbatches = pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch);
+  const auto qbatches = contiguous ? cut_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch)
+                                   : pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch);
   const auto tcuts = balanced_cuts(tweights, static_cast<uint32_t>(parts));
   plan.query_batches = static_cast<uint32_t>(qbatches.size());
   plan.partitions = static_cast<uint32_t>(tcuts.size() - 1);
@@ -116,6 +149,10 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   }
   std::stable_sort(plan.tiles.begin(), plan.tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
   return plan;
+}
+
+int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt) {
+  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 2 : 1;
 }
 
 }  // namespace hpc

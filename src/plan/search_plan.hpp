@@ -26,6 +26,9 @@ struct PlanOptions {
   uint64_t max_cells_per_lane = 200'000'000;
   int fill_waves = 4;
   uint32_t max_query_batch = 1024;  // queries per tile at most
+  // Every tile holds the whole database (search --stats regress on a database that is its own
+  // calibration sample fits on a tile's own scores); the memory bound still applies.
+  bool whole_database = false;
 };
 
 struct SearchPlan {
@@ -35,6 +38,12 @@ struct SearchPlan {
   uint64_t total_cells = 0;
   uint64_t min_tile_pairs = 0;  // the occupancy bound used
 };
+
+// Search workers per GPU: 1 for few queries (one tile per worker, kernels/cuda/NOTES.md: two
+// workers gave no gain on 20 long queries x 207M residues), 2 when the queries fill many
+// batches (short queries against themselves), so that one worker's host work (top hits,
+// statistics, alignment lists) overlaps the other's kernels.
+int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt = {});
 
 // `caps` has one entry per worker; the smallest device bounds the tile size.
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,

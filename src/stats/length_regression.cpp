@@ -30,11 +30,13 @@ double LengthRegression::score_for_evalue(double max_evalue, double n, double su
 LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<uint32_t>& lengths) {
   LengthRegression r;
   std::vector<char> keep(scores.size(), 1);
+  std::vector<double> ln(scores.size());  // ln(n) of each subject, once (every round uses it)
+  for (size_t i = 0; i < scores.size(); ++i) ln[i] = std::log(double(lengths[i]));
   for (int round = 0; round < kMaxRounds; ++round) {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (size_t i = 0; i < scores.size(); ++i) {
       if (!keep[i]) continue;
-      const double x = std::log(double(lengths[i])), y = scores[i];
+      const double x = ln[i], y = scores[i];
       n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
     }
     if (n < LengthRegression::kMinSubjects) return LengthRegression{};
@@ -44,7 +46,7 @@ LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const
     double ss = 0;
     for (size_t i = 0; i < scores.size(); ++i) {
       if (!keep[i]) continue;
-      const double e = scores[i] - (r.intercept + r.slope * std::log(double(lengths[i])));
+      const double e = scores[i] - (r.intercept + r.slope * ln[i]);
       ss += e * e;
     }
     r.sd = std::sqrt(ss / std::max(1.0, n - 2));
@@ -53,7 +55,7 @@ LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const
     if (!r.ok) return LengthRegression{};
     bool changed = false;
     for (size_t i = 0; i < scores.size(); ++i) {
-      const char k = r.z(scores[i], lengths[i]) <= kTrimZ;
+      const char k = (scores[i] - (r.intercept + r.slope * ln[i])) / r.sd <= kTrimZ;  // r.z(score, n)
       changed |= k != keep[i];
       keep[i] = k;
     }

@@ -6,7 +6,6 @@
 #include "src/core/error.hpp"
 #include "src/stats/composition.hpp"
 #include "src/stats/finite_size.hpp"
-#include "src/stats/query_calibration.hpp"
 
 namespace hpc {
 
@@ -29,7 +28,7 @@ const char* to_string(StatsMode mode) {
 }
 
 const char* stats_modes_help() {
-  return "E-value statistics (--stats; default blast):\n"
+  return "E-value statistics (--stats; default regress):\n"
          "  ka     Karlin-Altschul, NCBI's gapped lambda and K, search space = query length x database\n"
          "         residues (Karlin & Altschul, PNAS 1990;87:2264).\n"
          "  blast  blastp's E-values (-comp_based_stats 0): the same lambda and K with Spouge's finite-size\n"
@@ -42,12 +41,12 @@ const char* stats_modes_help() {
          "  regress ssearch36's default statistics (-z 1): per query, score = a + b ln(subject length) fitted\n"
          "         on its scores against up to 2,500 database subjects spread over the lengths (outliers\n"
          "         z > 5 trimmed), E = database sequences x P of the standardized residual under a Gumbel\n"
-         "         (Pearson, J Mol Biol 1998;276:71; FASTA's scaleswn.c). The sample is scored on the CPU.\n";
+         "         (Pearson, J Mol Biol 1998;276:71; FASTA's scaleswn.c). The sample is scored inside each\n"
+         "         tile by the search's backend; a query with too few scores uses blast.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
-                                   const KarlinParams& karlin, const SequenceSet& queries, const Database& db,
-                                   int threads)
+                                   const KarlinParams& karlin, const Database& db)
     : mode_(mode),
       matrix_(matrix),
       gaps_(gaps),
@@ -69,17 +68,17 @@ SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, Ga
     standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
     if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
   }
-  if (mode_ == StatsMode::Regress) fits_ = calibrate_queries(queries, db, matrix, gaps, threads);
 }
 
-int32_t SearchStatistics::min_score(uint32_t query, uint32_t query_length, double max_evalue) {
+int32_t SearchStatistics::min_score(const LengthRegression& fit, double max_evalue) const {
+  // The fitted mean is monotone in ln(n): the shortest or the longest subject bounds the rest.
+  const double lowest = std::min(fit.score_for_evalue(max_evalue, subject_lengths_.front(), db_sequences_),
+                                 fit.score_for_evalue(max_evalue, subject_lengths_.back(), db_sequences_));
+  return int32_t(std::max(1.0, std::floor(lowest)));
+}
+
+int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
   if (mode_ == StatsMode::Ka) return min_score_for_evalue(karlin_, max_evalue, query_length, db_residues_);
-  if (mode_ == StatsMode::Regress && fits_[query].ok) {
-    // The fitted mean is monotone in ln(n): the shortest or the longest subject bounds the rest.
-    const double lowest = std::min(fits_[query].score_for_evalue(max_evalue, subject_lengths_.front(), db_sequences_),
-                                   fits_[query].score_for_evalue(max_evalue, subject_lengths_.back(), db_sequences_));
-    return int32_t(std::max(1.0, std::floor(lowest)));
-  }
   const auto cached = min_score_cache_.find({query_length, max_evalue});
   if (cached != min_score_cache_.end()) return cached->second;
   // The finite-size E-value is neither monotone in the subject's length nor, for short
@@ -95,16 +94,16 @@ int32_t SearchStatistics::min_score(uint32_t query, uint32_t query_length, doubl
   return best;
 }
 
-void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target) const {
+void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const LengthRegression* fit) const {
   if (mode_ == StatsMode::Ka) {
     h.bits = bit_score(karlin_, h.aln.score);
     h.evalue = evalue(karlin_, h.aln.score, query.length, db_residues_);
     return;
   }
   double score = h.aln.score;
-  if (mode_ == StatsMode::Regress && fits_[h.query].ok) {
+  if (mode_ == StatsMode::Regress && fit && fit->ok) {
     h.bits = bit_score(karlin_, h.aln.score);
-    h.evalue = fits_[h.query].evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
+    h.evalue = fit->evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
     return;
   }
   if (mode_ == StatsMode::Comp) {

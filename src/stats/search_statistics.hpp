@@ -8,8 +8,9 @@
 //   comp   blast's statistics on the score rescaled by composition-based lambda, BLAST's
 //          mode 1 (src/stats/composition.hpp), computed on the reported hits only.
 //   regress ssearch36's statistics: each query's own fit of score vs ln(subject length) on a
-//          sample of the database (src/stats/length_regression.hpp, query_calibration.hpp);
-//          a query whose fit fails (too few scores) falls back to blast.
+//          sample of the database (src/stats/length_regression.hpp, query_calibration.hpp),
+//          made inside the search's tiles and passed in here; a query whose fit fails (too
+//          few scores) falls back to blast.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -35,16 +36,19 @@ class SearchStatistics {
  public:
   SearchStatistics() = default;
   // `karlin`: the lambda and K in use (published or --lambda/--K); blast and comp need the
-  // published finite-size parameters of the matrix and gap costs (throws hpc::Error if none).
-  // regress scores the queries against a sample of db here (CPU, `threads` threads).
+  // published finite-size parameters of the matrix and gap costs (throws hpc::Error if none);
+  // so does regress (its fallback).
   SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps, const KarlinParams& karlin,
-                   const SequenceSet& queries, const Database& db, int threads);
+                   const Database& db);
   StatsMode mode() const { return mode_; }
-  // The lowest raw score that can reach max_evalue for this query against any subject
-  // (a lower bound: annotate() decides each hit). `query`: its index (regress fits per query).
-  int32_t min_score(uint32_t query, uint32_t query_length, double max_evalue);
-  // Sets h.bits and h.evalue from h.aln (score and CIGAR), h.query and the two sequences.
-  void annotate(Hit& h, SeqView query, SeqView target) const;
+  // The lowest raw score that can reach max_evalue for a query of this length against any
+  // subject (a lower bound: annotate() decides each hit); for regress, blast's (the fallback).
+  int32_t min_score(uint32_t query_length, double max_evalue);
+  // The same bound from a regress fit (fit.ok).
+  int32_t min_score(const LengthRegression& fit, double max_evalue) const;
+  // Sets h.bits and h.evalue from h.aln (score and CIGAR) and the two sequences; regress
+  // uses `fit` (the query's) when it is given and ok, else blast.
+  void annotate(Hit& h, SeqView query, SeqView target, const LengthRegression* fit = nullptr) const;
 
  private:
   StatsMode mode_ = StatsMode::Ka;
@@ -54,7 +58,6 @@ class SearchStatistics {
   FiniteSizeParams fsc_;
   double standard_lambda_ = 0;  // ungapped, standard background (comp)
   double db_residues_ = 0, db_sequences_ = 0;
-  std::vector<LengthRegression> fits_;  // regress: per query
   std::vector<uint32_t> subject_lengths_;  // distinct, ascending
   std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)
 };

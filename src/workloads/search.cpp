@@ -15,6 +15,7 @@
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
+#include "src/stats/query_calibration.hpp"
 #include "src/stats/search_statistics.hpp"
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
@@ -52,7 +53,9 @@ struct SearchJob {
   SearchSetup setup;
   KarlinParams karlin;
   SearchStatistics stats;          // --stats: bits and E-value of each hit
-  std::vector<int32_t> min_score;  // per query: lowest score within --evalue
+  std::vector<int32_t> min_score;  // per query: lowest score within --evalue (regress: its fallback's)
+  double max_evalue = 0;
+  uint32_t max_hits = 0;  // --max-hits (setup.max_hits may keep more: regress on a small database)
 };
 
 void load_job(const SearchOptions& opt, SearchJob& job) {
@@ -73,15 +76,21 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.db = &job.db;
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
-  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.queries,
-                               job.db, opt.run.threads);
+  job.max_hits = opt.max_hits;
+  // regress on a database no larger than its sample: the tiles keep every score and fit on them.
+  if (opt.stats == "regress" && job.db.seqs.size() <= kCalibrationSubjects)
+    job.setup.max_hits = std::max<uint32_t>(opt.max_hits, uint32_t(job.db.seqs.size()));
+  job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.db);
+  job.max_evalue = opt.max_evalue;
   for (size_t q = 0; q < job.queries.size(); ++q)
-    job.min_score.push_back(job.stats.min_score(uint32_t(q), job.queries.length(q), opt.max_evalue));
+    job.min_score.push_back(job.stats.min_score(job.queries.length(q), opt.max_evalue));
 }
 
 class SearchWorker : public TileWorker {
  public:
-  SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend) : job_(job), backend_(std::move(backend)) {
+  // `calibration`: regress's per-tile fits (null for the other modes).
+  SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend, std::unique_ptr<QueryCalibration> calibration)
+      : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)) {
     backend_->prepare(job_.setup);
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
@@ -89,16 +98,28 @@ class SearchWorker : public TileWorker {
   std::string run(const Tile& tile) override {
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
+    // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone),
+    // from the tile's own scores when they hold the whole sample.
+    const bool own_scores = calibration_ && calibration_->whole_database() && tile.part_begin == 0 &&
+                            tile.part_end == job_.db.seqs.size() && job_.setup.max_hits >= job_.db.seqs.size();
+    std::vector<LengthRegression> fits;
+    if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
     const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
+    if (own_scores) fits = calibration_->fit_from(top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
+    std::vector<const LengthRegression*> fit_of;  // per request
     for (size_t k = 0; k < tile.queries.size(); ++k) {
       const uint32_t q = tile.queries[k];
-      for (const ScoredTarget& st : top[k]) {
-        if (st.score < job_.min_score[q]) break;  // sorted by score: the rest is worse
+      const LengthRegression* fit = fits.empty() || !fits[k].ok ? nullptr : &fits[k];
+      const int32_t min_score = fit ? job_.stats.min_score(*fit, job_.max_evalue) : job_.min_score[q];
+      for (size_t j = 0; j < top[k].size() && j < job_.max_hits; ++j) {
+        const ScoredTarget& st = top[k][j];
+        if (st.score < min_score) break;  // sorted by score: the rest is worse
         reqs.push_back({q, st.target});
         scores.push_back(st.score);
+        fit_of.push_back(fit);
       }
     }
     t0 = std::chrono::steady_clock::now();
@@ -114,7 +135,7 @@ class SearchWorker : public TileWorker {
       h.query = reqs[i].query;
       h.target = reqs[i].target;
       h.aln = alns[i];
-      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target));
+      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
     }
     return encode_hits(hits, times);
   }
@@ -122,6 +143,7 @@ class SearchWorker : public TileWorker {
  private:
   const SearchJob& job_;
   std::unique_ptr<SearchBackend> backend_;
+  std::unique_ptr<QueryCalibration> calibration_;
 };
 
 // Everything that changes the results: content fingerprints (not paths: a file may move
@@ -147,16 +169,23 @@ class SearchRun : public TiledWorkload {
   explicit SearchRun(const SearchOptions& opt) : opt_(opt) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
-  // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
+  // Two workers per GPU for many queries (one's host stages overlap the other's kernels).
+  int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
-    return std::make_unique<SearchWorker>(job_, make_search_backend(slot.kind(), slot.device_index(), slot.threads));
+    auto calibration = job_.stats.mode() == StatsMode::Regress
+                           ? std::make_unique<QueryCalibration>(job_.setup, slot.kind(), slot.device_index(), slot.threads)
+                           : nullptr;
+    return std::make_unique<SearchWorker>(job_, make_search_backend(slot.kind(), slot.device_index(), slot.threads),
+                                          std::move(calibration));
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override { out_ = std::make_unique<ResultFile>(opt_.run.out_path); }
   h5::File& output_file() override { return out_->h5_file(); }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    SearchPlan plan = plan_search(job_.queries, job_.db, caps);
+    PlanOptions po;  // regress on a small database: every tile holds the whole sample
+    po.whole_database = job_.setup.max_hits >= job_.db.seqs.size() && job_.stats.mode() == StatsMode::Regress;
+    SearchPlan plan = plan_search(job_.queries, job_.db, caps, po);
     return {std::move(plan.tiles),
             {{"tile_query_batches", plan.query_batches},
              {"tile_db_partitions", plan.partitions},

@@ -17,7 +17,7 @@ struct SearchOptions {
   uint32_t max_hits = 500;  // BLAST's -max_target_seqs default
   double max_evalue = 10.0;
   std::optional<double> lambda, K;  // override the published Karlin-Altschul parameters
-  std::string stats = "blast";      // --stats (src/stats/search_statistics.hpp)
+  std::string stats = "regress";    // --stats (src/stats/search_statistics.hpp; bench/ranking.sh chose it)
   RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };

@@ -334,6 +334,48 @@ TEST(CudaSearch, AlignMatchesReference) {
   }
 }
 
+// Short domains against themselves: the whole tile's top hits come from one segmented sort,
+// and a batch of thousands of alignments goes through the all-vs-all engine's kernels; both
+// must give the CPU backend's hits and reference_align's alignments.
+TEST(CudaSearch, ManyShortPairsMatchCpuAndReference) {
+  REQUIRE_GPU();
+  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
+  SequenceSet queries;
+  for (uint32_t i = 0; i < 300; ++i) queries.add(all.ids[i * 6], all.view(i * 6).data, all.view(i * 6).length);
+  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
+  SearchSetup s = blosum62_setup(queries, db, 30);
+  auto gpu = make_cuda_search_backend(0);
+  auto cpu = make_search_backend(BackendKind::Cpu, 0, 0);
+  gpu->prepare(s);
+  cpu->prepare(s);
+  const Tile tile = make_tile(iota_queries(queries.size()), 0, uint32_t(db.seqs.size()));
+  const auto hits = gpu->search_tile(tile);
+  const auto want = cpu->search_tile(tile);
+  ASSERT_EQ(hits.size(), want.size());
+  std::vector<AlignRequest> req;
+  for (uint32_t q = 0; q < hits.size(); ++q) {
+    ASSERT_EQ(hits[q].size(), want[q].size()) << "query " << q;
+    for (size_t k = 0; k < hits[q].size(); ++k) {
+      EXPECT_EQ(hits[q][k].score, want[q][k].score);
+      EXPECT_EQ(hits[q][k].target, want[q][k].target);
+      req.push_back({q, hits[q][k].target});
+    }
+  }
+  ASSERT_GE(req.size(), 4096u);  // the all-vs-all engine's batch size (cuda_backend.cu)
+  const auto alns = gpu->align(req);
+  ASSERT_EQ(alns.size(), req.size());
+  for (size_t k = 0; k < req.size(); ++k) {
+    const Alignment ref =
+        reference_align(AlignMode::Local, queries.view(req[k].query), db.seqs.view(req[k].target), s.matrix, s.gaps);
+    EXPECT_EQ(alns[k].score, ref.score) << k;
+    EXPECT_EQ(alns[k].cigar, ref.cigar) << k;
+    EXPECT_EQ(alns[k].qstart, ref.qstart) << k;
+    EXPECT_EQ(alns[k].tstart, ref.tstart) << k;
+    EXPECT_EQ(alns[k].qend, ref.qend) << k;
+    EXPECT_EQ(alns[k].tend, ref.tend) << k;
+  }
+}
+
 // Throughput: hpcalign_gpu_tests --gtest_also_run_disabled_tests --gtest_filter='*Benchmark*'
 // against the benchmark database (makedb --synthetic --residues 207e6 --seed 1) or the one in
 // HPCALIGN_BENCH_DB. TCUPS = sum |q| x database residues / seconds of search_tile.

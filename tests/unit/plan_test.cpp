@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -102,4 +103,41 @@ TEST(SearchPlan, OneGpuGetsOneTileUnlessTheWorkIsHuge) {
   auto capped = plan_search(q, db, {cap(132, 1536)}, small);
   EXPECT_GT(capped.tiles.size(), 1u);
   expect_exact_cover(capped, q, db);
+}
+
+TEST(SearchPlan, ManyShortQueriesGetBatchesOfSimilarLengths) {
+  // 5,000 queries on one GPU-like worker: more batches than 3 per worker, so the batches are
+  // runs of the length order (each within max_query_batch), not LPT mixtures of all lengths.
+  auto q = random_set(5000, 800, 10);
+  auto db = make_database(random_set(5000, 800, 11));
+  PlanOptions opt;
+  opt.max_query_batch = 512;
+  auto plan = plan_search(q, db, {cap(132, 1536)}, opt);
+  expect_exact_cover(plan, q, db);
+  ASSERT_GE(plan.query_batches, 10u);
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;  // (shortest, longest) of each batch
+  for (const Tile& t : plan.tiles) {
+    EXPECT_LE(t.queries.size(), opt.max_query_batch);
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t qi : t.queries) lo = std::min<uint32_t>(lo, q.length(qi)), hi = std::max<uint32_t>(hi, q.length(qi));
+    ranges.push_back({lo, hi});
+  }
+  // Runs of the length order: no batch's range overlaps another's interior.
+  std::sort(ranges.begin(), ranges.end());
+  for (size_t i = 1; i < ranges.size(); ++i) EXPECT_LE(ranges[i - 1].second, ranges[i].first);
+  // Many batches: two workers per GPU overlap host work; a few long queries keep one.
+  EXPECT_EQ(search_workers_per_gpu(q, opt), 2);
+  EXPECT_EQ(search_workers_per_gpu(random_set(20, 3000, 8)), 1);
+}
+
+TEST(SearchPlan, WholeDatabaseTilesForTheCalibration) {
+  // A 2-thread CPU would cut this database for load balance (FewQueriesSplitTheDatabase...).
+  auto q = random_set(3, 300, 12);
+  auto db = make_database(random_set(2000, 500, 13));
+  PlanOptions opt;
+  opt.whole_database = true;
+  auto plan = plan_search(q, db, {cap(2, 16), cap(2, 16)}, opt);
+  EXPECT_EQ(plan.partitions, 1u);
+  for (const Tile& t : plan.tiles) EXPECT_EQ(t.part_end - t.part_begin, db.seqs.size());
+  expect_exact_cover(plan, q, db);
 }

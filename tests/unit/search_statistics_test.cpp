@@ -37,17 +37,17 @@ TEST(SearchStatistics, EachModeUsesItsFormula) {
   h.aln.cigar = "40=5I20X";
   const SeqView q = db.seqs.view(1), t = db.seqs.view(0);
 
-  SearchStatistics plain(StatsMode::Ka, m, {11, 1}, ka, db.seqs, db, 1);
+  SearchStatistics plain(StatsMode::Ka, m, {11, 1}, ka, db);
   plain.annotate(h, q, t);
   EXPECT_DOUBLE_EQ(h.evalue, evalue(ka, 80, q.length, 520));
   EXPECT_DOUBLE_EQ(h.bits, bit_score(ka, 80));
 
-  SearchStatistics blast(StatsMode::Blast, m, {11, 1}, ka, db.seqs, db, 1);
+  SearchStatistics blast(StatsMode::Blast, m, {11, 1}, ka, db);
   blast.annotate(h, q, t);
   EXPECT_DOUBLE_EQ(h.evalue, finite_size_evalue(fsc, 80, q.length, t.length, 520));
   EXPECT_DOUBLE_EQ(h.bits, bit_score(ka, 80));
 
-  SearchStatistics comp(StatsMode::Comp, m, {11, 1}, ka, db.seqs, db, 1);
+  SearchStatistics comp(StatsMode::Comp, m, {11, 1}, ka, db);
   comp.annotate(h, q, t);
   const double standard = ungapped_lambda(m, standard_composition(), standard_composition());
   const double r = composition_lambda_ratio(m, standard, composition_of(q), composition_of(t));
@@ -64,10 +64,10 @@ TEST(SearchStatistics, MinScoreBoundsEverySubject) {
   const Database db = make_database(std::move(seqs));
   const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
   const FiniteSizeParams fsc = *published_finite_size_params("BLOSUM62", {11, 1});
-  SearchStatistics blast(StatsMode::Blast, m, {11, 1}, ka, db.seqs, db, 1);
+  SearchStatistics blast(StatsMode::Blast, m, {11, 1}, ka, db);
   for (uint32_t qlen : {10u, 100u, 1000u})
     for (double e : {10.0, 1e-5}) {
-      const int32_t s = blast.min_score(0, qlen, e);
+      const int32_t s = blast.min_score(qlen, e);
       bool someone_reaches = false;
       for (size_t i = 0; i < db.seqs.size(); ++i) {
         const double n = db.seqs.length(i), total = double(db.seqs.total_residues());
@@ -81,6 +81,6 @@ TEST(SearchStatistics, MinScoreBoundsEverySubject) {
 TEST(SearchStatistics, FiniteSizeModesNeedPublishedTables) {
   const ScoreMatrix m = load_matrix("BLOSUM62");
   const Database db = two_subjects();
-  EXPECT_THROW(SearchStatistics(StatsMode::Blast, m, {5, 5}, {0.2, 0.03, 0}, db.seqs, db, 1), Error);
-  EXPECT_NO_THROW(SearchStatistics(StatsMode::Ka, m, {5, 5}, {0.2, 0.03, 0}, db.seqs, db, 1));
+  EXPECT_THROW(SearchStatistics(StatsMode::Blast, m, {5, 5}, {0.2, 0.03, 0}, db), Error);
+  EXPECT_NO_THROW(SearchStatistics(StatsMode::Ka, m, {5, 5}, {0.2, 0.03, 0}, db));
 }
