@@ -37,6 +37,14 @@ bool cuda_available() {
 #endif
 }
 
+bool cuda_compiled() {
+#ifdef HPCALIGN_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
 static BackendKind resolve(BackendKind kind) {
   if (kind == BackendKind::Auto) return cuda_available() ? BackendKind::Cuda : BackendKind::Cpu;
   if (kind == BackendKind::Cuda && !cuda_available()) {

@@ -62,6 +62,8 @@ int backend_device_count(BackendKind kind);
 std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads);
 // True when this binary was built with CUDA and a GPU is visible.
 bool cuda_available();
+// True when this binary was built with the CUDA backend (--version), GPU or not.
+bool cuda_compiled();
 
 // Starts the CUDA driver and creates the context of every visible GPU on a background thread,
 // so that their cost (~0.1-0.3 s per process) overlaps the loading of the inputs instead of

@@ -10,8 +10,8 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
   int min_score = 0;
   double evalue = 0;
   ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend, &o.lambda, &o.K);
-  RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path, "hits");
+  RunGroup run(o.run);
+  OutputGroup output(o.run.out_path, "hits");
   po::options_description opts("allvsall options");
   opts.add_options()
     ("input,i", po::value(&o.input_path)->required(), "sequences (FASTA, plain or .gz): every pair of them")
@@ -46,7 +46,7 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
     run.apply();
     if (vm.count("evalue") && vm.count("max-evalue")) throw po::error("--max-evalue is the old spelling of --evalue: give one");
     const std::string targets = o.second_path.empty() ? o.input_path : o.second_path;
-    output.prepare({o.input_path, o.second_path}, o.resume, mpi.is_master(), {"", "", o.input_path, targets, ""});
+    output.prepare({o.input_path, o.second_path}, o.run.resume, mpi.is_master(), {"", "", o.input_path, targets, ""});
   } catch (const po::error& e) {
     return usage_error(e, usage);
   }

@@ -7,8 +7,8 @@ namespace hpc::cli {
 
 int msv(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
   MsvOptions o;
-  RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path, "msv");
+  RunGroup run(o.run);
+  OutputGroup output(o.run.out_path, "msv");
   po::options_description opts("msv options");
   opts.add_options()
     ("models,m", po::value(&o.model_path)->required(), "HMMER3 model file (one or many models, plain or .gz; protein)")
@@ -35,7 +35,7 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   try {
     run.apply();
-    output.prepare({o.model_path, o.db_path}, o.resume, mpi.is_master(), {"", "", "", o.db_path, o.model_path});
+    output.prepare({o.model_path, o.db_path}, o.run.resume, mpi.is_master(), {"", "", "", o.db_path, o.model_path});
   } catch (const po::error& e) {
     return usage_error(e, usage);
   }

@@ -54,7 +54,8 @@ void ScoringGroup::add_to(po::options_description& opts) {
 }
 
 void ScoringGroup::apply(const po::variables_map& vm) {
-  if (gap_open_ < 0 || gap_extend_ < 0) throw po::error("--gapopen and --gapextend are costs: 0 or more");
+  // A gap of length k costs open + k*extend: extend 0 would make gaps free to lengthen.
+  if (gap_open_ < 0 || gap_extend_ < 1) throw po::error("gap costs must satisfy --gapopen >= 0 and --gapextend >= 1");
   if (!lambda_) return;
   if (vm.count("lambda") != vm.count("K")) throw po::error("--lambda and --K go together");
   if (!vm.count("lambda")) return;

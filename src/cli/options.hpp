@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "src/workloads/run_settings.hpp"
+
 namespace hpc::cli {
 
 namespace po = boost::program_options;
@@ -46,8 +48,8 @@ class ScoringGroup {
 // How a tiled run executes and reports.
 class RunGroup {
  public:
-  RunGroup(std::string& backend, int& threads, bool& verbose, bool& quiet, bool& resume)
-      : backend_(backend), threads_(threads), verbose_(verbose), quiet_(quiet), resume_(resume) {}
+  explicit RunGroup(RunSettings& run)
+      : backend_(run.backend), threads_(run.threads), verbose_(run.verbose), quiet_(run.quiet), resume_(run.resume) {}
   void add_to(po::options_description& opts);
   // Sets the progress interval of every Progress of the run.
   void apply() const;

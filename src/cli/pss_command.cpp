@@ -8,8 +8,8 @@ namespace hpc::cli {
 int pss(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
   PssOptions o;
   ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend);
-  RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path, "pss");
+  RunGroup run(o.run);
+  OutputGroup output(o.run.out_path, "pss");
   po::options_description opts("pss options");
   opts.add_options()
     ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")
@@ -38,7 +38,7 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
   try {
     scoring.apply(vm);
     run.apply();
-    output.prepare({o.query_path, o.subject_path, o.pssm_path}, o.resume, mpi.is_master());
+    output.prepare({o.query_path, o.subject_path, o.pssm_path}, o.run.resume, mpi.is_master());
   } catch (const po::error& e) {
     return usage_error(e, usage);
   }

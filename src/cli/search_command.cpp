@@ -9,8 +9,8 @@ namespace hpc::cli {
 int search(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
   SearchOptions o;
   ScoringGroup scoring(o.matrix, o.gap_open, o.gap_extend, &o.lambda, &o.K);
-  RunGroup run(o.backend, o.threads, o.verbose, o.quiet, o.resume);
-  OutputGroup output(o.out_path, "hits");
+  RunGroup run(o.run);
+  OutputGroup output(o.run.out_path, "hits");
   po::options_description opts("search options");
   opts.add_options()
     ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")
@@ -37,8 +37,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
     // User-given lambda and K have no finite-size tables: they imply ka unless --stats says otherwise.
     if (vm.count("lambda") && vm["stats"].defaulted()) o.stats = "ka";
     run.apply();
-    o.progress_interval = run.progress_interval();
-    output.prepare({o.query_path, o.db_path}, o.resume, mpi.is_master(), {"", "", o.query_path, o.db_path, ""});
+    output.prepare({o.query_path, o.db_path}, o.run.resume, mpi.is_master(), {"", "", o.query_path, o.db_path, ""});
   } catch (const po::error& e) {
     return usage_error(e, usage);
   }

@@ -1,6 +1,9 @@
 #include "src/cli/version.hpp"
 
+#include <string>
+
 #include "hpcalign_git_revision.hpp"  // generated at build time (cmake/git_revision.cmake)
+#include "kernels/backend.hpp"
 #include "kernels/cpu/sw_simd.hpp"
 
 namespace hpc::cli {
@@ -17,11 +20,8 @@ constexpr const char* kCompiledKernels = "neon-simde (the SSE2 kernels on NEON t
 void print_version(std::ostream& out) {
   out << "hpcalign " << HPCALIGN_VERSION << "\n"
       << "git revision: " << HPCALIGN_GIT_REVISION << "\n"
-#ifdef HPCALIGN_HAVE_CUDA
-      << "CUDA backend: on, architectures " << HPCALIGN_CUDA_ARCHITECTURES << "\n"
-#else
-      << "CUDA backend: off\n"
-#endif
+      << "CUDA backend: " << (cuda_compiled() ? std::string("on, architectures ") + HPCALIGN_CUDA_ARCHITECTURES : "off")
+      << "\n"
       << "CPU kernels: " << kCompiledKernels << " compiled; this CPU runs " << to_string(detect_simd_isa()) << "\n";
 }
 

@@ -16,6 +16,10 @@ struct Tile {
   uint64_t cells = 0;              // cost estimate: sum over pairs of |q| x |t|
 };
 
+// Sorts tiles largest first (LPT: the scheduler hands them out in this order), stable, and
+// numbers them 0..n-1 in that order.
+void number_largest_first(std::vector<Tile>& tiles);
+
 // Wire format of a Tile: MPI messages and the resume journal's plan.
 std::string encode_tile(const Tile& t);
 Tile decode_tile(const std::string& bytes);

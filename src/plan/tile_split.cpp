@@ -1,5 +1,8 @@
 #include "src/plan/tile_split.hpp"
 
+#include <algorithm>
+#include <iostream>
+
 namespace hpc {
 
 std::optional<std::pair<Tile, Tile>> split_tile(const Tile& t) {
@@ -20,6 +23,18 @@ std::optional<std::pair<Tile, Tile>> split_tile(const Tile& t) {
   }
   b.cells = t.cells - a.cells;
   return std::make_pair(std::move(a), std::move(b));
+}
+
+void number_largest_first(std::vector<Tile>& tiles) {
+  std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
+  for (size_t i = 0; i < tiles.size(); ++i) tiles[i].id = uint32_t(i);
+}
+
+std::function<void(const Tile&)> log_oom_split(const std::string& queries, const std::string& part) {
+  return [queries, part](const Tile& t) {
+    std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " " << queries << ", "
+              << t.part_end - t.part_begin << " " << part << "): splitting it in halves\n";
+  };
 }
 
 }  // namespace hpc

@@ -4,6 +4,7 @@
 // and merged, recursively, before the worker gives up.
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "src/core/error.hpp"
@@ -14,6 +15,10 @@ namespace hpc {
 // The two halves of `t` (same id; cells split in proportion), or nothing when the tile
 // is a single query against a single database sequence.
 std::optional<std::pair<Tile, Tile>> split_tile(const Tile& t);
+
+// An on_split for run_splitting_on_oom that says on stderr "out of memory on tile N (Q
+// `queries`, P `part`): splitting it in halves" (queries: "models"; part: "targets", ...).
+std::function<void(const Tile&)> log_oom_split(const std::string& queries, const std::string& part);
 
 // Runs `run(tile)`; on hpc::OutOfMemory splits the tile and runs the halves, combining
 // their results with `merge(parent, left, left_result, right, right_result)`.

@@ -3,10 +3,9 @@
 // permute the subject N times, score the query against every permuted copy, fit a Gumbel to
 // the N scores (src/stats/gumbel.hpp) and read the P-value of the real score:
 //   K = exp(lambda mu) / (m n),   P = 1 - exp(-K m n e^(-lambda x)) = -expm1(-e^(-lambda (x - mu)))
-// The CPU engine here is the reference twin of any device path: permutations come from
-// src/pss/permute.hpp (pure function of seed, subject index, k), scores are exact.
+// The engines (kernels/pss_engine.hpp) compute it: permutations come from src/pss/permute.hpp
+// (pure function of seed, subject index, k), scores are exact.
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,22 +40,5 @@ struct PssPairResult {
 // Fills fit, K, pvalue, log10_pvalue from the real score and the permuted scores.
 void pss_statistics(PssPairResult& r, uint32_t query_length, uint32_t subject_length,
                     const std::vector<int32_t>& permuted, const CensorSpec& censor);
-
-// Scores pairs on the CPU (SIMD). With a profile (PSSM), `queries` must hold exactly the
-// profile's query. One engine per thread.
-class PssCpuEngine {
- public:
-  PssCpuEngine(const PssParams& params, const SequenceSet& queries, const SequenceSet& subjects,
-               const QueryProfile* profile = nullptr);
-  ~PssCpuEngine();
-  DeviceCapacity capacity() const;
-  // Every query of `queries` against subject `subject` (index in `subjects`): the subject's N
-  // permutations are generated once and shared by all the queries.
-  std::vector<PssPairResult> run(const std::vector<uint32_t>& queries, uint32_t subject);
-
- private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-};
 
 }  // namespace hpc

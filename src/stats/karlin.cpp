@@ -159,6 +159,19 @@ std::vector<GapCosts> supported_gap_costs(const std::string& matrix) {
   return out;
 }
 
+std::optional<KarlinParams> run_karlin_params(const std::string& matrix, GapCosts gaps, std::optional<double> lambda,
+                                              std::optional<double> K) {
+  if (lambda && K) return KarlinParams{*lambda, *K, 0};
+  return published_gapped_params(matrix, gaps);
+}
+
+std::string no_published_params(const std::string& matrix, GapCosts gaps) {
+  std::string known;
+  for (GapCosts c : supported_gap_costs(matrix)) known += " " + std::to_string(c.open) + "/" + std::to_string(c.extend);
+  return "no published Karlin-Altschul parameters for " + matrix + " with gap costs " + std::to_string(gaps.open) + "/" +
+         std::to_string(gaps.extend) + (known.empty() ? std::string(" (matrix not in the tables)") : "; known:" + known);
+}
+
 double bit_score(const KarlinParams& p, int score) { return (p.lambda * score - std::log(p.K)) / std::log(2.0); }
 
 double evalue(const KarlinParams& p, int score, double query_length, double db_residues) {

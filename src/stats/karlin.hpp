@@ -32,6 +32,13 @@ struct FiniteSizeParams {
 std::optional<FiniteSizeParams> published_finite_size_params(const std::string& matrix, GapCosts gaps);
 // The gap costs the tables know for a matrix (for error messages).
 std::vector<GapCosts> supported_gap_costs(const std::string& matrix);
+// The parameters a run uses: the user's --lambda/--K when given (validated by the CLI's
+// ScoringGroup), else the published ones; nullopt when the tables lack the pair.
+std::optional<KarlinParams> run_karlin_params(const std::string& matrix, GapCosts gaps, std::optional<double> lambda,
+                                              std::optional<double> K);
+// "no published Karlin-Altschul parameters for M with gap costs o/e; known: ..." (the error
+// of a run that needs them and has none).
+std::string no_published_params(const std::string& matrix, GapCosts gaps);
 
 double bit_score(const KarlinParams& p, int score);
 double evalue(const KarlinParams& p, int score, double query_length, double db_residues);

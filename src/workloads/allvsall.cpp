@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,18 +13,14 @@
 #include "io/matrix.hpp"
 #include "io/result_file.hpp"
 #include "kernels/allvsall_engine.hpp"
-#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
-#include "src/core/progress.hpp"
-#include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
 #include "src/workloads/hit_wire.hpp"
-#include "src/workloads/resume.hpp"
 #include "src/workloads/run_attributes.hpp"
-#include "src/workloads/worker_threads.hpp"
+#include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
 namespace {
@@ -56,33 +51,26 @@ SequenceSet read_input(const std::string& path, bool quiet) {
 }
 
 std::optional<KarlinParams> karlin_for(const AllVsAllOptions& opt, const ScoreMatrix& m, AlignMode mode) {
-  if (opt.lambda.has_value() != opt.K.has_value()) throw Error("--lambda and --K must be given together");
   if (mode != AlignMode::Local) {
     if (opt.max_evalue) throw Error("--evalue needs --mode local (global and semiglobal scores have no E-values)");
     return std::nullopt;
   }
-  if (opt.lambda) {
-    if (!(*opt.lambda > 0) || !(*opt.K > 0)) throw Error("--lambda and --K must be positive");
-    return KarlinParams{*opt.lambda, *opt.K, 0};
-  }
-  auto p = published_gapped_params(m.name, {opt.gap_open, opt.gap_extend});
-  if (!p && opt.max_evalue)
-    throw Error("--evalue: no published Karlin-Altschul parameters for " + m.name + " with gap costs " +
-                std::to_string(opt.gap_open) + "/" + std::to_string(opt.gap_extend) + "; give --lambda and --K");
+  const GapCosts gaps{opt.gap_open, opt.gap_extend};
+  auto p = run_karlin_params(m.name, gaps, opt.lambda, opt.K);
+  if (!p && opt.max_evalue) throw Error("--evalue: " + no_published_params(m.name, gaps) + "; give --lambda and --K");
   return p;
 }
 
 void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
-  if (opt.gap_open < 0 || opt.gap_extend < 1) throw Error("gap costs must satisfy --gapopen >= 0 and --gapextend >= 1");
   if (opt.max_evalue && !(*opt.max_evalue > 0)) throw Error("--evalue must be positive");
   job.setup.mode = parse_align_mode(opt.mode);
   job.setup.matrix = load_matrix(opt.matrix);
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.traceback_budget = opt.traceback_budget;
   job.karlin = karlin_for(opt, job.setup.matrix, job.setup.mode);
-  job.queries = read_input(opt.input_path, opt.quiet);
+  job.queries = read_input(opt.input_path, opt.run.quiet);
   job.square = opt.second_path.empty();
-  if (!job.square) job.targets_storage = read_input(opt.second_path, opt.quiet);
+  if (!job.square) job.targets_storage = read_input(opt.second_path, opt.run.quiet);
   job.targets = job.square ? &job.queries : &job.targets_storage;
   job.setup.queries = &job.queries;
   job.setup.targets = job.targets;
@@ -271,6 +259,102 @@ void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAl
   out.set_attribute("traceback_budget", int64_t(opt.traceback_budget));
 }
 
+// The screen on the tiled-run driver (src/workloads/tiled_run.hpp).
+class AllVsAllRun : public TiledWorkload {
+ public:
+  explicit AllVsAllRun(const AllVsAllOptions& opt) : opt_(opt) {}
+  std::string name() const override { return "allvsall"; }
+  void load() override { load_job(opt_, job_); }
+  // GPU engines: four workers per GPU in a local run, so the host work of some (pair lists,
+  // CIGARs, the packed scorer's setup) overlaps the kernels of the others (H200, 20,000
+  // sequences, --min-score 50, with alignments: compute phase 2.27-2.35 s with 3 workers,
+  // 2.10-2.20 s with 4, 2.15-2.17 s with 5 or 6; score-only 1.52-1.55 s with 3, 1.48-1.52
+  // with 4).
+  int workers_per_gpu() const override { return 4; }
+  std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
+    return std::make_unique<AllVsAllWorker>(
+        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup));
+  }
+  std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
+  void create_output() override {
+    out_ = std::make_unique<ResultFile>(opt_.run.out_path);
+    out_->stage_in_batches(2.0);  // the journal is what --resume trusts
+  }
+  h5::File& output_file() override { return out_->h5_file(); }
+
+  TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
+    AllVsAllPlan plan = plan_allvsall(job_.queries, job_.square ? nullptr : job_.targets, caps,
+                                      plan_options(opt_, engines().gpu));
+    PlanNotes notes = plan_notes(plan);
+    return {std::move(plan.tiles), std::move(notes)};
+  }
+
+  void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {
+    for (const Tile& t : plan.tiles) total_cells_ += t.cells;
+    total_pairs_ = uint64_t(plan_note(plan.notes, "pairs"));
+    if (opt_.run.verbose)
+      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << (caps.empty() ? "" : caps.front().name)
+                << "; plan: " << total_pairs_ << " pairs in " << plan.tiles.size() << " tiles, windows of <= "
+                << plan_note(plan.notes, "window_sequences") << " sequences / "
+                << plan_note(plan.notes, "window_residues") << " residues\n";
+    write_attributes(*out_, opt_, job_, plan.tiles, total_cells_, plan.notes, caps);
+    out_->write_sequences("queries", job_.queries);
+    out_->write_sequences("targets", *job_.targets);
+  }
+
+  void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
+    WireReader rd(bytes);
+    const TileTimes times{rd.get<double>(), rd.get<double>()};
+    if (!replayed) {  // a replayed tile's times were the earlier run's
+      summed_.score_seconds += times.score_seconds;
+      summed_.align_seconds += times.align_seconds;
+    }
+    // Decoded and staged on the writer thread (decoding millions of rows held up the master);
+    // nothing of the tile stays here once it is staged.
+    auto shared = std::make_shared<const std::string>(bytes);
+    out_->append_tile_lazily(tile_id, [shared] { return tile_hits(*shared); }, bytes.size());
+  }
+
+  void stopped(const std::string& signal_name) override { out_->mark_stopped(signal_name); }
+
+  void finish(const RunClock& clock) override {
+    // Compute phase: from the plan (every engine ready) to the last tile's result.
+    const double phase_seconds = clock.phase_seconds();
+    const double gcups = phase_seconds > 0 ? double(total_cells_) / phase_seconds / 1e9 : 0.0;
+    out_->set_attribute("load_seconds", clock.load_seconds());
+    out_->set_attribute("compute_phase_seconds", phase_seconds);
+    out_->set_attribute("compute_phase_gcups", gcups);
+    out_->set_attribute("score_seconds_summed", summed_.score_seconds);
+    out_->set_attribute("align_seconds_summed", summed_.align_seconds);
+    if (opt_.run.verbose)
+      std::fprintf(stderr,
+                   "hpcalign: timing: load %.3f s, engines and plan %.3f s, compute phase %.3f s, %llu pairs, %llu "
+                   "cells: %.1f GCUPS; summed over workers: score %.3f s, traceback %.3f s; master: storing results "
+                   "%.3f s\n",
+                   clock.load_seconds(), std::chrono::duration<double>(clock.phase_start - clock.loaded).count(),
+                   phase_seconds, (unsigned long long)total_pairs_, (unsigned long long)total_cells_, gcups,
+                   summed_.score_seconds, summed_.align_seconds, clock.store_seconds);
+    const auto t_finish = std::chrono::steady_clock::now();
+    const size_t runs = out_->staged_runs();
+    rows_ = out_->finish_merged();  // the staged runs, merged into /hits
+    if (opt_.run.verbose)
+      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
+                   seconds_since(t_finish));
+  }
+
+  void summary() override {
+    if (!opt_.run.quiet)
+      std::cerr << "hpcalign: " << rows_ << " of " << total_pairs_ << " pairs written to " << opt_.run.out_path << "\n";
+  }
+
+ private:
+  const AllVsAllOptions& opt_;
+  AllVsAllJob job_;
+  std::unique_ptr<ResultFile> out_;
+  uint64_t total_cells_ = 0, total_pairs_ = 0, rows_ = 0;
+  TileTimes summed_;  // over this run's tiles
+};
+
 }  // namespace
 
 AlignMode parse_align_mode(const std::string& s) {
@@ -281,128 +365,8 @@ AlignMode parse_align_mode(const std::string& s) {
 }
 
 int run_allvsall(const AllVsAllOptions& opt, const MpiContext& mpi) {
-  install_stop_handlers();  // SIGTERM/SIGUSR1 while loading stops cleanly too
-  const auto t_start = std::chrono::steady_clock::now();
-  AllVsAllJob job;
-  load_job(opt, job);
-  const double load_seconds = seconds_since(t_start);
-  std::chrono::steady_clock::time_point t_phase;
-  TileTimes summed;
-  const BackendKind kind = parse_backend_kind(opt.backend);
-  const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
-  const bool distributed = mpi.active && mpi.size > 1;
-  // GPU engines: four workers per GPU in a local run, so the host work of some (pair lists,
-  // CIGARs, the packed scorer's setup) overlaps the kernels of the others (H200, 20,000
-  // sequences, --min-score 50, with alignments: compute phase 2.27-2.35 s with 3 workers,
-  // 2.10-2.20 s with 4, 2.15-2.17 s with 5 or 6; score-only 1.52-1.55 s with 3, 1.48-1.52
-  // with 4).
-  const bool gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
-  const int local_workers = allvsall_engine_count(kind) * (gpu ? workers_per_gpu(4) : 1);
-
-  std::unique_ptr<ResultFile> out;
-  std::vector<Tile> tiles;
-  uint64_t total_cells = 0, total_pairs = 0;
-  std::unique_ptr<Progress> progress;
-  ResumableRun resume;
-  // A finished tile's worker bytes, from a worker or (--resume) from the journal.
-  const auto store_tile = [&](uint32_t tile_id, const std::string& bytes) {
-    WireReader rd(bytes);
-    const TileTimes times{rd.get<double>(), rd.get<double>()};
-    // Decoded and staged on the writer thread (decoding millions of rows held up the master);
-    // nothing of the tile stays here once it is staged.
-    auto shared = std::make_shared<const std::string>(bytes);
-    out->append_tile_lazily(tile_id, [shared] { return tile_hits(*shared); }, bytes.size());
-    return times;
-  };
-
-  SchedulerHooks hooks;
-  hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
-    const int devices = allvsall_engine_count(kind);
-    return std::make_unique<AllVsAllWorker>(job, opt, make_allvsall_engine(kind, slot % devices, threads, job.setup));
-  };
-  hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    PlanNotes notes;
-    if (resume.resuming()) {  // the stored plan (this run may have other workers)
-      tiles = resume.stored_plan();
-      notes = resume.stored_notes();
-    } else {
-      AllVsAllPlan plan = plan_allvsall(job.queries, job.square ? nullptr : job.targets, caps, plan_options(opt, gpu));
-      tiles = std::move(plan.tiles);
-      notes = plan_notes(plan);
-    }
-    for (const Tile& t : tiles) total_cells += t.cells;
-    total_pairs = uint64_t(plan_note(notes, "pairs"));
-    if (opt.verbose)
-      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << (caps.empty() ? "" : caps.front().name) << "; plan: "
-                << total_pairs << " pairs in " << tiles.size() << " tiles, windows of <= "
-                << plan_note(notes, "window_sequences") << " sequences / " << plan_note(notes, "window_residues")
-                << " residues\n";
-    write_attributes(*out, opt, job, tiles, total_cells, notes, caps);
-    out->write_sequences("queries", job.queries);
-    out->write_sequences("targets", *job.targets);
-    std::vector<Tile> to_run = resume.begin(out->h5_file(), tiles, notes);
-    resume.replay([&](uint32_t id, const std::string& bytes) { store_tile(id, bytes); });  // timings: the earlier run's
-    progress = std::make_unique<Progress>("allvsall", tiles.size(), total_cells, opt.quiet);
-    progress->resumed(resume.finished_count(), resume.finished_cells());
-    t_phase = std::chrono::steady_clock::now();
-    return to_run;
-  };
-  double store_seconds = 0;  // the master's share of the phase: journal, HDF5, collection
-  hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    const auto t0 = std::chrono::steady_clock::now();
-    resume.record(tile, bytes);  // first: the journal is what --resume trusts
-    const TileTimes times = store_tile(tile.id, bytes);
-    summed.score_seconds += times.score_seconds;
-    summed.align_seconds += times.align_seconds;
-    progress->tile_done(tile.cells);
-    store_seconds += seconds_since(t0);
-  };
-
-  if (mpi.is_master()) {  // --resume reads the old output first; then fail fast on an unwritable path
-    resume = ResumableRun("allvsall", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
-    out = std::make_unique<ResultFile>(opt.out_path);
-    out->stage_in_batches(2.0);  // the journal is what --resume trusts
-  }
-  if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
-        if (out) out->mark_stopped(stop_signal_name());
-        if (progress) progress->finish();
-      }))
-    return 0;
-
-  if (!mpi.is_master()) return 0;
-  // Compute phase: from the plan (every engine ready) to the last tile's result.
-  const double phase_seconds = seconds_since(t_phase);
-  const double gcups = phase_seconds > 0 ? double(total_cells) / phase_seconds / 1e9 : 0.0;
-  out->set_attribute("load_seconds", load_seconds);
-  out->set_attribute("compute_phase_seconds", phase_seconds);
-  out->set_attribute("compute_phase_gcups", gcups);
-  out->set_attribute("score_seconds_summed", summed.score_seconds);
-  out->set_attribute("align_seconds_summed", summed.align_seconds);
-  if (opt.verbose)
-    std::fprintf(stderr,
-                 "hpcalign: timing: load %.3f s, compute phase %.3f s, %llu pairs, %llu cells: %.1f GCUPS; summed over "
-                 "workers: score %.3f s, traceback %.3f s; master: storing results %.3f s\n",
-                 load_seconds, phase_seconds, (unsigned long long)total_pairs, (unsigned long long)total_cells,
-                 gcups, summed.score_seconds, summed.align_seconds, store_seconds);
-  const auto t_finish = std::chrono::steady_clock::now();
-  const size_t runs = out->staged_runs();
-  const uint64_t rows = out->finish_merged();  // the staged runs, merged into /hits
-  if (opt.verbose)
-    std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
-                 seconds_since(t_finish));
-  progress->finish();
-  if (!opt.quiet)
-    std::cerr << "hpcalign: " << rows << " of " << total_pairs << " pairs written to " << opt.out_path << "\n";
-  const auto t_end = std::chrono::steady_clock::now();
-  resume.complete();
-  if (opt.verbose) {
-    std::fprintf(stderr,
-                 "hpcalign: timing: %.3f s from the start to the compute phase (load, engines, plan), journal removal "
-                 "%.3f s, %.3f s in all\n",
-                 std::chrono::duration<double>(t_phase - t_start).count(), seconds_since(t_end), seconds_since(t_start));
-    report_peak_memory();
-  }
-  return 0;
+  AllVsAllRun run(opt);
+  return run_tiled(run, opt.run, mpi);
 }
 
 }  // namespace hpc

@@ -20,11 +20,12 @@
 #include <string>
 
 #include "mpi/scheduler.hpp"
+#include "src/workloads/run_settings.hpp"
 
 namespace hpc {
 
 struct AllVsAllOptions {
-  std::string input_path, second_path, out_path;  // second_path empty: square screen
+  std::string input_path, second_path;  // second_path empty: square screen
   std::string mode = "local";
   std::string matrix = "BLOSUM62";
   int gap_open = 11, gap_extend = 1;
@@ -33,10 +34,7 @@ struct AllVsAllOptions {
   std::optional<double> max_evalue;   // local mode: report pairs with E <= this
   std::optional<double> lambda, K;    // Karlin-Altschul overrides
   uint64_t traceback_budget = 0;      // bytes per pair before the reduced-space path; 0 = auto
-  std::string backend = "auto";
-  int threads = 0;
-  bool verbose = false, quiet = false;
-  bool resume = false;  // --resume: continue the unfinished run in out_path
+  RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };
 

@@ -10,18 +10,16 @@
 #include <string>
 
 #include "mpi/scheduler.hpp"
+#include "src/workloads/run_settings.hpp"
 
 namespace hpc {
 
 struct MsvOptions {
-  std::string model_path, db_path, out_path;
+  std::string model_path, db_path;
   double F1 = 0.02, F2 = 1e-3;
   std::string stages = "msv,bias,vit";
-  std::string backend = "auto";
   bool all_pairs = false;
-  int threads = 0;
-  bool verbose = false, quiet = false;
-  bool resume = false;  // --resume: continue the unfinished run in out_path
+  RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };
 

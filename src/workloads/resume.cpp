@@ -109,19 +109,4 @@ void ResumableRun::complete() {
   if (journal_) journal_->remove();
 }
 
-bool run_tiles_resumably(const MpiContext& mpi, bool distributed, int local_workers, SchedulerHooks& hooks,
-                         const std::string& out_path, const std::function<void()>& mark_stopped) {
-  try {
-    if (distributed)
-      run_tiles_mpi(mpi, hooks);
-    else
-      run_tiles_local(local_workers, hooks);
-    return true;
-  } catch (const StopRequested& stop) {
-    mark_stopped();
-    std::cerr << "hpcalign: " << stop.what() << "; " << out_path << " is resumable with --resume\n";
-    return false;
-  }
-}
-
 }  // namespace hpc

@@ -7,13 +7,9 @@
 // exactly as if they had just arrived, and runs only the others: results are identical to an
 // uninterrupted run whatever the instant of the kill.
 //
-// Use, on the master (other ranks never call it):
-//   ResumableRun resume("allvsall", opt.out_path, opt.resume, opt.quiet, params);  // before creating OUT
-//   hooks.plan:      tiles = resume.resuming() ? resume.stored_plan() : plan(caps);
-//                    write the output's attributes; to_run = resume.begin(out, tiles, notes);
-//                    resume.replay(store the tile); return to_run
-//   hooks.on_result: resume.record(tile, bytes) first, then the output
-//   at the end:      finish the output, then resume.complete()
+// The driver (src/workloads/tiled_run.cpp) runs this protocol for every workload, on the
+// master: construct before creating OUT, begin() once OUT exists, replay() the finished
+// tiles, record() each new tile before it reaches OUT, complete() when OUT is complete.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,7 +19,7 @@
 
 #include "io/checkpoint.hpp"
 #include "io/tile_journal.hpp"
-#include "mpi/scheduler.hpp"
+#include "src/core/tile.hpp"
 
 namespace hpc {
 
@@ -73,11 +69,5 @@ class ResumableRun {
   uint64_t finished_cells_ = 0;
   std::unique_ptr<TileJournal> journal_;
 };
-
-// Runs the tiles: under MPI when `distributed`, else on `local_workers` threads. On SIGTERM or
-// SIGUSR1 (every finished tile journalled) calls `mark_stopped` (the workload records the stop
-// in its output), says the file is resumable and returns false; true once every tile is done.
-bool run_tiles_resumably(const MpiContext& mpi, bool distributed, int local_workers, SchedulerHooks& hooks,
-                         const std::string& out_path, const std::function<void()>& mark_stopped);
 
 }  // namespace hpc

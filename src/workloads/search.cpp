@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <map>
-#include <thread>
 
 #include "io/database.hpp"
 #include "io/fasta.hpp"
@@ -15,7 +12,6 @@
 #include "kernels/backend.hpp"
 #include "src/core/error.hpp"
 #include "src/core/stage_clock.hpp"
-#include "src/core/progress.hpp"
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
 #include "src/stats/karlin.hpp"
@@ -23,8 +19,7 @@
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
 #include "src/workloads/search_oom.hpp"
-#include "src/workloads/resume.hpp"
-#include "src/workloads/worker_threads.hpp"
+#include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
 namespace {
@@ -60,30 +55,17 @@ struct SearchJob {
   std::vector<int32_t> min_score;  // per query: lowest score within --evalue
 };
 
-KarlinParams karlin_for(const SearchOptions& opt, const ScoreMatrix& m) {
-  if (opt.lambda.has_value() != opt.K.has_value()) throw Error("--lambda and --K must be given together");
-  if (opt.lambda) {
-    if (!(*opt.lambda > 0) || !(*opt.K > 0)) throw Error("--lambda and --K must be positive");
-    return {*opt.lambda, *opt.K, 0};
-  }
-  GapCosts g{opt.gap_open, opt.gap_extend};
-  if (auto p = published_gapped_params(m.name, g)) return *p;
-  std::string known;
-  for (GapCosts c : supported_gap_costs(m.name)) known += " " + std::to_string(c.open) + "/" + std::to_string(c.extend);
-  throw Error("no published Karlin-Altschul parameters for " + m.name + " with gap costs " + std::to_string(g.open) + "/" +
-              std::to_string(g.extend) + (known.empty() ? std::string(" (matrix not in the tables)") : "; known:" + known) +
-              ". Give --lambda and --K to use it anyway.");
-}
-
 void load_job(const SearchOptions& opt, SearchJob& job) {
-  if (opt.gap_open < 0 || opt.gap_extend < 1) throw Error("gap costs must satisfy --gapopen >= 0 and --gapextend >= 1");
   if (opt.max_hits < 1) throw Error("--max-hits must be at least 1");
   if (!(opt.max_evalue > 0)) throw Error("--evalue must be positive");
   job.setup.matrix = load_matrix(opt.matrix);
-  job.karlin = karlin_for(opt, job.setup.matrix);
+  const GapCosts gaps{opt.gap_open, opt.gap_extend};
+  const auto karlin = run_karlin_params(job.setup.matrix.name, gaps, opt.lambda, opt.K);
+  if (!karlin) throw Error(no_published_params(job.setup.matrix.name, gaps) + ". Give --lambda and --K to use it anyway.");
+  job.karlin = *karlin;
   FastaReport rep;
   job.queries = read_fasta(opt.query_path, &rep);
-  if (rep.rare_letters && !opt.quiet)
+  if (rep.rare_letters && !opt.run.quiet)
     std::cerr << "hpcalign: warning: " << opt.query_path << ": " << rep.rare_letters << " U/O/J residues scored as X\n";
   job.db = load_database(opt.db_path);
   if (job.db.seqs.empty()) throw InputError(opt.db_path, 0, "no sequences in the database");
@@ -92,7 +74,7 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.max_hits = opt.max_hits;
   job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.queries,
-                               job.db, opt.threads);
+                               job.db, opt.run.threads);
   for (size_t q = 0; q < job.queries.size(); ++q)
     job.min_score.push_back(job.stats.min_score(uint32_t(q), job.queries.length(q), opt.max_evalue));
 }
@@ -159,131 +141,109 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
   };
 }
 
+// The search on the tiled-run driver (src/workloads/tiled_run.hpp).
+class SearchRun : public TiledWorkload {
+ public:
+  explicit SearchRun(const SearchOptions& opt) : opt_(opt) {}
+  std::string name() const override { return "search"; }
+  void load() override { load_job(opt_, job_); }
+  // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
+  std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
+    return std::make_unique<SearchWorker>(job_, make_search_backend(slot.kind(), slot.device_index(), slot.threads));
+  }
+  std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
+  void create_output() override { out_ = std::make_unique<ResultFile>(opt_.run.out_path); }
+  h5::File& output_file() override { return out_->h5_file(); }
+
+  TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
+    SearchPlan plan = plan_search(job_.queries, job_.db, caps);
+    return {std::move(plan.tiles),
+            {{"tile_query_batches", plan.query_batches},
+             {"tile_db_partitions", plan.partitions},
+             {"tile_min_pairs", int64_t(plan.min_tile_pairs)}}};
+  }
+
+  void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {
+    const std::string backend = caps.empty() ? "" : caps.front().name;
+    if (opt_.run.verbose)
+      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend << "; plan: "
+                << plan_note(plan.notes, "tile_query_batches") << " query batch(es) x "
+                << plan_note(plan.notes, "tile_db_partitions") << " partition(s) = " << plan.tiles.size()
+                << " tiles, >= " << plan_note(plan.notes, "tile_min_pairs") << " pairs per tile to fill the device\n";
+    write_run_attributes(*out_, "search", opt_.command_line, backend, caps.size());
+    out_->set_attribute("matrix", job_.setup.matrix.name);
+    out_->set_attribute("gap_open", int64_t(opt_.gap_open));
+    out_->set_attribute("gap_extend", int64_t(opt_.gap_extend));
+    out_->set_attribute("max_hits", int64_t(opt_.max_hits));
+    out_->set_attribute("max_evalue", opt_.max_evalue);
+    out_->set_attribute("lambda", job_.karlin.lambda);
+    out_->set_attribute("K", job_.karlin.K);
+    out_->set_attribute("stats", std::string(to_string(job_.stats.mode())));
+    out_->set_attribute("query_file", opt_.query_path);
+    out_->set_attribute("database", opt_.db_path);
+    out_->set_attribute("db_sequences", int64_t(job_.db.seqs.size()));
+    out_->set_attribute("db_residues", int64_t(job_.db.seqs.total_residues()));
+    out_->set_attribute("tiles", int64_t(plan.tiles.size()));
+    for (const auto& [name, value] : plan.notes) out_->set_attribute(name, value);
+    out_->write_sequences("queries", job_.queries);
+    out_->write_sequences("targets", job_.db.seqs);
+  }
+
+  void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
+    TileTimes times;
+    std::vector<Hit> hits = decode_hits(bytes, &times);
+    if (!replayed) {  // a replayed tile's times were the earlier run's
+      summed_.search += times.search;
+      summed_.align += times.align;
+    }
+    out_->append_tile(tile_id, hits);
+  }
+
+  void stopped(const std::string& signal_name) override { out_->mark_stopped(signal_name); }
+
+  void finish(const RunClock& clock) override {
+    const double load_seconds = clock.load_seconds();
+    const double prepare_seconds = std::chrono::duration<double>(clock.phase_start - clock.loaded).count();
+    const double phase_seconds = clock.phase_seconds();
+    // Cell updates per second of the search phase: sum |q| x database residues / phase time.
+    const double cells = double(job_.queries.total_residues()) * double(job_.db.seqs.total_residues());
+    const double gcups = phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0;
+    out_->set_attribute("load_seconds", load_seconds);
+    out_->set_attribute("prepare_seconds", prepare_seconds);
+    out_->set_attribute("search_phase_seconds", phase_seconds);
+    out_->set_attribute("search_tile_seconds", summed_.search);
+    out_->set_attribute("align_seconds", summed_.align);
+    out_->set_attribute("search_phase_gcups", gcups);
+    if (opt_.run.verbose)
+      std::fprintf(stderr,
+                   "hpcalign: timing: load %.3f s, prepare %.3f s, search phase %.3f s (%.1f GCUPS); summed over "
+                   "workers: search_tile %.3f s, align %.3f s\n",
+                   load_seconds, prepare_seconds, phase_seconds, gcups, summed_.search, summed_.align);
+    // Each query's best max_hits over all tiles, then those within max_evalue, merged from the
+    // staged tiles (bounded memory). E-values with a per-subject term are not monotone in the
+    // score, so cutting them before the top-k would make the result depend on the tiling.
+    rows_ = out_->finish_merged(opt_.max_hits, opt_.max_evalue);
+  }
+
+  void summary() override {
+    if (!opt_.run.quiet)
+      std::cerr << "hpcalign: " << rows_ << " hits for " << job_.queries.size() << " queries written to "
+                << opt_.run.out_path << "\n";
+  }
+
+ private:
+  const SearchOptions& opt_;
+  SearchJob job_;
+  std::unique_ptr<ResultFile> out_;
+  TileTimes summed_;  // over this run's tiles
+  uint64_t rows_ = 0;
+};
+
 }  // namespace
 
 int run_search(const SearchOptions& opt, const MpiContext& mpi) {
-  install_stop_handlers();  // SIGTERM/SIGUSR1 while loading must not lose a resumable file either
-  const auto t_start = std::chrono::steady_clock::now();
-  const DeviceWarmup warmup(parse_backend_kind(opt.backend), mpi.active && mpi.size > 1);
-  SearchJob job;
-  load_job(opt, job);
-  const double load_seconds = seconds_since(t_start);
-  const BackendKind kind = parse_backend_kind(opt.backend);
-  const int threads = opt.threads > 0 ? opt.threads : default_worker_threads(mpi);
-  const bool distributed = mpi.active && mpi.size > 1;
-
-  std::unique_ptr<ResultFile> out;
-  SearchPlan plan;
-  std::unique_ptr<Progress> progress;
-  std::string backend_name;
-  // Search phase: from the plan (every worker prepared) to the last tile's result.
-  std::chrono::steady_clock::time_point t_phase;
-  double prepare_seconds = 0;
-  TileTimes summed;
-
-  ResumableRun resume;
-  SchedulerHooks hooks;
-  hooks.make_worker = [&](int, int slot) -> std::unique_ptr<TileWorker> {
-    const int devices = backend_device_count(kind);
-    return std::make_unique<SearchWorker>(job, make_search_backend(kind, slot % devices, threads));
-  };
-  hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
-    if (resume.resuming()) {  // the stored plan (this run may have other workers); finished tiles replayed below
-      plan.tiles = resume.stored_plan();
-      for (const Tile& t : plan.tiles) plan.total_cells += t.cells;
-      plan.query_batches = uint32_t(plan_note(resume.stored_notes(), "tile_query_batches"));
-      plan.partitions = uint32_t(plan_note(resume.stored_notes(), "tile_db_partitions"));
-      plan.min_tile_pairs = uint64_t(plan_note(resume.stored_notes(), "tile_min_pairs"));
-    } else {
-      plan = plan_search(job.queries, job.db, caps);
-    }
-    const PlanNotes notes = {{"tile_query_batches", plan.query_batches},
-                             {"tile_db_partitions", plan.partitions},
-                             {"tile_min_pairs", int64_t(plan.min_tile_pairs)}};
-    backend_name = caps.empty() ? "" : caps.front().name;
-    if (opt.verbose)
-      std::cerr << "hpcalign: " << caps.size() << " worker(s), " << backend_name << "; plan: " << plan.query_batches
-                << " query batch(es) x " << plan.partitions << " partition(s) = " << plan.tiles.size()
-                << " tiles, >= " << plan.min_tile_pairs << " pairs per tile to fill the device\n";
-    write_run_attributes(*out, "search", opt.command_line, backend_name, caps.size());
-    out->set_attribute("matrix", job.setup.matrix.name);
-    out->set_attribute("gap_open", int64_t(opt.gap_open));
-    out->set_attribute("gap_extend", int64_t(opt.gap_extend));
-    out->set_attribute("max_hits", int64_t(opt.max_hits));
-    out->set_attribute("max_evalue", opt.max_evalue);
-    out->set_attribute("lambda", job.karlin.lambda);
-    out->set_attribute("K", job.karlin.K);
-    out->set_attribute("stats", std::string(to_string(job.stats.mode())));
-    out->set_attribute("query_file", opt.query_path);
-    out->set_attribute("database", opt.db_path);
-    out->set_attribute("db_sequences", int64_t(job.db.seqs.size()));
-    out->set_attribute("db_residues", int64_t(job.db.seqs.total_residues()));
-    out->set_attribute("tiles", int64_t(plan.tiles.size()));
-    for (const auto& [name, value] : notes) out->set_attribute(name, value);
-    out->write_sequences("queries", job.queries);
-    out->write_sequences("targets", job.db.seqs);
-    std::vector<Tile> to_run = resume.begin(out->h5_file(), plan.tiles, notes);
-    resume.replay([&](uint32_t id, const std::string& bytes) {  // --resume: finished tiles, from the journal
-      TileTimes earlier;  // spent by the earlier run: not this run's timing
-      out->append_tile(id, decode_hits(bytes, &earlier));
-    });
-    progress = std::make_unique<Progress>("search", plan.tiles.size(), plan.total_cells, opt.quiet);
-    progress->set_batch_interval(opt.progress_interval);
-    progress->resumed(resume.finished_count(), resume.finished_cells());
-    t_phase = std::chrono::steady_clock::now();
-    prepare_seconds = std::chrono::duration<double>(t_phase - t_start).count() - load_seconds;
-    return to_run;
-  };
-  hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
-    resume.record(tile, bytes);  // first: the journal is what --resume trusts
-    TileTimes times;
-    std::vector<Hit> hits = decode_hits(bytes, &times);
-    summed.search += times.search;
-    summed.align += times.align;
-    out->append_tile(tile.id, hits);
-    progress->tile_done(tile.cells);
-  };
-
-  // Created before any work, so an unwritable output fails fast (after --resume read the old one).
-  if (mpi.is_master()) {
-    resume = ResumableRun("search", opt.out_path, opt.resume, opt.quiet, run_parameters(opt, job));
-    out = std::make_unique<ResultFile>(opt.out_path);
-  }
-  // One worker per GPU: two gave no gain on an H200 (kernels/cuda/NOTES.md).
-  const int local_workers = backend_device_count(kind) * workers_per_gpu(1);
-  if (!run_tiles_resumably(mpi, distributed, local_workers, hooks, opt.out_path, [&] {
-        if (out) out->mark_stopped(stop_signal_name());
-        if (progress) progress->finish();
-      }))
-    return 0;
-
-  if (!mpi.is_master()) return 0;
-  const double phase_seconds = seconds_since(t_phase);
-  // Cell updates per second of the search phase: sum |q| x database residues / phase time.
-  const double cells = double(job.queries.total_residues()) * double(job.db.seqs.total_residues());
-  out->set_attribute("load_seconds", load_seconds);
-  out->set_attribute("prepare_seconds", prepare_seconds);
-  out->set_attribute("search_phase_seconds", phase_seconds);
-  out->set_attribute("search_tile_seconds", summed.search);
-  out->set_attribute("align_seconds", summed.align);
-  out->set_attribute("search_phase_gcups", phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0);
-  if (opt.verbose)
-    std::fprintf(stderr,
-                 "hpcalign: timing: load %.3f s, prepare %.3f s, search phase %.3f s (%.1f GCUPS); summed over "
-                 "workers: search_tile %.3f s, align %.3f s\n",
-                 load_seconds, prepare_seconds, phase_seconds, phase_seconds > 0 ? cells / phase_seconds / 1e9 : 0.0,
-                 summed.search, summed.align);
-  // Each query's best max_hits over all tiles, then those within max_evalue, merged from the
-  // staged tiles (bounded memory). E-values with a per-subject term are not monotone in the
-  // score, so cutting them before the top-k would make the result depend on the tiling.
-  const uint64_t rows = out->finish_merged(opt.max_hits, opt.max_evalue);
-  resume.complete();
-  progress->finish();
-  if (opt.verbose) report_peak_memory();
-  if (!opt.quiet)
-    std::cerr << "hpcalign: " << rows << " hits for " << job.queries.size() << " queries written to "
-              << opt.out_path << "\n";
-  return 0;
+  SearchRun run(opt);
+  return run_tiled(run, opt.run, mpi);
 }
 
 }  // namespace hpc

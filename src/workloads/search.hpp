@@ -6,22 +6,19 @@
 #include <string>
 
 #include "mpi/scheduler.hpp"
+#include "src/workloads/run_settings.hpp"
 
 namespace hpc {
 
 struct SearchOptions {
-  std::string query_path, db_path, out_path;
+  std::string query_path, db_path;
   std::string matrix = "BLOSUM62";
   int gap_open = 11, gap_extend = 1;
   uint32_t max_hits = 500;  // BLAST's -max_target_seqs default
   double max_evalue = 10.0;
-  std::string backend = "auto";
-  int threads = 0;
   std::optional<double> lambda, K;  // override the published Karlin-Altschul parameters
   std::string stats = "blast";      // --stats (src/stats/search_statistics.hpp)
-  bool verbose = false, quiet = false;
-  bool resume = false;            // --resume: continue the unfinished run in out_path
-  double progress_interval = 30;  // seconds between progress lines when stderr is not a terminal
+  RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };
 

@@ -25,11 +25,7 @@ std::vector<std::vector<ScoredTarget>> search_tile_splitting_on_oom(SearchBacken
         }
         return std::move(left);
       };
-  const std::function<void(const Tile&)> log = [](const Tile& t) {
-    std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " queries, "
-                << t.part_end - t.part_begin << " targets): splitting it in halves\n";
-  };
-  return run_splitting_on_oom<Top>(tile, run, merge, log);
+  return run_splitting_on_oom<Top>(tile, run, merge, log_oom_split("queries", "targets"));
 }
 
 }  // namespace hpc

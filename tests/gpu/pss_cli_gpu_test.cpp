@@ -10,8 +10,8 @@
 #include "io/matrix.hpp"
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/pss_cuda_engine.hpp"
-#include "src/pss/pss_engine.hpp"
-#include "src/workloads/pss.hpp"
+#include "kernels/cpu/pss_cpu.hpp"
+#include "src/plan/pss_plan.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;

@@ -6,7 +6,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/pss_cuda.hpp"
 #include "src/pss/permute.hpp"
-#include "src/pss/pss_engine.hpp"
+#include "kernels/cpu/pss_cpu.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;

@@ -15,7 +15,7 @@
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
-#include "src/pss/pss_engine.hpp"
+#include "kernels/cpu/pss_cpu.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;

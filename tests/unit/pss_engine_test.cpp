@@ -6,8 +6,8 @@
 #include "io/matrix.hpp"
 #include "src/align/reference.hpp"
 #include "src/pss/permute.hpp"
-#include "src/pss/pss_engine.hpp"
-#include "src/workloads/pss.hpp"
+#include "kernels/cpu/pss_cpu.hpp"
+#include "src/plan/pss_plan.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;

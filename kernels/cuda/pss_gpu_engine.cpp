@@ -1,4 +1,4 @@
-#include "src/pss/pss_gpu_engine.hpp"
+#include "kernels/cuda/pss_gpu_engine.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,13 +9,9 @@
 #include "kernels/cpu/thread_pool.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
-#ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/pss_cuda_engine.hpp"
-#endif
 
 namespace hpc {
-
-#ifdef HPCALIGN_HAVE_CUDA
 
 // Copies per launch, in units of what the GPU holds at once: several waves per launch let the
 // block scheduler balance long and short pairs; chunking lets the host fit one launch's
@@ -145,19 +141,6 @@ std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>& querie
                  since(t_tile), t_load, launches.size(), t_start, t_wait, t_fit);
   return out;
 }
-
-#else  // no CUDA in this build
-
-struct PssGpuEngine::Impl {};
-
-PssGpuEngine::PssGpuEngine(int, const PssParams&, const SequenceSet&, const SequenceSet&, const QueryProfile*, int) {
-  throw Error("pss: --backend cuda: this hpcalign was built without CUDA support");
-}
-DeviceCapacity PssGpuEngine::capacity() const { return {}; }
-double PssGpuEngine::kernel_seconds() const { return 0; }
-std::vector<PssPairResult> PssGpuEngine::run(const std::vector<uint32_t>&, uint32_t, uint32_t) { return {}; }
-
-#endif
 
 PssGpuEngine::~PssGpuEngine() = default;
 

@@ -1,0 +1,175 @@
+#include "kernels/cuda/msv_engine_cuda.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "kernels/cpu/thread_pool.hpp"
+#include "kernels/cuda/msv_cuda.hpp"
+#include "kernels/cuda/vit_cuda.hpp"
+#include "src/core/stage_clock.hpp"
+
+namespace hpc {
+namespace {
+
+// Scores below cut(L) fail the MSV filter at target length L: the lowest kernel code that
+// passes (bisection over the 256 codes with the pipeline's own test) less one code, so float
+// rounding at the threshold can never drop a passing pair (the ones above the cut are decided
+// by the full test). Remembers the last length: a batch's targets come length-sorted.
+class MsvCut {
+ public:
+  MsvCut(const hmm::ModelFilters& f, const hmm::FilterSettings& s) : f_(f), s_(s) {}
+  bool fails(int L, float msv_nats) {
+    if (L != length_) length_ = L, cut_ = cut(L);
+    return msv_nats < cut_;
+  }
+
+ private:
+  float cut(int L) const {
+    int lo = 0, hi = 256;  // the lowest passing code is in [lo, hi]; 256: none passes
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (hmm::msv_filter_passes(f_, L, hmm::MsvCuda::nats(f_.msv, mid, L), s_))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo == 0 ? -std::numeric_limits<float>::infinity() : hmm::MsvCuda::nats(f_.msv, lo - 1, L);
+  }
+  const hmm::ModelFilters& f_;
+  const hmm::FilterSettings& s_;
+  int length_ = -1;
+  float cut_ = 0;
+};
+
+// A tile's models on the GPU: the MSV filter of every (model, target) in one launch, the
+// P-values and the bias filter on a host thread pool (the shared pipeline code), then the
+// Viterbi filter of the bias survivors of all the tile's models in one GPU call.
+class CudaMsvEngine : public MsvEngine {
+ public:
+  CudaMsvEngine(int device, int host_threads, const MsvSetup& setup)
+      : setup_(setup), device_(device), gpu_(device, *setup.db), vit_(device), pool_(host_threads) {}
+  DeviceCapacity capacity() const override {
+    DeviceCapacity c;
+    c.name = "cuda device " + std::to_string(device_) + " (MSV and Viterbi filters on the GPU, bias on the host)";
+    return c;
+  }
+  // The tile's models in one GPU launch (models too long for the kernel: the CPU twin).
+  MsvTileResult run(const Tile& tile) override {
+    MsvTileResult r;
+    std::vector<uint32_t> models;
+    std::vector<const hmm::MsvProfile*> profiles;
+    for (uint32_t m : tile.queries) {
+      if (setup_.filters->at(m).msv.M > hmm::MsvCuda::max_model_length()) {
+        msv_model_cpu(setup_, tile, m, r, ws_);
+      } else {
+        models.push_back(m);
+        profiles.push_back(&(*setup_.filters)[m].msv);
+      }
+    }
+    StageClock clock;
+    const std::vector<std::vector<float>> usc = gpu_.scores(profiles, tile.part_begin, tile.part_end);
+    clock.mark("msv");
+    const size_t n = tile.part_end - tile.part_begin;
+    auto view = [&](size_t i) { return setup_.db->seqs.view(setup_.db->by_length[tile.part_begin + i]); };
+    // Pass 1 (host pool): MSV P-values and the bias filter, up to the Viterbi filter. Without
+    // --all, a pair below its length's MSV cut fails for sure and is only counted: ~98% of
+    // the pairs then cost a comparison instead of a log, an exp and a result. Each batch
+    // keeps its own list, joined in batch order (the same result for any thread count).
+    const size_t batches = batch_count(n);
+    std::vector<std::vector<Scored>> lists(models.size() * batches);
+    for_batches(models.size(), n, [&](size_t k, size_t first, size_t last) {
+      MsvCut cut((*setup_.filters)[models[k]], setup_.settings);
+      std::vector<Scored>& list = lists[k * batches + first / kBatch];
+      for (size_t i = first; i < last; ++i) {
+        const SeqView v = view(i);
+        if (!setup_.all_pairs && cut.fails(int(v.length), usc[k][i])) continue;
+        list.push_back({uint32_t(i), hmm::run_filters_until_viterbi((*setup_.filters)[models[k]], v.data, int(v.length),
+                                                                    usc[k][i], setup_.settings)});
+      }
+    });
+    std::vector<std::vector<Scored>> scored(models.size());  // per model, in target order
+    for (size_t k = 0; k < models.size(); ++k)
+      for (size_t b = 0; b < batches; ++b)
+        scored[k].insert(scored[k].end(), lists[k * batches + b].begin(), lists[k * batches + b].end());
+    clock.mark("pvalues+bias");
+    // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
+    // one GPU call (models longer than the Viterbi kernel: the CPU twin), then their verdict.
+    std::vector<hmm::VitGroup> groups;
+    std::vector<int> group_of(models.size(), -1);  // -1: too long for the kernel, CPU twin
+    std::vector<std::vector<uint32_t>> cand(models.size());  // indices into scored[k]
+    for (size_t k = 0; k < models.size(); ++k) {
+      for (uint32_t j = 0; j < scored[k].size(); ++j)
+        if (scored[k][j].r.needs_viterbi) cand[k].push_back(j);
+      const hmm::VitProfile& vp = (*setup_.filters)[models[k]].vit;
+      if (cand[k].empty() || vp.M > hmm::VitCuda::max_model_length()) continue;
+      group_of[k] = int(groups.size());
+      groups.push_back({&vp, {}});
+      for (uint32_t j : cand[k]) groups.back().targets.push_back(view(scored[k][j].i));
+    }
+    clock.mark("select");
+    const std::vector<std::vector<float>> vit = vit_.scores(groups);
+    clock.mark("vit");
+    for (size_t k = 0; k < models.size(); ++k) {
+      const hmm::ModelFilters& f = (*setup_.filters)[models[k]];
+      const int g = group_of[k];
+      for_pairs(1, cand[k].size(), [&](size_t, size_t c, hmm::FilterWorkspace& ws) {
+        Scored& sp = scored[k][cand[k][c]];
+        const SeqView v = view(sp.i);
+        const float vit_nats = g >= 0 ? vit[size_t(g)][c] : hmm::viterbi_filter_score(f.vit, v.data, int(v.length), ws);
+        sp.r = hmm::finish_viterbi(f, sp.r, vit_nats, setup_.settings);
+      });
+    }
+    clock.mark("after-vit");
+    for (size_t k = 0; k < models.size(); ++k) {
+      MsvModelCounts c;
+      c.model = models[k];
+      for (const Scored& sp : scored[k]) msv_count_pair(setup_, r, c, setup_.db->by_length[tile.part_begin + sp.i], sp.r);
+      c.targets += n - scored[k].size();  // the pairs below the cut: counted, failed at MSV
+      r.counts.push_back(c);
+    }
+    clock.mark("count");
+    clock.report("msv tile");
+    return r;
+  }
+
+  // A pair the pipeline looked at: its position in the tile and its result.
+  struct Scored {
+    uint32_t i;
+    hmm::PairResult r;
+  };
+  static constexpr size_t kBatch = 512;
+  static size_t batch_count(size_t n) { return (n + kBatch - 1) / kBatch; }
+
+  // Runs body(k, first, last) over batches [first, last) of i < n, for k < models, on the host pool.
+  template <class Body>
+  void for_batches(size_t models, size_t n, Body&& body) {
+    const size_t batches = batch_count(n);
+    pool_.run(models * batches, [&](size_t job) {
+      const size_t k = job / batches, b = job % batches;
+      body(k, b * kBatch, std::min(n, (b + 1) * kBatch));
+    });
+  }
+  // Runs body(k, i, workspace) for k < models, i < n on the host pool, in batches.
+  template <class Body>
+  void for_pairs(size_t models, size_t n, Body&& body) {
+    for_batches(models, n, [&](size_t k, size_t first, size_t last) {
+      hmm::FilterWorkspace ws;
+      for (size_t i = first; i < last; ++i) body(k, i, ws);
+    });
+  }
+
+  const MsvSetup setup_;
+  int device_;
+  hmm::MsvCuda gpu_;
+  hmm::VitCuda vit_;
+  ThreadPool pool_;
+  hmm::FilterWorkspace ws_;
+};
+}  // namespace
+
+std::unique_ptr<MsvEngine> make_cuda_msv_engine(int device, int host_threads, const MsvSetup& setup) {
+  return std::make_unique<CudaMsvEngine>(device, host_threads, setup);
+}
+
+}  // namespace hpc

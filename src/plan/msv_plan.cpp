@@ -1,0 +1,74 @@
+#include "src/plan/msv_plan.hpp"
+
+#include <algorithm>
+
+namespace hpc {
+namespace {
+
+// Cuts the length-sorted database into `parts` runs of about equal residues.
+std::vector<std::pair<uint32_t, uint32_t>> partitions(const Database& db, size_t parts) {
+  const uint64_t total = std::max<uint64_t>(1, db.seqs.total_residues());
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  uint32_t begin = 0;
+  uint64_t acc = 0;
+  for (uint32_t i = 0; i < db.by_length.size(); ++i) {
+    acc += db.seqs.length(db.by_length[i]);
+    if (acc * parts >= total * (out.size() + 1) || i + 1 == db.by_length.size()) {
+      out.push_back({begin, i + 1});
+      begin = i + 1;
+    }
+  }
+  return out;
+}
+
+// Models per tile at most: one GPU launch scores them all against the tile's targets.
+constexpr size_t kModelsPerTile = 8;
+
+// The GPU kernel's length classes (kernels/cuda/msv_kernels.cu: 128-node chunks, compiled for
+// 1, 2, 3, 4, 6, 8, 12, 16, 24, 32 chunks): models of one class share a launch without padding
+// past the class, so a batch never pays a longer model's chunk count.
+int length_class(int M) {
+  int c = 0;
+  for (int chunks : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32}) {
+    if (M <= 128 * chunks) return c;
+    ++c;
+  }
+  return c;
+}
+
+}  // namespace
+
+MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers) {
+  const size_t parts = std::min<size_t>(db.seqs.size(), std::max<size_t>(1, 4 * workers));
+  const auto cuts = partitions(db, parts);
+  std::vector<uint32_t> order(model_lengths.size());
+  for (uint32_t m = 0; m < order.size(); ++m) order[m] = m;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return model_lengths[a] < model_lengths[b]; });
+  std::vector<std::vector<uint32_t>> batches;
+  for (uint32_t m : order) {
+    if (batches.empty() || batches.back().size() == kModelsPerTile ||
+        length_class(model_lengths[batches.back().front()]) != length_class(model_lengths[m]))
+      batches.emplace_back();
+    batches.back().push_back(m);
+  }
+  MsvPlan plan;
+  for (const auto& batch : batches)
+    for (const auto& [b, e] : cuts) {
+      Tile t;
+      t.queries = batch;
+      t.part_begin = b;
+      t.part_end = e;
+      uint64_t res = 0, nodes = 0;
+      for (uint32_t p = b; p < e; ++p) res += db.seqs.length(db.by_length[p]);
+      for (uint32_t m : batch) nodes += uint64_t(model_lengths[m]);
+      t.cells = res * nodes;
+      plan.tiles.push_back(std::move(t));
+    }
+  number_largest_first(plan.tiles);
+  plan.partitions = uint32_t(cuts.size());
+  plan.model_batches = uint32_t(batches.size());
+  return plan;
+}
+
+}  // namespace hpc

@@ -1,0 +1,22 @@
+#pragma once
+// The tiles of `hpcalign msv`: (model batch) x (database partition). Models are sorted by
+// length and batched within a length class of the GPU kernel (at most 8 a batch: one launch
+// scores them all); the length-sorted database is cut into 4 partitions per worker of about
+// equal residues, so that batches of different cost balance (largest first).
+#include <cstdint>
+#include <vector>
+
+#include "io/database.hpp"
+#include "src/core/tile.hpp"
+
+namespace hpc {
+
+struct MsvPlan {
+  std::vector<Tile> tiles;  // queries: model indices; part: positions in db.by_length
+  uint32_t partitions = 0, model_batches = 0;
+};
+
+// model_lengths[m]: model m's nodes (M). A tile's cells: sum M x target residues.
+MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers);
+
+}  // namespace hpc

@@ -1,0 +1,131 @@
+#include "src/workloads/tiled_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include "kernels/backend.hpp"
+#include "src/core/progress.hpp"
+#include "src/core/stage_clock.hpp"
+#include "src/workloads/worker_threads.hpp"
+
+namespace hpc {
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+// --backend into workers: every visible GPU (workers_per_gpu() each in a local run; one per
+// rank under MPI), or the CPU. cuda without a GPU (or without CUDA in the build) throws the
+// backend's clear error.
+Engines place_engines(const RunSettings& s, const MpiContext& mpi, int per_gpu_default, bool worker_per_thread) {
+  Engines e;
+  const BackendKind kind = parse_backend_kind(s.backend);
+  e.distributed = mpi.active && mpi.size > 1;
+  e.threads = s.threads > 0 ? s.threads : default_worker_threads(mpi);
+  e.gpu = kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
+  if (e.gpu) e.devices = backend_device_count(BackendKind::Cuda);
+  const int per_gpu = e.distributed ? 1 : workers_per_gpu(per_gpu_default);
+  e.local_workers = e.gpu ? e.devices * per_gpu : (worker_per_thread ? e.threads : 1);
+  return e;
+}
+
+EngineSlot slot_for(const Engines& e, bool worker_per_thread, int device_slot) {
+  EngineSlot slot;
+  if (e.gpu) {
+    slot.device = device_slot % e.devices;
+    // The process's threads shared among its GPU workers (host stages: fits, filters).
+    slot.threads = std::max(1, e.threads / (e.distributed ? 1 : e.local_workers));
+  } else {
+    slot.threads = worker_per_thread ? 1 : e.threads;
+  }
+  return slot;
+}
+
+}  // namespace
+
+double RunClock::phase_seconds() const { return seconds_since(phase_start); }
+
+int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
+  install_stop_handlers();  // a signal while loading must not lose a resumable file either
+  RunClock clock;
+  clock.start = steady::now();
+  // The CUDA driver starts on the side while the inputs load.
+  const DeviceWarmup warmup(parse_backend_kind(s.backend), mpi.active && mpi.size > 1);
+  w.load();
+  clock.loaded = steady::now();
+  const bool per_thread = w.worker_per_cpu_thread();
+  w.engines_ = place_engines(s, mpi, w.workers_per_gpu(), per_thread);
+  const Engines& engines = w.engines_;
+
+  ResumableRun resume;  // master only: the journal
+  TiledPlan plan;
+  std::vector<DeviceCapacity> capacities;
+  std::unique_ptr<Progress> progress;
+  bool have_output = false;
+
+  SchedulerHooks hooks;
+  hooks.make_worker = [&](int index, int device_slot) -> std::unique_ptr<TileWorker> {
+    const auto t0 = steady::now();
+    std::unique_ptr<TileWorker> worker = w.make_worker(slot_for(engines, per_thread, device_slot));
+    if (s.verbose && engines.gpu)
+      std::fprintf(stderr, "hpcalign: %s: worker %d ready in %.3f s\n", w.name().c_str(), index, seconds_since(t0));
+    return worker;
+  };
+  // While the workers start: --resume reads the old output, then the new one is created.
+  hooks.prepare = [&] {
+    resume = ResumableRun(w.name(), s.out_path, s.resume, s.quiet, w.parameters());
+    w.create_output();
+    have_output = true;
+  };
+  hooks.plan = [&](const std::vector<DeviceCapacity>& caps) {
+    capacities = caps;
+    if (resume.resuming())  // the stored plan: this run may have other workers
+      plan = {resume.stored_plan(), resume.stored_notes()};
+    else
+      plan = w.plan(caps);
+    uint64_t cells = 0;
+    for (const Tile& t : plan.tiles) cells += t.cells;
+    progress = std::make_unique<Progress>(w.name(), plan.tiles.size(), cells, s.quiet);
+    progress->resumed(resume.finished_count(), resume.finished_cells());
+    clock.planned = steady::now();
+    return resume.to_run(plan.tiles);
+  };
+  // The first tiles compute meanwhile.
+  hooks.on_started = [&] {
+    w.write_header(plan, capacities);
+    resume.begin(w.output_file(), plan.tiles, plan.notes);
+    resume.replay([&](uint32_t id, const std::string& bytes) { w.store(id, bytes, true); });
+    clock.phase_start = clock.last_result = steady::now();
+  };
+  hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
+    const auto t0 = steady::now();
+    resume.record(tile, bytes);  // first: the journal is what --resume trusts
+    w.store(tile.id, bytes, false);
+    progress->tile_done(tile.cells);
+    clock.last_result = steady::now();
+    clock.store_seconds += std::chrono::duration<double>(clock.last_result - t0).count();
+  };
+
+  try {
+    if (engines.distributed)
+      run_tiles_mpi(mpi, hooks);
+    else
+      run_tiles_local(engines.local_workers, hooks);
+  } catch (const StopRequested& stop) {
+    if (mpi.is_master()) {
+      if (have_output) w.stopped(stop_signal_name());
+      if (progress) progress->finish();
+    }
+    std::cerr << "hpcalign: " << stop.what() << "; " << s.out_path << " is resumable with --resume\n";
+    return 0;
+  }
+  if (!mpi.is_master()) return 0;
+  w.finish(clock);
+  resume.complete();
+  progress->finish();
+  w.summary();
+  if (s.verbose) report_peak_memory();
+  return 0;
+}
+
+}  // namespace hpc
