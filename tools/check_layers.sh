@@ -7,7 +7,8 @@
 # A file may include files of its own layer and of lower ones. The layer of a path is that of
 # its longest prefix in LAYERS below; every file under src/, io/, kernels/ and mpi/ needs one.
 # src/hmm holds the models the kernels score (profiles, null model), its filter pipeline
-# drives the kernels. Tests, tools and benchmarks may include anything.
+# drives the kernels. The msv and pss engines (kernels/W_engine with their cpu/cuda twins) return
+# that layer's results (filter pipeline, pss statistics), so they sit with it, below the workloads. Tests, tools and benchmarks may include anything.
 #   usage: tools/check_layers.sh SOURCE_DIR      (--self-test: shows that it catches a fault)
 set -euo pipefail
 
@@ -25,6 +26,12 @@ src/report 6
 src/pss 6
 src/hmm/filter_pipeline 6
 src/hmm/hmmsearch_pipeline 6
+kernels/msv_engine 6
+kernels/cpu/msv_engine_cpu 6
+kernels/cuda/msv_engine_cuda 6
+kernels/pss_engine 6
+kernels/cpu/pss_cpu 6
+kernels/cuda/pss_gpu_engine 6
 src/workloads 7
 src/cli 8
 '
