@@ -13,6 +13,7 @@
 #include "src/report/fasta_descriptions.hpp"
 #include "src/workloads/hmmsearch_output.hpp"
 #include "src/workloads/hmmsearch_rows.hpp"
+#include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
@@ -56,22 +57,12 @@ class HmmsearchWorker : public TileWorker {
   hmm::PipelineSettings settings_;
 };
 
-std::string fingerprint(const std::vector<HmmModel>& models) {
-  checkpoint::Crc32 crc;
-  for (const HmmModel& m : models) {
-    const float stats[] = {m.msv_mu, m.msv_lambda, m.vit_mu, m.vit_lambda, m.fwd_tau, m.fwd_lambda};
-    crc.add(m.name).add(&m.length, sizeof m.length).add(stats, sizeof stats).add(m.compo.data(), sizeof m.compo);
-    crc.add(m.mat).add(m.ins).add(m.t);
-  }
-  return std::to_string(models.size()) + " models, crc32 " + crc.hex();
-}
-
 // The per-target pipeline's options change what tiles hold; thresholds act at the end only,
 // but a resumed run must write what its command line says: all of them are checked.
 std::vector<checkpoint::RunParameter> run_parameters(const HmmsearchOptions& o, const HmmsearchJob& job) {
   const hmm::PipelineSettings& p = o.pipeline;
   return {
-      {"models", fingerprint(job.models)},
+      {"models", models_fingerprint(job.models)},
       {"database", checkpoint::fingerprint(job.db.seqs)},
       {"F1", checkpoint::exact(p.F1)},
       {"F2", checkpoint::exact(p.F2)},

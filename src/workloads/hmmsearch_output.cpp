@@ -1,10 +1,10 @@
 #include "src/workloads/hmmsearch_output.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "src/workloads/hmm_inputs.hpp"
 
 namespace hpc {
 namespace {
@@ -82,17 +82,7 @@ void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std
   h5::set_attribute(f, "", "null2", int64_t(opt.pipeline.null2));
   h5::set_attribute(f, "", "seed", int64_t(opt.pipeline.seed));
   if (!opt.cutoff.empty()) h5::set_attribute(f, "", "cutoff", opt.cutoff);
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
-  std::vector<std::string> names;
-  std::vector<uint32_t> lengths;
-  for (const auto& m : models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
-  h5::write_column(f, "models/name", names);
-  h5::write_column(f, "models/length", lengths);
-  std::vector<uint32_t> tl(targets.size());
-  for (size_t i = 0; i < tl.size(); ++i) tl[i] = targets.length(i);
-  h5::write_column(f, "targets/id", targets.ids);
-  h5::write_column(f, "targets/length", tl);
+  write_models_and_targets(f, models, targets);
 }
 
 void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts) {

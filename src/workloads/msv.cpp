@@ -19,6 +19,7 @@
 #include "src/plan/msv_plan.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/msv_output.hpp"
+#include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
@@ -84,21 +85,10 @@ class MsvWorker : public TileWorker {
   std::unique_ptr<MsvEngine> engine_;
 };
 
-// The models' content: what the filters read (the parsed numbers, so a re-gzipped file is the same).
-std::string fingerprint(const std::vector<HmmModel>& models) {
-  checkpoint::Crc32 crc;
-  for (const HmmModel& m : models) {
-    const float stats[] = {m.msv_mu, m.msv_lambda, m.vit_mu, m.vit_lambda, m.fwd_tau, m.fwd_lambda};
-    crc.add(m.name).add(&m.length, sizeof m.length).add(stats, sizeof stats).add(m.compo.data(), sizeof m.compo);
-    crc.add(m.mat).add(m.ins).add(m.t);
-  }
-  return std::to_string(models.size()) + " models, crc32 " + crc.hex();
-}
-
 // Everything that changes the results (content fingerprints, not paths).
 std::vector<checkpoint::RunParameter> run_parameters(const MsvOptions& opt, const MsvJob& job) {
   return {
-      {"models", fingerprint(job.models)},
+      {"models", models_fingerprint(job.models)},
       {"database", checkpoint::fingerprint(job.db.seqs)},
       {"F1", checkpoint::exact(opt.F1)},
       {"F2", checkpoint::exact(opt.F2)},

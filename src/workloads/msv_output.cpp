@@ -1,10 +1,9 @@
 #include "src/workloads/msv_output.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "src/hmm/filter_pipeline.hpp"
+#include "src/workloads/hmm_inputs.hpp"
 
 namespace hpc {
 namespace {
@@ -37,17 +36,7 @@ void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<Hmm
   h5::set_attribute(f, "", "F2", opt.F2);
   h5::set_attribute(f, "", "stages", hmm::stages_name(stages));
   h5::set_attribute(f, "", "all_pairs", int64_t(opt.all_pairs));
-  char host[256] = {0};
-  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
-  std::vector<std::string> names;
-  std::vector<uint32_t> lengths;
-  for (const auto& m : models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
-  h5::write_column(f, "models/name", names);
-  h5::write_column(f, "models/length", lengths);
-  std::vector<uint32_t> tl(targets.size());
-  for (size_t i = 0; i < tl.size(); ++i) tl[i] = targets.length(i);
-  h5::write_column(f, "targets/id", targets.ids);
-  h5::write_column(f, "targets/length", tl);
+  write_models_and_targets(f, models, targets);
   h5::create_column<uint32_t>(f, kRowColumns[0]);
   h5::create_column<uint32_t>(f, kRowColumns[1]);
   h5::create_column<float>(f, kRowColumns[2]);

@@ -71,6 +71,7 @@ compare "--nobias" "$ALL" "$WORK/db.fa" --nobias
 compare "--nonull2" "$ALL" "$WORK/db.fa" --nonull2
 compare "--max" "$PFAM" "$D/globins45.fa" --max
 compare "--seed 7" "$D/hmm/fn3.hmm" "$D/7LESS_DROME.fa" --seed 7
+compare "--seed 123" "$ALL" "$WORK/db.fa" --seed 123
 compare "--noali" "$D/hmm/globins4.hmm" "$D/globins45.fa" --noali
 
 # Two MPI ranks, and the HDF5 result.

@@ -1,0 +1,33 @@
+#include "src/workloads/hmm_inputs.hpp"
+
+#include <unistd.h>
+
+#include "io/checkpoint.hpp"
+
+namespace hpc {
+
+std::string models_fingerprint(const std::vector<HmmModel>& models) {
+  checkpoint::Crc32 crc;
+  for (const HmmModel& m : models) {
+    const float stats[] = {m.msv_mu, m.msv_lambda, m.vit_mu, m.vit_lambda, m.fwd_tau, m.fwd_lambda};
+    crc.add(m.name).add(&m.length, sizeof m.length).add(stats, sizeof stats).add(m.compo.data(), sizeof m.compo);
+    crc.add(m.mat).add(m.ins).add(m.t);
+  }
+  return std::to_string(models.size()) + " models, crc32 " + crc.hex();
+}
+
+void write_models_and_targets(h5::File& f, const std::vector<HmmModel>& models, const SequenceSet& targets) {
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) h5::set_attribute(f, "", "host", std::string(host));
+  std::vector<std::string> names;
+  std::vector<uint32_t> lengths;
+  for (const auto& m : models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
+  h5::write_column(f, "models/name", names);
+  h5::write_column(f, "models/length", lengths);
+  std::vector<uint32_t> tl(targets.size());
+  for (size_t i = 0; i < tl.size(); ++i) tl[i] = targets.length(i);
+  h5::write_column(f, "targets/id", targets.ids);
+  h5::write_column(f, "targets/length", tl);
+}
+
+}  // namespace hpc
