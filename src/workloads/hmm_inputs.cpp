@@ -3,8 +3,16 @@
 #include <unistd.h>
 
 #include "io/checkpoint.hpp"
+#include "src/plan/msv_plan.hpp"
 
 namespace hpc {
+
+TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers) {
+  std::vector<int> lengths;
+  for (const HmmModel& m : models) lengths.push_back(m.length);
+  MsvPlan plan = plan_msv(lengths, db, workers);
+  return {std::move(plan.tiles), {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
+}
 
 std::string models_fingerprint(const std::vector<HmmModel>& models) {
   checkpoint::Crc32 crc;

@@ -9,7 +9,6 @@
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
-#include "src/plan/msv_plan.hpp"
 #include "src/report/fasta_descriptions.hpp"
 #include "src/workloads/hmmsearch_output.hpp"
 #include "src/workloads/hmmsearch_rows.hpp"
@@ -100,11 +99,7 @@ class HmmsearchRun : public TiledWorkload {
   h5::File& output_file() override { return *out_; }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    std::vector<int> lengths;
-    for (const HmmModel& m : job_.models) lengths.push_back(m.length);
-    MsvPlan plan = plan_msv(lengths, job_.db, caps.size());
-    return {std::move(plan.tiles),
-            {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
+    return plan_model_tiles(job_.models, job_.db, caps.size());
   }
 
   void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {

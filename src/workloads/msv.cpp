@@ -16,7 +16,6 @@
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
-#include "src/plan/msv_plan.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/hmm_inputs.hpp"
@@ -174,11 +173,7 @@ class MsvRun : public TiledWorkload {
   h5::File& output_file() override { return *out_; }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    std::vector<int> lengths;
-    for (const HmmModel& m : job_.models) lengths.push_back(m.length);
-    MsvPlan plan = plan_msv(lengths, job_.db, caps.size());
-    return {std::move(plan.tiles),
-            {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
+    return plan_model_tiles(job_.models, job_.db, caps.size());
   }
 
   // Runs while the first tiles compute: every target's id (~0.1 s for 590k targets).
