@@ -110,7 +110,7 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
   hmm::PipelineSettings& p = o_.pipeline;
   po::options_description out("hmmsearch output (HMMER 3.3.2's names)");
   out.add_options()
-    (",o", po::value(&o_.report_path), "main text output to FILE, not stdout: hmmsearch's header lines per query and its "
+    (",o", po::value(&o_.report_path), "main text output to FILE, not stdout: per query hmmsearch's 'Query:' line and its "
      "pipeline statistics summary only (its hit lists and alignments are not written yet: use --tblout/--domtblout)")
     ("tblout", po::value(&o_.tblout_path), "hmmsearch's table of per-sequence hits to FILE (identical to hmmsearch's "
      "but for its trailing '# Program:' comment block)")
