@@ -14,6 +14,7 @@ int makedb(const std::vector<std::string>& args);
 int view(const std::vector<std::string>& args);
 int merge(const std::vector<std::string>& args, const std::string& command_line);
 int msv(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
+int hmmsearch(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 int pss(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 
 }  // namespace hpc::cli

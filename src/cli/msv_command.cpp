@@ -13,10 +13,9 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
   opts.add_options()
     ("models,m", po::value(&o.model_path)->required(), "HMMER3 model file (one or many models, plain or .gz; protein)")
     ("db,d", po::value(&o.db_path)->required(), "database: FASTA (plain or .gz) or a `hpcalign makedb` file")
-    ("F1", po::value(&o.F1)->default_value(0.02), "MSV and bias filter P-value threshold (hmmsearch --F1)")
-    ("F2", po::value(&o.F2)->default_value(1e-3), "Viterbi filter P-value threshold (hmmsearch --F2)")
     ("stages", po::value(&o.stages)->default_value("msv,bias,vit"), "filters to run: msv | msv,bias | msv,bias,vit")
     ("all", po::bool_switch(&o.all_pairs), "write every (model, target) pair, not only survivors");
+  add_filter_thresholds(opts, o.F1, o.F2);
   output.add_to(opts);
   run.add_to(opts);
   po::variables_map vm;

@@ -1,5 +1,8 @@
 #include "src/cli/options.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "src/core/progress.hpp"
 
 namespace hpc::cli {
@@ -94,6 +97,89 @@ std::string hmmer_residue_usage() {
          "one, counted in the length) and '.', '_', '~' are HMMER's nonresidue (no match state emits\n"
          "them); lower case is upper case; '-' and any other character are errors naming file and line.\n"
          "A makedb file holds BLAST's reading (U/O/J as X): give the FASTA file for HMMER's.\n";
+}
+
+void add_filter_thresholds(po::options_description& opts, double& F1, double& F2) {
+  opts.add_options()
+    ("F1", po::value(&F1)->default_value(F1), "MSV and bias filter threshold: promote targets with P <= F1 (hmmsearch --F1)")
+    ("F2", po::value(&F2)->default_value(F2), "Viterbi filter threshold: promote targets with P <= F2 (hmmsearch --F2)");
+}
+
+void HmmsearchGroup::add_to(po::options_description& opts) {
+  hmm::ReportThresholds& t = o_.thresholds;
+  hmm::PipelineSettings& p = o_.pipeline;
+  po::options_description out("hmmsearch output (HMMER 3.3.2's names)");
+  out.add_options()
+    (",o", po::value(&o_.report_path), "main text output to FILE, not stdout: per query hmmsearch's 'Query:' line and its "
+     "pipeline statistics summary only (its hit lists and alignments are not written yet: use --tblout/--domtblout)")
+    ("tblout", po::value(&o_.tblout_path), "hmmsearch's table of per-sequence hits to FILE (identical to hmmsearch's "
+     "but for its trailing '# Program:' comment block)")
+    ("domtblout", po::value(&o_.domtblout_path), "hmmsearch's table of per-domain hits to FILE (likewise)")
+    ("noali", po::bool_switch(&noali_), "no alignments in the main output (accepted: -o has none yet)")
+    ("h5", po::value(&o_.run.out_path), "HDF5 result (targets, domains, pipeline counts); needed for --resume; "
+     "without it the run's HDF5 file is temporary");
+  po::options_description thr("hmmsearch reporting and inclusion thresholds");
+  thr.add_options()
+    (",E", po::value(&t.E)->default_value(t.E), "report sequences <= this E-value")
+    (",T", po::value(&t.T), "report sequences >= this score (bits) instead")
+    ("domE", po::value(&t.domE)->default_value(t.domE), "report domains <= this E-value (conditional E-value)")
+    ("domT", po::value(&t.domT), "report domains >= this score (bits) instead")
+    ("incE", po::value(&t.incE)->default_value(t.incE), "include sequences <= this E-value")
+    ("incdomE", po::value(&t.incdomE)->default_value(t.incdomE), "include domains <= this E-value")
+    ("cut_ga", po::bool_switch(&cut_ga_), "the models' GA gathering cut-offs set the thresholds")
+    ("cut_tc", po::bool_switch(&cut_tc_), "the models' TC trusted cut-offs set the thresholds")
+    ("cut_nc", po::bool_switch(&cut_nc_), "the models' NC noise cut-offs set the thresholds")
+    (",Z", po::value(&Z_), "number of comparisons for E-values (default: the number of targets)")
+    ("domZ", po::value(&t.domZ), "number of significant sequences for domain E-values (default: those reported)");
+  po::options_description acc("hmmsearch filters (acceleration heuristics) and domain definition");
+  acc.add_options()
+    ("max", po::bool_switch(&max_), "every filter off (F1 = F2 = F3 = 1, no bias filter): Forward and Backward on all")
+    ("F3", po::value(&p.F3)->default_value(p.F3), "Forward filter threshold: promote hits with P <= F3")
+    ("nobias", po::bool_switch(&nobias_), "no composition bias filter")
+    ("nonull2", po::bool_switch(&nonull2_), "no null2 score corrections")
+    ("seed", po::value(&seed_)->default_value(seed_), "random number seed of domain definition's sampling "
+     "(hmmsearch's 0, an arbitrary seed, is refused: results would not repeat)")
+    ("cpu", po::value(&cpu_), "worker threads (hmmsearch's name for --threads)");
+  add_filter_thresholds(acc, p.F1, p.F2);
+  opts.add(out).add(thr).add(acc);
+}
+
+void HmmsearchGroup::apply(const po::variables_map& vm) {
+  hmm::ReportThresholds& t = o_.thresholds;
+  hmm::PipelineSettings& p = o_.pipeline;
+  const int cuts = int(cut_ga_) + int(cut_tc_) + int(cut_nc_);
+  if (cuts > 1) throw po::error("--cut_ga, --cut_tc and --cut_nc exclude each other");
+  if (cuts)
+    for (const char* o : {"-E", "-T", "domE", "domT", "incE", "incdomE"})
+      if (!vm[o].defaulted() && vm.count(o))
+        throw po::error(std::string(o[0] == '-' ? "" : "--") + o + " and --cut_ga/--cut_tc/--cut_nc exclude each other");
+  o_.cutoff = cut_ga_ ? "GA" : cut_tc_ ? "TC" : cut_nc_ ? "NC" : "";
+  for (const char* o : {"-E", "domE", "incE", "incdomE"})
+    if (!(vm[o].as<double>() > 0)) throw po::error(std::string("the ") + o + " E-value threshold must be > 0");
+  t.by_E = !vm.count("-T");
+  t.dom_by_E = !vm.count("domT");
+  if (vm.count("-Z")) {
+    if (!(Z_ > 0)) throw po::error("-Z must be > 0");
+    o_.Z = Z_;
+    t.Z = Z_;
+  }
+  if (vm.count("domZ") && !(t.domZ > 0)) throw po::error("--domZ must be > 0");
+  if (max_)
+    for (const char* o : {"F1", "F2", "F3"})
+      if (!vm[o].defaulted()) throw po::error(std::string("--max and --") + o + " exclude each other");
+  if (!(p.F1 > 0 && p.F1 <= 1) || !(p.F2 > 0 && p.F2 <= 1) || !(p.F3 > 0 && p.F3 <= 1))
+    throw po::error("--F1, --F2 and --F3 must be in (0, 1]");
+  p.bias_filter = !nobias_;
+  if (max_) p = hmm::PipelineSettings::max_sensitivity(p);
+  p.null2 = !nonull2_;
+  if (seed_ <= 0 || seed_ > int64_t(UINT32_MAX))
+    throw po::error("--seed must be in 1.." + std::to_string(UINT32_MAX) + " (0, an arbitrary seed, is not offered)");
+  p.seed = uint32_t(seed_);
+  if (vm.count("cpu")) {
+    if (!vm["threads"].defaulted()) throw po::error("--cpu and --threads are the same option: give one");
+    if (cpu_ < 0) throw po::error("--cpu must be >= 0");
+    o_.run.threads = std::max(1, cpu_);  // hmmsearch --cpu 0: no worker threads, one thread works
+  }
 }
 
 }  // namespace hpc::cli

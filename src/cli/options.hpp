@@ -4,12 +4,14 @@
 //   ScoringGroup  --matrix --gapopen --gapextend [--lambda --K]
 //   RunGroup      --backend --threads --verbose --quiet --resume --progress-interval
 //   OutputGroup   -o/--out --format --force     (src/cli/text_output.hpp)
+//   HmmsearchGroup  hmmsearch's own options, under its names (-o -E -T --domE ... --cpu)
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "src/workloads/hmmsearch.hpp"
 #include "src/workloads/run_settings.hpp"
 
 namespace hpc::cli {
@@ -60,6 +62,27 @@ class RunGroup {
   int& threads_;
   bool &verbose_, &quiet_, &resume_;
   double progress_interval_ = 30;
+};
+
+// hmmsearch's --F1 and --F2 (MSV/bias and Viterbi filter P-value thresholds): msv and hmmsearch.
+void add_filter_thresholds(po::options_description& opts, double& F1, double& F2);
+
+// HMMER 3.3.2 hmmsearch's options with its names, defaults and meanings (its thresholds,
+// filters and outputs), into HmmsearchOptions; --h5 names the HDF5 result.
+class HmmsearchGroup {
+ public:
+  explicit HmmsearchGroup(HmmsearchOptions& o) : o_(o) {}
+  void add_to(po::options_description& opts);
+  // After parsing: hmmsearch's incompatibilities and ranges (throws po::error), -Z, the cut-off.
+  void apply(const po::variables_map& vm);
+
+ private:
+  HmmsearchOptions& o_;
+  double Z_ = 0;
+  int cpu_ = -1;
+  bool cut_ga_ = false, cut_tc_ = false, cut_nc_ = false, max_ = false, nobias_ = false, nonull2_ = false;
+  bool noali_ = false;
+  int64_t seed_ = 42;
 };
 
 // Re-parse errors of apply() the way parse errors are reported (exit 2 with the usage).

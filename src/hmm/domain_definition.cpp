@@ -15,7 +15,6 @@ namespace {
 
 constexpr float kRt1 = 0.25f, kRt2 = 0.10f, kRt3 = 0.20f;
 constexpr int kSamples = 200;
-constexpr uint32_t kSeed = 42;
 
 bool is_multidomain_region(const DomainPosteriors& d, int i, int j) {
   float max = -1.0f;
@@ -31,7 +30,7 @@ std::vector<SampledDomain> region_trace_ensemble(const uint8_t* seq, int ireg, i
                                                  DomainWorkspace& ws, std::vector<float>& n2sc) {
   const int Lr = jreg - ireg + 1;
   std::fill(n2sc.begin() + ireg, n2sc.begin() + jreg + 1, 0.0f);
-  ws.rng.reset(kSeed);
+  ws.rng.reset(ws.seed);
   std::vector<SampledDomain> sp;
   for (int t = 0; t < kSamples; ++t) {
     stochastic_trace(ws.rng, Lr, p, ws.fwd, ws.trace);

@@ -2,7 +2,7 @@
 // HMMER 3.3.2's domain definition (p7_domaindef.c, p7_domaindef_ByPosteriorHeuristics):
 //  1. regions: from the parser matrices' posterior B/E/occupancy (rt1 0.25, rt2 0.10);
 //  2. a region with >= rt3 (0.20) expected extra domains is split by clustering 200 sampled
-//     traces (seed 42, reset per region); its null2 comes from the samples (by trace);
+//     traces (seed 42 or hmmsearch's --seed, reset per region); its null2 comes from the samples (by trace);
 //  3. each envelope is rescored in unihit mode: Forward/Backward on the envelope, posterior
 //     decoding, optimal accuracy alignment (ali and hmm coordinates, oasc), and null2 by
 //     expectation for single-domain regions.
@@ -37,6 +37,7 @@ struct DomainWorkspace {
   FbMatrix fwd, bck;
   Trace trace;
   EaselFastRng rng{42};
+  uint32_t seed = 42;  // hmmsearch --seed: the sampler restarts from it in every region
 };
 
 // `p` is configured for L in multihit mode on entry and left so on return. fwd/bck are the

@@ -20,9 +20,13 @@ ReportThresholds model_cutoff_thresholds(const HmmModel& model, const std::strin
 
 HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t) {
   const HmmerFloatMode mode;
-  if (t.use_bit_cutoffs)  // p7_Pipeline keeps only targets reportable by score
-    hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const TargetHit& h) { return h.score < t.seq_cutoff; }),
-               hits.end());
+  const auto kept_by_pipeline = [&](const TargetHit& h) {  // p7_pli_TargetReportable during the search
+    if (t.use_bit_cutoffs) return h.score >= t.seq_cutoff;
+    if (!t.by_E) return double(h.score) >= t.T;
+    return std::exp(h.lnP) * (t.Z > 0.0 ? t.Z : double(h.index + 1)) <= t.E;
+  };
+  hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const TargetHit& h) { return !kept_by_pipeline(h); }),
+             hits.end());
   std::sort(hits.begin(), hits.end(), [&](const TargetHit& a, const TargetHit& b) {
     // sortkey: -lnP when inclusion is by E-value, the score under bit cut-offs
     const double ka = t.use_bit_cutoffs ? double(a.score) : -a.lnP, kb = t.use_bit_cutoffs ? double(b.score) : -b.lnP;
@@ -37,7 +41,7 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
     if (t.use_bit_cutoffs) {
       h.reported = h.included = true;  // every kept target scores >= the cut-off
       for (DomainHit& d : h.domains) d.reported = d.included = d.bitscore >= t.dom_cutoff;
-    } else if (std::exp(h.lnP) * Z <= t.E) {
+    } else if (t.by_E ? std::exp(h.lnP) * Z <= t.E : h.score >= t.T) {
       h.reported = true;
       h.included = std::exp(h.lnP) * Z <= t.incE;
     }
@@ -48,7 +52,7 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
   for (TargetHit& h : hits) {
     if (h.reported && !t.use_bit_cutoffs)
       for (DomainHit& d : h.domains) {
-        d.reported = std::exp(d.lnP) * list.domZ <= t.domE;
+        d.reported = t.dom_by_E ? std::exp(d.lnP) * list.domZ <= t.domE : d.bitscore >= t.domT;
         d.included = h.included && std::exp(d.lnP) * list.domZ <= t.incdomE;
       }
     for (const DomainHit& d : h.domains) h.nreported += d.reported, h.nincluded += d.included;

@@ -35,6 +35,10 @@ struct TargetHit {
 
 struct ReportThresholds {  // hmmsearch's defaults: -E 10 --domE 10 --incE 0.01 --incdomE 0.01
   double E = 10.0, domE = 10.0, incE = 0.01, incdomE = 0.01;
+  // -T / --domT: report by bit score (target score >= T, domain score >= domT) instead of E-value.
+  bool by_E = true, dom_by_E = true;
+  double T = 0.0, domT = 0.0;
+  double Z = 0.0;     // -Z; 0: the number of targets (finish_hits' Z)
   double domZ = 0.0;  // --domZ; 0: the number of reported targets, as hmmsearch sets it
   // --cut_ga/--cut_tc/--cut_nc: the model's bit-score cut-offs decide reporting and inclusion
   // (sequence score >= seq_cutoff, domain score >= dom_cutoff), and targets list by score.
@@ -51,7 +55,10 @@ struct HitList {
   int nreported = 0, nincluded = 0;
 };
 
-// Sorts by E-value (by score under bit cut-offs; name, then alignment start on ties), flags
+// Keeps the targets hmmsearch's p7_Pipeline adds to its hit list: those reportable against the
+// search so far (E-value with -Z, else with Z = the targets read so far, TargetHit::index + 1 in
+// file order as hmmsearch --cpu 1 reads them; -T or a cut-off: by score). The others never
+// count, not even in the tables' name widths. Then sorts by E-value (by score under bit cut-offs; name, then alignment start on ties), flags
 // reported and included targets with Z (number of targets searched) and domains with domZ
 // (number of reported targets), and hides duplicate alignments (HMMER's bug h74 workaround).
 HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t = {});

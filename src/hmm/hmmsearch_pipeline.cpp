@@ -12,7 +12,6 @@ namespace hpc::hmm {
 namespace {
 
 constexpr double kLn2 = 0.69314718055994529;  // eslCONST_LOG2
-constexpr double kF3 = 1e-5;
 constexpr int kMaxTargetLength = 100000;
 const double kLogOmega = std::log(1.0 / 256.0);  // log(bg->omega)
 
@@ -32,8 +31,16 @@ float kahan_sum(const std::vector<float>& v) {
 
 }  // namespace
 
-HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model)
-    : fwd_tau_(model.fwd_tau), fwd_lambda_(model.fwd_lambda), filters_(model), profile_(build_fb_profile(model)) {}
+HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings)
+    : fwd_tau_(model.fwd_tau),
+      fwd_lambda_(model.fwd_lambda),
+      settings_(settings),
+      filters_(model),
+      profile_(build_fb_profile(model)) {
+  filter_settings_.F1 = settings.F1, filter_settings_.F2 = settings.F2;
+  filter_settings_.stages = kStageMsv | kStageVit | (settings.bias_filter ? kStageBias : 0u);
+  domain_ws_.seed = settings.seed;
+}
 
 std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L) {
@@ -41,20 +48,21 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
     throw Error("target " + name + ": " + std::to_string(L) + " residues, over hmmsearch's limit of 100,000 per target");
   counts_.targets++;
   const HmmerFloatMode mode;
-  const PairResult f = run_filters(filters_, seq, L, FilterSettings{}, filter_ws_);
+  const PairResult f = run_filters(filters_, seq, L, filter_settings_, filter_ws_);
   counts_.past_msv += f.msv_pass;
   counts_.past_bias += f.bias_pass;
   counts_.past_vit += f.passed;
   if (!f.passed) return std::nullopt;
 
-  // filtersc: the bias filter's null (the filter pipeline recomputes it as HMMER does).
+  // filtersc: the bias filter's null (the filter pipeline recomputes it as HMMER does);
+  // null1 under --nobias.
   const float nullsc = null_one_score(L);
-  const float filtersc = filters_.bias.score(seq, L);
+  const float filtersc = settings_.bias_filter ? filters_.bias.score(seq, L) : nullsc;
   profile_.configure(L, true);
   const float fwdsc = forward(seq, L, profile_, fwd_, false);
   const float fwd_bits = float((fwdsc - filtersc) / kLn2);
   const double tau = fwd_tau_, lambda = fwd_lambda_;
-  if (std::exp(exp_logsurv(fwd_bits, tau, lambda)) > kF3) return std::nullopt;
+  if (std::exp(exp_logsurv(fwd_bits, tau, lambda)) > settings_.F3) return std::nullopt;
   counts_.past_fwd++;
 
   backward(seq, L, profile_, fwd_, bck_, false);
@@ -63,8 +71,8 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
 
   TargetHit h;
   h.name = name, h.description = description, h.length = L;
-  float seqbias = kahan_sum(dd.n2sc);
-  seqbias = flogsum(0.0f, float(kLogOmega + seqbias));
+  const bool null2 = settings_.null2;
+  float seqbias = null2 ? flogsum(0.0f, float(kLogOmega + kahan_sum(dd.n2sc))) : 0.0f;
   float pre_score = float((fwdsc - nullsc) / kLn2);
   float seq_score = float((fwdsc - (nullsc + seqbias)) / kLn2);
 
@@ -78,7 +86,7 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
       Ld += d.jenv - d.ienv + 1;
       seqbias += d.domcorrection;
     }
-  seqbias = flogsum(0.0f, float(kLogOmega + seqbias));
+  seqbias = null2 ? flogsum(0.0f, float(kLogOmega + seqbias)) : 0.0f;
   const double loop = std::log(double(float(L) / float(L + 3)));
   sum_score = float(sum_score + (L - Ld) * loop);
   const float pre2_score = float((sum_score - nullsc) / kLn2);
@@ -96,7 +104,7 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
     d.env = e;
     const int Le = e.jenv - e.ienv + 1;
     d.bitscore = float(e.envsc + (L - Le) * loop);
-    d.dombias = flogsum(0.0f, float(kLogOmega + e.domcorrection));
+    d.dombias = null2 ? flogsum(0.0f, float(kLogOmega + e.domcorrection)) : 0.0f;
     d.bitscore = float((d.bitscore - (nullsc + d.dombias)) / kLn2);
     d.lnP = exp_logsurv(d.bitscore, tau, lambda);
     h.domains.push_back(d);

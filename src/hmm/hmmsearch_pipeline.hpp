@@ -23,13 +23,27 @@
 
 namespace hpc::hmm {
 
+// hmmsearch's options of the pipeline: --F1 --F2 --F3 --nobias --nonull2 --max --seed.
+struct PipelineSettings {
+  double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;
+  bool bias_filter = true;  // --nobias: false (the Forward filter then scores against null1)
+  bool null2 = true;        // --nonull2: false (no null2 correction of sequence or domain scores)
+  uint32_t seed = 42;       // --seed (hmmsearch's 0, an arbitrary seed, is not offered)
+  // --max: every filter off (F1 = F2 = F3 = 1, no bias filter), as hmmsearch sets it.
+  static PipelineSettings max_sensitivity(PipelineSettings s) {
+    s.F1 = s.F2 = s.F3 = 1.0;
+    s.bias_filter = false;
+    return s;
+  }
+};
+
 struct PipelineCounts {  // hmmsearch's "Passed ... filter" lines
   long targets = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0;
 };
 
 class HmmsearchPipeline {
  public:
-  explicit HmmsearchPipeline(const HmmModel& model);
+  explicit HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings = {});
   // The target's row if it reaches hmmsearch's hit list (passes all filters and has at least
   // one domain), else nothing. `seq` holds residue codes under HMMER's rules. Targets over
   // 100,000 residues throw hpc::Error (hmmsearch refuses them). One pipeline per thread: it
@@ -40,6 +54,8 @@ class HmmsearchPipeline {
 
  private:
   float fwd_tau_, fwd_lambda_;
+  PipelineSettings settings_;
+  FilterSettings filter_settings_;
   ModelFilters filters_;
   FbProfile profile_;
   FilterWorkspace filter_ws_;

@@ -17,9 +17,9 @@
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
-#include "src/plan/msv_plan.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/msv_output.hpp"
+#include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
@@ -85,21 +85,10 @@ class MsvWorker : public TileWorker {
   std::unique_ptr<MsvEngine> engine_;
 };
 
-// The models' content: what the filters read (the parsed numbers, so a re-gzipped file is the same).
-std::string fingerprint(const std::vector<HmmModel>& models) {
-  checkpoint::Crc32 crc;
-  for (const HmmModel& m : models) {
-    const float stats[] = {m.msv_mu, m.msv_lambda, m.vit_mu, m.vit_lambda, m.fwd_tau, m.fwd_lambda};
-    crc.add(m.name).add(&m.length, sizeof m.length).add(stats, sizeof stats).add(m.compo.data(), sizeof m.compo);
-    crc.add(m.mat).add(m.ins).add(m.t);
-  }
-  return std::to_string(models.size()) + " models, crc32 " + crc.hex();
-}
-
 // Everything that changes the results (content fingerprints, not paths).
 std::vector<checkpoint::RunParameter> run_parameters(const MsvOptions& opt, const MsvJob& job) {
   return {
-      {"models", fingerprint(job.models)},
+      {"models", models_fingerprint(job.models)},
       {"database", checkpoint::fingerprint(job.db.seqs)},
       {"F1", checkpoint::exact(opt.F1)},
       {"F2", checkpoint::exact(opt.F2)},
@@ -185,11 +174,7 @@ class MsvRun : public TiledWorkload {
   h5::File& output_file() override { return *out_; }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    std::vector<int> lengths;
-    for (const HmmModel& m : job_.models) lengths.push_back(m.length);
-    MsvPlan plan = plan_msv(lengths, job_.db, caps.size());
-    return {std::move(plan.tiles),
-            {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
+    return plan_model_tiles(job_.models, job_.db, caps.size());
   }
 
   // Runs while the first tiles compute: every target's id (~0.1 s for 590k targets).

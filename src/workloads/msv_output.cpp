@@ -4,6 +4,7 @@
 
 #include "io/result_lifecycle.hpp"
 #include "src/hmm/filter_pipeline.hpp"
+#include "src/workloads/hmm_inputs.hpp"
 
 namespace hpc {
 namespace {
@@ -32,12 +33,7 @@ void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<Hmm
   h5::set_attribute(f, "", "F2", opt.F2);
   h5::set_attribute(f, "", "stages", hmm::stages_name(stages));
   h5::set_attribute(f, "", "all_pairs", int64_t(opt.all_pairs));
-  std::vector<std::string> names;
-  std::vector<uint32_t> lengths;
-  for (const auto& m : models) names.push_back(m.name), lengths.push_back(uint32_t(m.length));
-  h5::write_column(f, "models/name", names);
-  h5::write_column(f, "models/length", lengths);
-  result_lifecycle::write_sequences(f, "targets", targets);
+  write_models_and_targets(f, models, targets);
   h5::create_column<uint32_t>(f, kRowColumns[0]);
   h5::create_column<uint32_t>(f, kRowColumns[1]);
   h5::create_column<float>(f, kRowColumns[2]);

@@ -1,0 +1,189 @@
+#include "src/workloads/hmmsearch.hpp"
+
+#include "io/result_lifecycle.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+#include "io/database.hpp"
+#include "io/hdf5_columns.hpp"
+#include "io/hmm_file.hpp"
+#include "src/core/error.hpp"
+#include "src/hmm/hmmsearch_tables.hpp"
+#include "src/report/fasta_descriptions.hpp"
+#include "src/workloads/hmmsearch_output.hpp"
+#include "src/workloads/hmmsearch_rows.hpp"
+#include "src/workloads/hmm_inputs.hpp"
+#include "src/workloads/tiled_run.hpp"
+
+namespace hpc {
+namespace {
+
+constexpr int kMaxTargetLength = 100000;  // hmmsearch's limit per target
+
+struct HmmsearchJob {
+  std::vector<HmmModel> models;
+  Database db;
+};
+
+// One CPU thread: every (model, target) pair of the tile through hmmsearch's pipeline.
+class HmmsearchWorker : public TileWorker {
+ public:
+  HmmsearchWorker(const HmmsearchJob& job, const hmm::PipelineSettings& s) : job_(job), settings_(s) {}
+  DeviceCapacity capacity() const override { return {}; }
+  std::string run(const Tile& tile) override {
+    HmmTileResult r;
+    for (uint32_t m : tile.queries) {
+      hmm::HmmsearchPipeline pipe(job_.models.at(m), settings_);
+      HmmCounts c;
+      c.model = m;
+      for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
+        const uint32_t t = job_.db.by_length[pos];
+        const SeqView v = job_.db.seqs.view(t);
+        std::optional<hmm::TargetHit> h = pipe.score(job_.db.seqs.ids[t], "", v.data, int(v.length));
+        c.residues += v.length;
+        if (h) add_hit_rows(m, t, *h, r);
+      }
+      const hmm::PipelineCounts& n = pipe.counts();
+      c.targets = uint64_t(n.targets), c.past_msv = uint64_t(n.past_msv), c.past_bias = uint64_t(n.past_bias);
+      c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
+      r.counts.push_back(c);
+    }
+    return encode_hmm_tile(r);
+  }
+
+ private:
+  const HmmsearchJob& job_;
+  hmm::PipelineSettings settings_;
+};
+
+// The per-target pipeline's options change what tiles hold; thresholds act at the end only,
+// but a resumed run must write what its command line says: all of them are checked.
+std::vector<checkpoint::RunParameter> run_parameters(const HmmsearchOptions& o, const HmmsearchJob& job) {
+  const hmm::PipelineSettings& p = o.pipeline;
+  return {
+      {"models", models_fingerprint(job.models)},
+      {"database", checkpoint::fingerprint(job.db.seqs)},
+      {"F1", checkpoint::exact(p.F1)},
+      {"F2", checkpoint::exact(p.F2)},
+      {"F3", checkpoint::exact(p.F3)},
+      {"bias_filter", std::to_string(int(p.bias_filter))},
+      {"null2", std::to_string(int(p.null2))},
+      {"seed", std::to_string(p.seed)},
+  };
+}
+
+class HmmsearchRun : public TiledWorkload {
+ public:
+  explicit HmmsearchRun(const HmmsearchOptions& opt) : opt_(opt) {}
+  std::string name() const override { return "hmmsearch"; }
+  void load() override {
+    job_.models = read_hmm_file(opt_.model_path);
+    if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
+    for (const HmmModel& m : job_.models)  // hmmsearch stops at the first model without the line
+      if (!opt_.cutoff.empty()) hmm::model_cutoff_thresholds(m, opt_.cutoff);
+    job_.db = load_database(opt_.db_path, ResidueRules::kHmmer);
+    if (job_.db.seqs.empty()) throw InputError(opt_.db_path, 0, "no sequences in the database");
+    for (size_t i = 0; i < job_.db.seqs.size(); ++i)
+      if (job_.db.seqs.length(i) > kMaxTargetLength)
+        throw InputError(opt_.db_path, 0, "target '" + job_.db.seqs.ids[i] +
+                                              "' is longer than 100000 residues, HMMER's pipeline limit");
+    hits_.resize(job_.models.size());
+    totals_.resize(job_.models.size());
+  }
+  bool worker_per_cpu_thread() const override { return true; }
+  std::unique_ptr<TileWorker> make_worker(const EngineSlot&) override {
+    return std::make_unique<HmmsearchWorker>(job_, opt_.pipeline);
+  }
+  std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
+  void create_output() override { out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate); }
+  h5::File& output_file() override { return *out_; }
+
+  TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
+    return plan_model_tiles(job_.models, job_.db, caps.size());
+  }
+
+  void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {
+    create_hmmsearch_output(*out_, opt_, job_.models, job_.db.seqs);
+    h5::set_attribute(*out_, "", "backend", std::string("cpu"));
+    h5::set_attribute(*out_, "", "workers", int64_t(caps.size()));
+    h5::set_attribute(*out_, "", "tiles", int64_t(plan.tiles.size()));
+    for (const auto& [name, value] : plan.notes) h5::set_attribute(*out_, "", name, value);
+  }
+
+  // Hits stay in memory until every tile is in (thresholds need the whole search); a resumed
+  // run gets the finished tiles back from the journal.
+  void store(uint32_t, const std::string& bytes, bool) override {
+    const HmmTileResult r = decode_hmm_tile(bytes);
+    for (const HmmCounts& c : r.counts) totals_.at(c.model).add(c);
+    size_t d = 0;
+    for (const HmmTargetRow& t : r.targets) {
+      if (d + size_t(t.ndomains) > r.domains.size()) throw Error("internal: hmmsearch tile result cut short");
+      hits_.at(t.model).push_back(hit_from_rows(t, r.domains.data() + d));
+      d += size_t(t.ndomains);
+    }
+  }
+
+  void stopped(const std::string& signal_name) override {
+    h5::set_attribute(*out_, "", "stopped_by_signal", signal_name);
+    out_->close();
+  }
+
+  void finish(const RunClock&) override {
+    const std::vector<std::string> desc =
+        is_hdf5_file(opt_.db_path) ? std::vector<std::string>{} : fasta_descriptions(opt_.db_path);
+    const double Z = opt_.Z ? *opt_.Z : double(job_.db.seqs.size());
+    std::ostringstream tbl, dom, report;
+    std::vector<hmm::HitList> lists;
+    for (size_t m = 0; m < job_.models.size(); ++m) {
+      std::vector<hmm::TargetHit>& hits = hits_[m];
+      for (hmm::TargetHit& h : hits) {
+        h.name = job_.db.seqs.ids[h.index];
+        h.description = h.index < desc.size() ? desc[h.index] : "";
+        h.length = int(job_.db.seqs.length(h.index));
+      }
+      // Tiles arrive in any order: file order first, so that ties list the same every run.
+      std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+      hmm::ReportThresholds t = opt_.thresholds;
+      if (!opt_.cutoff.empty()) {
+        const double Zopt = t.Z, domZ = t.domZ;
+        t = hmm::model_cutoff_thresholds(job_.models[m], opt_.cutoff);
+        t.Z = Zopt, t.domZ = domZ;
+      }
+      lists.push_back(hmm::finish_hits(std::move(hits), Z, t));
+      hmm::write_tblout(tbl, job_.models[m], lists.back(), m == 0);
+      hmm::write_domtblout(dom, job_.models[m], lists.back(), m == 0);
+      write_pipeline_summary(report, job_.models[m], totals_[m], lists.back(), opt_);
+    }
+    report << "[ok]\n";
+    write_hmmsearch_results(*out_, lists, totals_);
+    result_lifecycle::complete(*out_);
+    out_->close();
+    if (!opt_.tblout_path.empty()) opt_.write_text(opt_.tblout_path, tbl.str());
+    if (!opt_.domtblout_path.empty()) opt_.write_text(opt_.domtblout_path, dom.str());
+    if (!opt_.report_path.empty())
+      opt_.write_text(opt_.report_path, report.str());
+    else
+      report_ = report.str();
+  }
+
+  void summary() override { std::cout << report_ << std::flush; }
+
+ private:
+  const HmmsearchOptions& opt_;
+  HmmsearchJob job_;
+  std::unique_ptr<h5::File> out_;
+  std::vector<std::vector<hmm::TargetHit>> hits_;
+  std::vector<HmmCounts> totals_;
+  std::string report_;
+};
+
+}  // namespace
+
+int run_hmmsearch(const HmmsearchOptions& opt, const MpiContext& mpi) {
+  HmmsearchRun run(opt);
+  return run_tiled(run, opt.run, mpi);
+}
+
+}  // namespace hpc

@@ -1,0 +1,42 @@
+#pragma once
+// `hpcalign hmmsearch`: HMMER 3.3.2's hmmsearch (search mode) on the tiled-run driver. Tiles are
+// msv's, (model batch) x (database length partition) (src/plan/msv_plan.hpp); a worker runs
+// hmmsearch's whole per-target pipeline on the CPU (src/hmm/hmmsearch_pipeline.hpp: the MSV,
+// bias and Viterbi filters, then Forward, Backward and domain definition) and sends back the
+// targets that reach the hit list. Rank 0 keeps them, and once every tile is in thresholds each
+// model's hits (Z, domZ, E-values: src/hmm/hmmsearch_hits.hpp) and writes
+//   HDF5 (--h5):  /hmmsearch/targets/{model,target,score,bias,lnP,...,reported,included}
+//                 /hmmsearch/domains/{model,target,domain,bitscore,...,reported,included}
+//                 /models/{name,length,...past_msv,past_bias,past_vit,past_fwd,Z,domZ}
+//                 /targets/{id,length}; run attributes on '/', status "incomplete" until done
+//   --tblout / --domtblout: hmmsearch's tables, byte for byte
+//   -o (or stdout): per query, hmmsearch's pipeline statistics summary (not yet its hit lists
+//                 and alignments)
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "mpi/scheduler.hpp"
+#include "src/hmm/hmmsearch_hits.hpp"
+#include "src/hmm/hmmsearch_pipeline.hpp"
+#include "src/workloads/run_settings.hpp"
+
+namespace hpc {
+
+struct HmmsearchOptions {
+  std::string model_path, db_path;
+  std::string report_path;                // -o: "" for stdout
+  std::string tblout_path, domtblout_path;
+  hmm::PipelineSettings pipeline;          // --F1 --F2 --F3 --nobias --nonull2 --max --seed
+  hmm::ReportThresholds thresholds;        // -E -T --domE --domT --incE --incdomE --domZ
+  std::string cutoff;                      // "", "GA", "TC" or "NC" (--cut_ga, --cut_tc, --cut_nc)
+  std::optional<double> Z;                 // -Z; else the number of targets
+  RunSettings run;                         // --h5 (out_path), --cpu (threads), --resume ...
+  std::string command_line;
+  // Writes a finished text file whole (the command renames it into place).
+  std::function<void(const std::string& path, const std::string& text)> write_text;
+};
+
+int run_hmmsearch(const HmmsearchOptions& opt, const MpiContext& mpi);
+
+}  // namespace hpc

@@ -1,0 +1,141 @@
+#include "src/workloads/hmmsearch_output.hpp"
+
+#include "io/result_lifecycle.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "src/workloads/hmm_inputs.hpp"
+
+namespace hpc {
+namespace {
+
+template <class T, class Row, class Get>
+std::vector<T> column(const std::vector<Row>& rows, Get get) {
+  std::vector<T> v(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) v[i] = get(rows[i]);
+  return v;
+}
+
+struct DomainRef {
+  uint32_t model, target, domain;
+  const hmm::DomainHit* d;
+};
+struct TargetRef {
+  uint32_t model;
+  const hmm::TargetHit* h;
+};
+
+void write_targets(h5::File& f, const std::vector<TargetRef>& t) {
+  const std::string g = "hmmsearch/targets/";
+  h5::write_column(f, g + "model", column<uint32_t>(t, [](auto& r) { return r.model; }));
+  h5::write_column(f, g + "target", column<uint32_t>(t, [](auto& r) { return uint32_t(r.h->index); }));
+  h5::write_column(f, g + "score", column<float>(t, [](auto& r) { return r.h->score; }));
+  h5::write_column(f, g + "bias", column<float>(t, [](auto& r) { return r.h->pre_score - r.h->score; }));
+  h5::write_column(f, g + "lnP", column<double>(t, [](auto& r) { return r.h->lnP; }));
+  h5::write_column(f, g + "nexpected", column<float>(t, [](auto& r) { return r.h->nexpected; }));
+  h5::write_column(f, g + "nregions", column<int32_t>(t, [](auto& r) { return int32_t(r.h->nregions); }));
+  h5::write_column(f, g + "nclustered", column<int32_t>(t, [](auto& r) { return int32_t(r.h->nclustered); }));
+  h5::write_column(f, g + "noverlaps", column<int32_t>(t, [](auto& r) { return int32_t(r.h->noverlaps); }));
+  h5::write_column(f, g + "nenvelopes", column<int32_t>(t, [](auto& r) { return int32_t(r.h->nenvelopes); }));
+  h5::write_column(f, g + "ndomains", column<int32_t>(t, [](auto& r) { return int32_t(r.h->domains.size()); }));
+  h5::write_column(f, g + "best_domain", column<int32_t>(t, [](auto& r) { return int32_t(r.h->best_domain); }));
+  h5::write_column(f, g + "reported", column<uint8_t>(t, [](auto& r) { return uint8_t(r.h->reported); }));
+  h5::write_column(f, g + "included", column<uint8_t>(t, [](auto& r) { return uint8_t(r.h->included); }));
+}
+
+void write_domains(h5::File& f, const std::vector<DomainRef>& d) {
+  const std::string g = "hmmsearch/domains/";
+  h5::write_column(f, g + "model", column<uint32_t>(d, [](auto& r) { return r.model; }));
+  h5::write_column(f, g + "target", column<uint32_t>(d, [](auto& r) { return r.target; }));
+  h5::write_column(f, g + "domain", column<uint32_t>(d, [](auto& r) { return r.domain; }));
+  h5::write_column(f, g + "bitscore", column<float>(d, [](auto& r) { return r.d->bitscore; }));
+  h5::write_column(f, g + "bias", column<float>(d, [](auto& r) { return float(r.d->dombias / M_LN2); }));
+  h5::write_column(f, g + "lnP", column<double>(d, [](auto& r) { return r.d->lnP; }));
+  h5::write_column(f, g + "env_from", column<int32_t>(d, [](auto& r) { return int32_t(r.d->env.ienv); }));
+  h5::write_column(f, g + "env_to", column<int32_t>(d, [](auto& r) { return int32_t(r.d->env.jenv); }));
+  h5::write_column(f, g + "ali_from", column<int32_t>(d, [](auto& r) { return int32_t(r.d->env.iali); }));
+  h5::write_column(f, g + "ali_to", column<int32_t>(d, [](auto& r) { return int32_t(r.d->env.jali); }));
+  h5::write_column(f, g + "hmm_from", column<int32_t>(d, [](auto& r) { return int32_t(r.d->env.hmmfrom); }));
+  h5::write_column(f, g + "hmm_to", column<int32_t>(d, [](auto& r) { return int32_t(r.d->env.hmmto); }));
+  h5::write_column(f, g + "reported", column<uint8_t>(d, [](auto& r) { return uint8_t(r.d->reported); }));
+  h5::write_column(f, g + "included", column<uint8_t>(d, [](auto& r) { return uint8_t(r.d->included); }));
+}
+
+}  // namespace
+
+void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std::vector<HmmModel>& models,
+                             const SequenceSet& targets) {
+  result_lifecycle::begin(f, "hmmsearch");
+  h5::set_attribute(f, "", "command_line", opt.command_line);
+  h5::set_attribute(f, "", "model_file", opt.model_path);
+  h5::set_attribute(f, "", "database", opt.db_path);
+  h5::set_attribute(f, "", "db_sequences", int64_t(targets.size()));
+  h5::set_attribute(f, "", "db_residues", int64_t(targets.total_residues()));
+  h5::set_attribute(f, "", "F1", opt.pipeline.F1);
+  h5::set_attribute(f, "", "F2", opt.pipeline.F2);
+  h5::set_attribute(f, "", "F3", opt.pipeline.F3);
+  h5::set_attribute(f, "", "bias_filter", int64_t(opt.pipeline.bias_filter));
+  h5::set_attribute(f, "", "null2", int64_t(opt.pipeline.null2));
+  h5::set_attribute(f, "", "seed", int64_t(opt.pipeline.seed));
+  if (!opt.cutoff.empty()) h5::set_attribute(f, "", "cutoff", opt.cutoff);
+  write_models_and_targets(f, models, targets);
+}
+
+void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts) {
+  std::vector<TargetRef> t;
+  std::vector<DomainRef> d;
+  for (uint32_t m = 0; m < lists.size(); ++m)
+    for (const hmm::TargetHit& h : lists[m].hits) {
+      t.push_back({m, &h});
+      for (uint32_t k = 0; k < h.domains.size(); ++k) d.push_back({m, uint32_t(h.index), k, &h.domains[k]});
+    }
+  write_targets(f, t);
+  write_domains(f, d);
+  // Per model: hmmsearch's pipeline counts and search spaces; the run's totals as attributes.
+  h5::write_column(f, "models/Z", column<double>(lists, [](auto& l) { return l.Z; }));
+  h5::write_column(f, "models/domZ", column<double>(lists, [](auto& l) { return l.domZ; }));
+  HmmCounts total;
+  for (const HmmCounts& c : counts) total.add(c);
+  const std::pair<const char*, uint64_t HmmCounts::*> fields[] = {
+      {"targets", &HmmCounts::targets},   {"past_msv", &HmmCounts::past_msv}, {"past_bias", &HmmCounts::past_bias},
+      {"past_vit", &HmmCounts::past_vit}, {"past_fwd", &HmmCounts::past_fwd}};
+  for (const auto& [name, field] : fields) {
+    h5::write_column(f, std::string("models/") + name, column<uint64_t>(counts, [&](auto& c) { return c.*field; }));
+    for (const char* g : {"hmmsearch/targets", "hmmsearch/domains"})
+      h5::set_attribute(f, g, name, int64_t(total.*field));
+  }
+}
+
+void write_pipeline_summary(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
+                            const HmmsearchOptions& opt) {
+  char line[256];
+  auto put = [&](const char* label, const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, "%-29s", label);
+    out << line;
+    std::snprintf(line, sizeof line, fmt, args...);
+    out << line << "\n";
+  };
+  out << "\nQuery:       " << model.name << "  [M=" << model.length << "]\n";
+  out << "\n\nInternal pipeline statistics summary:\n-------------------------------------\n";
+  const double n = double(c.targets);
+  const hmm::PipelineSettings& p = opt.pipeline;
+  put("Query model(s):", "%15d  (%d nodes)", 1, model.length);
+  put("Target sequences:", "%15llu  (%llu residues searched)", (unsigned long long)c.targets,
+      (unsigned long long)c.residues);
+  auto passed = [&](const char* label, uint64_t k, double F) {  // the fraction: of the targets
+    put(label, "%15llu  (%.6g); expected %.1f (%.6g)", (unsigned long long)k, double(k) / std::max(n, 1.0), F * n, F);
+  };
+  passed("Passed MSV filter:", c.past_msv, p.F1);
+  passed("Passed bias filter:", c.past_bias, p.F1);  // (under --nobias: as MSV's)
+  passed("Passed Vit filter:", c.past_vit, p.F2);
+  passed("Passed Fwd filter:", c.past_fwd, p.F3);
+  put("Initial search space (Z):", "%15.0f  %s", list.Z,
+      opt.Z ? "[as set by --Z on cmdline]" : "[actual number of targets]");
+  put("Domain search space  (domZ):", "%15.0f  %s", list.domZ,
+      opt.thresholds.domZ > 0 ? "[as set by --domZ on cmdline]" : "[number of targets reported over threshold]");
+  out << "//\n";
+}
+
+}  // namespace hpc

@@ -1,0 +1,46 @@
+#pragma once
+// What an `hpcalign hmmsearch` tile sends to rank 0 (and the journal keeps): per model its
+// pipeline counts, and the targets that reached the hit list with their domains, as plain rows
+// (names and descriptions are the master's: it has the database).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "src/hmm/hmmsearch_pipeline.hpp"
+
+namespace hpc {
+
+struct HmmCounts {  // hmmsearch's "Passed ... filter" counts, and the residues searched
+  uint32_t model = 0, pad = 0;
+  uint64_t targets = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0, residues = 0;
+  void add(const HmmCounts& o);
+};
+
+struct HmmTargetRow {
+  uint32_t model = 0, target = 0;
+  float pre_score = 0, score = 0, sum_score = 0, nexpected = 0;
+  double lnP = 0, pre_lnP = 0, sum_lnP = 0;
+  int32_t nregions = 0, nclustered = 0, noverlaps = 0, nenvelopes = 0, best_domain = 0, ndomains = 0;
+};
+
+struct HmmDomainRow {
+  uint32_t model = 0, target = 0;
+  float bitscore = 0, dombias = 0;
+  double lnP = 0;
+  hmm::EnvelopeDomain env;
+};
+
+struct HmmTileResult {
+  std::vector<HmmCounts> counts;
+  std::vector<HmmTargetRow> targets;
+  std::vector<HmmDomainRow> domains;  // each target's ndomains rows, in target order
+};
+
+std::string encode_hmm_tile(const HmmTileResult& r);
+HmmTileResult decode_hmm_tile(const std::string& bytes);
+
+// Rows of one hit, and back (name, description and length come from the database).
+void add_hit_rows(uint32_t model, uint32_t target, const hmm::TargetHit& h, HmmTileResult& out);
+hmm::TargetHit hit_from_rows(const HmmTargetRow& t, const HmmDomainRow* domains);
+
+}  // namespace hpc
