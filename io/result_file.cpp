@@ -360,8 +360,7 @@ std::vector<Hit> ResultFile::finished_hits() const {
 void ResultFile::mark_stopped(const std::string& signal_name) {
   impl_->require_open("mark a stop");
   impl_->write_waiting(false);
-  h5::set_attribute(impl_->file, "", "stopped_by_signal", signal_name);
-  impl_->file.flush();
+  result_lifecycle::mark_stopped(impl_->file, signal_name);
 }
 
 h5::File& ResultFile::h5_file() {

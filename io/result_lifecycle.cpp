@@ -43,4 +43,9 @@ void complete(h5::File& f) {
   h5::set_attribute(f, "", "status", std::string("complete"));
 }
 
+void mark_stopped(h5::File& f, const std::string& signal_name) {
+  h5::set_attribute(f, "", "stopped_by_signal", signal_name);
+  f.flush();
+}
+
 }  // namespace hpc::result_lifecycle

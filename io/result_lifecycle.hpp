@@ -31,6 +31,9 @@ void create_ledger(h5::File& f);
 void append_ledger(h5::File& f, const std::vector<uint32_t>& tile_ids);
 // end_time and status "complete" (the caller has written every row).
 void complete(h5::File& f);
+// A signal stopped the run: attribute stopped_by_signal, flushed; status stays "incomplete"
+// (the journal beside the file is what --resume continues from).
+void mark_stopped(h5::File& f, const std::string& signal_name);
 
 }  // namespace result_lifecycle
 }  // namespace hpc

@@ -126,7 +126,7 @@ class HmmsearchRun : public TiledWorkload {
   }
 
   void stopped(const std::string& signal_name) override {
-    h5::set_attribute(*out_, "", "stopped_by_signal", signal_name);
+    result_lifecycle::mark_stopped(*out_, signal_name);
     out_->close();
   }
 

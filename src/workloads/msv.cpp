@@ -205,7 +205,7 @@ class MsvRun : public TiledWorkload {
 
   void stopped(const std::string& signal_name) override {
     write_batch();
-    h5::set_attribute(*out_, "", "stopped_by_signal", signal_name);
+    result_lifecycle::mark_stopped(*out_, signal_name);
     out_->close();
   }
 

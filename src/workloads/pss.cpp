@@ -10,6 +10,7 @@
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "io/pssm.hpp"
+#include "io/result_lifecycle.hpp"
 #include "kernels/fault_injection.hpp"
 #include "kernels/pss_engine.hpp"
 #include "src/core/error.hpp"
@@ -258,7 +259,7 @@ class PssRun : public TiledWorkload {
 
   // /pss is written at the end: the journal holds every finished tile.
   void stopped(const std::string& signal_name) override {
-    out_->set_attribute("stopped_by_signal", signal_name);
+    result_lifecycle::mark_stopped(out_->h5_file(), signal_name);
     out_.reset();  // closes (flushes) the file
   }
 
