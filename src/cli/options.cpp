@@ -168,6 +168,23 @@ bool is_easel_format(const std::string& f) {
   return false;
 }
 
+// An option hmmsearch's header echoes: given, and not at hmmsearch's default (Easel compares the
+// text, so "-E 10" is echoed and "-E 10.0" is not; we compare the value: neither is).
+bool echoed(const std::string& name, const po::variable_value& v) {
+  static const std::pair<const char*, double> defaults[] = {{"-E", 10.0},   {"domE", 10.0}, {"incE", 0.01},
+                                                            {"incdomE", 0.01}, {"textw", 120}, {"F1", 0.02},
+                                                            {"F2", 1e-3},   {"F3", 1e-5},   {"seed", 42}};
+  if (v.defaulted()) return false;
+  for (const auto& [option, value] : defaults) {
+    if (name != option) continue;
+    const boost::any& a = v.value();
+    if (const double* d = boost::any_cast<double>(&a)) return *d != value;
+    if (const int* i = boost::any_cast<int>(&a)) return *i != value;
+    if (const int64_t* i = boost::any_cast<int64_t>(&a)) return double(*i) != value;
+  }
+  return true;
+}
+
 }  // namespace
 
 // -A --acc --noali --textw --notextw --tformat, and the list of options given (the report's header).
@@ -183,7 +200,7 @@ void HmmsearchGroup::apply_output_options(const po::variables_map& vm) {
     if (f != "fasta") throw po::error("--tformat " + o_.tformat + ": only FASTA targets are read (--tformat fasta)");
   }
   for (const auto& [name, value] : vm)
-    if (!value.defaulted()) o_.options_given.insert(name);
+    if (echoed(name, value)) o_.options_given.insert(name);
 }
 
 void HmmsearchGroup::apply(const po::variables_map& vm) {

@@ -33,7 +33,7 @@ struct HmmsearchOptions {
   std::string msa_path;                    // -A
   hmm::ReportStyle style;                  // --acc --noali --textw --notextw
   std::string tformat;                     // --tformat (fasta only)
-  std::set<std::string> options_given;     // names of the options on the command line (-E, incT, ...)
+  std::set<std::string> options_given;     // options given, not at hmmsearch's default (-E, incT, ...): the header
   hmm::PipelineSettings pipeline;          // --F1 --F2 --F3 --nobias --nonull2 --max --seed
   hmm::ReportThresholds thresholds;        // -E -T --domE --domT --incE --incT --incdomE --incdomT --domZ
   std::string cutoff;                      // "", "GA", "TC" or "NC" (--cut_ga, --cut_tc, --cut_nc)

@@ -85,7 +85,11 @@ compare "--textw 170" --textw 170
 compare "--notextw" --notextw
 compare "--noali" --noali
 compare "--tformat fasta" --tformat fasta
-compare "--cut_ga" --cut_ga
+MODELS=$WORK/pfam.hmm
+cat "$D/hmm/fn3.hmm" "$D/hmm/Pkinase.hmm" "$D/hmm/pfam_style.hmm" >"$MODELS"
+compare "--cut_ga (the models with GA lines)" --cut_ga
+compare "-E 10.0 --textw 120 --seed 42 (hmmsearch's defaults: not echoed)" -E 10.0 --textw 120 --seed 42
+MODELS=$WORK/models.hmm
 
 # Refusals, as hmmsearch refuses them.
 expect_error "--incT with --incE" "exclude each other" "$HPCALIGN" hmmsearch --incT 20 --incE 1 "$MODELS" "$WORK/db.fa"
