@@ -37,3 +37,27 @@ same_report() {
     fail "$name: -A differs: $(diff <(msa_body "$a/ali") <(msa_body "$b/ali") | head -6 | tr '\n' '|')"
   fi
 }
+
+# same_tables NAME DIR_A DIR_B: tblout and domtblout (tbl, dom) of two runs identical.
+same_tables() {
+  local name=$1 a=$2 b=$3 t
+  for t in tbl dom; do
+    if cmp -s <(table_body "$a/$t") <(table_body "$b/$t"); then
+      pass "$name: $t identical ($(table_rows "$a/$t") rows)"
+    else
+      fail "$name: $t differs: $(diff <(table_body "$a/$t") <(table_body "$b/$t") | head -6 | tr '\n' '|')"
+    fi
+  done
+}
+
+# run_both NAME MODELS DB DIR_THEIRS DIR_OURS [OPTIONS...]: hmmsearch --cpu 1 and hpcalign
+# hmmsearch with the same options, each writing out, ali, tbl and dom into its directory;
+# returns 1 when hmmsearch fails.
+run_both() {
+  local name=$1 models=$2 db=$3 theirs=$4 ours=$5; shift 5
+  mkdir -p "$ours" "$theirs"
+  hmmsearch --cpu 1 "$@" -o "$theirs/out" -A "$theirs/ali" --tblout "$theirs/tbl" --domtblout "$theirs/dom" \
+    "$models" "$db" >/dev/null 2>"$theirs/err" || { fail "$name: hmmsearch failed: $(head -c 300 "$theirs/err")"; return 1; }
+  expect_ok "$name: hpcalign hmmsearch runs" "$HPCALIGN" hmmsearch --cpu 2 --quiet "$@" -o "$ours/out" \
+    -A "$ours/ali" --tblout "$ours/tbl" --domtblout "$ours/dom" "$models" "$db"
+}
