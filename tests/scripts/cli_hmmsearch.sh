@@ -29,31 +29,15 @@ PFAM=$WORK/pfam5.hmm  # fn3, Pkinase, globins4, XYPPX, 2OG-FeII_Oxy_3: all with 
 ALL=$WORK/all7.hmm
 cat "$PFAM" "$WORK/PF00202.hmm" "$WORK/PF00155.hmm" >"$ALL"
 
-# same_tables NAME DIR_A DIR_B: tblout and domtblout of two runs identical.
-same_tables() {
-  local name=$1 a=$2 b=$3 t
-  for t in tbl dom; do
-    if cmp -s <(table_body "$a/$t") <(table_body "$b/$t"); then
-      pass "$name: $t identical ($(table_rows "$a/$t") rows)"
-    else
-      fail "$name: $t differs: $(diff <(table_body "$a/$t") <(table_body "$b/$t") | head -6 | tr '\n' '|')"
-    fi
-  done
-}
 # compare NAME MODELS DB [OPTIONS...]: hpcalign hmmsearch against hmmsearch, same options.
 n=0
 compare() {
   local name=$1 models=$2 db=$3; shift 3
   n=$((n + 1))
-  local ours=$WORK/ours$n theirs=$WORK/theirs$n
-  mkdir -p "$ours" "$theirs"
-  hmmsearch --cpu 1 "$@" -o "$theirs/out" -A "$theirs/ali" --tblout "$theirs/tbl" --domtblout "$theirs/dom" \
-    "$models" "$db" >/dev/null 2>"$theirs/err" || { fail "$name: hmmsearch failed: $(head -c 300 "$theirs/err")"; return; }
-  expect_ok "$name: hpcalign hmmsearch runs" "$HPCALIGN" hmmsearch --cpu 2 --quiet "$@" -o "$ours/out" \
-    -A "$ours/ali" --tblout "$ours/tbl" --domtblout "$ours/dom" "$models" "$db"
-  [ "$(table_rows "$theirs/tbl")" -gt 0 ] || fail "$name: hmmsearch reports no target (a test that cannot fail)"
-  same_tables "$name" "$theirs" "$ours"
-  same_report "$name" "$theirs" "$ours"
+  run_both "$name" "$models" "$db" "$WORK/theirs$n" "$WORK/ours$n" "$@" || return
+  [ "$(table_rows "$WORK/theirs$n/tbl")" -gt 0 ] || fail "$name: hmmsearch reports no target (a test that cannot fail)"
+  same_tables "$name" "$WORK/theirs$n" "$WORK/ours$n"
+  same_report "$name" "$WORK/theirs$n" "$WORK/ours$n"
 }
 
 compare "globins4 x globins45" "$D/hmm/globins4.hmm" "$D/globins45.fa"

@@ -91,6 +91,13 @@ if run_both "a target listed twice" "$D/hmm/globins4.hmm" "$WORK/twice.fa" "$WOR
   same_report "a target listed twice" "$WORK/theirs_twice" "$WORK/ours_twice"
 fi
 
+# Without -o the report goes to stdout, as hmmsearch's does.
+hmmsearch --cpu 1 "$D/hmm/fn3.hmm" "$D/7LESS_DROME.fa" >"$WORK/stdout_theirs" 2>&1
+"$HPCALIGN" hmmsearch --quiet "$D/hmm/fn3.hmm" "$D/7LESS_DROME.fa" >"$WORK/stdout_ours" 2>"$WORK/stdout_err"
+grep -q '== domain 9' "$WORK/stdout_theirs" || fail "hmmsearch's stdout report lacks sevenless' 9 fn3 domains"
+cmp -s <(report_body "$WORK/stdout_theirs") <(report_body "$WORK/stdout_ours") && pass "report on stdout identical" ||
+  fail "report on stdout differs: $(diff <(report_body "$WORK/stdout_theirs") <(report_body "$WORK/stdout_ours") | head -4 | tr '\n' '|')"
+
 # Refusals, as hmmsearch refuses them.
 expect_error "--incT with --incE" "exclude each other" "$HPCALIGN" hmmsearch --incT 20 --incE 1 "$MODELS" "$WORK/db.fa"
 expect_error "--incdomT with --cut_ga" "exclude each other" "$HPCALIGN" hmmsearch --incdomT 20 --cut_ga "$MODELS" "$WORK/db.fa"
