@@ -1,8 +1,7 @@
 #pragma once
 // The outputs of `hpcalign hmmsearch` (layout in src/workloads/hmmsearch.hpp): the HDF5 file,
-// created with the run's attributes, models and targets, completed with the thresholded hits;
-// and the text of hmmsearch's "Internal pipeline statistics summary" per query.
-#include <ostream>
+// created with the run's attributes, models and targets, completed with the thresholded hits
+// (the text outputs: src/workloads/hmmsearch_text.hpp and src/hmm/hmmsearch_{report,tables,msa}.hpp).
 #include <vector>
 
 #include "io/hdf5_columns.hpp"
@@ -18,8 +17,5 @@ void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std
                              const SequenceSet& targets);
 // lists[m], counts[m]: model m's thresholded hit list and pipeline counts.
 void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts);
-// "Query: NAME [M=...]", the statistics block as hmmsearch prints it (no CPU time lines), "//".
-void write_pipeline_summary(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
-                            const HmmsearchOptions& opt);
 
 }  // namespace hpc
