@@ -1,7 +1,13 @@
-// The msv engine factory: the CUDA engine where this build has it and the kind asks for it.
+// The msv engine factory (the CUDA engine where this build has it and the kind asks for it), and
+// a tile's run with out-of-memory recovery.
 #include "kernels/msv_engine.hpp"
 
+#include <functional>
+#include <string>
+
 #include "kernels/cpu/msv_engine_cpu.hpp"
+#include "kernels/fault_injection.hpp"
+#include "src/plan/tile_split.hpp"
 #ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/msv_engine_cuda.hpp"
 #endif
@@ -17,6 +23,20 @@ std::unique_ptr<MsvEngine> make_msv_engine(BackendKind kind, int device, int hos
   (void)device, (void)host_threads;
 #endif
   return std::make_unique<CpuMsvEngine>(setup);
+}
+
+MsvTileResult run_msv_tile(MsvEngine& engine, const Tile& tile) {
+  const std::function<MsvTileResult(const Tile&)> part = [&](const Tile& t) {
+    injected_out_of_memory(t.cells, "tile " + std::to_string(t.id));
+    return engine.run(t);
+  };
+  const std::function<MsvTileResult(const Tile&, const Tile&, MsvTileResult&&, const Tile&, MsvTileResult&&)> join =
+      [](const Tile&, const Tile&, MsvTileResult&& a, const Tile&, MsvTileResult&& b) {
+        a.counts.insert(a.counts.end(), b.counts.begin(), b.counts.end());
+        a.pairs.insert(a.pairs.end(), b.pairs.begin(), b.pairs.end());
+        return std::move(a);
+      };
+  return run_splitting_on_oom<MsvTileResult>(tile, part, join, log_oom_split("models", "targets"));
 }
 
 }  // namespace hpc

@@ -51,6 +51,11 @@ class MsvEngine {
 // CPU (device ignored) or CUDA engine `device`, with `host_threads` for the host stages.
 std::unique_ptr<MsvEngine> make_msv_engine(BackendKind kind, int device, int host_threads, const MsvSetup& setup);
 
+// engine.run(tile) with out-of-memory recovery: a tile that does not fit the device is cut in
+// halves (models, then targets) and retried (src/plan/tile_split.hpp); the halves' counts and
+// pairs are joined (a model may then have several count entries: add them up).
+MsvTileResult run_msv_tile(MsvEngine& engine, const Tile& tile);
+
 // The CPU twin's pieces, which the device engine uses for what it leaves to the host.
 // Counts one pair into `c` and, when reported, into r.pairs.
 void msv_count_pair(const MsvSetup& s, MsvTileResult& r, MsvModelCounts& c, uint32_t target,

@@ -54,8 +54,9 @@ int hmmsearch(const std::vector<std::string>& args, const std::string& command_l
       "usage: hpcalign hmmsearch [options] <hmmfile> <seqdb>\n"
       "HMMER 3.3.2's hmmsearch: each model of <hmmfile> against every sequence of <seqdb> (FASTA, plain\n"
       "or .gz, or a makedb file), with hmmsearch's option names and meanings. Its pipeline (MSV, bias,\n"
-      "Viterbi and Forward filters, Forward/Backward, domain definition, null2, E-values) runs on the\n"
-      "CPU, tiled (models x database partitions) over threads or MPI ranks like the other workloads.\n"
+      "Viterbi and Forward filters, Forward/Backward, domain definition, null2, E-values) runs tiled\n"
+      "(models x database partitions) over threads, GPUs or MPI ranks like the other workloads; on a\n"
+      "GPU the MSV and Viterbi filters run there, the rest on the host's threads.\n"
       "-o (else stdout) is hmmsearch's report: per query its hit list, domain tables, alignments\n"
       "and pipeline statistics (our own banner, no CPU time lines); -A its Stockholm alignment of\n"
       "the included domains; --tblout and --domtblout its tables (without the trailing '# Program:'\n"
@@ -66,9 +67,6 @@ int hmmsearch(const std::vector<std::string>& args, const std::string& command_l
   try {
     run.apply();
     hmmer.apply(vm);
-    if (o.run.backend == "cuda")
-      throw po::error("hmmsearch runs on the CPU (--backend cpu): its GPU filters are not wired in yet");
-    o.run.backend = "cpu";
     if (o.run.resume && o.run.out_path.empty()) throw po::error("--resume needs --h5 FILE (the run to continue)");
   } catch (const po::error& e) {
     return usage_error(e, usage);

@@ -31,16 +31,15 @@ float kahan_sum(const std::vector<float>& v) {
 
 }  // namespace
 
-HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings)
-    : fwd_tau_(model.fwd_tau),
-      fwd_lambda_(model.fwd_lambda),
-      settings_(settings),
-      filters_(model),
-      profile_(build_fb_profile(model)) {
-  filter_settings_.F1 = settings.F1, filter_settings_.F2 = settings.F2;
-  filter_settings_.stages = kStageMsv | kStageVit | (settings.bias_filter ? kStageBias : 0u);
-  domain_ws_.seed = settings.seed;
+FilterSettings PipelineSettings::filter_settings() const {
+  FilterSettings f;
+  f.F1 = F1, f.F2 = F2;
+  f.stages = kStageMsv | kStageVit | (bias_filter ? kStageBias : 0u);
+  return f;
 }
+
+HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings)
+    : filter_settings_(settings.filter_settings()), filters_(model), post_(model, settings) {}
 
 std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L) {
@@ -53,21 +52,34 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
   counts_.past_bias += f.bias_pass;
   counts_.past_vit += f.passed;
   if (!f.passed) return std::nullopt;
+  PostFilterResult r = post_.score(name, description, seq, L, f.filter_nats);
+  counts_.past_fwd += r.past_fwd;
+  return std::move(r.hit);
+}
 
-  // filtersc: the bias filter's null (the filter pipeline recomputes it as HMMER does);
-  // null1 under --nobias.
+PostFilterPipeline::PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings)
+    : fwd_tau_(model.fwd_tau), fwd_lambda_(model.fwd_lambda), settings_(settings), profile_(build_fb_profile(model)) {
+  domain_ws_.seed = settings.seed;
+}
+
+PostFilterResult PostFilterPipeline::score(const std::string& name, const std::string& description,
+                                           const uint8_t* seq, int L, float filter_nats) {
+  const HmmerFloatMode mode;
+  PostFilterResult out;
+  // filtersc: the filters' null (the bias filter's, recomputed by the filter pipeline as HMMER
+  // does; null1 under --nobias).
   const float nullsc = null_one_score(L);
-  const float filtersc = settings_.bias_filter ? filters_.bias.score(seq, L) : nullsc;
+  const float filtersc = filter_nats;
   profile_.configure(L, true);
   const float fwdsc = forward(seq, L, profile_, fwd_, false);
   const float fwd_bits = float((fwdsc - filtersc) / kLn2);
   const double tau = fwd_tau_, lambda = fwd_lambda_;
-  if (std::exp(exp_logsurv(fwd_bits, tau, lambda)) > settings_.F3) return std::nullopt;
-  counts_.past_fwd++;
+  if (std::exp(exp_logsurv(fwd_bits, tau, lambda)) > settings_.F3) return out;
+  out.past_fwd = true;
 
   backward(seq, L, profile_, fwd_, bck_, false);
   DomainDefinition dd = define_domains(seq, L, profile_, fwd_, bck_, domain_ws_);
-  if (dd.nregions == 0 || dd.nenvelopes == 0 || dd.domains.empty()) return std::nullopt;
+  if (dd.nregions == 0 || dd.nenvelopes == 0 || dd.domains.empty()) return out;
 
   TargetHit h;
   h.name = name, h.description = description, h.length = L;
@@ -112,7 +124,8 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
   for (size_t d = 0; d < h.domains.size(); ++d) h.domains[d].ali = std::move(dd.alignments[d]);
   for (size_t d = 0; d < h.domains.size(); ++d)
     if (h.domains[d].bitscore > h.domains[h.best_domain].bitscore) h.best_domain = int(d);
-  return h;
+  out.hit = std::move(h);
+  return out;
 }
 
 }  // namespace hpc::hmm

@@ -10,6 +10,10 @@
 //   std::optional<TargetHit> h = pipe.score(id, description, seq, L);   // per target
 //   HitList list = finish_hits(std::move(hits), number_of_targets);        // after all
 //   write_tblout(out, model, list); write_domtblout(out, model, list);     // hmmsearch_tables.hpp
+//
+// The part after the filters is PostFilterPipeline alone, for callers whose filters ran
+// elsewhere (an msv engine, kernels/msv_engine.hpp): it takes a survivor of the Viterbi filter
+// with its filter null (PairResult::filter_nats).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,10 +39,37 @@ struct PipelineSettings {
     s.bias_filter = false;
     return s;
   }
+  // The filters' part (F1, F2, the bias filter on or off), as filter_pipeline.hpp and the msv
+  // engines take it.
+  FilterSettings filter_settings() const;
 };
 
 struct PipelineCounts {  // hmmsearch's "Passed ... filter" lines
   long targets = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0;
+};
+
+// What the stages after the filters make of one target.
+struct PostFilterResult {
+  bool past_fwd = false;          // passed the Forward filter (hmmsearch's "Passed Fwd filter")
+  std::optional<TargetHit> hit;   // reaches the hit list (at least one domain)
+};
+
+// The pipeline from the Forward filter on, for one model: a target that passed the MSV, bias
+// and Viterbi filters, `filter_nats` the null they scored it against (the bias filter's, or
+// null1 under --nobias: PairResult::filter_nats). One per thread: it keeps its scratch
+// matrices between targets.
+class PostFilterPipeline {
+ public:
+  PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings);
+  PostFilterResult score(const std::string& name, const std::string& description, const uint8_t* seq, int L,
+                         float filter_nats);
+
+ private:
+  float fwd_tau_, fwd_lambda_;
+  PipelineSettings settings_;
+  FbProfile profile_;
+  FbMatrix fwd_, bck_;
+  DomainWorkspace domain_ws_;
 };
 
 class HmmsearchPipeline {
@@ -53,14 +84,10 @@ class HmmsearchPipeline {
   const PipelineCounts& counts() const { return counts_; }
 
  private:
-  float fwd_tau_, fwd_lambda_;
-  PipelineSettings settings_;
   FilterSettings filter_settings_;
   ModelFilters filters_;
-  FbProfile profile_;
   FilterWorkspace filter_ws_;
-  FbMatrix fwd_, bck_;
-  DomainWorkspace domain_ws_;
+  PostFilterPipeline post_;
   PipelineCounts counts_;
 };
 

@@ -1,9 +1,23 @@
 #pragma once
 // `hpcalign hmmsearch`: HMMER 3.3.2's hmmsearch (search mode) on the tiled-run driver. Tiles are
-// msv's, (model batch) x (database length partition) (src/plan/msv_plan.hpp); a worker runs
-// hmmsearch's whole per-target pipeline on the CPU (src/hmm/hmmsearch_pipeline.hpp: the MSV,
-// bias and Viterbi filters, then Forward, Backward and domain definition) and sends back the
-// targets that reach the hit list. Rank 0 keeps them, and once every tile is in thresholds each
+// msv's, (model batch) x (database length partition) (src/plan/msv_plan.hpp). A worker
+// (src/workloads/hmmsearch_workers.hpp) runs hmmsearch's pipeline over its tile and sends back
+// the pass counts and the targets that reach the hit list:
+//   CPU (--backend cpu, or auto without a GPU): one worker per thread, each running the whole
+//       per-target pipeline (src/hmm/hmmsearch_pipeline.hpp: the SIMD MSV, bias and Viterbi
+//       filters, then Forward, Backward, domain definition, null2);
+//   GPU (cuda, or auto with a GPU): the msv workload's engine runs the MSV, bias and Viterbi
+//       filters of the whole tile (MSV and Viterbi on the GPU), and the survivors go through
+//       the rest of the pipeline on the worker's host threads (hmmsearch_survivors.hpp).
+// Both give the same counts and rows, hence the same tables.
+// Where the GPU path's time goes (>= 20 Pfam-style models x 207M residues against hmmsearch
+// --cpu 16 on a 16-core host): the GPU filters run at 33-76x hmmsearch, and ~0.1% of the
+// targets survive the Viterbi filter, so the host's Forward/Backward/domains of the survivors
+// is the part that can dominate. It runs on every host core: four workers share each GPU,
+// each with a pool of its share of the threads, so one worker's survivors are scored while
+// the others' filter kernels run (tiles are 4 database partitions per worker, so work stays
+// even). A device Forward/Backward would replace score_survivors' body.
+// Rank 0 keeps the hits, and once every tile is in thresholds each
 // model's hits (Z, domZ, E-values: src/hmm/hmmsearch_hits.hpp) and writes
 //   HDF5 (--h5):  /hmmsearch/targets/{model,target,score,bias,lnP,...,reported,included}
 //                 /hmmsearch/domains/{model,target,domain,bitscore,...,reported,included}

@@ -1,0 +1,126 @@
+#include "src/workloads/hmmsearch_workers.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "src/core/error.hpp"
+#include "src/workloads/hmmsearch_survivors.hpp"
+
+namespace hpc {
+namespace {
+
+class CpuWorker : public TileWorker {
+ public:
+  explicit CpuWorker(const HmmsearchJob& job) : job_(job) {}
+  DeviceCapacity capacity() const override { return {}; }
+  std::string run(const Tile& tile) override {
+    HmmTileResult r;
+    for (uint32_t m : tile.queries) {
+      hmm::HmmsearchPipeline pipe(job_.models.at(m), job_.pipeline);
+      HmmCounts c;
+      c.model = m;
+      for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
+        const uint32_t t = job_.db.by_length[pos];
+        const SeqView v = job_.db.seqs.view(t);
+        std::optional<hmm::TargetHit> h = pipe.score(job_.db.seqs.ids[t], "", v.data, int(v.length));
+        c.residues += v.length;
+        if (h) add_hit_rows(m, t, *h, r);
+      }
+      const hmm::PipelineCounts& n = pipe.counts();
+      c.targets = uint64_t(n.targets), c.past_msv = uint64_t(n.past_msv), c.past_bias = uint64_t(n.past_bias);
+      c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
+      r.counts.push_back(c);
+    }
+    return encode_hmm_tile(r);
+  }
+
+ private:
+  const HmmsearchJob& job_;
+};
+
+class EngineWorker : public TileWorker {
+ public:
+  EngineWorker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, int host_threads)
+      : job_(job), engine_(std::move(engine)), pool_(host_threads) {}
+  DeviceCapacity capacity() const override { return engine_->capacity(); }
+  std::string run(const Tile& tile) override {
+    return encode_hmm_tile(hmmsearch_after_filters(job_, tile, run_msv_tile(*engine_, tile), pool_));
+  }
+
+ private:
+  const HmmsearchJob& job_;
+  std::unique_ptr<MsvEngine> engine_;
+  ThreadPool pool_;
+};
+
+}  // namespace
+
+const MsvSetup& HmmsearchJob::msv_setup() {
+  std::call_once(filters_built_, [&] {
+    filters_.reserve(models.size());
+    for (const HmmModel& m : models) filters_.emplace_back(m);
+    setup_.filters = &filters_;
+    setup_.db = &db;
+    setup_.settings = pipeline.filter_settings();
+    setup_.all_pairs = false;  // only the survivors of every filter
+  });
+  return setup_;
+}
+
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job) {
+  return std::make_unique<CpuWorker>(job);
+}
+
+std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
+                                                         int host_threads) {
+  return std::make_unique<EngineWorker>(job, std::move(engine), host_threads);
+}
+
+HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
+                                      ThreadPool& pool) {
+  const Database& db = job.db;
+  HmmTileResult r;
+  // Counts: one entry per model, in tile order, as the CPU worker sends them (the engine's
+  // may come in another order, or split by an out-of-memory retry).
+  std::vector<int> slot(job.models.size(), -1);
+  uint64_t residues = 0;
+  for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) residues += db.seqs.length(db.by_length[pos]);
+  for (uint32_t m : tile.queries) {
+    slot.at(m) = int(r.counts.size());
+    HmmCounts c;
+    c.model = m, c.residues = residues;
+    r.counts.push_back(c);
+  }
+  for (const MsvModelCounts& e : filtered.counts) {
+    HmmCounts& c = r.counts.at(size_t(slot.at(e.model)));
+    c.targets += e.targets, c.past_msv += e.past_msv, c.past_bias += e.past_bias, c.past_vit += e.past_vit;
+  }
+  // Survivors by model (tile order), then database position (length, then index: by_length's order).
+  std::vector<Survivor> survivors;
+  for (const MsvPair& p : filtered.pairs)
+    if (p.result.passed) survivors.push_back({p.model, p.target, p.result.filter_nats});
+  std::sort(survivors.begin(), survivors.end(), [&](const Survivor& a, const Survivor& b) {
+    if (a.model != b.model) return slot[a.model] < slot[b.model];
+    const size_t la = db.seqs.length(a.target), lb = db.seqs.length(b.target);
+    return la != lb ? la < lb : a.target < b.target;
+  });
+  // What the engine reports must add up: every target of the tile once per model, and as many
+  // survivors listed as it counts past the Viterbi filter.
+  std::vector<uint64_t> survived(r.counts.size(), 0);
+  for (const Survivor& s : survivors) ++survived[size_t(slot[s.model])];
+  for (size_t k = 0; k < r.counts.size(); ++k)
+    if (r.counts[k].targets != tile.part_end - tile.part_begin || survived[k] != r.counts[k].past_vit)
+      throw Error("internal: hmmsearch tile " + std::to_string(tile.id) + ", model " +
+                  std::to_string(r.counts[k].model) + ": the msv engine counts " + std::to_string(r.counts[k].targets) +
+                  " targets and " + std::to_string(r.counts[k].past_vit) + " past the Viterbi filter, lists " +
+                  std::to_string(survived[k]) + " survivors");
+  const std::vector<hmm::PostFilterResult> scored = score_survivors(job.models, db, job.pipeline, survivors, pool);
+  for (size_t i = 0; i < survivors.size(); ++i) {
+    const Survivor& s = survivors[i];
+    r.counts[size_t(slot[s.model])].past_fwd += scored[i].past_fwd;
+    if (scored[i].hit) add_hit_rows(s.model, s.target, *scored[i].hit, r);
+  }
+  return r;
+}
+
+}  // namespace hpc

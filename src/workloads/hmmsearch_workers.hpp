@@ -1,0 +1,51 @@
+#pragma once
+// The tile workers of `hpcalign hmmsearch` (tiles: models x a run of the length-sorted
+// database, src/plan/msv_plan.hpp). Both send back the same HmmTileResult
+// (src/workloads/hmmsearch_rows.hpp): per model of the tile, in tile order, hmmsearch's pass
+// counts; the targets that reach the hit list, by model then database position.
+//   CPU worker     one thread runs hmmsearch's whole per-target pipeline
+//                  (hmm::HmmsearchPipeline, SIMD filters); one worker per CPU thread.
+//   engine worker  an msv engine (the GPU's, kernels/msv_engine.hpp) runs the MSV, bias and
+//                  Viterbi filters of the whole tile; its survivors (~0.1% of the pairs) then
+//                  go through the rest of the pipeline on the worker's host thread pool
+//                  (src/workloads/hmmsearch_survivors.hpp).
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "io/database.hpp"
+#include "io/hmm_file.hpp"
+#include "kernels/cpu/thread_pool.hpp"
+#include "kernels/msv_engine.hpp"
+#include "mpi/scheduler.hpp"
+#include "src/hmm/hmmsearch_pipeline.hpp"
+#include "src/workloads/hmmsearch_rows.hpp"
+
+namespace hpc {
+
+// The inputs every worker reads (filled before the workers start, then read only).
+struct HmmsearchJob {
+  std::vector<HmmModel> models;
+  Database db;
+  hmm::PipelineSettings pipeline;
+  // The msv engines' setup (each model's filter profiles, the filter settings), built on the
+  // first call (safe from several threads): only engine workers need it.
+  const MsvSetup& msv_setup();
+
+ private:
+  std::once_flag filters_built_;
+  std::vector<hmm::ModelFilters> filters_;
+  MsvSetup setup_;
+};
+
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job);
+// `engine` runs the filters (built on job.msv_setup()); host_threads: the post-filter pool.
+std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
+                                                         int host_threads);
+
+// The engine worker's second half: the tile's result from its filter results (`filtered`,
+// run_msv_tile's), its survivors scored on `pool`.
+HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
+                                      ThreadPool& pool);
+
+}  // namespace hpc

@@ -1,0 +1,177 @@
+// src/workloads/hmmsearch_workers.cpp: the engine worker (filters from an msv engine, then the
+// survivors through the rest of hmmsearch's pipeline on a thread pool) gives what the CPU
+// worker (the whole per-target pipeline, hmmsearch's own results per the oracle tests) gives:
+// the same pass counts per model and tile, the same rows in the same order, hence the same
+// --tblout and --domtblout, under the default filters and hmmsearch's filter options. The msv
+// engine here is its CPU twin, which the GPU one matches pair for pair (MsvGpu.*); the GPU
+// run itself is HmmsearchGpu.* (gpu label).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "io/database.hpp"
+#include "io/hmm_file.hpp"
+#include "kernels/msv_engine.hpp"
+#include "src/hmm/hmmsearch_tables.hpp"
+#include "src/plan/tile_split.hpp"
+#include "src/workloads/hmm_inputs.hpp"
+#include "src/workloads/hmmsearch_workers.hpp"
+#include "test_support.hpp"
+
+namespace hpc {
+namespace {
+
+// globins4 (twice: the Pfam-style copy has cut-off lines), XYPPX, fn3, Pkinase against
+// globins45, sevenless (fn3 repeats) and every 6th balifam2000 domain (333, of many families).
+std::vector<HmmModel> test_models() {
+  std::vector<HmmModel> models;
+  for (const char* f : {"hmm/pfam_style.hmm", "hmm/fn3.hmm", "hmm/Pkinase.hmm", "hmm/globins4.hmm"})
+    for (HmmModel& m : read_hmm_file(test::data_path(f))) models.push_back(std::move(m));
+  return models;
+}
+
+// `synthetic`: also the random sequences of db2M (5,594), whose few survivors of the Viterbi
+// filter sit near the Forward filter's threshold.
+std::string test_targets(bool synthetic) {
+  const std::string p = test::temp_path(synthetic ? "targets_synthetic.fa" : "targets.fa");
+  int status = 0;
+  test::run_command("cat " + test::data_path("globins45.fa") + " " + test::data_path("7LESS_DROME.fa") + " >" + p +
+                        " && awk '/^>/ { n++; keep = n % 6 == 0 } keep' " + test::data_path("balifam2000.fa") + " >>" +
+                        p + (synthetic ? " && cat " + test::data_path("db2M.fa") + " >>" + p : ""),
+                    &status);
+  EXPECT_EQ(status, 0);
+  return p;
+}
+
+struct Tables {
+  std::string tbl, dom;
+  size_t hits = 0;
+};
+
+// The tables HmmsearchRun writes from these tiles' rows (Z: the number of targets).
+Tables tables_of(const std::vector<HmmTileResult>& tiles, const std::vector<HmmModel>& models, const Database& db) {
+  std::vector<std::vector<hmm::TargetHit>> hits(models.size());
+  for (const HmmTileResult& r : tiles) {
+    size_t d = 0;
+    for (const HmmTargetRow& t : r.targets) {
+      hmm::TargetHit h = hit_from_rows(t, r.domains.data() + d);
+      d += size_t(t.ndomains);
+      h.name = db.seqs.ids[h.index], h.length = int(db.seqs.length(h.index));
+      hits.at(t.model).push_back(std::move(h));
+    }
+    EXPECT_EQ(d, r.domains.size());
+  }
+  Tables out;
+  std::ostringstream tbl, dom;
+  for (size_t m = 0; m < models.size(); ++m) {
+    std::sort(hits[m].begin(), hits[m].end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    out.hits += hits[m].size();
+    const hmm::HitList list = hmm::finish_hits(std::move(hits[m]), double(db.seqs.size()));
+    hmm::write_tblout(tbl, models[m], list, m == 0);
+    hmm::write_domtblout(dom, models[m], list, m == 0);
+  }
+  out.tbl = tbl.str(), out.dom = dom.str();
+  return out;
+}
+
+struct Case {
+  const char* name;
+  hmm::PipelineSettings settings;
+  bool synthetic;  // with db2M's random targets (not under --max: all of them would reach Forward)
+};
+
+hmm::PipelineSettings with_filters(double F1, double F2, double F3) {
+  hmm::PipelineSettings s;
+  s.F1 = F1, s.F2 = F2, s.F3 = F3;
+  return s;
+}
+hmm::PipelineSettings no_bias() {
+  hmm::PipelineSettings s;
+  s.bias_filter = false;
+  return s;
+}
+
+class HmmsearchEngineWorker : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
+  HmmsearchJob job;
+  job.models = test_models();
+  job.db = load_database(test_targets(GetParam().synthetic), ResidueRules::kHmmer);
+  job.pipeline = GetParam().settings;
+  ASSERT_EQ(job.models.size(), 5u);
+  ASSERT_GT(job.db.seqs.size(), 370u);
+  // Tiles as a run with three workers gets them: several models a tile, several partitions.
+  const std::vector<Tile> tiles = plan_model_tiles(job.models, job.db, 3).tiles;
+  ASSERT_GT(tiles.size(), 3u);
+
+  std::unique_ptr<TileWorker> cpu = make_hmmsearch_cpu_worker(job);
+  std::unique_ptr<MsvEngine> engine = make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup());
+  std::unique_ptr<TileWorker> split = make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1,
+                                                                                         job.msv_setup()), 3);
+  ThreadPool pool(2);
+  std::vector<HmmTileResult> per_target, after_engine, after_halves;
+  HmmCounts sum;
+  for (const Tile& tile : tiles) {
+    per_target.push_back(decode_hmm_tile(cpu->run(tile)));
+    after_engine.push_back(decode_hmm_tile(split->run(tile)));
+    // As an out-of-memory retry leaves it: the halves' counts and pairs joined (models out of
+    // tile order, a model's counts in two entries).
+    MsvTileResult joined;
+    if (const auto halves = split_tile(tile)) {
+      for (const Tile* t : {&halves->second, &halves->first}) {
+        MsvTileResult part = engine->run(*t);
+        joined.counts.insert(joined.counts.end(), part.counts.begin(), part.counts.end());
+        joined.pairs.insert(joined.pairs.end(), part.pairs.begin(), part.pairs.end());
+      }
+    } else {
+      joined = engine->run(tile);
+    }
+    after_halves.push_back(hmmsearch_after_filters(job, tile, joined, pool));
+
+    const HmmTileResult& a = per_target.back();
+    for (const HmmTileResult* b : {&after_engine.back(), &after_halves.back()}) {
+      ASSERT_EQ(a.counts.size(), b->counts.size()) << "tile " << tile.id;
+      for (size_t k = 0; k < a.counts.size(); ++k) {
+        const HmmCounts &x = a.counts[k], &y = b->counts[k];
+        EXPECT_TRUE(x.model == y.model && x.targets == y.targets && x.past_msv == y.past_msv &&
+                    x.past_bias == y.past_bias && x.past_vit == y.past_vit && x.past_fwd == y.past_fwd &&
+                    x.residues == y.residues)
+            << "tile " << tile.id << " model " << x.model << ": targets " << x.targets << "/" << y.targets << " msv "
+            << x.past_msv << "/" << y.past_msv << " bias " << x.past_bias << "/" << y.past_bias << " vit "
+            << x.past_vit << "/" << y.past_vit << " fwd " << x.past_fwd << "/" << y.past_fwd;
+      }
+      ASSERT_EQ(a.targets.size(), b->targets.size()) << "tile " << tile.id;
+      for (size_t i = 0; i < a.targets.size(); ++i)
+        EXPECT_TRUE(a.targets[i].model == b->targets[i].model && a.targets[i].target == b->targets[i].target &&
+                    a.targets[i].score == b->targets[i].score && a.targets[i].ndomains == b->targets[i].ndomains)
+            << "tile " << tile.id << " row " << i;
+      ASSERT_EQ(a.domains.size(), b->domains.size()) << "tile " << tile.id;
+    }
+    for (const HmmCounts& c : a.counts) sum.add(c);
+  }
+  const Tables expected = tables_of(per_target, job.models, job.db);
+  const Tables engine_tables = tables_of(after_engine, job.models, job.db);
+  const Tables halves_tables = tables_of(after_halves, job.models, job.db);
+  EXPECT_EQ(engine_tables.tbl, expected.tbl);
+  EXPECT_EQ(engine_tables.dom, expected.dom);
+  EXPECT_EQ(halves_tables.tbl, expected.tbl);
+  EXPECT_EQ(halves_tables.dom, expected.dom);
+  // Not a vacuous comparison: hits, and survivors of the filters that the Forward filter drops.
+  EXPECT_GT(expected.hits, 40u);
+  if (job.pipeline.F3 < 1) EXPECT_GT(sum.past_vit, sum.past_fwd + 10);
+  EXPECT_EQ(sum.targets, job.models.size() * job.db.seqs.size());
+  std::printf("  %s: %llu pairs, past MSV %llu, bias %llu, Vit %llu, Fwd %llu; %zu hits\n", GetParam().name,
+              (unsigned long long)sum.targets, (unsigned long long)sum.past_msv, (unsigned long long)sum.past_bias,
+              (unsigned long long)sum.past_vit, (unsigned long long)sum.past_fwd, expected.hits);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FilterOptions, HmmsearchEngineWorker,
+    ::testing::Values(Case{"defaults", {}, true}, Case{"nobias", no_bias(), true},
+                      Case{"F1_F2_F3", with_filters(0.1, 0.01, 1e-3), true},
+                      Case{"max", hmm::PipelineSettings::max_sensitivity({}), false}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace hpc
