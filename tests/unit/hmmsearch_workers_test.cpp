@@ -53,14 +53,15 @@ struct Tables {
 Tables tables_of(const std::vector<HmmTileResult>& tiles, const std::vector<HmmModel>& models, const Database& db) {
   std::vector<std::vector<hmm::TargetHit>> hits(models.size());
   for (const HmmTileResult& r : tiles) {
-    size_t d = 0;
+    size_t d = 0, ali = 0;
     for (const HmmTargetRow& t : r.targets) {
-      hmm::TargetHit h = hit_from_rows(t, r.domains.data() + d);
+      hmm::TargetHit h = hit_from_rows(t, r.domains.data() + d, r.alignments, &ali);
       d += size_t(t.ndomains);
       h.name = db.seqs.ids[h.index], h.length = int(db.seqs.length(h.index));
       hits.at(t.model).push_back(std::move(h));
     }
     EXPECT_EQ(d, r.domains.size());
+    EXPECT_EQ(ali, r.alignments.size());
   }
   Tables out;
   std::ostringstream tbl, dom;
@@ -147,6 +148,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
                     a.targets[i].score == b->targets[i].score && a.targets[i].ndomains == b->targets[i].ndomains)
             << "tile " << tile.id << " row " << i;
       ASSERT_EQ(a.domains.size(), b->domains.size()) << "tile " << tile.id;
+      EXPECT_EQ(a.alignments, b->alignments) << "tile " << tile.id;  // the report's domain alignments
     }
     for (const HmmCounts& c : a.counts) sum.add(c);
   }
