@@ -38,11 +38,13 @@ const char* stats_modes_help() {
          "         the ungapped lambda of the pair's two compositions over the standard one, clamped to\n"
          "         [0.5, 1], scales the substitution scores of the reported alignment; Schaffer et al., NAR\n"
          "         2001;29:2994). Computed on the reported hits only.\n"
-         "  regress ssearch36's default statistics (-z 1): per query, score = a + b ln(subject length) fitted\n"
-         "         on its scores against up to 2,500 database subjects spread over the lengths (outliers\n"
-         "         z > 5 trimmed), E = database sequences x P of the standardized residual under a Gumbel\n"
-         "         (Pearson, J Mol Biol 1998;276:71; FASTA's scaleswn.c). The sample is scored inside each\n"
-         "         tile by the search's backend; a query with too few scores uses blast.\n";
+         "  regress ssearch36's default statistics (-z 1), as FASTA 36 fits them (scaleswn.c proc_hist_r):\n"
+         "         per query, score = a + b ln(subject length) fitted on its scores against up to 2,500\n"
+         "         database subjects spread over the lengths (bins of 0.1 ln(length) weighted by their\n"
+         "         variance, high scores capped, z < -3 and z above the best of N unrelated trimmed, bins of\n"
+         "         odd variance dropped), E = database sequences x P of the standardized residual under a\n"
+         "         Gumbel (Pearson, J Mol Biol 1998;276:71). The sample is scored inside each tile by the\n"
+         "         search's backend; a query whose fit fails (fewer than 84 scores, ...) uses blast.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,

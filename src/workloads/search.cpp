@@ -105,7 +105,7 @@ class SearchWorker : public TileWorker {
     std::vector<LengthRegression> fits;
     if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
     const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
-    if (own_scores) fits = calibration_->fit_from(top);
+    if (own_scores) fits = calibration_->fit_from(tile.queries, top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
