@@ -14,7 +14,8 @@ StatsMode parse_stats_mode(const std::string& name) {
   if (name == "blast") return StatsMode::Blast;
   if (name == "comp") return StatsMode::Comp;
   if (name == "regress") return StatsMode::Regress;
-  throw Error("--stats must be ka, blast, comp or regress (got '" + name + "')");
+  if (name == "regress-comp") return StatsMode::RegressComp;
+  throw Error("--stats must be ka, blast, comp, regress or regress-comp (got '" + name + "')");
 }
 
 const char* to_string(StatsMode mode) {
@@ -23,6 +24,7 @@ const char* to_string(StatsMode mode) {
     case StatsMode::Blast: return "blast";
     case StatsMode::Comp: return "comp";
     case StatsMode::Regress: return "regress";
+    case StatsMode::RegressComp: return "regress-comp";
   }
   return "?";
 }
@@ -44,7 +46,9 @@ const char* stats_modes_help() {
          "         variance, high scores capped, z < -3 and z above the best of N unrelated trimmed, bins of\n"
          "         odd variance dropped), E = database sequences x P of the standardized residual under a\n"
          "         Gumbel (Pearson, J Mol Biol 1998;276:71). The sample is scored inside each tile by the\n"
-         "         search's backend; a query whose fit fails (fewer than 84 scores, ...) uses blast.\n";
+         "         search's backend; a query whose fit fails (fewer than 84 scores, ...) uses blast.\n"
+         "  regress-comp  regress on comp's rescaled score (the fit as regress's, the hit's substitution\n"
+         "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
@@ -66,7 +70,7 @@ SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, Ga
   fsc_ = *fsc;
   fsc_.lambda = karlin.lambda;
   fsc_.K = karlin.K;
-  if (mode_ == StatsMode::Comp) {
+  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) {
     standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
     if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
   }
@@ -103,15 +107,15 @@ void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const Len
     return;
   }
   double score = h.aln.score;
-  if (mode_ == StatsMode::Regress && fit && fit->ok) {
-    h.bits = bit_score(karlin_, h.aln.score);
-    h.evalue = fit->evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
-    return;
-  }
-  if (mode_ == StatsMode::Comp) {
+  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) {
     const double ratio =
         composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
     score = rescaled_alignment_score(gaps_, ratio, h.aln);
+  }
+  if (fits_regression(mode_) && fit && fit->ok) {
+    h.bits = bit_score(karlin_, h.aln.score);
+    h.evalue = fit->evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
+    return;
   }
   h.bits = (karlin_.lambda * score - std::log(karlin_.K)) / std::log(2.0);
   h.evalue = finite_size_evalue(fsc_, score, query.length, target.length, db_residues_);
