@@ -8,7 +8,8 @@
 # other members per family as the database (168 queries x 2,240 sequences, ~376k residues;
 # fixed seed). Every tool reports every hit to E <= 1000 and every subject (no top-N cut).
 # Env: SOURCE (labelled FASTA), QUERIES_PER_FAMILY (3), DB_PER_FAMILY (40), MODES ("ka blast
-# comp regress"), THREADS (all cores), HPCALIGN (build/hpcalign), PYTHON (python3).
+# comp regress regress-comp"), RESCORE ("50": regress with --rescore N for each N listed; "" for none),
+# THREADS (all cores), HPCALIGN (build/hpcalign), PYTHON (python3).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$(mkdir -p "${1:-bench-ranking}" && cd "${1:-bench-ranking}" && pwd)
@@ -16,7 +17,8 @@ source_fa=${SOURCE:-$root/tests/data/balifam1000.fa.gz}
 hpcalign=${HPCALIGN:-$root/build/hpcalign}
 python=${PYTHON:-python3}
 threads=${THREADS:-$(nproc)}
-modes=${MODES:-ka blast comp regress}
+modes=${MODES:-ka blast comp regress regress-comp}
+rescore=${RESCORE-50}
 for tool in "$hpcalign" ssearch36 blastp makeblastdb; do
   command -v "$tool" >/dev/null || { echo "ranking.sh: $tool not found" >&2; exit 1; }
 done
@@ -41,6 +43,12 @@ for mode in $modes; do
     --stats "$mode" --max-hits "$nseq" --evalue 1000 --backend cpu --threads "$threads" --quiet
   "$hpcalign" view "$out/hpcalign-$mode.h5" --format tsv | tail -n +2 | cut -f1,2,5 >"$out/hpcalign-$mode.tsv"
   runs+=("hpcalign --stats $mode=$out/hpcalign-$mode.tsv")
+done
+for n in $rescore; do  # regress, then permutation E-values for each query's n best hits
+  timed "hpcalign-rescore$n" "$hpcalign" search -q "$out/queries.fa" -d "$out/db.fa" -o "$out/hpcalign-rescore$n.h5" \
+    --stats regress --rescore "$n" --max-hits "$nseq" --evalue 1000 --backend cpu --threads "$threads" --quiet
+  "$hpcalign" view "$out/hpcalign-rescore$n.h5" --format tsv | tail -n +2 | cut -f1,2,5 >"$out/hpcalign-rescore$n.tsv"
+  runs+=("hpcalign --stats regress --rescore $n=$out/hpcalign-rescore$n.tsv")
 done
 # ssearch36 with its default statistics (regression on ln(length), -z 1), BLOSUM62 11/1.
 timed ssearch36 ssearch36 -q -s BP62 -f -11 -g -1 -m 8 -E 1000 -b "$nseq" -d 0 -T "$threads" \

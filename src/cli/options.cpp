@@ -100,6 +100,12 @@ std::string hmmer_residue_usage() {
          "A makedb file holds BLAST's reading (U/O/J as X): give the FASTA file for HMMER's.\n";
 }
 
+void add_permutation_options(po::options_description& opts, uint32_t& permutations, uint64_t& seed) {
+  opts.add_options()
+    ("permutations", po::value(&permutations)->default_value(permutations), "N: permuted copies of each subject (>= 10; ~1000 for a fit)")
+    ("seed", po::value(&seed)->default_value(seed), "RNG seed: permutation k of subject s is a pure function of (seed, s, k)");
+}
+
 void add_filter_thresholds(po::options_description& opts, double& F1, double& F2) {
   opts.add_options()
     ("F1", po::value(&F1)->default_value(F1), "MSV and bias filter threshold: promote targets with P <= F1 (hmmsearch --F1)")

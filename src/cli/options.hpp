@@ -64,6 +64,10 @@ class RunGroup {
   double progress_interval_ = 30;
 };
 
+// pss's --permutations and --seed (pss, and search's --rescore): shuffled copies of each
+// subject and the seed they are a pure function of.
+void add_permutation_options(po::options_description& opts, uint32_t& permutations, uint64_t& seed);
+
 // hmmsearch's --F1 and --F2 (MSV/bias and Viterbi filter P-value thresholds): msv and hmmsearch.
 void add_filter_thresholds(po::options_description& opts, double& F1, double& F2);
 

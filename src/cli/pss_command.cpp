@@ -13,9 +13,9 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
   po::options_description opts("pss options");
   opts.add_options()
     ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")
-    ("subjects,s", po::value(&o.subject_path)->required(), "subject FASTA: every query is paired with every subject")
-    ("permutations", po::value(&o.permutations)->default_value(1000), "N: permuted copies of each subject (>= 10; ~1000 for a fit)")
-    ("seed", po::value(&o.seed)->default_value(42), "RNG seed: permutation k of subject s is a pure function of (seed, s, k)")
+    ("subjects,s", po::value(&o.subject_path)->required(), "subject FASTA: every query is paired with every subject");
+  add_permutation_options(opts, o.permutations, o.seed);
+  opts.add_options()
     ("censor", po::value(&o.censor)->default_value("median"),
      "Gumbel fit censoring: none, median, quantile:F or score:X (scores below are censored)")
     ("pssm", po::value(&o.pssm_path), "PSI-BLAST ASCII PSSM of the (single) query, used as its position-specific profile")

@@ -22,7 +22,10 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   run.add_to(opts);
   // --- E-value statistics (src/stats/search_statistics.hpp) ---
   opts.add_options()
-    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast, comp or regress (see below; --lambda/--K imply ka)");
+    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast, comp, regress or regress-comp (see below; --lambda/--K imply ka)")
+    ("rescore", po::value(&o.rescore.top)->default_value(o.rescore.top),
+     "N: permutation E-values for each query's N best hits by E-value (below; 0: none)");
+  add_permutation_options(opts, o.rescore.shuffles, o.rescore.seed);
   po::variables_map vm;
   const std::string usage =
       "usage: hpcalign search -q QUERIES.fa -d DB (-o OUT.h5 | -o - | --format F) [options]\n"
@@ -30,7 +33,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
       "--max-hits per query (by raw score; those within --evalue) with bit scores, E-values (--stats,\n"
       "below) and alignments (CIGAR, coordinates, identity). Gap costs use BLAST's convention: a gap\n"
       "of length k costs gapopen + k*gapextend (ssearch36 -f -11 -g -1 for 11/1; EMBOSS -gapopen 12).\n" +
-      blast_residue_usage() + checkpoint_usage("jobs/search.sbatch") + "\n" + stats_modes_help() + "\n" + output_usage();
+      blast_residue_usage() + checkpoint_usage("jobs/search.sbatch") + "\n" + stats_modes_help() + rescore_help() + "\n" + output_usage();
   if (int rc = parse_or_help(args, usage, opts, nullptr, vm); rc >= 0) return rc;
   try {
     scoring.apply(vm);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <numeric>
 
 namespace hpc {
 namespace {
@@ -170,6 +171,51 @@ std::string no_published_params(const std::string& matrix, GapCosts gaps) {
   for (GapCosts c : supported_gap_costs(matrix)) known += " " + std::to_string(c.open) + "/" + std::to_string(c.extend);
   return "no published Karlin-Altschul parameters for " + matrix + " with gap costs " + std::to_string(gaps.open) + "/" +
          std::to_string(gaps.extend) + (known.empty() ? std::string(" (matrix not in the tables)") : "; known:" + known);
+}
+
+std::optional<KarlinParams> ungapped_karlin(const std::vector<double>& probs, int low) {
+  const int high = low + int(probs.size()) - 1;
+  double mean = 0;
+  for (size_t i = 0; i < probs.size(); ++i) mean += (low + int(i)) * probs[i];
+  if (!(mean < 0) || high <= 0 || low >= 0) return std::nullopt;
+  // lambda: the positive root of sum p_s e^(lambda s) = 1 (convex, negative slope at 0).
+  auto phi = [&](double l) {
+    double sum = 0;
+    for (size_t i = 0; i < probs.size(); ++i) sum += probs[i] * std::exp(l * (low + int(i)));
+    return sum - 1;
+  };
+  double lo = 0, hi = 0.5;
+  while (phi(hi) < 0) lo = hi, hi *= 2;
+  for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; ++k) {
+    const double mid = 0.5 * (lo + hi);
+    (phi(mid) < 0 ? lo : hi) = mid;
+  }
+  KarlinParams p;
+  p.lambda = 0.5 * (lo + hi);
+  for (size_t i = 0; i < probs.size(); ++i) p.H += (low + int(i)) * probs[i] * std::exp(p.lambda * (low + int(i)));
+  p.H *= p.lambda;
+  // The scores' lattice span d: K = d lambda e^(-2 sigma) / (H (1 - e^(-d lambda))), with
+  // sigma = sum_k (1/k) [E(e^(lambda S_k); S_k < 0) + P(S_k >= 0)] over the k-step sums S_k.
+  int span = 0;
+  for (size_t i = 0; i < probs.size(); ++i)
+    if (probs[i] > 0) span = std::gcd(span, std::abs(low + int(i)));
+  std::vector<double> walk{1.0};  // P(S_k = k low + i)
+  double sigma = 0;
+  for (int k = 1; k <= 100; ++k) {
+    std::vector<double> next(walk.size() + probs.size() - 1, 0.0);
+    for (size_t a = 0; a < walk.size(); ++a)
+      for (size_t b = 0; b < probs.size(); ++b) next[a + b] += walk[a] * probs[b];
+    walk.swap(next);
+    double term = 0;
+    for (size_t i = 0; i < walk.size(); ++i) {
+      const int s = k * low + int(i);
+      term += s < 0 ? walk[i] * std::exp(p.lambda * s) : walk[i];
+    }
+    sigma += term / k;
+    if (term < 1e-4) break;
+  }
+  p.K = span * p.lambda * std::exp(-2 * sigma) / (p.H * (1 - std::exp(-span * p.lambda)));
+  return p;
 }
 
 double bit_score(const KarlinParams& p, int score) { return (p.lambda * score - std::log(p.K)) / std::log(2.0); }

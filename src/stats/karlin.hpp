@@ -40,6 +40,12 @@ std::optional<KarlinParams> run_karlin_params(const std::string& matrix, GapCost
 // of a run that needs them and has none).
 std::string no_published_params(const std::string& matrix, GapCosts gaps);
 
+// Ungapped lambda, K and H of a score distribution: probs[i] is P(score = low + i) (summing
+// to 1, a negative mean and some positive score). K by Karlin and Altschul's series (PNAS
+// 1990;87:2264, as BLAST's BlastKarlinLHtoK sums it, to terms below 1e-4). nullopt when the
+// distribution has no positive lambda.
+std::optional<KarlinParams> ungapped_karlin(const std::vector<double>& probs, int low);
+
 double bit_score(const KarlinParams& p, int score);
 double evalue(const KarlinParams& p, int score, double query_length, double db_residues);
 // Smallest score whose E-value is <= max_evalue (scores below it are not reported).

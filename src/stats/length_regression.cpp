@@ -1,13 +1,101 @@
 #include "src/stats/length_regression.hpp"
 
+#include <algorithm>
+#include <array>
+#include <climits>
 #include <cmath>
 
 namespace hpc {
 namespace {
-constexpr double kTrimZ = 5.0;       // FASTA's outlier bound on z
-constexpr int kMaxRounds = 10;
 constexpr double kEulerGamma = 0.57721566490153286;
 const double kGumbelScale = M_PI / std::sqrt(6.0);  // 1/beta of a unit-variance Gumbel
+constexpr double kBinsPerLn = 10.0;                 // bin = round(10 ln n)
+constexpr int kBins = 201;
+constexpr uint32_t kShortest = 10;     // shorter subjects are not fitted
+constexpr int kMinBins = 5;            // bins of 2+ scores a fit needs
+constexpr double kLowZ = -3.0;         // step 3's lower bound on z
+constexpr double kMinTrimZ = 3.0;      // fewer scores than this z needs: no fit
+constexpr double kMinKept = 50;        // subjects left after step 3
+constexpr double kUngappedToGapped = 0.7;
+
+int bin_of(uint32_t n) { return std::min(kBins - 1, int(kBinsPerLn * std::log(double(n)) + 0.5)); }
+
+struct Bins {
+  std::array<double, kBins> count{}, sum{}, sum2{}, var{};
+  void add(int b, double s, double sign) { count[b] += sign, sum[b] += sign * s, sum2[b] += sign * s * s; }
+};
+
+struct Line {
+  double rho = 0, mu = 0, mean_var = 0;  // mean = rho x + mu over x = bin + 1/2; pooled residual variance
+  double rho2 = 0, mu2 = 0;              // residual variance of a bin's scores, summed, vs x
+  double mean_x = 0, var_x = 0;
+  bool ok = false;
+};
+
+// The regression of the bins' means on x, weighted by count / variance (variances floored
+// at var_floor); with its pooled residual variance and that variance's own regression on x.
+Line fit_bins(Bins& h, double var_floor) {
+  Line l;
+  double nw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  int used_bins = 0;
+  for (int j = 0; j < kBins - 1; ++j) {
+    const double c = h.count[j];
+    if (c <= 1) continue;
+    h.var[j] = std::max(var_floor, (h.sum2[j] / c - (h.sum[j] / c) * (h.sum[j] / c)) / (c - 1));
+    const double x = j + 0.5, w = 1 / h.var[j];
+    nw += c * w, sx += c * x * w, sy += h.sum[j] * w, sxx += c * x * x * w, sxy += x * h.sum[j] * w;
+    ++used_bins;
+  }
+  const double det = nw * sxx - sx * sx;
+  if (used_bins < kMinBins || !(det > 0.001)) return l;
+  l.rho = (nw * sxy - sx * sy) / det;
+  l.mu = (sxx * sy - sx * sxy) / det;
+  double n = 0, mx = 0, mxx = 0, ss = 0, xss = 0;
+  for (int j = 0; j < kBins; ++j) {
+    const double c = h.count[j];
+    if (c <= 1) continue;
+    const double x = j + 0.5, u = l.rho * x + l.mu;
+    const double y2 = h.sum2[j] - 2 * h.sum[j] * u + c * u * u;  // the bin's residual sum of squares
+    n += c, mx += c * x, mxx += c * x * x, ss += y2, xss += x * y2;
+  }
+  l.mean_x = mx / n;
+  l.var_x = mxx / n - l.mean_x * l.mean_x;
+  l.mean_var = ss / n;
+  l.rho2 = (xss / n - l.mean_x * l.mean_var) / l.var_x;
+  l.mu2 = l.mean_var - l.rho2 * l.mean_x;
+  l.ok = l.mean_var > 0.01;
+  return l;
+}
+
+// Step 4: drops the bins whose residual variance departs most from its regression on x.
+void drop_odd_bins(Bins& h, const Line& l, uint32_t longest) {
+  // The smallest variance the regression may predict (FASTA's var_cutoff).
+  double at;
+  if (l.rho2 < 0)
+    at = l.rho2 * kBinsPerLn * std::log(double(longest)) + l.mu2 > 0 ? longest : std::exp((-1 - l.mu2 / l.rho2) / kBinsPerLn);
+  else
+    at = l.rho2 != 0 ? std::exp((1 - l.mu2 / l.rho2) / kBinsPerLn) : kShortest;
+  at = std::max<double>(at, 2 * kShortest);
+  const double floor = l.rho2 * kBinsPerLn * std::log(at) + l.mu2;
+  std::array<double, kBins> departure{};
+  double mean = 0;
+  int bins = 0;
+  for (int j = 0; j < kBins - 1; ++j) {
+    const double c = h.count[j];
+    if (c <= 1) continue;
+    const double x = j + 0.5, u = l.rho * x + l.mu;
+    const double v = std::max(floor, l.rho2 * x + l.mu2);
+    const double d = (h.sum2[j] - 2 * u * h.sum[j] + c * u * u) - v * c;
+    departure[j] = d * d / (c - 1);
+    mean += departure[j];
+    ++bins;
+  }
+  if (bins == 0) return;
+  const double bound = 3 * std::sqrt(mean / bins);
+  for (int j = 0; j < kBins - 1; ++j)
+    if (h.count[j] > 1 && std::sqrt(departure[j]) > bound) h.count[j] = h.sum[j] = h.sum2[j] = 0;
+}
+
 }  // namespace
 
 double LengthRegression::z(double score, double n) const {
@@ -27,40 +115,57 @@ double LengthRegression::score_for_evalue(double max_evalue, double n, double su
   return intercept + slope * std::log(n) + sd * z_at;
 }
 
-LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<uint32_t>& lengths) {
-  LengthRegression r;
-  std::vector<char> keep(scores.size(), 1);
-  std::vector<double> ln(scores.size());  // ln(n) of each subject, once (every round uses it)
-  for (size_t i = 0; i < scores.size(); ++i) ln[i] = std::log(double(lengths[i]));
-  for (int round = 0; round < kMaxRounds; ++round) {
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (size_t i = 0; i < scores.size(); ++i) {
-      if (!keep[i]) continue;
-      const double x = ln[i], y = scores[i];
-      n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
-    }
-    if (n < LengthRegression::kMinSubjects) return LengthRegression{};
-    const double det = n * sxx - sx * sx;
-    r.slope = det > 1e-12 * n * n ? (n * sxy - sx * sy) / det : 0.0;  // one length only: no slope
-    r.intercept = (sy - r.slope * sx) / n;
-    double ss = 0;
-    for (size_t i = 0; i < scores.size(); ++i) {
-      if (!keep[i]) continue;
-      const double e = scores[i] - (r.intercept + r.slope * ln[i]);
-      ss += e * e;
-    }
-    r.sd = std::sqrt(ss / std::max(1.0, n - 2));
-    r.used = uint32_t(n);
-    r.ok = r.sd > 0;
-    if (!r.ok) return LengthRegression{};
-    bool changed = false;
-    for (size_t i = 0; i < scores.size(); ++i) {
-      const char k = (scores[i] - (r.intercept + r.slope * ln[i])) / r.sd <= kTrimZ;  // r.z(score, n)
-      changed |= k != keep[i];
-      keep[i] = k;
-    }
-    if (!changed) break;
+LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<uint32_t>& lengths,
+                                       const HighScoreCap* cap) {
+  const double total = double(scores.size());
+  if (total < 2) return {};
+  const double trim_z = (std::log(total) - kEulerGamma) / kGumbelScale;  // the best of N unrelated
+  if (trim_z < kMinTrimZ) return {};
+  double cap_score = INT_MAX;
+  if (cap) {
+    double mean_length = 0;
+    for (uint32_t n : lengths) mean_length += n;
+    mean_length /= total;
+    const double space = total * cap->ungapped_K * double(cap->query_length) * mean_length;
+    cap_score = std::floor(-std::log(0.01 / space) / (cap->ungapped_lambda * kUngappedToGapped) + 0.5);
   }
+  Bins h;
+  int32_t lowest = INT_MAX, highest = INT_MIN;
+  uint32_t longest = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (lengths[i] < kShortest) {
+      lowest = std::min(lowest, 0);
+      continue;
+    }
+    lowest = std::min(lowest, scores[i]), highest = std::max(highest, scores[i]);
+    longest = std::max(longest, lengths[i]);
+    h.add(bin_of(lengths[i]), std::min<double>(scores[i], cap_score), 1);
+  }
+  if (highest == INT_MIN || highest - lowest < 10) return {};
+  Line l = fit_bins(h, 0.1);
+  if (!l.ok) return {};
+  double kept = total;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    const double x = kBinsPerLn * std::log(double(std::max<uint32_t>(1, lengths[i])));
+    const double z = lengths[i] < kShortest || scores[i] <= 0 ? -5 : (scores[i] - l.rho * x - l.mu) / std::sqrt(l.mean_var);
+    if (z >= kLowZ && z <= trim_z) continue;
+    kept -= 1;
+    if (lengths[i] >= kShortest && scores[i] > 0) h.add(bin_of(lengths[i]), std::min<double>(scores[i], cap_score), -1);
+  }
+  if (kept < kMinKept) return {};
+  l = fit_bins(h, 1.0);
+  if (!l.ok) return {};
+  drop_odd_bins(h, l, longest);
+  l = fit_bins(h, 0.1);
+  if (!l.ok) return {};
+  LengthRegression r;
+  r.intercept = l.mu;
+  r.slope = l.rho * kBinsPerLn;
+  r.sd = std::sqrt(l.mean_var);
+  double used = 0;
+  for (double c : h.count) used += c > 1 ? c : 0;
+  r.used = uint32_t(used);
+  r.ok = true;
   return r;
 }
 

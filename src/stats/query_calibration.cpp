@@ -2,9 +2,41 @@
 
 #include <algorithm>
 
+#include "src/core/alphabet.hpp"
+#include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
+#include "src/stats/composition.hpp"
+#include "src/stats/karlin.hpp"
 
 namespace hpc {
+namespace {
+
+// The ungapped lambda and K of ssearch36's high-score cap (length_regression.hpp, step 2), as
+// FASTA 36 computes them (initfa.c last_init -> karlin.c do_karlin_a): the Robinson
+// frequencies, listed in ARND... order, paired with the letters of FASTA's NCBIstdaa codes 1..20
+// (A B C D E F G H I K L M N P Q R S T V W: B takes R's frequency, ..., Y is left out), and
+// the subject's codes 1..19 only (W's column too is left out). For BLOSUM62 this gives lambda
+// 0.297 and K 0.131 where the standard background gives 0.318 and 0.134: the cap, and with
+// it which scores are trimmed, follows ssearch36's.
+KarlinParams ssearch36_cap_karlin(const ScoreMatrix& m) {
+  static const char kCodes[] = "ABCDEFGHIKLMNPQRSTVW";
+  const Composition& freq = standard_composition();
+  const int low = m.min_score(), high = m.max_score();
+  std::vector<double> probs(size_t(high - low + 1), 0.0);
+  double total = 0;
+  for (int i = 0; i < 20; ++i)
+    for (int j = 0; j < 19; ++j) {
+      const double p = freq[i] * freq[j];
+      probs[size_t(m(encode_residue(kCodes[i]), encode_residue(kCodes[j])) - low)] += p;
+      total += p;
+    }
+  for (double& p : probs) p /= total;
+  const auto k = ungapped_karlin(probs, low);
+  if (!k) throw Error("--stats regress: matrix " + m.name + " has no ungapped lambda");
+  return *k;
+}
+
+}  // namespace
 
 Database calibration_sample(const Database& db, uint32_t sample_size) {
   const size_t total = db.seqs.size();
@@ -24,6 +56,9 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
       threads_(threads), setup_(search) {
   setup_.db = &sample_;
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
+  const KarlinParams cap = ssearch36_cap_karlin(search.matrix);
+  ungapped_lambda_ = cap.lambda;
+  ungapped_K_ = cap.K;
 }
 
 std::vector<LengthRegression> QueryCalibration::fit(const std::vector<uint32_t>& queries) {
@@ -35,10 +70,11 @@ std::vector<LengthRegression> QueryCalibration::fit(const std::vector<uint32_t>&
   tile.queries = queries;
   tile.part_begin = 0;
   tile.part_end = uint32_t(sample_.seqs.size());
-  return fits_of(backend_->search_tile(tile));
+  return fits_of(queries, backend_->search_tile(tile));
 }
 
-std::vector<LengthRegression> QueryCalibration::fit_from(const std::vector<std::vector<ScoredTarget>>& whole) const {
+std::vector<LengthRegression> QueryCalibration::fit_from(const std::vector<uint32_t>& queries,
+                                                         const std::vector<std::vector<ScoredTarget>>& whole) const {
   // Sample subject k is database subject by_length[k]: the same lists in sample indices, in
   // scored_target_order again (ties now by sample index), as fit() would have scored them.
   std::vector<uint32_t> sample_index(db_->seqs.size());
@@ -48,10 +84,11 @@ std::vector<LengthRegression> QueryCalibration::fit_from(const std::vector<std::
     for (const ScoredTarget& st : whole[q]) scored[q].push_back({st.score, sample_index[st.target]});
     std::sort(scored[q].begin(), scored[q].end(), scored_target_order);
   }
-  return fits_of(scored);
+  return fits_of(queries, scored);
 }
 
-std::vector<LengthRegression> QueryCalibration::fits_of(const std::vector<std::vector<ScoredTarget>>& scored) const {
+std::vector<LengthRegression> QueryCalibration::fits_of(const std::vector<uint32_t>& queries,
+                                                        const std::vector<std::vector<ScoredTarget>>& scored) const {
   std::vector<LengthRegression> fits(scored.size());
   // ~0.2 ms a fit, on one core: 11,000 queries added ~2 s to a 0.4 s GPU search (H100).
   run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
@@ -62,7 +99,8 @@ std::vector<LengthRegression> QueryCalibration::fits_of(const std::vector<std::v
         scores.push_back(st.score);
         lengths.push_back(std::max<uint32_t>(1, sample_.seqs.length(st.target)));
       }
-      fits[k] = fit_length_regression(scores, lengths);
+      const HighScoreCap cap{ungapped_lambda_, ungapped_K_, setup_.queries->length(queries[k])};
+      fits[k] = fit_length_regression(scores, lengths, &cap);
     }
   });
   return fits;

@@ -33,10 +33,12 @@ class QueryCalibration {
   // that keeps every positive score (max_hits >= its size) already holds the sample's scores.
   bool whole_database() const { return sample_.seqs.size() == db_->seqs.size(); }
   // The same fits from such a search's lists (per query, in scored_target_order over db).
-  std::vector<LengthRegression> fit_from(const std::vector<std::vector<ScoredTarget>>& whole) const;
+  std::vector<LengthRegression> fit_from(const std::vector<uint32_t>& queries,
+                                         const std::vector<std::vector<ScoredTarget>>& whole) const;
 
  private:
-  std::vector<LengthRegression> fits_of(const std::vector<std::vector<ScoredTarget>>& scored) const;
+  std::vector<LengthRegression> fits_of(const std::vector<uint32_t>& queries,
+                                        const std::vector<std::vector<ScoredTarget>>& scored) const;
 
   const Database* db_;
   Database sample_;  // before backend_: the backend holds views of it
@@ -44,6 +46,7 @@ class QueryCalibration {
   BackendKind kind_;
   int device_, threads_;
   SearchSetup setup_;
+  double ungapped_lambda_ = 0, ungapped_K_ = 0;  // the fits' high-score cap (length_regression.hpp)
 };
 
 }  // namespace hpc

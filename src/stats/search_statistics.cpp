@@ -14,7 +14,8 @@ StatsMode parse_stats_mode(const std::string& name) {
   if (name == "blast") return StatsMode::Blast;
   if (name == "comp") return StatsMode::Comp;
   if (name == "regress") return StatsMode::Regress;
-  throw Error("--stats must be ka, blast, comp or regress (got '" + name + "')");
+  if (name == "regress-comp") return StatsMode::RegressComp;
+  throw Error("--stats must be ka, blast, comp, regress or regress-comp (got '" + name + "')");
 }
 
 const char* to_string(StatsMode mode) {
@@ -23,6 +24,7 @@ const char* to_string(StatsMode mode) {
     case StatsMode::Blast: return "blast";
     case StatsMode::Comp: return "comp";
     case StatsMode::Regress: return "regress";
+    case StatsMode::RegressComp: return "regress-comp";
   }
   return "?";
 }
@@ -38,11 +40,15 @@ const char* stats_modes_help() {
          "         the ungapped lambda of the pair's two compositions over the standard one, clamped to\n"
          "         [0.5, 1], scales the substitution scores of the reported alignment; Schaffer et al., NAR\n"
          "         2001;29:2994). Computed on the reported hits only.\n"
-         "  regress ssearch36's default statistics (-z 1): per query, score = a + b ln(subject length) fitted\n"
-         "         on its scores against up to 2,500 database subjects spread over the lengths (outliers\n"
-         "         z > 5 trimmed), E = database sequences x P of the standardized residual under a Gumbel\n"
-         "         (Pearson, J Mol Biol 1998;276:71; FASTA's scaleswn.c). The sample is scored inside each\n"
-         "         tile by the search's backend; a query with too few scores uses blast.\n";
+         "  regress ssearch36's default statistics (-z 1), as FASTA 36 fits them (scaleswn.c proc_hist_r):\n"
+         "         per query, score = a + b ln(subject length) fitted on its scores against up to 2,500\n"
+         "         database subjects spread over the lengths (bins of 0.1 ln(length) weighted by their\n"
+         "         variance, high scores capped, z < -3 and z above the best of N unrelated trimmed, bins of\n"
+         "         odd variance dropped), E = database sequences x P of the standardized residual under a\n"
+         "         Gumbel (Pearson, J Mol Biol 1998;276:71). The sample is scored inside each tile by the\n"
+         "         search's backend; a query whose fit fails (fewer than 84 scores, ...) uses blast.\n"
+         "  regress-comp  regress on comp's rescaled score (the fit as regress's, the hit's substitution\n"
+         "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
@@ -64,7 +70,7 @@ SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, Ga
   fsc_ = *fsc;
   fsc_.lambda = karlin.lambda;
   fsc_.K = karlin.K;
-  if (mode_ == StatsMode::Comp) {
+  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) {
     standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
     if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
   }
@@ -101,15 +107,15 @@ void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const Len
     return;
   }
   double score = h.aln.score;
-  if (mode_ == StatsMode::Regress && fit && fit->ok) {
-    h.bits = bit_score(karlin_, h.aln.score);
-    h.evalue = fit->evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
-    return;
-  }
-  if (mode_ == StatsMode::Comp) {
+  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) {
     const double ratio =
         composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
     score = rescaled_alignment_score(gaps_, ratio, h.aln);
+  }
+  if (fits_regression(mode_) && fit && fit->ok) {
+    h.bits = bit_score(karlin_, h.aln.score);
+    h.evalue = fit->evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
+    return;
   }
   h.bits = (karlin_.lambda * score - std::log(karlin_.K)) / std::log(2.0);
   h.evalue = finite_size_evalue(fsc_, score, query.length, target.length, db_residues_);

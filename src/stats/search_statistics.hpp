@@ -11,6 +11,8 @@
 //          sample of the database (src/stats/length_regression.hpp, query_calibration.hpp),
 //          made inside the search's tiles and passed in here; a query whose fit fails (too
 //          few scores) falls back to blast.
+//   regress-comp  regress on comp's rescaled score (the fit on raw scores, the hit's score
+//          scaled by its pair's composition-based lambda ratio); its fallback is comp.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,7 +28,9 @@
 
 namespace hpc {
 
-enum class StatsMode { Ka, Blast, Comp, Regress };
+enum class StatsMode { Ka, Blast, Comp, Regress, RegressComp };
+// regress and regress-comp: each query's length regression (query_calibration.hpp).
+inline bool fits_regression(StatsMode m) { return m == StatsMode::Regress || m == StatsMode::RegressComp; }
 StatsMode parse_stats_mode(const std::string& name);  // throws hpc::Error naming the choices
 const char* to_string(StatsMode mode);
 // The --stats paragraph of `search --help` (choices and their references).

@@ -29,12 +29,14 @@ namespace {
 struct TileTimes {
   double search = 0;  // search_tile: scores and top-k
   double align = 0;   // align: coordinates and CIGARs of the kept hits
+  double rescore = 0; // --rescore: shuffles, their scores and fits
 };
 
 std::string encode_hits(const std::vector<Hit>& hits, const TileTimes& times) {
   WireWriter w;
   w.put(times.search);
   w.put(times.align);
+  w.put(times.rescore);
   put_hits(w, hits);
   return w.take();
 }
@@ -43,6 +45,7 @@ std::vector<Hit> decode_hits(const std::string& bytes, TileTimes* times) {
   WireReader r(bytes);
   times->search = r.get<double>();
   times->align = r.get<double>();
+  times->rescore = r.get<double>();
   return get_hits(r);
 }
 
@@ -61,6 +64,8 @@ struct SearchJob {
 void load_job(const SearchOptions& opt, SearchJob& job) {
   if (opt.max_hits < 1) throw Error("--max-hits must be at least 1");
   if (!(opt.max_evalue > 0)) throw Error("--evalue must be positive");
+  if (opt.rescore.top > 0 && opt.rescore.shuffles < kMinGumbelSamples)
+    throw Error("--permutations must be at least " + std::to_string(kMinGumbelSamples) + " (~1000 for a useful fit)");
   job.setup.matrix = load_matrix(opt.matrix);
   const GapCosts gaps{opt.gap_open, opt.gap_extend};
   const auto karlin = run_karlin_params(job.setup.matrix.name, gaps, opt.lambda, opt.K);
@@ -78,7 +83,7 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.setup.max_hits = opt.max_hits;
   job.max_hits = opt.max_hits;
   // regress on a database no larger than its sample: the tiles keep every score and fit on them.
-  if (opt.stats == "regress" && job.db.seqs.size() <= kCalibrationSubjects)
+  if (fits_regression(parse_stats_mode(opt.stats)) && job.db.seqs.size() <= kCalibrationSubjects)
     job.setup.max_hits = std::max<uint32_t>(opt.max_hits, uint32_t(job.db.seqs.size()));
   job.stats = SearchStatistics(parse_stats_mode(opt.stats), job.setup.matrix, job.setup.gaps, job.karlin, job.db);
   job.max_evalue = opt.max_evalue;
@@ -89,8 +94,10 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
 class SearchWorker : public TileWorker {
  public:
   // `calibration`: regress's per-tile fits (null for the other modes).
-  SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend, std::unique_ptr<QueryCalibration> calibration)
-      : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)) {
+  // `rescorer`: --rescore's permutation E-values (null without it).
+  SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend, std::unique_ptr<QueryCalibration> calibration,
+               std::unique_ptr<HitRescorer> rescorer)
+      : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)), rescorer_(std::move(rescorer)) {
     backend_->prepare(job_.setup);
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
@@ -105,7 +112,7 @@ class SearchWorker : public TileWorker {
     std::vector<LengthRegression> fits;
     if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
     const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
-    if (own_scores) fits = calibration_->fit_from(top);
+    if (own_scores) fits = calibration_->fit_from(tile.queries, top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
@@ -137,6 +144,11 @@ class SearchWorker : public TileWorker {
       h.aln = alns[i];
       job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
     }
+    if (rescorer_) {  // the tile holds the whole database: each query's top hits are global
+      t0 = std::chrono::steady_clock::now();
+      rescorer_->rescore(hits);
+      times.rescore = seconds_since(t0);
+    }
     return encode_hits(hits, times);
   }
 
@@ -144,6 +156,7 @@ class SearchWorker : public TileWorker {
   const SearchJob& job_;
   std::unique_ptr<SearchBackend> backend_;
   std::unique_ptr<QueryCalibration> calibration_;
+  std::unique_ptr<HitRescorer> rescorer_;
 };
 
 // Everything that changes the results: content fingerprints (not paths: a file may move
@@ -160,6 +173,9 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
       {"lambda", checkpoint::exact(job.karlin.lambda)},
       {"K", checkpoint::exact(job.karlin.K)},
       {"stats", to_string(job.stats.mode())},
+      {"rescore", std::to_string(opt.rescore.top)},
+      {"permutations", std::to_string(opt.rescore.shuffles)},
+      {"seed", std::to_string(opt.rescore.seed)},
   };
 }
 
@@ -172,19 +188,25 @@ class SearchRun : public TiledWorkload {
   // Two workers per GPU for many queries (one's host stages overlap the other's kernels).
   int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
-    auto calibration = job_.stats.mode() == StatsMode::Regress
+    auto calibration = fits_regression(job_.stats.mode())
                            ? std::make_unique<QueryCalibration>(job_.setup, slot.kind(), slot.device_index(), slot.threads)
                            : nullptr;
+    auto rescorer = opt_.rescore.top > 0 ? std::make_unique<HitRescorer>(opt_.rescore, job_.setup, slot.kind(),
+                                                                         slot.device_index(), slot.threads)
+                                         : nullptr;
     return std::make_unique<SearchWorker>(job_, make_search_backend(slot.kind(), slot.device_index(), slot.threads),
-                                          std::move(calibration));
+                                          std::move(calibration), std::move(rescorer));
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override { out_ = std::make_unique<ResultFile>(opt_.run.out_path); }
   h5::File& output_file() override { return out_->h5_file(); }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
-    PlanOptions po;  // regress on a small database: every tile holds the whole sample
-    po.whole_database = job_.setup.max_hits >= job_.db.seqs.size() && job_.stats.mode() == StatsMode::Regress;
+    // Every tile holds the whole database for regress on a small database (the tile's scores
+    // are the sample) and for --rescore (a query's top hits are all in its tile).
+    PlanOptions po;
+    po.whole_database = (job_.setup.max_hits >= job_.db.seqs.size() && fits_regression(job_.stats.mode())) ||
+                        opt_.rescore.top > 0;
     SearchPlan plan = plan_search(job_.queries, job_.db, caps, po);
     return {std::move(plan.tiles),
             {{"tile_query_batches", plan.query_batches},
@@ -208,6 +230,9 @@ class SearchRun : public TiledWorkload {
     out_->set_attribute("lambda", job_.karlin.lambda);
     out_->set_attribute("K", job_.karlin.K);
     out_->set_attribute("stats", std::string(to_string(job_.stats.mode())));
+    out_->set_attribute("rescore", int64_t(opt_.rescore.top));
+    out_->set_attribute("rescore_permutations", int64_t(opt_.rescore.shuffles));
+    out_->set_attribute("rescore_seed", int64_t(opt_.rescore.seed));
     out_->set_attribute("query_file", opt_.query_path);
     out_->set_attribute("database", opt_.db_path);
     out_->set_attribute("db_sequences", int64_t(job_.db.seqs.size()));
@@ -224,6 +249,7 @@ class SearchRun : public TiledWorkload {
     if (!replayed) {  // a replayed tile's times were the earlier run's
       summed_.search += times.search;
       summed_.align += times.align;
+      summed_.rescore += times.rescore;
     }
     out_->append_tile(tile_id, hits);
   }
@@ -242,12 +268,13 @@ class SearchRun : public TiledWorkload {
     out_->set_attribute("search_phase_seconds", phase_seconds);
     out_->set_attribute("search_tile_seconds", summed_.search);
     out_->set_attribute("align_seconds", summed_.align);
+    out_->set_attribute("rescore_seconds", summed_.rescore);
     out_->set_attribute("search_phase_gcups", gcups);
     if (opt_.run.verbose)
       std::fprintf(stderr,
                    "hpcalign: timing: load %.3f s, prepare %.3f s, search phase %.3f s (%.1f GCUPS); summed over "
-                   "workers: search_tile %.3f s, align %.3f s\n",
-                   load_seconds, prepare_seconds, phase_seconds, gcups, summed_.search, summed_.align);
+                   "workers: search_tile %.3f s, align %.3f s, rescore %.3f s\n",
+                   load_seconds, prepare_seconds, phase_seconds, gcups, summed_.search, summed_.align, summed_.rescore);
     // Each query's best max_hits over all tiles, then those within max_evalue, merged from the
     // staged tiles (bounded memory). E-values with a per-subject term are not monotone in the
     // score, so cutting them before the top-k would make the result depend on the tiling.

@@ -7,6 +7,7 @@
 
 #include "mpi/scheduler.hpp"
 #include "src/workloads/run_settings.hpp"
+#include "src/workloads/search_rescore.hpp"
 
 namespace hpc {
 
@@ -18,6 +19,7 @@ struct SearchOptions {
   double max_evalue = 10.0;
   std::optional<double> lambda, K;  // override the published Karlin-Altschul parameters
   std::string stats = "regress";    // --stats (src/stats/search_statistics.hpp; bench/ranking.sh chose it)
+  RescoreSettings rescore;          // --rescore, --permutations, --seed (src/workloads/search_rescore.hpp)
   RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "io/matrix.hpp"
+#include "src/stats/composition.hpp"
 #include "src/stats/karlin.hpp"
 
 using namespace hpc;
@@ -58,4 +60,40 @@ TEST(Karlin, MinScoreIsTheExactBoundary) {
   }
   // A huge threshold lets every positive score through.
   EXPECT_EQ(min_score_for_evalue(p, 1e300, 10, 10), 1);
+}
+
+// Ungapped lambda, K and H of a matrix over the standard background, against the values NCBI
+// publishes for them (blast_stat.c's ungapped rows: BLOSUM62 0.3176/0.134/0.4012, BLOSUM45
+// 0.2291/0.0924/0.2514, PAM30 0.3400/0.283/1.754).
+TEST(Karlin, UngappedParametersMatchNcbisTables) {
+  struct Case {
+    const char* matrix;
+    double lambda, K, H;
+  };
+  for (const Case c : {Case{"BLOSUM62", 0.3176, 0.134, 0.4012}, Case{"BLOSUM45", 0.2291, 0.0924, 0.2514},
+                       Case{"PAM30", 0.3400, 0.283, 1.754}}) {
+    const ScoreMatrix m = load_matrix(c.matrix);
+    const Composition& f = standard_composition();
+    std::vector<double> probs(size_t(m.max_score() - m.min_score() + 1), 0.0);
+    for (int i = 0; i < kTrueAminoAcids; ++i)
+      for (int j = 0; j < kTrueAminoAcids; ++j) probs[size_t(m.score[i][j] - m.min_score())] += f[i] * f[j];
+    double total = 0;
+    for (double p : probs) total += p;
+    for (double& p : probs) p /= total;
+    const auto k = ungapped_karlin(probs, m.min_score());
+    ASSERT_TRUE(k) << c.matrix;
+    EXPECT_NEAR(k->lambda, c.lambda, 0.0006) << c.matrix;
+    EXPECT_NEAR(k->K / c.K, 1, 0.01) << c.matrix;
+    EXPECT_NEAR(k->H / c.H, 1, 0.005) << c.matrix;
+  }
+}
+
+TEST(Karlin, UngappedNeedsANegativeMeanAndAPositiveScore) {
+  EXPECT_FALSE(ungapped_karlin({0.5, 0.0, 0.5}, -1));  // mean 0
+  EXPECT_FALSE(ungapped_karlin({0.5, 0.5}, -2));       // no positive score
+  // Scores -1 and +1 only (a simple random walk): lambda = ln(q/p), K = (q - p)^2 / q.
+  const auto k = ungapped_karlin({0.75, 0.0, 0.25}, -1);
+  ASSERT_TRUE(k);
+  EXPECT_NEAR(k->lambda, std::log(3.0), 1e-9);
+  EXPECT_NEAR(k->K, 0.25 / 0.75, 1e-3);
 }

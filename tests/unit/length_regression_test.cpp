@@ -45,3 +45,22 @@ TEST(LengthRegression, GumbelTailAndItsInverse) {
 TEST(LengthRegression, TooFewScoresIsNotAFit) {
   EXPECT_FALSE(fit_length_regression({10, 12, 9}, {100, 200, 300}).ok);
 }
+
+TEST(LengthRegression, NeedsEnoughScoresToTrimTheBestOfThem) {
+  // ssearch36 fits only where the best of N unrelated scores lies 3 sd out: (ln N - gamma) /
+  // (pi/sqrt6) >= 3 needs N >= 84; with fewer it uses other statistics.
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 3);
+  std::uniform_int_distribution<uint32_t> len(30, 2000);
+  auto sample = [&](int count) {
+    std::vector<int32_t> s;
+    std::vector<uint32_t> l;
+    for (int i = 0; i < count; ++i) {
+      l.push_back(len(rng));
+      s.push_back(int32_t(std::lround(20 + 4 * std::log(l.back()) + noise(rng))));
+    }
+    return fit_length_regression(s, l);
+  };
+  EXPECT_FALSE(sample(83).ok);
+  EXPECT_TRUE(sample(2000).ok);
+}

@@ -23,7 +23,7 @@ Database two_subjects() {
 }  // namespace
 
 TEST(SearchStatistics, ModeNames) {
-  for (const char* name : {"ka", "blast", "comp", "regress"}) EXPECT_STREQ(to_string(parse_stats_mode(name)), name);
+  for (const char* name : {"ka", "blast", "comp", "regress", "regress-comp"}) EXPECT_STREQ(to_string(parse_stats_mode(name)), name);
   EXPECT_THROW(parse_stats_mode("fast"), Error);
 }
 
@@ -54,6 +54,16 @@ TEST(SearchStatistics, EachModeUsesItsFormula) {
   const double s = rescaled_alignment_score({11, 1}, r, h.aln);
   EXPECT_DOUBLE_EQ(h.evalue, finite_size_evalue(fsc, s, q.length, t.length, 520));
   EXPECT_GE(h.evalue, finite_size_evalue(fsc, 80, q.length, t.length, 520));  // ratio <= 1
+
+  // regress-comp: the query's fit read at comp's rescaled score; comp without a fit.
+  LengthRegression fit;
+  fit.intercept = 10, fit.slope = 3, fit.sd = 5, fit.ok = true;
+  SearchStatistics regcomp(StatsMode::RegressComp, m, {11, 1}, ka, db);
+  regcomp.annotate(h, q, t, &fit);
+  EXPECT_DOUBLE_EQ(h.evalue, fit.evalue(s, t.length, 2));
+  EXPECT_DOUBLE_EQ(h.bits, bit_score(ka, 80));
+  regcomp.annotate(h, q, t, nullptr);
+  EXPECT_DOUBLE_EQ(h.evalue, finite_size_evalue(fsc, s, q.length, t.length, 520));
 }
 
 TEST(SearchStatistics, MinScoreBoundsEverySubject) {
