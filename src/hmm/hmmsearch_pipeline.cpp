@@ -1,5 +1,6 @@
 #include "src/hmm/hmmsearch_pipeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/core/error.hpp"
@@ -54,18 +55,44 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
   counts_.past_vit += f.passed;
   if (!f.passed) return std::nullopt;
 
-  // filtersc: the bias filter's null (the filter pipeline recomputes it as HMMER does);
-  // null1 under --nobias.
-  const float nullsc = null_one_score(L);
-  const float filtersc = settings_.bias_filter ? filters_.bias.score(seq, L) : nullsc;
   profile_.configure(L, true);
   const float fwdsc = forward(seq, L, profile_, fwd_, false);
-  const float fwd_bits = float((fwdsc - filtersc) / kLn2);
-  const double tau = fwd_tau_, lambda = fwd_lambda_;
-  if (std::exp(exp_logsurv(fwd_bits, tau, lambda)) > settings_.F3) return std::nullopt;
+  if (!passes_forward(seq, L, fwdsc)) return std::nullopt;
   counts_.past_fwd++;
-
   backward(seq, L, profile_, fwd_, bck_, false);
+  return define_hit(name, description, seq, L, fwdsc);
+}
+
+bool HmmsearchPipeline::passes_forward(const uint8_t* seq, int L, float fwd_nats) const {
+  const HmmerFloatMode mode;
+  // filtersc: the bias filter's null (the filter pipeline recomputes it as HMMER does);
+  // null1 under --nobias.
+  const float filtersc = settings_.bias_filter ? filters_.bias.score(seq, L) : null_one_score(L);
+  const float fwd_bits = float((fwd_nats - filtersc) / kLn2);
+  return !(std::exp(exp_logsurv(fwd_bits, fwd_tau_, fwd_lambda_)) > settings_.F3);
+}
+
+std::optional<TargetHit> HmmsearchPipeline::score_parsed(const std::string& name, const std::string& description,
+                                                         const uint8_t* seq, int L, const FbParse& parse) {
+  if (!passes_forward(seq, L, parse.fwd_nats)) return std::nullopt;
+  if (!parse.has_backward || parse.fwd_x.size() != (size_t(L) + 1) * kXCells ||
+      parse.bck_x.size() != parse.fwd_x.size())
+    throw Error("target " + name + ": passes the Forward filter but its Backward parser rows are missing");
+  counts_.past_fwd++;
+  const HmmerFloatMode mode;
+  fwd_.resize(profile_.M, profile_.Q, L, false), bck_.resize(profile_.M, profile_.Q, L, false);
+  std::copy(parse.fwd_x.begin(), parse.fwd_x.end(), fwd_.xmx.begin());
+  std::copy(parse.bck_x.begin(), parse.bck_x.end(), bck_.xmx.begin());
+  fwd_.has_own_scales = true, bck_.has_own_scales = parse.bck_own_scales;
+  profile_.configure(L, true);
+  return define_hit(name, description, seq, L, parse.fwd_nats);
+}
+
+std::optional<TargetHit> HmmsearchPipeline::define_hit(const std::string& name, const std::string& description,
+                                                       const uint8_t* seq, int L, float fwdsc) {
+  const HmmerFloatMode mode;
+  const float nullsc = null_one_score(L);
+  const double tau = fwd_tau_, lambda = fwd_lambda_;
   DomainDefinition dd = define_domains(seq, L, profile_, fwd_, bck_, domain_ws_);
   if (dd.nregions == 0 || dd.nenvelopes == 0 || dd.domains.empty()) return std::nullopt;
 

@@ -17,6 +17,7 @@
 
 #include "io/hmm_file.hpp"
 #include "src/hmm/domain_definition.hpp"
+#include "src/hmm/fb_parser.hpp"
 #include "src/hmm/fb_profile.hpp"
 #include "src/hmm/filter_pipeline.hpp"
 #include "src/hmm/hmmsearch_hits.hpp"
@@ -50,9 +51,20 @@ class HmmsearchPipeline {
   // keeps its scratch matrices between targets.
   std::optional<TargetHit> score(const std::string& name, const std::string& description, const uint8_t* seq,
                                  int L);
+  // The Forward filter's decision on a Forward parser score (nats) of the target: true when
+  // it passes F3 (then Backward and domain definition follow).
+  bool passes_forward(const uint8_t* seq, int L, float fwd_nats) const;
+  // score()'s stages after the Viterbi filter, on a survivor whose parsers ran elsewhere
+  // (kernels/hmm_fb_engine.hpp): the same row score() gives. `parse` needs Backward's rows
+  // where the target passes F3 (hpc::Error if it lacks them). Counts past_fwd only.
+  std::optional<TargetHit> score_parsed(const std::string& name, const std::string& description, const uint8_t* seq,
+                                        int L, const FbParse& parse);
   const PipelineCounts& counts() const { return counts_; }
 
  private:
+  // Domain definition on fwd_/bck_ (the target's parser matrices) and the hit's scores.
+  std::optional<TargetHit> define_hit(const std::string& name, const std::string& description, const uint8_t* seq,
+                                      int L, float fwdsc);
   float fwd_tau_, fwd_lambda_;
   PipelineSettings settings_;
   FilterSettings filter_settings_;
