@@ -111,6 +111,12 @@ struct FbRowsScale {
 // the GPU). `Sink` takes row(i, E, N, J, B, C, scale).
 enum : int { kLaneM = 0, kLaneD = 1, kLaneI = 2 };
 
+// Every vector of the row times s (the rescaling of a row).
+template <class Row>
+FB_LANE_FN void fb_scale_row(Row& row, int Q, const Lanes4& s) {
+  for (int j = 0; j < 3 * Q; ++j) row.set(j, lanes::mul(row.get(j), s));
+}
+
 // forward(seq, L, p, mx, false): returns xC of row L (the score is log(xC * C->T) plus the
 // logs of the scale factors > 1 of rows 1..L).
 template <class Row, class Sink>
@@ -194,11 +200,7 @@ FB_LANE_FN float fb_forward_parser(const uint8_t* seq, int L, const FbLanesView&
       xJ = fdiv(xJ, xE);
       xB = fdiv(xB, xE);
       const Lanes4 s = set1(recip(xE));
-      for (int q = 0; q < Q; ++q) {
-        row.set(3 * q + kLaneM, mul(row.get(3 * q + kLaneM), s));
-        row.set(3 * q + kLaneD, mul(row.get(3 * q + kLaneD), s));
-        row.set(3 * q + kLaneI, mul(row.get(3 * q + kLaneI), s));
-      }
+      fb_scale_row(row, Q, s);
       scale = xE;
       xE = 1.0f;
     }
@@ -256,11 +258,7 @@ FB_LANE_FN FbBackwardEnd fb_backward_parser(const uint8_t* seq, int L, const FbL
     xE = fdiv(xE, scaleL), xN = fdiv(xN, scaleL), xC = fdiv(xC, scaleL), xJ = fdiv(xJ, scaleL),
     xB = fdiv(xB, scaleL);
     xEv = set1(recip(scaleL));
-    for (int q = 0; q < Q; ++q) {
-      row.set(3 * q + kLaneM, mul(row.get(3 * q + kLaneM), xEv));
-      row.set(3 * q + kLaneD, mul(row.get(3 * q + kLaneD), xEv));
-      row.set(3 * q + kLaneI, mul(row.get(3 * q + kLaneI), xEv));
-    }
+    fb_scale_row(row, Q, xEv);
   }
   out.row(L, xE, xN, xJ, xB, xC, scaleL);
 
@@ -323,11 +321,7 @@ FB_LANE_FN FbBackwardEnd fb_backward_parser(const uint8_t* seq, int L, const FbL
     if (scale > 1.0f) {
       xE = fdiv(xE, scale), xN = fdiv(xN, scale), xJ = fdiv(xJ, scale), xB = fdiv(xB, scale), xC = fdiv(xC, scale);
       xBv = set1(recip(scale));
-      for (int q = 0; q < Q; ++q) {
-        row.set(3 * q + kLaneM, mul(row.get(3 * q + kLaneM), xBv));
-        row.set(3 * q + kLaneD, mul(row.get(3 * q + kLaneD), xBv));
-        row.set(3 * q + kLaneI, mul(row.get(3 * q + kLaneI), xBv));
-      }
+      fb_scale_row(row, Q, xBv);
     }
     out.row(i, xE, xN, xJ, xB, xC, scale);
   }
