@@ -1,10 +1,12 @@
 #include "src/hmm/fb_profile.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "src/core/alphabet.hpp"
 #include "src/hmm/alignment_display.hpp"
+#include "src/hmm/fb_parser_lanes.hpp"
 #include "src/hmm/profile.hpp"
 #include "src/hmm/sse_expf.hpp"
 
@@ -76,12 +78,9 @@ FbProfile build_fb_profile(const HmmModel& model) {
 }
 
 void FbProfile::configure(int L, bool multihit) {
-  xf[kXE][kMove] = multihit ? 0.5f : 1.0f;
-  xf[kXE][kLoop] = multihit ? 0.5f : 0.0f;
+  const FbSpecialOdds s = fb_special_odds(L, multihit);  // the same steps as the lane parsers
+  std::memcpy(xf, s.x, sizeof xf);
   nj = multihit ? 1.0f : 0.0f;
-  const float pmove = (2.0f + nj) / (float(L) + 2.0f + nj);
-  const float ploop = 1.0f - pmove;
-  for (int s : {kXN, kXC, kXJ}) xf[s][kMove] = pmove, xf[s][kLoop] = ploop;
 }
 
 }  // namespace hpc::hmm

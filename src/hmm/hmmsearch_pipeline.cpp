@@ -1,5 +1,6 @@
 #include "src/hmm/hmmsearch_pipeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/core/error.hpp"
@@ -39,7 +40,7 @@ FilterSettings PipelineSettings::filter_settings() const {
 }
 
 HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings)
-    : filter_settings_(settings.filter_settings()), filters_(model), post_(model, settings) {}
+    : bias_filter_(settings.bias_filter), filter_settings_(settings.filter_settings()), filters_(model), post_(model, settings) {}
 
 std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L) {
@@ -57,6 +58,22 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
   return std::move(r.hit);
 }
 
+float HmmsearchPipeline::filter_nats(const uint8_t* seq, int L) const {
+  const HmmerFloatMode mode;
+  return bias_filter_ ? filters_.bias.score(seq, L) : null_one_score(L);
+}
+
+bool HmmsearchPipeline::passes_forward(const uint8_t* seq, int L, float fwd_nats) const {
+  return post_.passes_forward(L, fwd_nats, filter_nats(seq, L));
+}
+
+std::optional<TargetHit> HmmsearchPipeline::score_parsed(const std::string& name, const std::string& description,
+                                                         const uint8_t* seq, int L, const FbParse& parse) {
+  PostFilterResult r = post_.score_parsed(name, description, seq, L, filter_nats(seq, L), parse);
+  counts_.past_fwd += r.past_fwd;
+  return std::move(r.hit);
+}
+
 PostFilterPipeline::PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings)
     : fwd_tau_(model.fwd_tau), fwd_lambda_(model.fwd_lambda), settings_(settings), profile_(build_fb_profile(model)) {
   domain_ws_.seed = settings.seed;
@@ -66,20 +83,48 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
                                            const uint8_t* seq, int L, float filter_nats) {
   const HmmerFloatMode mode;
   PostFilterResult out;
-  // filtersc: the filters' null (the bias filter's, recomputed by the filter pipeline as HMMER
-  // does; null1 under --nobias).
-  const float nullsc = null_one_score(L);
-  const float filtersc = filter_nats;
   profile_.configure(L, true);
   const float fwdsc = forward(seq, L, profile_, fwd_, false);
-  const float fwd_bits = float((fwdsc - filtersc) / kLn2);
-  const double tau = fwd_tau_, lambda = fwd_lambda_;
-  if (std::exp(exp_logsurv(fwd_bits, tau, lambda)) > settings_.F3) return out;
+  if (!passes_forward(L, fwdsc, filter_nats)) return out;
   out.past_fwd = true;
-
   backward(seq, L, profile_, fwd_, bck_, false);
+  out.hit = define_hit(name, description, seq, L, fwdsc);
+  return out;
+}
+
+// filter_nats: the filters' null (the bias filter's, recomputed by the filter pipeline as HMMER
+// does; null1 under --nobias).
+bool PostFilterPipeline::passes_forward(int, float fwd_nats, float filter_nats) const {
+  const HmmerFloatMode mode;
+  const float fwd_bits = float((fwd_nats - filter_nats) / kLn2);
+  return !(std::exp(exp_logsurv(fwd_bits, fwd_tau_, fwd_lambda_)) > settings_.F3);
+}
+
+PostFilterResult PostFilterPipeline::score_parsed(const std::string& name, const std::string& description,
+                                                  const uint8_t* seq, int L, float filter_nats, const FbParse& parse) {
+  PostFilterResult out;
+  if (!passes_forward(L, parse.fwd_nats, filter_nats)) return out;
+  if (!parse.has_backward || parse.fwd_x.size() != (size_t(L) + 1) * kXCells ||
+      parse.bck_x.size() != parse.fwd_x.size())
+    throw Error("target " + name + ": passes the Forward filter but its Backward parser rows are missing");
+  out.past_fwd = true;
+  const HmmerFloatMode mode;
+  fwd_.resize(profile_.M, profile_.Q, L, false), bck_.resize(profile_.M, profile_.Q, L, false);
+  std::copy(parse.fwd_x.begin(), parse.fwd_x.end(), fwd_.xmx.begin());
+  std::copy(parse.bck_x.begin(), parse.bck_x.end(), bck_.xmx.begin());
+  fwd_.has_own_scales = true, bck_.has_own_scales = parse.bck_own_scales;
+  profile_.configure(L, true);
+  out.hit = define_hit(name, description, seq, L, parse.fwd_nats);
+  return out;
+}
+
+std::optional<TargetHit> PostFilterPipeline::define_hit(const std::string& name, const std::string& description,
+                                                        const uint8_t* seq, int L, float fwdsc) {
+  const HmmerFloatMode mode;
+  const float nullsc = null_one_score(L);
+  const double tau = fwd_tau_, lambda = fwd_lambda_;
   DomainDefinition dd = define_domains(seq, L, profile_, fwd_, bck_, domain_ws_);
-  if (dd.nregions == 0 || dd.nenvelopes == 0 || dd.domains.empty()) return out;
+  if (dd.nregions == 0 || dd.nenvelopes == 0 || dd.domains.empty()) return std::nullopt;
 
   TargetHit h;
   h.name = name, h.description = description, h.length = L;
@@ -124,8 +169,7 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
   for (size_t d = 0; d < h.domains.size(); ++d) h.domains[d].ali = std::move(dd.alignments[d]);
   for (size_t d = 0; d < h.domains.size(); ++d)
     if (h.domains[d].bitscore > h.domains[h.best_domain].bitscore) h.best_domain = int(d);
-  out.hit = std::move(h);
-  return out;
+  return h;
 }
 
 }  // namespace hpc::hmm

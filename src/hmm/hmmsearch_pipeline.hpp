@@ -21,6 +21,7 @@
 
 #include "io/hmm_file.hpp"
 #include "src/hmm/domain_definition.hpp"
+#include "src/hmm/fb_parser.hpp"
 #include "src/hmm/fb_profile.hpp"
 #include "src/hmm/filter_pipeline.hpp"
 #include "src/hmm/hmmsearch_hits.hpp"
@@ -63,8 +64,19 @@ class PostFilterPipeline {
   PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings);
   PostFilterResult score(const std::string& name, const std::string& description, const uint8_t* seq, int L,
                          float filter_nats);
+  // The Forward filter's decision on a Forward parser score (nats): true when it passes F3
+  // (then Backward and domain definition follow).
+  bool passes_forward(int L, float fwd_nats, float filter_nats) const;
+  // score()'s stages on a survivor whose parsers ran elsewhere (kernels/hmm_fb_engine.hpp):
+  // the same result score() gives. `parse` needs Backward's rows where the target passes F3
+  // (hpc::Error if it lacks them).
+  PostFilterResult score_parsed(const std::string& name, const std::string& description, const uint8_t* seq, int L,
+                                float filter_nats, const FbParse& parse);
 
  private:
+  // Domain definition on fwd_/bck_ (the target's parser matrices) and the hit's scores.
+  std::optional<TargetHit> define_hit(const std::string& name, const std::string& description, const uint8_t* seq,
+                                      int L, float fwdsc);
   float fwd_tau_, fwd_lambda_;
   PipelineSettings settings_;
   FbProfile profile_;
@@ -81,9 +93,16 @@ class HmmsearchPipeline {
   // keeps its scratch matrices between targets.
   std::optional<TargetHit> score(const std::string& name, const std::string& description, const uint8_t* seq,
                                  int L);
+  // The same stages for a Viterbi survivor whose parsers ran elsewhere (the filter null is
+  // recomputed here); counts past_fwd only.
+  bool passes_forward(const uint8_t* seq, int L, float fwd_nats) const;
+  std::optional<TargetHit> score_parsed(const std::string& name, const std::string& description, const uint8_t* seq,
+                                        int L, const FbParse& parse);
   const PipelineCounts& counts() const { return counts_; }
 
  private:
+  float filter_nats(const uint8_t* seq, int L) const;
+  bool bias_filter_;
   FilterSettings filter_settings_;
   ModelFilters filters_;
   FilterWorkspace filter_ws_;
