@@ -17,7 +17,6 @@
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
-#include "src/plan/tile_split.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/tiled_run.hpp"
@@ -60,25 +59,15 @@ struct MsvJob {
   MsvSetup setup;  // the engines' view of the above
 };
 
-// A worker's engine with out-of-memory recovery: a tile that does not fit the device is cut
-// in halves (models, then targets) and retried (src/plan/tile_split.hpp), the halves'
-// counters and rows joined (the totals add them up).
+// A worker's engine. A tile that does not fit the device throws hpc::OutOfMemory: the
+// driver splits it (the totals add up the pieces' counters).
 class MsvWorker : public TileWorker {
  public:
   explicit MsvWorker(std::unique_ptr<MsvEngine> engine) : engine_(std::move(engine)) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
   std::string run(const Tile& tile) override {
-    const std::function<MsvTileResult(const Tile&)> part = [&](const Tile& t) {
-      injected_out_of_memory(t.cells, "tile " + std::to_string(t.id));
-      return engine_->run(t);
-    };
-    const std::function<MsvTileResult(const Tile&, const Tile&, MsvTileResult&&, const Tile&, MsvTileResult&&)> join =
-        [](const Tile&, const Tile&, MsvTileResult&& a, const Tile&, MsvTileResult&& b) {
-          a.counts.insert(a.counts.end(), b.counts.begin(), b.counts.end());
-          a.pairs.insert(a.pairs.end(), b.pairs.begin(), b.pairs.end());
-          return std::move(a);
-        };
-    return encode(run_splitting_on_oom<MsvTileResult>(tile, part, join, log_oom_split("models", "targets")));
+    injected_out_of_memory(tile.cells, "tile " + std::to_string(tile.id));
+    return encode(engine_->run(tile));
   }
 
  private:
