@@ -81,6 +81,11 @@ TileJournal::Contents TileJournal::read(const std::string& path, bool with_paylo
       c.params = get_list(r);
       if (!r.done()) c.notes = get_list(r);  // journals of earlier versions end here
       c.has_plan = true;
+    } else if (kind == 'S' && c.has_plan) {
+      const auto parent = r.get<uint32_t>();
+      std::vector<Tile> pieces(r.get<uint64_t>());
+      for (Tile& t : pieces) t = decode_tile(r.get_string());
+      c.splits.emplace_back(parent, std::move(pieces));
     } else if (kind == 'T' && c.has_plan) {
       const auto id = r.get<uint32_t>();
       c.records.push_back({id, pos + kHeader, len});
@@ -131,6 +136,14 @@ void TileJournal::append_tile(uint32_t tile_id, const std::string& result) {
   w.put(tile_id);
   w.put(result);
   write_record('T', w.take());
+}
+
+void TileJournal::append_split(uint32_t parent, const std::vector<Tile>& pieces) {
+  WireWriter w;
+  w.put(parent);
+  w.put<uint64_t>(pieces.size());
+  for (const Tile& t : pieces) w.put(encode_tile(t));
+  write_record('S', w.take());
 }
 
 void TileJournal::write_record(char kind, const std::string& payload) {

@@ -11,7 +11,8 @@
 //
 // Records: "HPJ1" kind(u8) length(u64) payload crc32(u32). Kinds: 'P' the plan, the run
 // parameters and the plan notes (first record), 'T' one finished tile (id + the worker's
-// result bytes). Plan notes say how the planner chose the tiles (window sizes, batch
+// result bytes), 'S' a tile split by the driver because it did not fit its device (the
+// parent's id and the tiles that replace it, src/workloads/tile_splits.hpp). Plan notes say how the planner chose the tiles (window sizes, batch
 // sizes): a resumed run reports them in its attributes without planning again.
 #include <chrono>
 #include <cstdint>
@@ -38,6 +39,7 @@ class TileJournal {
     std::vector<checkpoint::RunParameter> params;
     std::vector<checkpoint::RunParameter> notes;
     std::vector<TileRecord> records;                       // finished tiles, in arrival order
+    std::vector<std::pair<uint32_t, std::vector<Tile>>> splits;  // parent id, its tiles; in order
     std::vector<std::pair<uint32_t, std::string>> tiles;  // their bytes (with_payloads only)
     uint64_t valid_bytes = 0;                              // length of the whole records
   };
@@ -61,6 +63,9 @@ class TileJournal {
   // Appends one finished tile (written before returning; synced to disk by the first record a
   // second or more after the last sync, or at close: see sync()).
   void append_tile(uint32_t tile_id, const std::string& result);
+  // Appends a split: tile `parent` is replaced by `pieces` (synced at once: the pieces'
+  // results, journalled later, are meaningless without it).
+  void append_split(uint32_t parent, const std::vector<Tile>& pieces);
   // Deletes the journal (the run finished: the HDF5 file is complete).
   void remove();
 

@@ -4,7 +4,7 @@
 // the tiles of every workload (the schedulers call injected_tile_delay before each tile).
 //   HPCALIGN_FAULT_OOM_CELLS=N   a piece of work of more than N cells throws hpc::OutOfMemory
 //                                (search_tile: |q| x |t| summed; the other workloads call
-//                                injected_out_of_memory): exercises the split-and-retry paths
+//                                injected_out_of_memory): exercises the driver's tile splitting
 //   HPCALIGN_FAULT_FAIL_TILE=ID  search_tile throws hpc::Error on tile ID (a backend error)
 //   HPCALIGN_FAULT_EXIT_TILE=ID  the process exits at once (code 42) on tile ID (a dead worker)
 //   HPCALIGN_FAULT_SLOW_MS=MS    every tile takes at least MS ms longer (kill/signal tests)

@@ -1,13 +1,11 @@
 // The msv engine factory (the CUDA engine where this build has it and the kind asks for it), and
-// a tile's run with out-of-memory recovery.
+// a tile's run.
 #include "kernels/msv_engine.hpp"
 
-#include <functional>
 #include <string>
 
 #include "kernels/cpu/msv_engine_cpu.hpp"
 #include "kernels/fault_injection.hpp"
-#include "src/plan/tile_split.hpp"
 #ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/msv_engine_cuda.hpp"
 #endif
@@ -26,17 +24,8 @@ std::unique_ptr<MsvEngine> make_msv_engine(BackendKind kind, int device, int hos
 }
 
 MsvTileResult run_msv_tile(MsvEngine& engine, const Tile& tile) {
-  const std::function<MsvTileResult(const Tile&)> part = [&](const Tile& t) {
-    injected_out_of_memory(t.cells, "tile " + std::to_string(t.id));
-    return engine.run(t);
-  };
-  const std::function<MsvTileResult(const Tile&, const Tile&, MsvTileResult&&, const Tile&, MsvTileResult&&)> join =
-      [](const Tile&, const Tile&, MsvTileResult&& a, const Tile&, MsvTileResult&& b) {
-        a.counts.insert(a.counts.end(), b.counts.begin(), b.counts.end());
-        a.pairs.insert(a.pairs.end(), b.pairs.begin(), b.pairs.end());
-        return std::move(a);
-      };
-  return run_splitting_on_oom<MsvTileResult>(tile, part, join, log_oom_split("models", "targets"));
+  injected_out_of_memory(tile.cells, "tile " + std::to_string(tile.id));
+  return engine.run(tile);
 }
 
 }  // namespace hpc

@@ -51,9 +51,8 @@ class MsvEngine {
 // CPU (device ignored) or CUDA engine `device`, with `host_threads` for the host stages.
 std::unique_ptr<MsvEngine> make_msv_engine(BackendKind kind, int device, int host_threads, const MsvSetup& setup);
 
-// engine.run(tile) with out-of-memory recovery: a tile that does not fit the device is cut in
-// halves (models, then targets) and retried (src/plan/tile_split.hpp); the halves' counts and
-// pairs are joined (a model may then have several count entries: add them up).
+// engine.run(tile), after the test-only injected out-of-memory check: a tile that does not fit
+// the device throws hpc::OutOfMemory and the run driver splits it (src/workloads/tile_splits.hpp).
 MsvTileResult run_msv_tile(MsvEngine& engine, const Tile& tile);
 
 // The CPU twin's pieces, which the device engine uses for what it leaves to the host.

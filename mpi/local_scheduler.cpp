@@ -20,6 +20,7 @@ struct Finished {
   std::string bytes;
   std::string error;  // non-empty when the worker failed
   int worker;
+  bool too_large = false;  // the tile threw hpc::OutOfMemory (`error` says why): to be split
 };
 
 }  // namespace
@@ -36,7 +37,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
   std::condition_variable cv;
   int started = 0;
   bool planned = false, stop = false, handing_out_stopped = false;
-  size_t next = 0, in_flight = 0;
+  size_t next = 0, in_flight = 0, settled = 0;
   std::deque<Finished> done;
 
   auto body = [&](int w) {
@@ -55,25 +56,34 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     }
     for (;;) {
       size_t i;
+      Tile tile;  // a copy: the master inserts split tiles into `tiles`
       {
         // Taken under the lock, so that a stop request sees exactly which tiles are in flight.
         std::unique_lock<std::mutex> lk(mu);
         // Bounded memory: no new tile while the master has `workers` results still to take
         // (a master slower than the workers, paced by its sink, would otherwise gather them).
-        while (!stop && !stop_requested() && done.size() >= size_t(workers)) cv.wait_for(lk, std::chrono::milliseconds(100));
+        // And none handed out yet may still come: a tile in flight or waiting in `done` may be
+        // split into new ones (`settled` counts the tiles the master is through with).
+        while (!stop && !stop_requested() &&
+               (done.size() >= size_t(workers) || (next >= tiles.size() && settled < tiles.size())))
+          cv.wait_for(lk, std::chrono::milliseconds(100));
         if (stop || handing_out_stopped || stop_requested() || next >= tiles.size()) break;
         i = next++;
+        tile = tiles[i];
         ++in_flight;
       }
       Finished f{i, {}, {}, w};
       try {
         injected_tile_delay();  // HPCALIGN_FAULT_SLOW_MS: tests only
-        f.bytes = made[w]->run(tiles[i]);
+        f.bytes = made[w]->run(tile);
+      } catch (const OutOfMemory& e) {
+        f.error = e.what();
+        f.too_large = bool(hooks.on_too_large);
       } catch (const std::exception& e) {
         f.error = e.what();
       }
       std::lock_guard<std::mutex> lk(mu);
-      const bool failed = !f.error.empty();
+      const bool failed = !f.error.empty() && !f.too_large;
       --in_flight;
       done.push_back(std::move(f));
       cv.notify_all();
@@ -82,7 +92,6 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     made[w].reset();  // release the device on the thread that created it
   };
 
-  size_t received = 0;
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w) threads.emplace_back(body, w);
   auto shut_down = [&] {
@@ -109,7 +118,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     }
     cv.notify_all();
     if (hooks.on_started) hooks.on_started();
-    for (; received < tiles.size(); ++received) {
+    while (settled < tiles.size()) {  // the master is its only writer: read without the lock
       Finished f;
       {
         std::unique_lock<std::mutex> lk(mu);
@@ -131,17 +140,28 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
         done.pop_front();
       }
       cv.notify_all();  // a worker may wait for room in `done`
+      if (f.too_large) {
+        const std::vector<Tile> pieces = hooks.on_too_large(tiles[f.tile_index], f.error);
+        std::lock_guard<std::mutex> lk(mu);
+        tiles.insert(tiles.begin() + std::ptrdiff_t(next), pieces.begin(), pieces.end());
+        ++settled;
+        cv.notify_all();
+        continue;
+      }
       if (!f.error.empty())
         throw Error("tile " + std::to_string(tiles[f.tile_index].id) + " failed on worker " +
                     std::to_string(f.worker) + ": " + f.error);
       hooks.on_result(tiles[f.tile_index], f.bytes);
+      std::lock_guard<std::mutex> lk(mu);
+      ++settled;
+      cv.notify_all();
     }
   } catch (...) {
     shut_down();
     throw;
   }
   shut_down();
-  if (handing_out_stopped && received < tiles.size())
+  if (handing_out_stopped && settled < tiles.size())
     throw StopRequested(std::string("stopped by ") + stop_signal_name() + " after delivering the tiles in flight");
 }
 

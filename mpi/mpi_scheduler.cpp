@@ -22,7 +22,8 @@ namespace {
 
 // Two tags keep the master's mail apart from its own worker's (both live on rank 0).
 constexpr int kToWorker = 10, kToMaster = 11;
-enum Kind : uint8_t { kTile = 'T', kStop = 'S', kCapacity = 'C', kResult = 'R', kError = 'E' };
+// kTooLarge: the tile threw hpc::OutOfMemory; the worker goes on, the master splits the tile.
+enum Kind : uint8_t { kTile = 'T', kStop = 'S', kCapacity = 'C', kResult = 'R', kError = 'E', kTooLarge = 'O' };
 constexpr int kInFlight = 2;
 
 void send(int dest, int tag, Kind kind, const std::string& payload) {
@@ -106,6 +107,9 @@ void worker_loop(const MpiContext& ctx, const SchedulerHooks& hooks) {
       w.put(tile.id);
       w.put(worker->run(tile));
       send(0, kToMaster, kResult, w.take());
+    } catch (const OutOfMemory& e) {
+      send(0, kToMaster, hooks.on_too_large ? kTooLarge : kError, tile_error(tile.id, e.what()));
+      if (!hooks.on_too_large) worker.reset();
     } catch (const std::exception& e) {
       send(0, kToMaster, kError, tile_error(tile.id, e.what()));
       worker.reset();
@@ -142,8 +146,8 @@ bool master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
     stop_all();
     throw Error(start_error);
   }
-  const std::vector<Tile> tiles = hooks.plan(caps);
-  size_t next = 0, outstanding = 0, delivered = 0;
+  std::vector<Tile> tiles = hooks.plan(caps);
+  size_t next = 0, outstanding = 0, settled = 0;  // settled: delivered, or replaced by their pieces
   bool stop_announced = false;
   auto send_next = [&](int rank) {
     if (stop_requested() && !stop_announced) {
@@ -169,12 +173,17 @@ bool master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
     WireReader r(m.payload);
     const auto id = r.get<uint32_t>();
     --outstanding;
-    hooks.on_result(find_tile(id), r.get_string());
-    ++delivered;
+    if (m.kind == kTooLarge) {
+      const std::vector<Tile> pieces = hooks.on_too_large(find_tile(id), r.get_string());
+      tiles.insert(tiles.begin() + std::ptrdiff_t(next), pieces.begin(), pieces.end());
+    } else {
+      hooks.on_result(find_tile(id), r.get_string());
+    }
+    ++settled;
     send_next(m.from);
   }
   stop_all();
-  return delivered == tiles.size();
+  return settled == tiles.size();
 }
 
 }  // namespace

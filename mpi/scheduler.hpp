@@ -42,6 +42,11 @@ struct SchedulerHooks {
   std::function<void()> on_started;
   // Called on the master for each finished tile.
   std::function<void(const Tile&, const std::string& result)> on_result;
+  // Optional: called on the master when a worker's tile threw hpc::OutOfMemory (too large for
+  // its device; `what` says why). Returns the tiles that replace it, handed out next, before
+  // the tiles not yet handed out; throws (hpc::Error) when it cannot be cut. The worker goes on
+  // with other tiles. Without it such a tile fails the run like any other error.
+  std::function<std::vector<Tile>(const Tile&, const std::string& what)> on_too_large;
 };
 
 // MPI context: whether this process was started by mpirun/srun, its rank and size.

@@ -12,7 +12,8 @@ namespace hpc::cuda {
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* what, const char* file, int line) {
   std::string msg = std::string("CUDA error in ") + what + " (" + file + ":" + std::to_string(line) +
                     "): " + cudaGetErrorString(err);
-  // Out of memory is not sticky: the worker splits the tile and retries (src/plan/tile_split.hpp).
+  // Out of memory is not sticky: the driver splits the tile and the worker goes on
+  // (src/workloads/tile_splits.hpp).
   if (err == cudaErrorMemoryAllocation)
     throw OutOfMemory(msg + " -- the GPU is out of memory; use a smaller database partition or fewer queries per tile");
   throw Error(msg);

@@ -26,10 +26,10 @@ int makedb(const std::vector<std::string>& args) {
   opts.add_options()
     ("input,i", po::value(&in), "protein FASTA (plain or .gz)")
     ("out,o", po::value(&out)->required(), "database to write: HDF5 (.h5), or FASTA (.fa, .fa.gz) with --synthetic")
-    ("force", po::bool_switch(&force), "overwrite an existing file (never the input)")
     ("synthetic", po::bool_switch(&synthetic), "generate a synthetic database instead of reading one")
     ("residues", po::value(&residues), "--synthetic: residues to generate (at least; e.g. 207e6)")
     ("seed", po::value(&seed)->default_value(1), "--synthetic: which database (same seed, same sequences everywhere)");
+  add_force(opts, force);
   po::positional_options_description pos;
   pos.add("input", 1).add("out", 1);
   po::variables_map vm;

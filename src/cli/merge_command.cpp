@@ -16,9 +16,9 @@ int merge(const std::vector<std::string>& args, const std::string& command_line)
   po::options_description opts("merge options");
   opts.add_options()
     ("inputs", po::value(&o.inputs)->multitoken()->required(), "search result files (HDF5), in query order")
-    ("out,o", po::value(&o.out_path)->required(), "merged output HDF5 file")
-    ("force", po::bool_switch(&force), "overwrite an existing complete result (never an input)")
-    ("quiet", po::bool_switch(&o.quiet), "no summary on stderr");
+    ("out,o", po::value(&o.out_path)->required(), "merged output HDF5 file");
+  add_force(opts, force);
+  add_quiet(opts, o.quiet);
   po::positional_options_description pos;
   pos.add("inputs", -1);
   po::variables_map vm;

@@ -11,8 +11,9 @@ int msv(const std::vector<std::string>& args, const std::string& command_line, c
   OutputGroup output(o.run.out_path, "msv");
   po::options_description opts("msv options");
   opts.add_options()
-    ("models,m", po::value(&o.model_path)->required(), "HMMER3 model file (one or many models, plain or .gz; protein)")
-    ("db,d", po::value(&o.db_path)->required(), "database: FASTA (plain or .gz) or a `hpcalign makedb` file")
+    ("models,m", po::value(&o.model_path)->required(), "HMMER3 model file (one or many models, plain or .gz; protein)");
+  add_database_file(opts, o.db_path);
+  opts.add_options()
     ("stages", po::value(&o.stages)->default_value("msv,bias,vit"), "filters to run: msv | msv,bias | msv,bias,vit")
     ("all", po::bool_switch(&o.all_pairs), "write every (model, target) pair, not only survivors");
   add_filter_thresholds(opts, o.F1, o.F2);

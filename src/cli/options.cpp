@@ -75,8 +75,9 @@ void RunGroup::add_to(po::options_description& opts) {
     ("threads", po::value(&threads_)->default_value(threads_), "CPU threads (0: the CPUs this job may use (affinity mask, cgroup quota or OMP_NUM_THREADS), shared among local ranks)")
     ("progress-interval", po::value(&progress_interval_)->default_value(progress_interval_),
      "seconds between progress lines on stderr when it is not a terminal (batch jobs; 0: none)")
-    ("verbose,v", po::bool_switch(&verbose_), "log the plan (tile sizes, devices)")
-    ("quiet", po::bool_switch(&quiet_), "no progress, warnings or summary on stderr")
+    ("verbose,v", po::bool_switch(&verbose_), "log the plan (tile sizes, devices)");
+  add_quiet(group, quiet_);
+  group.add_options()
     ("resume", po::bool_switch(&resume_),
      "continue the unfinished run in -o (same inputs and options; refused otherwise); starts afresh when -o does "
      "not exist");
@@ -104,6 +105,23 @@ void add_permutation_options(po::options_description& opts, uint32_t& permutatio
   opts.add_options()
     ("permutations", po::value(&permutations)->default_value(permutations), "N: permuted copies of each subject (>= 10; ~1000 for a fit)")
     ("seed", po::value(&seed)->default_value(seed), "RNG seed: permutation k of subject s is a pure function of (seed, s, k)");
+}
+
+void add_query_file(po::options_description& opts, std::string& path) {
+  opts.add_options()("query,q", po::value(&path)->required(), "query FASTA (plain or .gz)");
+}
+
+void add_database_file(po::options_description& opts, std::string& path) {
+  opts.add_options()("db,d", po::value(&path)->required(), "database: FASTA (plain or .gz) or a `hpcalign makedb` file");
+}
+
+void add_force(po::options_description& opts, bool& force) {
+  opts.add_options()("force", po::bool_switch(&force),
+                     "overwrite an existing complete output (never an input, never an unfinished run)");
+}
+
+void add_quiet(po::options_description& opts, bool& quiet) {
+  opts.add_options()("quiet", po::bool_switch(&quiet), "no progress, warnings or summary on stderr");
 }
 
 void add_filter_thresholds(po::options_description& opts, double& F1, double& F2) {

@@ -4,6 +4,7 @@
 //   ScoringGroup  --matrix --gapopen --gapextend [--lambda --K]
 //   RunGroup      --backend --threads --verbose --quiet --resume --progress-interval
 //   OutputGroup   -o/--out --format --force     (src/cli/text_output.hpp)
+//   and single options shared by several commands (-q, -d, --force, --quiet) below
 //   HmmsearchGroup  hmmsearch's own options, under its names (-o -A -E -T --domE ... --cpu)
 #include <boost/program_options.hpp>
 #include <iostream>
@@ -67,6 +68,13 @@ class RunGroup {
 // pss's --permutations and --seed (pss, and search's --rescore): shuffled copies of each
 // subject and the seed they are a pure function of.
 void add_permutation_options(po::options_description& opts, uint32_t& permutations, uint64_t& seed);
+
+// Options several commands take with one meaning, each declared here once (one spelling, one
+// help text):
+void add_query_file(po::options_description& opts, std::string& path);     // -q/--query: search, pss
+void add_database_file(po::options_description& opts, std::string& path);  // -d/--db: search, msv
+void add_force(po::options_description& opts, bool& force);                // --force: OutputGroup, makedb, merge
+void add_quiet(po::options_description& opts, bool& quiet);                // --quiet: RunGroup, merge
 
 // hmmsearch's --F1 and --F2 (MSV/bias and Viterbi filter P-value thresholds): msv and hmmsearch.
 void add_filter_thresholds(po::options_description& opts, double& F1, double& F2);

@@ -11,8 +11,8 @@ int pss(const std::vector<std::string>& args, const std::string& command_line, c
   RunGroup run(o.run);
   OutputGroup output(o.run.out_path, "pss");
   po::options_description opts("pss options");
+  add_query_file(opts, o.query_path);
   opts.add_options()
-    ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")
     ("subjects,s", po::value(&o.subject_path)->required(), "subject FASTA: every query is paired with every subject");
   add_permutation_options(opts, o.permutations, o.seed);
   opts.add_options()

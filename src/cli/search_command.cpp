@@ -12,9 +12,9 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   RunGroup run(o.run);
   OutputGroup output(o.run.out_path, "hits");
   po::options_description opts("search options");
+  add_query_file(opts, o.query_path);
+  add_database_file(opts, o.db_path);
   opts.add_options()
-    ("query,q", po::value(&o.query_path)->required(), "query FASTA (plain or .gz)")
-    ("db,d", po::value(&o.db_path)->required(), "database: FASTA (plain or .gz) or a `hpcalign makedb` file")
     ("max-hits", po::value(&o.max_hits)->default_value(o.max_hits), "hits reported per query (BLAST's -max_target_seqs)")
     ("evalue", po::value(&o.max_evalue)->default_value(o.max_evalue), "report hits with E-value <= this");
   output.add_to(opts);

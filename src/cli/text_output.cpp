@@ -64,8 +64,8 @@ void OutputGroup::add_to(po::options_description& opts) {
     ("out,o", po::value(&out_path_),
      "output HDF5 file; '-': text on stdout only (the HDF5 result goes to a temporary file)")
     ("format", po::value(&format_),
-     "also print the result as text on stdout (without -o: text only); see FORMATS above")
-    ("force", po::bool_switch(&force_), "overwrite an existing complete result (never an input, never an unfinished run)");
+     "also print the result as text on stdout (without -o: text only); see FORMATS above");
+  add_force(group, force_);
   opts.add(group);
 }
 

@@ -27,7 +27,7 @@ class InputError : public Error {
 };
 
 // A device ran out of memory on one piece of work. Distinguishable from other errors so
-// that the worker can split the tile in halves and retry (src/plan/tile_split.hpp).
+// that the driver splits the tile into smaller ones (src/workloads/tile_splits.hpp).
 class OutOfMemory : public Error {
  public:
   using Error::Error;

@@ -12,6 +12,8 @@ class Progress {
  public:
   Progress(std::string label, size_t total_tiles, uint64_t total_cells, bool quiet);
   void tile_done(uint64_t cells);
+  // A tile was split into n + 1 pieces (the same cells).
+  void add_tiles(size_t n) { total_tiles_ += n; }
   // Work finished by an earlier run (--resume): counted in done/total and the ETA, not in GCUPS.
   void resumed(size_t tiles, uint64_t cells);
   // Not a terminal (batch jobs): a plain line every `seconds` (<= 0: none). Default 30.

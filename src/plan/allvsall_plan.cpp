@@ -5,9 +5,17 @@
 #include <numeric>
 
 #include "src/core/error.hpp"
+#include "src/plan/tile_split.hpp"
 
 namespace hpc {
 namespace {
+
+// Sum of lengths and of squared lengths of the sequences of `set` at `idx`.
+std::pair<uint64_t, uint64_t> length_sums(const SequenceSet& set, const std::vector<uint32_t>& idx) {
+  uint64_t sum = 0, squares = 0;
+  for (uint32_t i : idx) sum += set.length(i), squares += uint64_t(set.length(i)) * set.length(i);
+  return {sum, squares};
+}
 
 uint64_t ceil_sqrt(uint64_t x) {
   uint64_t r = uint64_t(std::sqrt(double(x)));
@@ -138,6 +146,37 @@ std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>&
     for (uint32_t p = shape.diagonal ? x + 1 : 0; p < shape.width; ++p) pairs.push_back(tile_pair(tile, target_order, square, x, p));
   sort_by_pair(pairs, [](const PairIndex& p) { return p; });
   return pairs;
+}
+
+std::vector<Tile> split_allvsall_tile(const Tile& tile, const SequenceSet& queries, const SequenceSet& targets,
+                                      const std::vector<uint32_t>& target_order, bool square) {
+  if (!tile_shape(tile, target_order, square).diagonal) {
+    std::vector<Tile> halves = split_tile(tile);
+    for (Tile& t : halves) {
+      const std::vector<uint32_t> window(target_order.begin() + t.part_begin, target_order.begin() + t.part_end);
+      t.cells = length_sums(queries, t.queries).first * length_sums(targets, window).first;
+    }
+    return halves;
+  }
+  const uint32_t n = uint32_t(tile.queries.size()), half = n / 2;
+  if (n < 3) return {};  // one pair
+  // Window positions [part_begin, part_begin + n) hold tile.queries in the same order.
+  Tile a = tile, b = tile, ab = tile;
+  a.queries.assign(tile.queries.begin(), tile.queries.begin() + half);
+  b.queries.assign(tile.queries.begin() + half, tile.queries.end());
+  a.part_end = b.part_begin = tile.part_begin + half;
+  ab.queries = a.queries;
+  ab.part_begin = b.part_begin;
+  const auto [asum, asq] = length_sums(queries, a.queries);
+  const auto [bsum, bsq] = length_sums(queries, b.queries);
+  a.cells = (asum * asum - asq) / 2;  // as the planner counts a diagonal tile
+  b.cells = (bsum * bsum - bsq) / 2;
+  ab.cells = asum * bsum;
+  std::vector<Tile> pieces;
+  if (a.queries.size() > 1) pieces.push_back(std::move(a));
+  if (b.queries.size() > 1) pieces.push_back(std::move(b));
+  pieces.push_back(std::move(ab));
+  return pieces;
 }
 
 }  // namespace hpc

@@ -91,6 +91,14 @@ TileShape tile_shape(const Tile& tile, const std::vector<uint32_t>& target_order
 PairIndex tile_pair(const Tile& tile, const std::vector<uint32_t>& target_order, bool square, uint32_t slot,
                     uint32_t position);
 
+// A tile too large for its device cut into pieces that together hold exactly its pairs
+// (src/workloads/tile_splits.hpp; cells counted as the planner counts them): a diagonal tile of
+// window A + B into the diagonal tiles of A and of B (those with a pair) and the tile A x B; any
+// other tile by the default rule (src/plan/tile_split.hpp). None for a single pair.
+// `targets`: the queries themselves in square mode; target_order = length_order(targets).
+std::vector<Tile> split_allvsall_tile(const Tile& tile, const SequenceSet& queries, const SequenceSet& targets,
+                                      const std::vector<uint32_t>& target_order, bool square);
+
 // The pairs of a tile, sorted by (query, target). target_order = length_order(targets)
 // (of the queries themselves in square mode).
 std::vector<PairIndex> tile_pairs(const Tile& tile, const std::vector<uint32_t>& target_order, bool square);

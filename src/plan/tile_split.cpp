@@ -1,11 +1,10 @@
 #include "src/plan/tile_split.hpp"
 
 #include <algorithm>
-#include <iostream>
 
 namespace hpc {
 
-std::optional<std::pair<Tile, Tile>> split_tile(const Tile& t) {
+std::vector<Tile> split_tile(const Tile& t) {
   Tile a = t, b = t;
   if (t.queries.size() > 1) {
     // Queries first: every half still sees the whole partition, so top-k lists just concatenate.
@@ -19,22 +18,15 @@ std::optional<std::pair<Tile, Tile>> split_tile(const Tile& t) {
     b.part_begin = mid;
     a.cells = t.cells * (mid - t.part_begin) / (t.part_end - t.part_begin);
   } else {
-    return std::nullopt;
+    return {};
   }
   b.cells = t.cells - a.cells;
-  return std::make_pair(std::move(a), std::move(b));
+  return {std::move(a), std::move(b)};
 }
 
 void number_largest_first(std::vector<Tile>& tiles) {
   std::stable_sort(tiles.begin(), tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
   for (size_t i = 0; i < tiles.size(); ++i) tiles[i].id = uint32_t(i);
-}
-
-std::function<void(const Tile&)> log_oom_split(const std::string& queries, const std::string& part) {
-  return [queries, part](const Tile& t) {
-    std::cerr << "hpcalign: out of memory on tile " << t.id << " (" << t.queries.size() << " " << queries << ", "
-              << t.part_end - t.part_begin << " " << part << "): splitting it in halves\n";
-  };
 }
 
 }  // namespace hpc

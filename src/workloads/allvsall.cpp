@@ -77,27 +77,6 @@ void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
   job.target_order = length_order(*job.targets);
 }
 
-// Runs `run` on the pairs; on hpc::OutOfMemory runs the two halves instead (recursively) and
-// joins their results in order: work that does not fit the device is retried in smaller
-// pieces before the tile fails.
-template <class R>
-std::vector<R> splitting_on_oom(const std::vector<PairIndex>& pairs, const Tile& tile,
-                                const std::function<std::vector<R>(const std::vector<PairIndex>&)>& run) {
-  try {
-    return run(pairs);
-  } catch (const OutOfMemory& e) {
-    if (pairs.size() < 2)
-      throw OutOfMemory("tile " + std::to_string(tile.id) + ": a single pair does not fit the device: " + e.what());
-    std::cerr << "hpcalign: out of memory on tile " << tile.id << " (" << pairs.size()
-              << " pairs): splitting them in halves\n";
-    const auto mid = pairs.begin() + std::ptrdiff_t(pairs.size() / 2);
-    std::vector<R> left = splitting_on_oom<R>({pairs.begin(), mid}, tile, run);
-    std::vector<R> right = splitting_on_oom<R>({mid, pairs.end()}, tile, run);
-    left.insert(left.end(), std::make_move_iterator(right.begin()), std::make_move_iterator(right.end()));
-    return left;
-  }
-}
-
 class AllVsAllWorker : public TileWorker {
  public:
   AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine)
@@ -131,10 +110,8 @@ class AllVsAllWorker : public TileWorker {
     }
     if (!opt_.score_only) {
       t0 = std::chrono::steady_clock::now();
-      std::vector<Alignment> alns = splitting_on_oom<Alignment>(kept, tile, [&](const std::vector<PairIndex>& p) {
-        injected_out_of_memory(cells_of(p), "tile " + std::to_string(tile.id));
-        return engine_->align(p);
-      });
+      injected_out_of_memory(cells_of(kept), "tile " + std::to_string(tile.id));
+      std::vector<Alignment> alns = engine_->align(kept);
       times.align_seconds = seconds_since(t0);
       for (size_t k = 0; k < hits.size(); ++k) {
         if (alns[k].score != hits[k].aln.score)
@@ -156,22 +133,11 @@ class AllVsAllWorker : public TileWorker {
 
  private:
   // The tile's pairs at or above --min-score (the cut comes first: a screen's tiles hold
-  // millions of pairs, most of them cut). The engine scores the whole tile at once; when
-  // that does not fit the device, the pair list is scored in halves, recursively.
+  // millions of pairs, most of them cut). A tile that does not fit the device throws
+  // hpc::OutOfMemory (here or in the alignments): the driver splits it.
   std::vector<ScoredPair> score_tile(const Tile& tile) {
-    const std::string what = "tile " + std::to_string(tile.id);
-    try {
-      injected_out_of_memory(tile.cells, what);
-      return engine_->score_tile(tile, job_.target_order, job_.square, opt_.min_score);
-    } catch (const OutOfMemory& e) {
-      std::cerr << "hpcalign: out of memory on " << what << " as a whole: scoring its pair list in pieces\n";
-    }
-    const std::vector<PairIndex> pairs = tile_pairs(tile, job_.target_order, job_.square);
-    const std::vector<int32_t> scores = splitting_on_oom<int32_t>(pairs, tile, [&](const std::vector<PairIndex>& p) {
-      injected_out_of_memory(cells_of(p), what);
-      return engine_->score(p);
-    });
-    return keep_scoring_at_least(pairs, scores, opt_.min_score);
+    injected_out_of_memory(tile.cells, "tile " + std::to_string(tile.id));
+    return engine_->score_tile(tile, job_.target_order, job_.square, opt_.min_score);
   }
 
   uint64_t cells_of(const std::vector<PairIndex>& pairs) const {
@@ -274,6 +240,9 @@ class AllVsAllRun : public TiledWorkload {
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     return std::make_unique<AllVsAllWorker>(
         job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup));
+  }
+  std::vector<Tile> split(const Tile& tile) const override {
+    return split_allvsall_tile(tile, job_.queries, *job_.targets, job_.target_order, job_.square);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override {

@@ -57,7 +57,8 @@ struct MsvJob {
   MsvSetup setup;  // the engines' view of the above
 };
 
-// A worker's engine; a tile that does not fit the device is cut and retried (run_msv_tile).
+// A worker's engine. A tile that does not fit the device throws hpc::OutOfMemory: the
+// driver splits it (the totals add up the pieces' counters).
 class MsvWorker : public TileWorker {
  public:
   explicit MsvWorker(std::unique_ptr<MsvEngine> engine) : engine_(std::move(engine)) {}

@@ -17,7 +17,6 @@
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/plan/pss_plan.hpp"
-#include "src/plan/tile_split.hpp"
 #include "src/pss/pss_output.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -139,25 +138,14 @@ class PssWorker : public TileWorker {
  public:
   explicit PssWorker(std::unique_ptr<PssEngine> engine) : engine_(std::move(engine)) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
-  // A tile that does not fit the device is cut in halves (queries, then subjects) and
-  // retried (src/plan/tile_split.hpp); the rows of the halves are joined (sorted at the end).
+  // A tile that does not fit the device throws hpc::OutOfMemory: the driver splits it.
   std::string run(const Tile& tile) override {
     const auto t0 = std::chrono::steady_clock::now();
     PssTileTimes times;
-    using Rows = std::vector<PssPairResult>;
-    const std::function<Rows(const Tile&)> part = [&](const Tile& t) {
-      injected_out_of_memory(t.cells, "tile " + std::to_string(t.id));
-      const double before = engine_->kernel_seconds();
-      Rows rows = engine_->run(t.queries, t.part_begin, t.part_end);
-      times.kernel_seconds += engine_->kernel_seconds() - before;
-      return rows;
-    };
-    const std::function<Rows(const Tile&, const Tile&, Rows&&, const Tile&, Rows&&)> join =
-        [](const Tile&, const Tile&, Rows&& a, const Tile&, Rows&& b) {
-          a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
-          return std::move(a);
-        };
-    const Rows rows = run_splitting_on_oom<Rows>(tile, part, join, log_oom_split("queries", "subjects"));
+    injected_out_of_memory(tile.cells, "tile " + std::to_string(tile.id));
+    const double before = engine_->kernel_seconds();
+    const std::vector<PssPairResult> rows = engine_->run(tile.queries, tile.part_begin, tile.part_end);
+    times.kernel_seconds = engine_->kernel_seconds() - before;
     times.tile_seconds = seconds_since(t0);
     return encode_results(rows, times);
   }

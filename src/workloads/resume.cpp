@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -49,6 +50,19 @@ PlanNotes from_strings(const std::vector<checkpoint::RunParameter>& notes) {
   return out;
 }
 
+// The plan as the run left it: each journalled split, in order, replaces its tile by its pieces.
+std::vector<Tile> apply_splits(std::vector<Tile> plan, const std::vector<std::pair<uint32_t, std::vector<Tile>>>& splits,
+                               const std::string& journal_path) {
+  for (const auto& [parent, pieces] : splits) {
+    auto at = std::find_if(plan.begin(), plan.end(), [id = parent](const Tile& t) { return t.id == id; });
+    if (at == plan.end())
+      throw Error("--resume: " + journal_path + " splits tile " + std::to_string(parent) + ", which its plan does not hold");
+    at = plan.erase(at);
+    plan.insert(at, pieces.begin(), pieces.end());
+  }
+  return plan;
+}
+
 }  // namespace
 
 int64_t plan_note(const PlanNotes& notes, const std::string& name) {
@@ -73,7 +87,7 @@ ResumableRun::ResumableRun(const std::string& workload, const std::string& out_p
   }
   checkpoint::verify_parameters(out_path, j.params, params_);
   resuming_ = true;
-  plan_ = std::move(j.plan);
+  plan_ = apply_splits(std::move(j.plan), j.splits, journal_path);
   notes_ = from_strings(j.notes);
   std::set<uint32_t> planned, seen;
   for (const Tile& t : plan_) planned.insert(t.id);
@@ -104,6 +118,10 @@ void ResumableRun::replay(const std::function<void(uint32_t, const std::string&)
 }
 
 void ResumableRun::record(const Tile& tile, const std::string& bytes) { journal_->append_tile(tile.id, bytes); }
+
+void ResumableRun::record_split(uint32_t parent, const std::vector<Tile>& pieces) {
+  journal_->append_split(parent, pieces);
+}
 
 void ResumableRun::complete() {
   if (journal_) journal_->remove();

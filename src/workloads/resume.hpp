@@ -10,6 +10,10 @@
 // The driver (src/workloads/tiled_run.cpp) runs this protocol for every workload, on the
 // master: construct before creating OUT, begin() once OUT exists, replay() the finished
 // tiles, record() each new tile before it reaches OUT, complete() when OUT is complete.
+// A tile too large for its device is replaced by smaller ones (src/workloads/tile_splits.hpp):
+// record_split() journals that before the pieces run, and a resume applies every recorded
+// split to the stored plan, so the pieces (not the tile they replace) are what it runs and
+// replays, each once.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,6 +44,7 @@ class ResumableRun {
                std::vector<checkpoint::RunParameter> params);
 
   bool resuming() const { return resuming_; }
+  // The stored plan with the journalled splits applied: the tiles a resumed run works with.
   const std::vector<Tile>& stored_plan() const { return plan_; }
   const PlanNotes& stored_notes() const { return notes_; }
 
@@ -56,6 +61,8 @@ class ResumableRun {
   uint64_t finished_cells() const { return finished_cells_; }
   // Journals a finished tile; call before writing it to the output.
   void record(const Tile& tile, const std::string& bytes);
+  // Journals that tile `parent` is replaced by `pieces`; call before the pieces are handed out.
+  void record_split(uint32_t parent, const std::vector<Tile>& pieces);
   // The output is complete: the journal goes.
   void complete();
 

@@ -19,7 +19,6 @@
 #include "src/stats/search_statistics.hpp"
 #include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
-#include "src/workloads/search_oom.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
@@ -111,7 +110,7 @@ class SearchWorker : public TileWorker {
                             tile.part_end == job_.db.seqs.size() && job_.setup.max_hits >= job_.db.seqs.size();
     std::vector<LengthRegression> fits;
     if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
-    const auto top = search_tile_splitting_on_oom(*backend_, tile, job_.setup.max_hits);
+    const auto top = backend_->search_tile(tile);  // too large a tile: the driver splits it
     if (own_scores) fits = calibration_->fit_from(tile.queries, top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;

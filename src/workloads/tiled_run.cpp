@@ -7,6 +7,8 @@
 #include "kernels/backend.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/stage_clock.hpp"
+#include "src/plan/tile_split.hpp"
+#include "src/workloads/tile_splits.hpp"
 #include "src/workloads/worker_threads.hpp"
 
 namespace hpc {
@@ -45,6 +47,8 @@ EngineSlot slot_for(const Engines& e, bool worker_per_thread, int device_slot) {
 
 double RunClock::phase_seconds() const { return seconds_since(phase_start); }
 
+std::vector<Tile> TiledWorkload::split(const Tile& tile) const { return split_tile(tile); }
+
 int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
   install_stop_handlers();  // a signal while loading must not lose a resumable file either
   RunClock clock;
@@ -61,6 +65,7 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
   TiledPlan plan;
   std::vector<DeviceCapacity> capacities;
   std::unique_ptr<Progress> progress;
+  TileSplits splits;  // out-of-memory splitting
   bool have_output = false;
 
   SchedulerHooks hooks;
@@ -87,6 +92,7 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     for (const Tile& t : plan.tiles) cells += t.cells;
     progress = std::make_unique<Progress>(w.name(), plan.tiles.size(), cells, s.quiet);
     progress->resumed(resume.finished_count(), resume.finished_cells());
+    splits = TileSplits([&w](const Tile& t) { return w.split(t); }, plan.tiles);
     clock.planned = steady::now();
     return resume.to_run(plan.tiles);
   };
@@ -96,6 +102,12 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     resume.begin(w.output_file(), plan.tiles, plan.notes);
     resume.replay([&](uint32_t id, const std::string& bytes) { w.store(id, bytes, true); });
     clock.phase_start = clock.last_result = steady::now();
+  };
+  hooks.on_too_large = [&](const Tile& tile, const std::string& why) {
+    std::vector<Tile> pieces = splits.split(tile, why);
+    resume.record_split(tile.id, pieces);  // before any piece runs
+    progress->add_tiles(pieces.size() - 1);
+    return pieces;
   };
   hooks.on_result = [&](const Tile& tile, const std::string& bytes) {
     const auto t0 = steady::now();

@@ -19,8 +19,9 @@
 //   finish       every tile done: finish() completes the output, the journal goes, the
 //                progress line closes, summary()
 //
-// Out-of-memory splitting stays in the workers (src/plan/tile_split.hpp): only a workload
-// knows how to join the halves of its tile.
+//   too large    a worker's tile does not fit its device (hpc::OutOfMemory): split() cuts it,
+//                the pieces are journalled and run next, and stored like any tile
+//                (src/workloads/tile_splits.hpp)
 #include <chrono>
 #include <memory>
 #include <string>
@@ -93,6 +94,10 @@ class TiledWorkload {
   virtual h5::File& output_file() = 0;
   // A new run's tiles (ids 0..n-1, largest first) for these workers.
   virtual TiledPlan plan(const std::vector<DeviceCapacity>& caps) = 0;
+  // The pieces that replace a tile too large for its device (together exactly its
+  // work, cells summing to its cells; ids are the driver's), none when it cannot be cut.
+  // Default: halves of its queries, else of its partition (src/plan/tile_split.hpp).
+  virtual std::vector<Tile> split(const Tile& tile) const;
   // The run's attributes and input tables, once the plan is known (stored or new).
   virtual void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) = 0;
   // A finished tile's worker bytes: just computed, or (replayed) from an earlier run's journal.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Out-of-memory recovery in allvsall, pss and msv (split and retry): with an injected device
-# limit (HPCALIGN_FAULT_OOM_CELLS) every piece of work above it throws hpc::OutOfMemory; the
-# worker cuts it in halves and retries, and the results must equal an unconstrained run's.
-# A limit no single pair fits gives a clear error naming the tile, exit != 0, and a file that
-# is not complete (and resumes once the limit is gone).
+# Out-of-memory recovery in allvsall, pss and msv (the driver's tile splitting): with an injected
+# device limit (HPCALIGN_FAULT_OOM_CELLS) every tile above it throws hpc::OutOfMemory; the driver
+# cuts it into smaller tiles, journals the split and runs them, and the results must equal an
+# unconstrained run's: in one process, under `mpirun -np 2`, and after a kill -9 once splits
+# and some of their pieces are journalled and a --resume (which must replay the split, not run
+# the whole tile again). A limit no single pair fits gives a clear error naming the tile,
+# exit != 0, and a file that is not complete (and resumes once the limit is gone).
 source "$(dirname "$0")/lib.bash"
 workload_inputs
 allvsall() { "$HPCALIGN" allvsall -i "$WORK/short200.fa" --backend cpu --threads 1 --quiet "$@"; }
@@ -25,6 +27,30 @@ check() {
   [ "$splits" -gt 0 ] && pass "$name: $splits split(s) logged" || fail "$name: no split logged"
   # shellcheck disable=SC2086
   same_groups "$name: results identical to the unconstrained run" "$WORK/$name.ref.h5" "$WORK/$name.oom.h5" $groups
+  expect_ok "$name: mpirun -np 2 under the limit" env HPCALIGN_FAULT_OOM_CELLS="$limit" \
+    mpirun -x HPCALIGN_FAULT_OOM_CELLS -np 2 "$HPCALIGN" "$@" -o "$WORK/$name.mpi.h5"
+  grep -q "out of memory on tile .*splitting" "$WORK/err.txt" && pass "$name: mpirun: splits logged" ||
+    fail "$name: mpirun: no split logged"
+  # shellcheck disable=SC2086
+  same_groups "$name: mpirun -np 2 results identical" "$WORK/$name.ref.h5" "$WORK/$name.mpi.h5" $groups
+  # kill -9 once 2 tiles are journalled (the largest tiles come first: they are split by then).
+  local out=$WORK/$name.kill.h5 sid journalled_splits
+  sid=$(start_session env HPCALIGN_FAULT_OOM_CELLS="$limit" HPCALIGN_FAULT_SLOW_MS=200 "$HPCALIGN" "$@" -o "$out")
+  kill_after_tiles "$sid" "$out" 2 50 || fail "$name: the run ended before 2 tiles were journalled"
+  journalled_splits=$(python3 "$(dirname "$0")/journal.py" splits "$out.journal")
+  [ "$(h5_status "$out")" != complete ] && [ "$journalled_splits" -ge 1 ] &&
+    pass "$name: killed after $journalled_splits split(s) and $(journal_tiles "$out") tile(s) were journalled" ||
+    fail "$name: not a partial run with a split to resume (status '$(h5_status "$out")', $journalled_splits splits)"
+  expect_ok "$name: --resume under the limit" env HPCALIGN_FAULT_OOM_CELLS="$limit" "$HPCALIGN" "$@" -o "$out" --resume
+  # The journalled splits are replayed, not made again: with those the resume makes, as many as
+  # the uninterrupted run's.
+  local resumed_splits
+  resumed_splits=$(grep -c "out of memory on tile .*splitting" "$WORK/err.txt")
+  [ $((journalled_splits + resumed_splits)) -eq "$splits" ] &&
+    pass "$name: the resume made the other $resumed_splits of $splits splits" ||
+    fail "$name: $journalled_splits splits journalled + $resumed_splits by the resume != $splits"
+  # shellcheck disable=SC2086
+  same_groups "$name: killed and resumed split run identical" "$WORK/$name.ref.h5" "$out" $groups
   expect_error "$name: a limit no pair fits names the tile" "tile [0-9]+.*does not fit the device" \
     env HPCALIGN_FAULT_OOM_CELLS=1 "$HPCALIGN" "$@" -o "$WORK/$name.none.h5"
   [ "$(h5_status "$WORK/$name.none.h5")" != complete ] && pass "$name: failed run not marked complete" ||

@@ -2,6 +2,7 @@
 """The resume journal of a run, for the kill tests (sourced through lib.bash).
 
   journal.py count OUT.journal                 whole tile records in the journal (0 if none)
+  journal.py splits OUT.journal                whole split records (tiles too large for the device)
   journal.py wait PID OUT.journal K            returns once K tiles are journalled; exit 1 if
                                                process PID ended first or nothing came in 300 s
   journal.py kill-after SID OUT.journal K MS   once K tiles are journalled, waits MS ms and sends
@@ -9,7 +10,7 @@
                                                the run ended first or nothing came within 300 s
 
 Records: "HPJ1" kind(u8) length(u64, little-endian) payload crc32(u32); kind 'T' is a finished
-tile (io/tile_journal.hpp). Polling here, every 10 ms without starting a process, puts the kill
+tile, 'S' a tile split by the driver (io/tile_journal.hpp). Polling here, every 10 ms without starting a process, puts the kill
 within a few ms of the K-th tile however loaded the machine is.
 """
 import os
@@ -21,7 +22,7 @@ import time
 
 class Journal:
     def __init__(self, path):
-        self.path, self.pos, self.tiles = path, 0, 0
+        self.path, self.pos, self.tiles, self.splits = path, 0, 0, 0
 
     def count(self):  # reads only the records added since the last call
         try:
@@ -36,6 +37,7 @@ class Journal:
                     if end > size:
                         break
                     self.tiles += head[4:5] == b"T"
+                    self.splits += head[4:5] == b"S"
                     self.pos = end
         except OSError:
             pass
@@ -86,6 +88,10 @@ def kill_after(sid, journal, k, ms):
 if __name__ == "__main__":
     if sys.argv[1] == "count":
         print(Journal(sys.argv[2]).count())
+    elif sys.argv[1] == "splits":
+        j = Journal(sys.argv[2])
+        j.count()
+        print(j.splits)
     elif sys.argv[1] == "wait":
         sys.exit(wait(int(sys.argv[2]), Journal(sys.argv[3]), int(sys.argv[4])))
     else:

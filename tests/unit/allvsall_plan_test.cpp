@@ -2,6 +2,7 @@
 // rectangle: every (a, b)), costs add up, LPT order, windows sorted longest first.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -45,6 +46,37 @@ void expect_exact_cover(const AllVsAllPlan& plan, const SequenceSet& a, const Se
     for (const auto& [pair, count] : seen) EXPECT_LT(pair.first, pair.second);
   }
   for (const auto& [pair, count] : seen) EXPECT_EQ(count, 1) << pair.first << "," << pair.second;
+}
+
+// The driver's out-of-memory split (src/workloads/tile_splits.hpp): cut again and again down to
+// single pairs, the pieces still cover every pair once, each with its exact cells.
+TEST(AllVsAllPlan, SplitPiecesCoverTheirTileExactly) {
+  const SequenceSet a = random_set(41, 300, 7), b = random_set(23, 300, 8);
+  for (bool square : {true, false}) {
+    SCOPED_TRACE(square ? "square" : "rectangle");
+    const SequenceSet* targets = square ? nullptr : &b;
+    AllVsAllPlan plan = plan_allvsall(a, targets, {cap(2, 4)});
+    ASSERT_GT(plan.tiles.size(), 2u);
+    const std::vector<uint32_t> order = length_order(square ? a : b);
+    std::vector<Tile> leaves, todo = plan.tiles;
+    while (!todo.empty()) {
+      const Tile t = todo.back();
+      todo.pop_back();
+      const std::vector<Tile> pieces = split_allvsall_tile(t, a, square ? a : b, order, square);
+      if (pieces.empty()) {
+        EXPECT_EQ(tile_pairs(t, order, square).size(), 1u) << "only a single pair is left whole";
+        leaves.push_back(t);
+        continue;
+      }
+      uint64_t cells = 0;
+      for (const Tile& p : pieces) cells += p.cells;
+      EXPECT_EQ(cells, t.cells) << "tile " << t.id;
+      todo.insert(todo.end(), pieces.begin(), pieces.end());
+    }
+    std::stable_sort(leaves.begin(), leaves.end(), [](const Tile& x, const Tile& y) { return x.cells > y.cells; });
+    plan.tiles = leaves;
+    expect_exact_cover(plan, a, targets);
+  }
 }
 
 TEST(AllVsAllPlan, SquareCoversEveryUnorderedPairOnce) {

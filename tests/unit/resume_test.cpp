@@ -172,6 +172,44 @@ TEST(ResumableRun, ResumeReplaysFinishedTilesAndRunsTheOthers) {
   EXPECT_EQ(TileJournal::read(TileJournal::path_for(out)).tiles.size(), 3u);
 }
 
+// The driver's out-of-memory splits: tile 1 split into 3 and 4, 4 split again into 5 and 6, 3 and
+// 5 finished before the kill. The resume works with the pieces in the parent's place, replays
+// the finished pieces once and runs only tile 0, 6 and 2 (never a split tile again).
+TEST(ResumableRun, ResumeAppliesJournalledSplits) {
+  const std::string out = temp_path("splits.h5");
+  auto piece = [](uint32_t id, uint64_t cells) {
+    Tile t;
+    t.id = id;
+    t.queries = {id};
+    t.cells = cells;
+    return t;
+  };
+  {
+    ResumableRun run("search", out, false, true, kParams);
+    h5::File file(out, h5::Mode::kCreate);
+    h5::set_attribute(file, "", "program", std::string("hpcalign"));
+    h5::set_attribute(file, "", "status", std::string("incomplete"));
+    run.begin(file, three_tiles(), {});
+    run.record_split(1, {piece(3, 80), piece(4, 120)});
+    run.record(piece(3, 80), "bytes of tile 3");
+    run.record_split(4, {piece(5, 60), piece(6, 60)});
+    run.record(piece(5, 60), "bytes of tile 5");
+  }
+  ResumableRun run("search", out, true, true, kParams);
+  ASSERT_TRUE(run.resuming());
+  std::vector<uint32_t> ids;
+  for (const Tile& t : run.stored_plan()) ids.push_back(t.id);
+  EXPECT_EQ(ids, (std::vector<uint32_t>{0, 3, 5, 6, 2}));
+  EXPECT_EQ(run.finished_count(), 2u);
+  EXPECT_EQ(run.finished_cells(), 140u);
+  std::vector<uint32_t> replayed;
+  run.replay([&](uint32_t id, const std::string&) { replayed.push_back(id); });
+  EXPECT_EQ(replayed, (std::vector<uint32_t>{3, 5}));
+  std::vector<uint32_t> to_run;
+  for (const Tile& t : run.to_run(run.stored_plan())) to_run.push_back(t.id);
+  EXPECT_EQ(to_run, (std::vector<uint32_t>{0, 6, 2}));
+}
+
 TEST(ResumableRun, RefusesOtherParametersOtherWorkloadsAndCompleteFiles) {
   const std::string out = temp_path("refuse.h5");
   run_until_killed("allvsall", out, 1);

@@ -82,6 +82,52 @@ TEST(LocalScheduler, WorkerFailureNamesTheTile) {
   }
 }
 
+// A tile too large for its worker (hpc::OutOfMemory) goes to on_too_large, and the pieces it
+// returns run instead, on any worker, also when they come after every other tile is out (the
+// idle workers must wait for them, not quit).
+TEST(LocalScheduler, TooLargeTilesAreReplacedByTheirPieces) {
+  class Bounded : public TileWorker {
+   public:
+    DeviceCapacity capacity() const override { return {}; }
+    std::string run(const Tile& t) override {
+      if (t.cells > 4) throw OutOfMemory("tile " + std::to_string(t.id) + " too large");
+      WireWriter w;
+      w.put(t.cells);
+      return w.take();
+    }
+  };
+  for (int workers : {1, 3}) {
+    SchedulerHooks h;
+    uint32_t next_id = 2;
+    uint64_t cells = 0;
+    std::vector<uint32_t> split, delivered;
+    h.make_worker = [](int, int) { return std::make_unique<Bounded>(); };
+    h.plan = [](const std::vector<DeviceCapacity>&) {
+      std::vector<Tile> tiles(2);
+      tiles[0].id = 0, tiles[0].cells = 16;  // split twice over
+      tiles[1].id = 1, tiles[1].cells = 3;
+      return tiles;
+    };
+    h.on_too_large = [&](const Tile& t, const std::string& what) {
+      EXPECT_NE(what.find("too large"), std::string::npos);
+      split.push_back(t.id);
+      std::vector<Tile> halves(2, t);
+      halves[0].id = next_id++, halves[1].id = next_id++;
+      halves[0].cells = halves[1].cells = t.cells / 2;
+      return halves;
+    };
+    h.on_result = [&](const Tile& t, const std::string& bytes) {
+      WireReader r(bytes);
+      cells += r.get<uint64_t>();
+      delivered.push_back(t.id);
+    };
+    run_tiles_local(workers, h);
+    EXPECT_EQ(split.size(), 3u) << workers << " workers";  // 16 -> 8 + 8 -> 4 + 4 + 4 + 4
+    EXPECT_EQ(delivered.size(), 5u);
+    EXPECT_EQ(cells, 19u);
+  }
+}
+
 TEST(LocalScheduler, StartFailureIsReported) {
   SchedulerHooks h;
   h.make_worker = [](int, int) -> std::unique_ptr<TileWorker> { throw Error("no such device"); };
