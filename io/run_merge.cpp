@@ -11,10 +11,9 @@ namespace hpc {
 namespace {
 
 constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much at a time
-// Segments grow with the number of runs (rows a run contributes to one read, on average) from
-// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past 1,024 runs
-// the reads get smaller.
-constexpr uint64_t kRowsPerRunRead = 4096;
+// Segments grow with the number of runs (SortedRuns::rows_per_read a run) from
+// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past that the
+// reads get smaller.
 constexpr uint64_t kMinSegmentRows = uint64_t(1) << 18;
 constexpr uint64_t kMaxSegmentRows = uint64_t(4) << 20;
 
@@ -278,7 +277,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
   // Segments of a few thousand rows a run (reads of a useful size), within bounds.
   const uint64_t segment_rows =
       rules.segment_rows ? rules.segment_rows
-                         : std::clamp<uint64_t>(in.count() * kRowsPerRunRead, kMinSegmentRows, kMaxSegmentRows);
+                         : std::clamp<uint64_t>(in.count() * in.rows_per_read(), kMinSegmentRows, kMaxSegmentRows);
   const std::vector<uint32_t> cuts = cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows);
   const auto starts = segment_starts(in, cuts);
   uint64_t total = 0;

@@ -28,7 +28,7 @@ class File;
 struct MergeRules {
   uint32_t max_per_query = 0;  // rows kept per query, best first (0: all)
   double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
-  // Rows merged at a time (~60 bytes each, in and out); 0: 4,096 a run, within 256 Ki..4 Mi.
+  // Rows merged at a time (~60 bytes each, in and out); 0: rows_per_read() a run, within 256 Ki..4 Mi.
   uint64_t segment_rows = 0;
 };
 
@@ -48,6 +48,10 @@ class SortedRuns {
   virtual void read_chars(size_t run, uint64_t first, uint64_t n, uint8_t* out) const = 0;
   // True when reads may run on several threads at once (not HDF5's).
   virtual bool concurrent_reads() const { return false; }
+  // Rows a run should contribute to one read, on average, for reads of a useful size (a
+  // segment holds this many rows a run, within MergeRules' bounds): an HDF5 read call costs
+  // far more than a pread.
+  virtual uint64_t rows_per_read() const { return 4096; }
 };
 
 uint64_t merge_sorted_runs(const SortedRuns& runs, h5::File& to, const std::string& out_group,
