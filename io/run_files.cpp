@@ -77,17 +77,30 @@ StagedRun StagedRun::get(WireReader& r) {
 
 std::string run_directory_for(const std::string& out_path) { return out_path + ".runs"; }
 
+// Only files this module names ("w<worker>", "master") are ever removed: a directory of that
+// name holding anything else loses nothing else.
+static void remove_run_files(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const bool ours = name == "master" || (name.size() > 1 && name[0] == 'w' &&
+                                           name.find_first_not_of("0123456789", 1) == std::string::npos);
+    if (ours && entry.is_regular_file(ec)) std::filesystem::remove(entry.path(), ec);
+  }
+}
+
 void prepare_run_directory(const std::string& dir, bool empty) {
   std::error_code ec;
-  if (empty) std::filesystem::remove_all(dir, ec);
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw Error("cannot create the directory of result runs " + dir + ": " + (ec ? ec.message() : "not a directory"));
+  if (empty) remove_run_files(dir);
 }
 
 void remove_run_directory(const std::string& dir) {
+  remove_run_files(dir);
   std::error_code ec;
-  std::filesystem::remove_all(dir, ec);  // a leftover directory costs disk, not results
+  std::filesystem::remove(dir, ec);  // only when empty; a leftover directory costs disk, not results
 }
 
 RunFileWriter::~RunFileWriter() {

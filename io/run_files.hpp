@@ -36,9 +36,9 @@ struct StagedRun {
 
 // The directory of a run's files: OUT.runs.
 std::string run_directory_for(const std::string& out_path);
-// Creates the directory; with `empty`, removes the files an earlier run left there.
+// Creates the directory; with `empty`, removes the run files an earlier run left there.
 void prepare_run_directory(const std::string& dir, bool empty);
-// Removes the directory and its files (the run is complete).
+// Removes the run files, then the directory if nothing else is in it (the run is complete).
 void remove_run_directory(const std::string& dir);
 
 // One worker's file, opened (created or appended to) at the first write.

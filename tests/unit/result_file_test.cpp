@@ -700,9 +700,15 @@ TEST(RunFiles, LaterSessionsAppendAndCutRecordsAreNotWhole) {
   std::filesystem::resize_file(dir + "/w0", second.offset + 100);
   EXPECT_TRUE(is_whole(dir, first));
   EXPECT_FALSE(is_whole(dir, second));
-  // A new run empties the directory.
+  // A new run empties the directory of run files, and only of them: a file of another name
+  // (not ours) stays, and so does the directory then.
+  std::ofstream(dir + "/notes.txt") << "not a run file";
   prepare_run_directory(dir, true);
   EXPECT_FALSE(is_whole(dir, first));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/w0"));
+  remove_run_directory(dir);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/notes.txt"));
+  std::filesystem::remove(dir + "/notes.txt");
   remove_run_directory(dir);
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
