@@ -3,7 +3,10 @@
 // io/result_file as a screen does (stage_in_batches, append_tile_lazily), then merges them.
 // Prints hits staged per second (the producer waiting only for the writer), hits merged per
 // second (finish_merged) and the file's bytes per hit; GNU time gives the peak memory.
-//   sink_rates OUT.h5 [sequences=20000] [keep_percent=10] [window=2048] [cigar=0|1]
+// With workers > 0 the tiles go as an all-vs-all run sends them now: `workers` threads each
+// sort and write their tiles to their own run file (io/run_files.hpp), then the merge reads
+// those; staging then counts the workers' time (CPU seconds of all of them).
+//   sink_rates OUT.h5 [sequences=20000] [keep_percent=10] [window=2048] [cigar=0|1] [workers=0]
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -12,10 +15,13 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/result_file.hpp"
+#include "io/run_files.hpp"
 
 namespace {
 
@@ -36,6 +42,66 @@ double cpu_seconds() {  // the process's CPU time: the cores here are shared, wa
   return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
+// The rows of tile (q0, t0w): the upper triangle, as a square screen.
+std::vector<hpc::Hit> tile_rows(uint32_t n, uint32_t window, uint32_t keep, bool cigar, uint32_t q0, uint32_t t0w) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<hpc::Hit> rows;
+  for (uint32_t q = q0; q < std::min(n, q0 + window); ++q)
+    for (uint32_t t = std::max(t0w, q + 1); t < std::min(n, t0w + window); ++t) {
+      const uint64_t h = mix(uint64_t(q) << 32 | t);
+      if (h % 100 >= keep) continue;
+      hpc::Hit hit;
+      hit.query = q;
+      hit.target = t;
+      hit.aln.score = int32_t(35 + (h >> 8) % 200);
+      hit.bits = nan;
+      hit.evalue = nan;
+      if (cigar) {
+        hit.aln.qstart = hit.aln.tstart = 1;
+        hit.aln.qend = hit.aln.tend = 120;
+        hit.aln.cigar = "57=1X3I40=2D17=";
+      }
+      rows.push_back(std::move(hit));
+    }
+  return rows;
+}
+
+// Workers writing their own run files: returns the runs; producing: the producers' own time.
+std::vector<hpc::StagedRun> stage_in_run_files(const std::string& dir, uint32_t workers, uint32_t n, uint32_t window,
+                                               uint32_t keep, bool cigar, uint64_t& produced, double& producing_cpu) {
+  hpc::prepare_run_directory(dir, true);
+  std::vector<std::pair<uint32_t, uint32_t>> tiles;
+  for (uint32_t q0 = 0; q0 < n; q0 += window)
+    for (uint32_t t0w = q0; t0w < n; t0w += window) tiles.emplace_back(q0, t0w);
+  std::mutex mu;
+  size_t next = 0;
+  std::vector<hpc::StagedRun> runs;
+  std::vector<std::thread> pool;
+  for (uint32_t w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      hpc::RunFileWriter writer(dir, "w" + std::to_string(w));
+      for (;;) {
+        size_t i;
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          if (next == tiles.size()) return;
+          i = next++;
+        }
+        timespec a{}, b{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        std::vector<hpc::Hit> rows = tile_rows(n, window, keep, cigar, tiles[i].first, tiles[i].second);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        hpc::StagedRun run = writer.write(uint32_t(i), rows);
+        std::lock_guard<std::mutex> lk(mu);
+        produced += run.rows;
+        producing_cpu += double(b.tv_sec - a.tv_sec) + 1e-9 * double(b.tv_nsec - a.tv_nsec);
+        runs.push_back(std::move(run));
+      }
+    });
+  for (auto& t : pool) t.join();
+  return runs;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -48,7 +114,7 @@ int main(int argc, char** argv) {
   const uint32_t keep = argc > 3 ? uint32_t(std::atoi(argv[3])) : 10;
   const uint32_t window = argc > 4 ? uint32_t(std::atoi(argv[4])) : 2048;
   const bool cigar = argc > 5 && std::atoi(argv[5]) != 0;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const uint32_t workers = argc > 6 ? uint32_t(std::atoi(argv[6])) : 0;
 
   hpc::ResultFile file(out);
   file.stage_in_batches(2.0);
@@ -57,47 +123,39 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   double producing = 0, producing_cpu = 0;
   const double c0 = cpu_seconds();
-  for (uint32_t q0 = 0; q0 < n; q0 += window)
-    for (uint32_t t0w = q0; t0w < n; t0w += window) {  // the upper triangle, as a square screen
-      const auto tp = std::chrono::steady_clock::now();
-      const double cp = cpu_seconds();
-      auto rows = std::make_shared<std::vector<hpc::Hit>>();
-      for (uint32_t q = q0; q < std::min(n, q0 + window); ++q)
-        for (uint32_t t = std::max(t0w, q + 1); t < std::min(n, t0w + window); ++t) {
-          const uint64_t h = mix(uint64_t(q) << 32 | t);
-          if (h % 100 >= keep) continue;
-          hpc::Hit hit;
-          hit.query = q;
-          hit.target = t;
-          hit.aln.score = int32_t(35 + (h >> 8) % 200);
-          hit.bits = nan;
-          hit.evalue = nan;
-          if (cigar) {
-            hit.aln.qstart = hit.aln.tstart = 1;
-            hit.aln.qend = hit.aln.tend = 120;
-            hit.aln.cigar = "57=1X3I40=2D17=";
-          }
-          rows->push_back(std::move(hit));
-        }
-      producing += seconds_since(tp);
-      producing_cpu += cpu_seconds() - cp;
-      produced += rows->size();
-      const size_t bytes = rows->size() * 20;  // about a score-only hit on the wire
-      file.append_tile_lazily(tile_id++, [rows] { return std::move(*rows); }, bytes);
-    }
-  const size_t runs = file.staged_runs();  // waits for the writer
+  std::vector<hpc::StagedRun> file_runs;
+  const std::string dir = hpc::run_directory_for(out);
+  if (workers > 0) {
+    file_runs = stage_in_run_files(dir, workers, n, window, keep, cigar, produced, producing_cpu);
+    tile_id = uint32_t(file_runs.size());
+  } else {
+    for (uint32_t q0 = 0; q0 < n; q0 += window)
+      for (uint32_t t0w = q0; t0w < n; t0w += window) {
+        const auto tp = std::chrono::steady_clock::now();
+        const double cp = cpu_seconds();
+        auto rows = std::make_shared<std::vector<hpc::Hit>>(tile_rows(n, window, keep, cigar, q0, t0w));
+        producing += seconds_since(tp);
+        producing_cpu += cpu_seconds() - cp;
+        produced += rows->size();
+        const size_t bytes = rows->size() * 20;  // about a score-only hit on the wire
+        file.append_tile_lazily(tile_id++, [rows] { return std::move(*rows); }, bytes);
+      }
+  }
+  const size_t runs = workers > 0 ? file_runs.size() : file.staged_runs();  // waits for the writer
   const double staging = seconds_since(t0) - producing, staging_cpu = cpu_seconds() - c0 - producing_cpu;
   const auto tm = std::chrono::steady_clock::now();
   const double cm = cpu_seconds();
-  const uint64_t rows = file.finish_merged();
+  const uint64_t rows = workers > 0 ? file.finish_merged(hpc::RunFiles(dir, file_runs)) : file.finish_merged();
   const double merging = seconds_since(tm), merging_cpu = cpu_seconds() - cm;
+  if (workers > 0) hpc::remove_run_directory(dir);
   struct stat st {};
   stat(out.c_str(), &st);
   std::printf(
       "hits %llu in %u tiles; staging %.2f s wall, %.2f s CPU (%.2f M hits/s of wall; the producer's own %.2f s "
-      "excluded); merge of %zu runs %.2f s wall, %.2f s CPU (%.2f M hits/s of wall); file %.1f MB = %.2f bytes "
+      "excluded%s); merge of %zu runs %.2f s wall, %.2f s CPU (%.2f M hits/s of wall); file %.1f MB = %.2f bytes "
       "per hit\n",
-      (unsigned long long)rows, tile_id, staging, staging_cpu, produced / staging / 1e6, producing, runs, merging,
+      (unsigned long long)rows, tile_id, staging, staging_cpu, produced / staging / 1e6, producing,
+      workers > 0 ? ", workers' files: wall includes producing" : "", runs, merging,
       merging_cpu, rows / merging / 1e6, st.st_size / 1e6, double(st.st_size) / double(rows ? rows : 1));
   return rows == produced ? 0 : 1;
 }

@@ -440,6 +440,25 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
   write_rows(0, count);
 }
 
+// One chunk as a zlib stream, which HDF5's deflate filter reads whatever the strategy. Level 1
+// (a merge's output) matches runs of equal bytes only (Z_RLE): the shuffled byte planes of
+// result columns are mostly such runs, and zlib's LZ77 search at level 1 was over half of a
+// screen's final merge (perf), for little more compression.
+static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int level, std::vector<uint8_t>& out) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, level == kFastDeflateLevel ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
+    return false;
+  out.resize(deflateBound(&z, uLong(bytes)));
+  z.next_in = const_cast<Bytef*>(plain.data());
+  z.avail_in = uInt(bytes);
+  z.next_out = out.data();
+  z.avail_out = uInt(out.size());
+  const bool ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return ok;
+}
+
 // HDF5 deflates chunks one after another on one core, which made writing a few million result
 // rows cost seconds. Here they are shuffled and deflated on all cores exactly as the dataset's
 // filters would (the last chunk zero-padded: HDF5 reads it only up to the extent, and a later
@@ -458,12 +477,7 @@ DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int l
     std::fill(plain.begin(), plain.end(), uint8_t(0));
     for (size_t j = 0; j < sizeof(T); ++j)  // the shuffle filter: byte j of element i at [j * chunk + i]
       for (size_t i = 0; i < in_chunk; ++i) plain[j * chunk + i] = src[i * sizeof(T) + j];
-    std::vector<uint8_t>& out = d.chunks[k];
-    uLongf len = compressBound(uLong(chunk_bytes));
-    out.resize(len);
-    if (compress2(out.data(), &len, plain.data(), uLong(chunk_bytes), level) != Z_OK) return false;
-    out.resize(len);
-    return true;
+    return deflate_one(plain, chunk_bytes, level, d.chunks[k]);
   });
   if (!ok) d.chunks.clear();
   return d;

@@ -299,6 +299,12 @@ size_t ResultFile::staged_runs() const {
 }
 
 uint64_t ResultFile::finish_merged(uint32_t max_per_query, double max_evalue) {
+  return finish_merged_from(nullptr, MergeRules{max_per_query, max_evalue});
+}
+
+uint64_t ResultFile::finish_merged(const SortedRuns& runs) { return finish_merged_from(&runs, MergeRules{}); }
+
+uint64_t ResultFile::finish_merged_from(const SortedRuns* runs, const MergeRules& rules) {
   impl_->require_open("finish");
   Impl& m = *impl_;
   m.write_waiting(false);  // every tile's run on disk
@@ -312,7 +318,8 @@ uint64_t ResultFile::finish_merged(uint32_t max_per_query, double max_evalue) {
     h5::copy_root_attributes(from, to);
     for (const std::string& name : h5::list_group(from, "/"))
       if (name != "staging" && name != "tiles" && name != "hits") h5::copy_object(from, to, name);
-    rows = merge_sorted_runs(from, "staging/hits", m.runs, to, "hits", MergeRules{max_per_query, max_evalue});
+    rows = runs ? merge_sorted_runs(*runs, to, "hits", rules)
+                : merge_sorted_runs(from, "staging/hits", m.runs, to, "hits", rules);
     result_lifecycle::complete(to);
     to.close();
   }

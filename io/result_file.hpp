@@ -30,6 +30,8 @@ namespace hpc {
 namespace h5 {
 class File;
 }
+class SortedRuns;
+struct MergeRules;
 
 class ResultFile {
  public:
@@ -84,6 +86,8 @@ class ResultFile {
   // space of deleted datasets). A crash before the rename leaves this file unfinished and
   // resumable. Returns the rows written.
   uint64_t finish_merged(uint32_t max_per_query = 0, double max_evalue = std::numeric_limits<double>::infinity());
+  // The same from runs staged elsewhere (the workers' run files, io/run_files.hpp): every row kept.
+  uint64_t finish_merged(const SortedRuns& runs);
   // Sorted runs staged so far (what finish_merged will merge).
   size_t staged_runs() const;
   const std::string& path() const { return path_; }
@@ -100,6 +104,7 @@ class ResultFile {
   h5::File& h5_file();
 
  private:
+  uint64_t finish_merged_from(const SortedRuns* runs, const MergeRules& rules);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;

@@ -10,27 +10,55 @@
 namespace hpc {
 namespace {
 
-using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
-
 constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much at a time
-// Segments grow with the number of runs (rows a run contributes to one read, on average) from
-// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past 1,024 runs
-// the reads get smaller.
-constexpr uint64_t kRowsPerRunRead = 4096;
+// Segments grow with the number of runs (SortedRuns::rows_per_read a run) from
+// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past that the
+// reads get smaller.
 constexpr uint64_t kMinSegmentRows = uint64_t(1) << 18;
 constexpr uint64_t kMaxSegmentRows = uint64_t(4) << 20;
 
-// Rows per query over all runs.
-std::vector<uint64_t> rows_per_query(const h5::RangeReader& query, const Runs& runs) {
-  std::vector<uint64_t> per;
+// Runs r of [0, n) on all cores where the source allows it, else one after the other.
+template <class F>
+void for_each_run(const SortedRuns& in, F&& f) {
+  const size_t n = in.count();
+  if (!in.concurrent_reads() || n < 2) {
+    for (size_t r = 0; r < n; ++r) f(r, size_t(0));
+    return;
+  }
+  const size_t parts = std::min(n, usable_cores());
+  run_parts(parts, [&](size_t p) {
+    for (size_t r = p; r < n; r += parts) f(r, p);
+  });
+}
+
+// Blocks of the run's query column, [at, at + block.size()) in turn, until `more` says stop.
+template <class F>
+void scan_queries(const SortedRuns& in, size_t r, F&& more) {
   std::vector<uint32_t> block;
-  for (const auto& [first, rows] : runs)
-    for (uint64_t at = first; at < first + rows; at += kIndexBlockRows) {
-      query.read(at, std::min(kIndexBlockRows, first + rows - at), block);
-      if (!block.empty() && block.back() >= per.size()) per.resize(size_t(block.back()) + 1);  // a run is sorted
-      for (uint32_t q : block) ++per[q];
-    }
-  return per;
+  const uint64_t rows = in.rows(r);
+  for (uint64_t at = 0; at < rows; at += kIndexBlockRows) {
+    block.resize(std::min(kIndexBlockRows, rows - at));
+    in.read(r, 0, at, block.size(), block.data());
+    if (!more(at, block)) return;
+  }
+}
+
+// Rows per query over all runs.
+std::vector<uint64_t> rows_per_query(const SortedRuns& in) {
+  std::vector<std::vector<uint64_t>> per(in.concurrent_reads() ? std::min(in.count(), usable_cores()) : 1);
+  for_each_run(in, [&](size_t r, size_t p) {
+    scan_queries(in, r, [&](uint64_t, const std::vector<uint32_t>& block) {
+      if (!block.empty() && block.back() >= per[p].size()) per[p].resize(size_t(block.back()) + 1);  // a run is sorted
+      for (uint32_t q : block) ++per[p][q];
+      return true;
+    });
+  });
+  std::vector<uint64_t> total;
+  for (const auto& v : per) {
+    if (v.size() > total.size()) total.resize(v.size());
+    for (size_t q = 0; q < v.size(); ++q) total[q] += v[q];
+  }
+  return total;
 }
 
 // Query ranges [cuts[s], cuts[s + 1]) of at most max_rows rows, or of one query.
@@ -50,22 +78,19 @@ std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32
 }
 
 // starts[r][s]: the first row of run r whose query is >= cuts[s] (the run's end past its last).
-std::vector<std::vector<uint64_t>> segment_starts(const h5::RangeReader& query, const Runs& runs,
-                                                  const std::vector<uint32_t>& cuts) {
-  std::vector<std::vector<uint64_t>> starts(runs.size());
-  std::vector<uint32_t> block;
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const auto [first, rows] = runs[r];
+std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts) {
+  std::vector<std::vector<uint64_t>> starts(in.count());
+  for_each_run(in, [&](size_t r, size_t) {
     std::vector<uint64_t>& st = starts[r];
-    st.assign(cuts.size(), first + rows);
-    st[0] = first;
+    st.assign(cuts.size(), in.rows(r));
+    st[0] = 0;
     size_t s = 1;
-    for (uint64_t at = first; at < first + rows && s + 1 < cuts.size(); at += kIndexBlockRows) {
-      query.read(at, std::min(kIndexBlockRows, first + rows - at), block);
+    scan_queries(in, r, [&](uint64_t at, const std::vector<uint32_t>& block) {
       for (; s + 1 < cuts.size() && block.back() >= cuts[s]; ++s)
         st[s] = at + uint64_t(std::lower_bound(block.begin(), block.end(), cuts[s]) - block.begin());
-    }
-  }
+      return s + 1 < cuts.size();
+    });
+  });
   return starts;
 }
 
@@ -76,30 +101,21 @@ struct Segment {
   uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
 };
 
-struct Readers {
-  std::vector<h5::RangeReader> columns;  // in for_each_row_column order (no identity)
-  h5::RangeReader chars;
-  Readers(const h5::File& f, const std::string& group) : chars(f, group + "/cigar_chars") {
-    HitTableColumns names;
-    names.for_each_row_column(false, [&](const char* name, auto&) { columns.emplace_back(f, group + "/" + name); });
-  }
-};
-
-void read_segment(const Readers& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
+void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
   seg.run_begin.assign(1, 0);
   for (const auto& st : starts) seg.run_begin.push_back(seg.run_begin.back() + (st[s + 1] - st[s]));
   const size_t n = seg.run_begin.back();
   seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(n); });
   std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts
-  for (size_t r = 0; r < starts.size(); ++r) {
+  for_each_run(in, [&](size_t r, size_t) {
     const uint64_t first = starts[r][s], count = starts[r][s + 1] - first;
-    if (count == 0) continue;
+    if (count == 0) return;
     size_t k = 0;
     seg.rows.for_each_row_column(false, [&](const char*, auto& column) {
-      in.columns[k++].read_into(first, count, column.data() + seg.run_begin[r]);
+      in.read(r, k++, first, count, column.data() + seg.run_begin[r]);
     });
-    if (first > 0) in.columns.back().read_into(first - 1, 1, &chars_from[r]);
-  }
+    chars_from[r] = in.chars_before(r, first);
+  });
   uint64_t local = 0;  // the runs' characters, one after the other
   std::vector<uint64_t> chars_at(starts.size());
   for (size_t r = 0; r < starts.size(); ++r) {
@@ -108,11 +124,45 @@ void read_segment(const Readers& in, const std::vector<std::vector<uint64_t>>& s
     if (seg.run_begin[r + 1] > seg.run_begin[r]) local = seg.rows.cigar_end[seg.run_begin[r + 1] - 1];
   }
   seg.rows.cigar_chars.resize(local);
-  for (size_t r = 0; r < starts.size(); ++r) {
+  for_each_run(in, [&](size_t r, size_t) {
     const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
-    in.chars.read_into(chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
-  }
+    if (count > 0) in.read_chars(r, chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
+  });
 }
+
+// The staging rows of a result file (HDF5: one reader at a time), runs at (first row, rows).
+class StagingRuns : public SortedRuns {
+ public:
+  using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
+  StagingRuns(const h5::File& f, const std::string& group, const Runs& runs) : chars_(f, group + "/cigar_chars"), runs_(runs) {
+    HitTableColumns names;
+    names.for_each_row_column(false, [&](const char* name, auto&) { columns_.emplace_back(f, group + "/" + name); });
+  }
+  size_t count() const override { return runs_.size(); }
+  uint64_t rows(size_t r) const override { return runs_[r].second; }
+  void read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const override {
+    const uint64_t at = runs_[r].first + first;
+    switch (column) {  // the column's type, in for_each_row_column order
+      case 2: return columns_[column].read_into(at, n, static_cast<int32_t*>(out));
+      case 3:
+      case 4: return columns_[column].read_into(at, n, static_cast<double*>(out));
+      case 9: return columns_[column].read_into(at, n, static_cast<uint64_t*>(out));
+      default: return columns_[column].read_into(at, n, static_cast<uint32_t*>(out));
+    }
+  }
+  uint64_t chars_before(size_t r, uint64_t row) const override {
+    const uint64_t at = runs_[r].first + row;  // offsets run through the whole dataset
+    uint64_t end = 0;
+    if (at > 0) columns_.back().read_into(at - 1, 1, &end);
+    return end;
+  }
+  void read_chars(size_t, uint64_t first, uint64_t n, uint8_t* out) const override { chars_.read_into(first, n, out); }
+
+ private:
+  std::vector<h5::RangeReader> columns_;
+  h5::RangeReader chars_;
+  const Runs& runs_;
+};
 
 // The rows of queries [qa, qb) of the segment in hit_order, cut by the rules: indices into it.
 std::vector<uint32_t> merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const MergeRules& rules) {
@@ -216,19 +266,22 @@ HitTableColumns take_last_rows(HitTableColumns& t, size_t n) {
 
 }  // namespace
 
-uint64_t merge_sorted_runs(const h5::File& from, const std::string& group, const Runs& runs, h5::File& to,
+uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
+                           const std::vector<std::pair<uint64_t, uint64_t>>& runs, h5::File& to,
                            const std::string& out_group, const MergeRules& rules) {
-  const Readers in(from, group);
-  const h5::RangeReader& query = in.columns.front();
-  const std::vector<uint64_t> per_query = rows_per_query(query, runs);
+  return merge_sorted_runs(StagingRuns(from, group, runs), to, out_group, rules);
+}
+
+uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string& out_group, const MergeRules& rules) {
+  const std::vector<uint64_t> per_query = rows_per_query(in);
   // Segments of a few thousand rows a run (reads of a useful size), within bounds.
   const uint64_t segment_rows =
       rules.segment_rows ? rules.segment_rows
-                         : std::clamp<uint64_t>(runs.size() * kRowsPerRunRead, kMinSegmentRows, kMaxSegmentRows);
+                         : std::clamp<uint64_t>(in.count() * in.rows_per_read(), kMinSegmentRows, kMaxSegmentRows);
   const std::vector<uint32_t> cuts = cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows);
-  const auto starts = segment_starts(query, runs, cuts);
+  const auto starts = segment_starts(in, cuts);
   uint64_t total = 0;
-  for (const auto& run : runs) total += run.second;
+  for (size_t r = 0; r < in.count(); ++r) total += in.rows(r);
   const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
   create_hit_table(to, out_group, true, chunk, h5::Compression::kFast);
 

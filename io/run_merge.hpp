@@ -10,6 +10,9 @@
 // one call per column and run (large contiguous reads), merged on all cores (the segment cut
 // again by query, every part a heap merge over the runs) and appended to the output with the
 // numbers deflated on all cores. Rows are identical for any number of cores and runs.
+//
+// The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one
+// thread), or the workers' run files (io/run_files.hpp, read on all cores).
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -25,10 +28,34 @@ class File;
 struct MergeRules {
   uint32_t max_per_query = 0;  // rows kept per query, best first (0: all)
   double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
-  // Rows merged at a time (~60 bytes each, in and out); 0: 4,096 a run, within 256 Ki..4 Mi.
+  // Rows merged at a time (~60 bytes each, in and out); 0: rows_per_read() a run, within 256 Ki..4 Mi.
   uint64_t segment_rows = 0;
 };
 
+// Where the merge reads sorted runs. Columns are numbered in HitTableColumns'
+// for_each_row_column order without identity (query, target, score, bits, evalue, qstart,
+// qend, tstart, tend, cigar_end); a run's cigar_end values are offsets into its own
+// characters (read_chars), whatever their origin.
+class SortedRuns {
+ public:
+  virtual ~SortedRuns() = default;
+  virtual size_t count() const = 0;
+  virtual uint64_t rows(size_t run) const = 0;
+  // Rows [first, first + n) of column `column` of the run, into `out` (sized by the caller).
+  virtual void read(size_t run, size_t column, uint64_t first, uint64_t n, void* out) const = 0;
+  // Where the CIGAR of the run's row `row` starts (its characters' offset: 0 for row 0 of some runs).
+  virtual uint64_t chars_before(size_t run, uint64_t row) const = 0;
+  virtual void read_chars(size_t run, uint64_t first, uint64_t n, uint8_t* out) const = 0;
+  // True when reads may run on several threads at once (not HDF5's).
+  virtual bool concurrent_reads() const { return false; }
+  // Rows a run should contribute to one read, on average, for reads of a useful size (a
+  // segment holds this many rows a run, within MergeRules' bounds): an HDF5 read call costs
+  // far more than a pread.
+  virtual uint64_t rows_per_read() const { return 4096; }
+};
+
+uint64_t merge_sorted_runs(const SortedRuns& runs, h5::File& to, const std::string& out_group,
+                           const MergeRules& rules);
 // Runs: (first row, rows) of `from`'s `group`. Creates `to`'s `out_group` and returns its rows.
 uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
                            const std::vector<std::pair<uint64_t, uint64_t>>& runs, h5::File& to,

@@ -1,17 +1,22 @@
 #include "src/workloads/allvsall.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <memory>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <optional>
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "io/result_file.hpp"
+#include "io/run_files.hpp"
 #include "kernels/allvsall_engine.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
@@ -27,9 +32,18 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// CPU seconds (user + system) of this process: --verbose shows what the final merge cost on
+// shared cores, where walls are loose.
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 // A tile's engine time, sent ahead of its hits and summed by the master (timing attributes).
 struct TileTimes {
   double score_seconds = 0, align_seconds = 0;
+  double stage_seconds = 0;  // sorting the rows and writing them to the worker's run file
 };
 
 // Everything a rank needs; loaded identically on every rank.
@@ -77,10 +91,16 @@ void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
   job.target_order = length_order(*job.targets);
 }
 
+// How a tile's rows reach the master: its worker's run file (io/run_files.hpp), or the rows
+// themselves where the worker cannot see the run directory (another node without the output's
+// file system, or rank > 0 of a text-only run, whose HDF5 file is rank 0's temporary one).
+enum TileRows : uint8_t { kInRunFile = 'R', kInline = 'H' };
+
 class AllVsAllWorker : public TileWorker {
  public:
-  AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine)
-      : job_(job), opt_(opt), engine_(std::move(engine)) {}
+  AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine,
+                 const std::string& run_dir, int worker)
+      : job_(job), opt_(opt), engine_(std::move(engine)), run_dir_(run_dir), runs_(run_dir, "w" + std::to_string(worker)) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
 
   ~AllVsAllWorker() override { clock_.report("allvsall worker (summed)"); }
@@ -125,9 +145,21 @@ class AllVsAllWorker : public TileWorker {
     WireWriter w;
     w.put(times.score_seconds);
     w.put(times.align_seconds);
-    put_hits(w, hits);
+    // The master creates the directory before it hands out the first tile.
+    if (!sees_run_dir_) sees_run_dir_ = std::filesystem::is_directory(run_dir_);
+    if (*sees_run_dir_) {
+      t0 = std::chrono::steady_clock::now();
+      const StagedRun run = runs_.write(tile.id, hits);
+      w.put(seconds_since(t0));
+      w.put<uint8_t>(kInRunFile);
+      run.put(w);
+    } else {
+      w.put(0.0);
+      w.put<uint8_t>(kInline);
+      put_hits(w, hits);
+    }
     std::string bytes = w.take();
-    clock_.mark("worker: encode");
+    clock_.mark("worker: sort, stage and encode");
     return bytes;
   }
 
@@ -149,15 +181,33 @@ class AllVsAllWorker : public TileWorker {
   const AllVsAllJob& job_;
   const AllVsAllOptions& opt_;
   std::unique_ptr<AllVsAllEngine> engine_;
+  std::string run_dir_;
+  std::optional<bool> sees_run_dir_;
+  RunFileWriter runs_;
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
 };
 
-// The hits of a tile's worker bytes (after its two timings).
-std::vector<Hit> tile_hits(const std::string& bytes) {
+// A tile's worker bytes: its engine times, then its run's place or its rows.
+struct TileResult {
+  TileTimes times;
+  TileRows kind = kInRunFile;
+  StagedRun run;          // kInRunFile
+  std::vector<Hit> hits;  // kInline
+};
+TileResult decode_result(const std::string& bytes) {
   WireReader rd(bytes);
-  rd.get<double>();
-  rd.get<double>();
-  return get_hits(rd);
+  TileResult t;
+  t.times.score_seconds = rd.get<double>();
+  t.times.align_seconds = rd.get<double>();
+  t.times.stage_seconds = rd.get<double>();
+  t.kind = TileRows(rd.get<uint8_t>());
+  if (t.kind == kInRunFile)
+    t.run = StagedRun::get(rd);
+  else if (t.kind == kInline)
+    t.hits = get_hits(rd);
+  else
+    throw Error("internal: a tile result of unknown kind " + std::to_string(int(t.kind)));
+  return t;
 }
 
 // When every pair is kept, a tile's rows are its pairs: a window of w sequences makes tiles
@@ -197,6 +247,9 @@ std::vector<checkpoint::RunParameter> run_parameters(const AllVsAllOptions& opt,
       {"lambda", job.karlin ? checkpoint::exact(job.karlin->lambda) : std::string("none")},
       {"K", job.karlin ? checkpoint::exact(job.karlin->K) : std::string("none")},
       {"traceback_budget", std::to_string(opt.traceback_budget)},
+      // How the journal's tile records hold rows: places in the workers' run files (a
+      // journal of the builds that journalled the rows themselves cannot be resumed).
+      {"tile_rows", "worker run files"},
   };
 }
 
@@ -228,7 +281,7 @@ void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAl
 // The screen on the tiled-run driver (src/workloads/tiled_run.hpp).
 class AllVsAllRun : public TiledWorkload {
  public:
-  explicit AllVsAllRun(const AllVsAllOptions& opt) : opt_(opt) {}
+  explicit AllVsAllRun(const AllVsAllOptions& opt) : opt_(opt), run_dir_(run_directory_for(opt.run.out_path)) {}
   std::string name() const override { return "allvsall"; }
   void load() override { load_job(opt_, job_); }
   // GPU engines: four workers per GPU in a local run, so the host work of some (pair lists,
@@ -239,7 +292,8 @@ class AllVsAllRun : public TiledWorkload {
   int workers_per_gpu() const override { return 4; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     return std::make_unique<AllVsAllWorker>(
-        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup));
+        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup), run_dir_,
+        slot.worker);
   }
   std::vector<Tile> split(const Tile& tile) const override {
     return split_allvsall_tile(tile, job_.queries, *job_.targets, job_.target_order, job_.square);
@@ -247,7 +301,8 @@ class AllVsAllRun : public TiledWorkload {
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override {
     out_ = std::make_unique<ResultFile>(opt_.run.out_path);
-    out_->stage_in_batches(2.0);  // the journal is what --resume trusts
+    // A new run starts with no run files; a resumed one keeps them (the journal points into them).
+    prepare_run_directory(run_dir_, !opt_.run.resume);
   }
   h5::File& output_file() override { return out_->h5_file(); }
 
@@ -271,17 +326,25 @@ class AllVsAllRun : public TiledWorkload {
     out_->write_sequences("targets", *job_.targets);
   }
 
+  bool results_outside_journal() const override { return true; }
+  bool replayable(uint32_t, const std::string& bytes) const override {
+    const TileResult t = decode_result(bytes);
+    return t.kind == kInline || is_whole(run_dir_, t.run);
+  }
+
+  // The master keeps only each tile's run place: the workers staged the rows themselves.
   void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
-    WireReader rd(bytes);
-    const TileTimes times{rd.get<double>(), rd.get<double>()};
+    TileResult t = decode_result(bytes);
     if (!replayed) {  // a replayed tile's times were the earlier run's
-      summed_.score_seconds += times.score_seconds;
-      summed_.align_seconds += times.align_seconds;
+      summed_.score_seconds += t.times.score_seconds;
+      summed_.align_seconds += t.times.align_seconds;
+      summed_.stage_seconds += t.times.stage_seconds;
     }
-    // Decoded and staged on the writer thread (decoding millions of rows held up the master);
-    // nothing of the tile stays here once it is staged.
-    auto shared = std::make_shared<const std::string>(bytes);
-    out_->append_tile_lazily(tile_id, [shared] { return tile_hits(*shared); }, bytes.size());
+    if (t.kind == kInline) {
+      if (!master_runs_) master_runs_ = std::make_unique<RunFileWriter>(run_dir_, "master");
+      t.run = master_runs_->write(tile_id, t.hits);
+    }
+    runs_.push_back(std::move(t.run));
   }
 
   void stopped(const std::string& signal_name) override { out_->mark_stopped(signal_name); }
@@ -295,20 +358,24 @@ class AllVsAllRun : public TiledWorkload {
     out_->set_attribute("compute_phase_gcups", gcups);
     out_->set_attribute("score_seconds_summed", summed_.score_seconds);
     out_->set_attribute("align_seconds_summed", summed_.align_seconds);
+    out_->set_attribute("stage_seconds_summed", summed_.stage_seconds);
     if (opt_.run.verbose)
       std::fprintf(stderr,
                    "hpcalign: timing: load %.3f s, engines and plan %.3f s, compute phase %.3f s, %llu pairs, %llu "
-                   "cells: %.1f GCUPS; summed over workers: score %.3f s, traceback %.3f s; master: storing results "
-                   "%.3f s\n",
+                   "cells: %.1f GCUPS; summed over workers: score %.3f s, traceback %.3f s, staging their rows %.3f s; "
+                   "master: storing results %.3f s\n",
                    clock.load_seconds(), std::chrono::duration<double>(clock.phase_start - clock.loaded).count(),
                    phase_seconds, (unsigned long long)total_pairs_, (unsigned long long)total_cells_, gcups,
-                   summed_.score_seconds, summed_.align_seconds, clock.store_seconds);
+                   summed_.score_seconds, summed_.align_seconds, summed_.stage_seconds, clock.store_seconds);
     const auto t_finish = std::chrono::steady_clock::now();
-    const size_t runs = out_->staged_runs();
-    rows_ = out_->finish_merged();  // the staged runs, merged into /hits
+    const double cpu_before = process_cpu_seconds();
+    const size_t runs = runs_.size();
+    master_runs_.reset();
+    rows_ = out_->finish_merged(RunFiles(run_dir_, runs_));  // the staged runs, merged into /hits
+    remove_run_directory(run_dir_);
     if (opt_.run.verbose)
-      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
-                   seconds_since(t_finish));
+      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU)\n",
+                   runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before);
   }
 
   void summary() override {
@@ -320,6 +387,9 @@ class AllVsAllRun : public TiledWorkload {
   const AllVsAllOptions& opt_;
   AllVsAllJob job_;
   std::unique_ptr<ResultFile> out_;
+  std::string run_dir_;                        // the workers' run files (io/run_files.hpp)
+  std::vector<StagedRun> runs_;                // every finished tile's
+  std::unique_ptr<RunFileWriter> master_runs_;  // rows that came inline
   uint64_t total_cells_ = 0, total_pairs_ = 0, rows_ = 0;
   TileTimes summed_;  // over this run's tiles
 };

@@ -73,7 +73,7 @@ int64_t plan_note(const PlanNotes& notes, const std::string& name) {
 
 ResumableRun::ResumableRun(const std::string& workload, const std::string& out_path, bool resume, bool quiet,
                            std::vector<checkpoint::RunParameter> params)
-    : out_path_(out_path), params_(std::move(params)) {
+    : out_path_(out_path), params_(std::move(params)), quiet_(quiet) {
   // The workload first: a resume with the wrong subcommand names it before anything else.
   params_.insert(params_.begin(), {"workload", workload});
   if (!resume) return;
@@ -91,8 +91,12 @@ ResumableRun::ResumableRun(const std::string& workload, const std::string& out_p
   notes_ = from_strings(j.notes);
   std::set<uint32_t> planned, seen;
   for (const Tile& t : plan_) planned.insert(t.id);
-  for (const auto& tile : j.records)  // a tile journalled twice (it cannot be, but) counts once
-    if (planned.count(tile.id) && seen.insert(tile.id).second) finished_.push_back(tile);
+  // A tile journalled twice (run again by rerun_unless) counts once.
+  for (const auto& tile : j.records)
+    if (planned.count(tile.id)) {
+      records_.push_back(tile);
+      if (seen.insert(tile.id).second) finished_.push_back(tile);
+    }
   remaining_ = checkpoint::remaining_tiles(plan_, std::vector<uint32_t>(seen.begin(), seen.end()));
   for (const Tile& t : plan_)
     if (seen.count(t.id)) finished_cells_ += t.cells;
@@ -107,6 +111,28 @@ std::vector<Tile> ResumableRun::begin(h5::File& out, const std::vector<Tile>& pl
   if (resuming_) return remaining_;
   journal_ = std::make_unique<TileJournal>(TileJournal::path_for(out_path_), plan, params_, to_strings(notes));
   return plan;
+}
+
+void ResumableRun::rerun_unless(const std::function<bool(uint32_t, const std::string&)>& keep) {
+  if (records_.empty()) return;
+  const std::string path = TileJournal::path_for(out_path_);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("--resume: cannot reopen the journal " + path);
+  std::set<uint32_t> kept;
+  finished_.clear();
+  for (const auto& tile : records_)
+    if (!kept.count(tile.id) && keep(tile.id, TileJournal::read_tile(in, tile))) {
+      kept.insert(tile.id);
+      finished_.push_back(tile);
+    }
+  const size_t before = plan_.size() - remaining_.size();
+  remaining_ = checkpoint::remaining_tiles(plan_, std::vector<uint32_t>(kept.begin(), kept.end()));
+  finished_cells_ = 0;
+  for (const Tile& t : plan_)
+    if (kept.count(t.id)) finished_cells_ += t.cells;
+  if (!quiet_ && kept.size() < before)
+    std::cerr << "hpcalign: --resume: " << before - kept.size()
+              << " journalled tile(s) whose results did not reach the disk run again\n";
 }
 
 void ResumableRun::replay(const std::function<void(uint32_t, const std::string&)>& store) const {

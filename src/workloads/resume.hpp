@@ -53,6 +53,9 @@ class ResumableRun {
   // Once the output exists: stores the plan and parameters in it (/plan), creates the journal
   // of a new run, and returns the tiles still to run (every tile of a new run).
   std::vector<Tile> begin(h5::File& out, const std::vector<Tile>& plan, const PlanNotes& notes);
+  // Keeps, of each finished tile, its first journal record for which keep(id, bytes) holds;
+  // tiles without one are run again.
+  void rerun_unless(const std::function<bool(uint32_t, const std::string&)>& keep);
   // How many tiles a resumed run found finished.
   size_t finished_count() const { return finished_.size(); }
   // Calls store(id, bytes) for every finished tile (resuming), in arrival order, as if it had
@@ -73,6 +76,8 @@ class ResumableRun {
   std::vector<Tile> plan_, remaining_;
   PlanNotes notes_;
   std::vector<TileJournal::TileRecord> finished_;
+  std::vector<TileJournal::TileRecord> records_;  // every record of a planned tile, in journal order
+  bool quiet_ = false;
   uint64_t finished_cells_ = 0;
   std::unique_ptr<TileJournal> journal_;
 };

@@ -71,7 +71,9 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
   SchedulerHooks hooks;
   hooks.make_worker = [&](int index, int device_slot) -> std::unique_ptr<TileWorker> {
     const auto t0 = steady::now();
-    std::unique_ptr<TileWorker> worker = w.make_worker(slot_for(engines, per_thread, device_slot));
+    EngineSlot slot = slot_for(engines, per_thread, device_slot);
+    slot.worker = index;
+    std::unique_ptr<TileWorker> worker = w.make_worker(slot);
     if (s.verbose && engines.gpu)
       std::fprintf(stderr, "hpcalign: %s: worker %d ready in %.3f s\n", w.name().c_str(), index, seconds_since(t0));
     return worker;
@@ -79,6 +81,8 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
   // While the workers start: --resume reads the old output, then the new one is created.
   hooks.prepare = [&] {
     resume = ResumableRun(w.name(), s.out_path, s.resume, s.quiet, w.parameters());
+    if (w.results_outside_journal())
+      resume.rerun_unless([&](uint32_t id, const std::string& bytes) { return w.replayable(id, bytes); });
     w.create_output();
     have_output = true;
   };

@@ -52,6 +52,7 @@ struct Engines {
 struct EngineSlot {
   int device = -1;
   int threads = 1;
+  int worker = 0;  // the worker's index: its thread in a local run, its rank under MPI
   BackendKind kind() const { return device >= 0 ? BackendKind::Cuda : BackendKind::Cpu; }
   int device_index() const { return device >= 0 ? device : 0; }
 };
@@ -100,6 +101,11 @@ class TiledWorkload {
   virtual std::vector<Tile> split(const Tile& tile) const;
   // The run's attributes and input tables, once the plan is known (stored or new).
   virtual void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) = 0;
+  // --resume: a workload whose workers keep their results outside the journal
+  // (io/run_files.hpp) says so, and whether a journalled tile's bytes still stand; a tile
+  // whose do not runs again.
+  virtual bool results_outside_journal() const { return false; }
+  virtual bool replayable(uint32_t /*tile_id*/, const std::string& /*bytes*/) const { return true; }
   // A finished tile's worker bytes: just computed, or (replayed) from an earlier run's journal.
   virtual void store(uint32_t tile_id, const std::string& bytes, bool replayed) = 0;
   // A signal stopped the run: leave the output incomplete and resumable.

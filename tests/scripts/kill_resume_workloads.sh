@@ -74,6 +74,8 @@ kill_trials() {
     if [ "$ledger" = hits ]; then
       no_run_state "$out" && pass "$name trial $trial: complete file keeps no run state" ||
         fail "$name trial $trial: /staging or /tiles left in a complete file"
+      [ ! -e "$out.runs" ] && pass "$name trial $trial: the workers' run files removed" ||
+        fail "$name trial $trial: $out.runs left"
     elif [ "$ledger" = 1 ]; then
       [ "$(tiles_done "$out")" = "$(int_attr "$out" tiles)" ] && pass "$name trial $trial: ledger lists each tile once" ||
         fail "$name trial $trial: ledger $(tiles_done "$out") rows, $(int_attr "$out" tiles) tiles"

@@ -1,5 +1,6 @@
 // io/hdf5_columns.cpp and io/result_file.cpp: column round trips, the result layout,
-// status before/after finish, the tile ledger, attributes and error messages.
+// status before/after finish, the tile ledger, attributes and error messages; the final merge
+// (io/run_merge.cpp) and the workers' run files (io/run_files.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,11 +9,14 @@
 #include <fstream>
 #include <random>
 #include <regex>
+#include <filesystem>
 #include <set>
+#include <thread>
 
 #include "io/hdf5_columns.hpp"
 #include "io/hit_table.hpp"
 #include "io/result_file.hpp"
+#include "io/run_files.hpp"
 #include "io/run_merge.hpp"
 #include "src/core/error.hpp"
 #include "test_support.hpp"
@@ -599,6 +603,114 @@ TEST(ResultFile, MismatchedColumnLengthsAreReported) {
   }
   EXPECT_NE(error_of([&] { read_hit_table(path); }).find("column 'hits/score' has 2 rows, expected 1"),
             std::string::npos);
+}
+
+// Workers staging their own runs (io/run_files.hpp): several threads write their tiles' rows
+// to their own files at once; the merge of the runs they report is the rows of one sort, for
+// segments smaller than a query's rows, than a run, or holding everything.
+TEST(RunFiles, WorkersStagingConcurrentlyMergeToOneSort) {
+  const std::string dir = temp_path("concurrent.h5.runs");
+  prepare_run_directory(dir, true);
+  const std::vector<Hit> hits = random_hits(40000, 21);
+  constexpr size_t kWorkers = 4, kTile = 1700;
+  std::vector<std::vector<StagedRun>> runs(kWorkers);
+  std::vector<std::thread> pool;
+  for (size_t w = 0; w < kWorkers; ++w)
+    pool.emplace_back([&, w] {
+      RunFileWriter writer(dir, "w" + std::to_string(w));
+      for (size_t k = w * kTile; k < hits.size(); k += kWorkers * kTile) {
+        std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
+        runs[w].push_back(writer.write(uint32_t(k / kTile), tile));
+      }
+    });
+  for (auto& t : pool) t.join();
+  std::vector<StagedRun> all;
+  for (auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+  ASSERT_EQ(all.size(), (hits.size() + kTile - 1) / kTile);
+  for (const StagedRun& r : all) EXPECT_TRUE(is_whole(dir, r)) << r.file << " @" << r.offset;
+  std::vector<Hit> sorted = hits;
+  std::sort(sorted.begin(), sorted.end(), hit_order);
+  for (const uint64_t segment : {uint64_t(300), uint64_t(5000), uint64_t(1) << 20}) {
+    SCOPED_TRACE("segment " + std::to_string(segment));
+    const std::string out = temp_path("merged_files.h5");
+    {
+      h5::File to(out, h5::Mode::kCreate);
+      MergeRules rules;
+      rules.segment_rows = segment;
+      EXPECT_EQ(merge_sorted_runs(RunFiles(dir, all), to, "hits", rules), hits.size());
+    }
+    const h5::File f(out, h5::Mode::kReadOnly);
+    expect_same_hits(read_hit_rows(f, "hits"), sorted);
+  }
+  // Through the result file: its attributes and sequences kept, /hits merged, status complete.
+  const std::string path = temp_path("from_files.h5");
+  {
+    ResultFile rf(path);
+    rf.set_attribute("workload", std::string("allvsall"));
+    EXPECT_EQ(rf.finish_merged(RunFiles(dir, all)), hits.size());
+  }
+  const HitTable t = read_hit_table(path);
+  EXPECT_EQ(t.status, "complete");
+  expect_same_hits(t.hits, sorted);
+  remove_run_directory(dir);
+}
+
+// A worker file outlives its session: a later writer of the same name (a resumed run) appends
+// after the records already there, a torn record included, and never truncates; a record cut
+// short, or a place that does not match its header, is not whole.
+TEST(RunFiles, LaterSessionsAppendAndCutRecordsAreNotWhole) {
+  const std::string dir = temp_path("sessions.h5.runs");
+  prepare_run_directory(dir, true);
+  const std::vector<Hit> hits = random_hits(3000, 5);
+  StagedRun first, second;
+  {
+    RunFileWriter w(dir, "w0");
+    std::vector<Hit> tile(hits.begin(), hits.begin() + 1000);
+    first = w.write(3, tile);
+  }
+  {  // a kill in the middle of the next record
+    std::ofstream torn(dir + "/w0", std::ios::binary | std::ios::app);
+    torn << "HPR1 torn";
+  }
+  {
+    RunFileWriter w(dir, "w0");
+    std::vector<Hit> tile(hits.begin() + 1000, hits.end());
+    second = w.write(8, tile);
+  }
+  EXPECT_EQ(first.offset, 0u);
+  EXPECT_GT(second.offset, first.offset);
+  EXPECT_TRUE(is_whole(dir, first));
+  EXPECT_TRUE(is_whole(dir, second));
+  StagedRun wrong = second;
+  wrong.tile = 9;
+  EXPECT_FALSE(is_whole(dir, wrong));
+  wrong = first;
+  wrong.offset = 1;
+  EXPECT_FALSE(is_whole(dir, wrong));
+  std::vector<Hit> sorted = hits;
+  std::sort(sorted.begin(), sorted.end(), hit_order);
+  const std::string out = temp_path("sessions_merged.h5");
+  {
+    h5::File to(out, h5::Mode::kCreate);
+    EXPECT_EQ(merge_sorted_runs(RunFiles(dir, {first, second}), to, "hits", MergeRules{}), hits.size());
+  }
+  expect_same_hits(read_hit_rows(h5::File(out, h5::Mode::kReadOnly), "hits"), sorted);
+  // The file cut inside the second record (a node that crashed before the page cache reached
+  // the disk): that record is no longer whole, the first still is.
+  std::filesystem::resize_file(dir + "/w0", second.offset + 100);
+  EXPECT_TRUE(is_whole(dir, first));
+  EXPECT_FALSE(is_whole(dir, second));
+  // A new run empties the directory of run files, and only of them: a file of another name
+  // (not ours) stays, and so does the directory then.
+  std::ofstream(dir + "/notes.txt") << "not a run file";
+  prepare_run_directory(dir, true);
+  EXPECT_FALSE(is_whole(dir, first));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/w0"));
+  remove_run_directory(dir);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/notes.txt"));
+  std::filesystem::remove(dir + "/notes.txt");
+  remove_run_directory(dir);
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 }  // namespace

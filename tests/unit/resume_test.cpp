@@ -210,6 +210,38 @@ TEST(ResumableRun, ResumeAppliesJournalledSplits) {
   EXPECT_EQ(to_run, (std::vector<uint32_t>{0, 6, 2}));
 }
 
+// rerun_unless: a journalled tile whose results did not reach the disk (a workload keeping
+// its rows outside the journal says so) runs again; once it has a second record that stands,
+// the next resume keeps that one.
+TEST(ResumableRun, TilesWhoseResultsAreLostRunAgain) {
+  const std::string out = temp_path("rerun.h5");
+  run_until_killed("allvsall", out, 2);
+  const auto lost = [](uint32_t, const std::string& bytes) { return bytes != "bytes of tile 0"; };
+  {
+    ResumableRun run("allvsall", out, true, true, kParams);
+    run.rerun_unless(lost);
+    ASSERT_EQ(run.finished_count(), 1u);
+    EXPECT_EQ(run.finished_cells(), 200u);
+    h5::File file(out, h5::Mode::kCreate);
+    const std::vector<Tile> to_run = run.begin(file, run.stored_plan(), run.stored_notes());
+    ASSERT_EQ(to_run.size(), 2u);
+    EXPECT_EQ(to_run[0].id, 0u);
+    EXPECT_EQ(to_run[1].id, 2u);
+    run.record(to_run[0], "bytes of tile 0, again");  // then killed
+  }
+  ResumableRun run("allvsall", out, true, true, kParams);
+  run.rerun_unless(lost);
+  std::vector<std::pair<uint32_t, std::string>> replayed;
+  run.replay([&](uint32_t id, const std::string& bytes) { replayed.emplace_back(id, bytes); });
+  ASSERT_EQ(replayed.size(), 2u);
+  EXPECT_EQ(replayed[0], std::make_pair(1u, std::string("bytes of tile 1")));
+  EXPECT_EQ(replayed[1], std::make_pair(0u, std::string("bytes of tile 0, again")));
+  h5::File file(out, h5::Mode::kCreate);
+  const std::vector<Tile> to_run = run.begin(file, run.stored_plan(), run.stored_notes());
+  ASSERT_EQ(to_run.size(), 1u);
+  EXPECT_EQ(to_run[0].id, 2u);
+}
+
 TEST(ResumableRun, RefusesOtherParametersOtherWorkloadsAndCompleteFiles) {
   const std::string out = temp_path("refuse.h5");
   run_until_killed("allvsall", out, 1);

@@ -1,0 +1,86 @@
+#pragma once
+// Sorted runs in plain files, written by the workers themselves (threads of a local run, ranks
+// under MPI) next to the output: OUT.runs/w<worker>. A worker sorts its tile's rows in hit_order
+// (query, score descending, target) and appends them as one record to its own file; only the
+// record's place (a StagedRun, a few dozen bytes) travels to the master, which journals it and
+// at the end merges every journalled run into /hits (io/run_merge.hpp, reads on all cores).
+// So the master no longer decodes, sorts, copies or journals result rows, and the storing
+// scales with the workers (one master was the limit of large screens).
+//
+// A record: header (magic "HPR1", tile id, rows, characters), then the columns one after the
+// other (query, target, score, bits, evalue, qstart, qend, tstart, tend as 4- or 8-byte
+// numbers, cigar_end as offsets into the record's characters), then the CIGAR characters.
+// Files are opened for appending and never truncated while a run is unfinished: a resumed run
+// (any worker count) appends after what earlier sessions wrote, whose journalled records stay
+// where they are. A record cut short by a kill is never journalled (the worker sends its place
+// only once it is written); `is_whole` checks a journalled record against its file on resume.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/run_merge.hpp"
+#include "src/core/alignment.hpp"
+#include "src/core/wire.hpp"
+
+namespace hpc {
+
+// Where one tile's sorted run lies.
+struct StagedRun {
+  std::string file;  // name inside the run directory ("w3")
+  uint64_t offset = 0;
+  uint64_t rows = 0, chars = 0;
+  uint32_t tile = 0;
+  void put(WireWriter& w) const;
+  static StagedRun get(WireReader& r);
+};
+
+// The directory of a run's files: OUT.runs.
+std::string run_directory_for(const std::string& out_path);
+// Creates the directory; with `empty`, removes the run files an earlier run left there.
+void prepare_run_directory(const std::string& dir, bool empty);
+// Removes the run files, then the directory if nothing else is in it (the run is complete).
+void remove_run_directory(const std::string& dir);
+
+// One worker's file, opened (created or appended to) at the first write.
+class RunFileWriter {
+ public:
+  RunFileWriter(std::string dir, std::string name) : dir_(std::move(dir)), name_(std::move(name)) {}
+  ~RunFileWriter();
+  RunFileWriter(const RunFileWriter&) = delete;
+  RunFileWriter& operator=(const RunFileWriter&) = delete;
+  // Sorts the tile's rows in hit_order and appends them as one record; returns its place.
+  // The rows are left in an unspecified order.
+  StagedRun write(uint32_t tile, std::vector<Hit>& rows);
+
+ private:
+  std::string dir_, name_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// True when the record's header matches `run` and the file holds all of it.
+bool is_whole(const std::string& dir, const StagedRun& run);
+
+// The journalled runs, read by the merge (each file opened once; reads on all cores).
+class RunFiles : public SortedRuns {
+ public:
+  RunFiles(const std::string& dir, std::vector<StagedRun> runs);
+  ~RunFiles() override;
+  size_t count() const override { return runs_.size(); }
+  uint64_t rows(size_t r) const override { return runs_[r].rows; }
+  void read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const override;
+  uint64_t chars_before(size_t r, uint64_t row) const override;
+  void read_chars(size_t r, uint64_t first, uint64_t n, uint8_t* out) const override;
+  bool concurrent_reads() const override { return true; }
+  // One run a tile makes thousands of runs: small preads keep the merge's segments small.
+  uint64_t rows_per_read() const override { return 512; }
+
+ private:
+  void read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) const;
+  std::string dir_;
+  std::vector<StagedRun> runs_;
+  std::vector<int> run_fd_;  // the open file of each run
+  std::vector<int> fds_;
+};
+
+}  // namespace hpc
