@@ -108,17 +108,19 @@ void add_filter_thresholds(po::options_description& opts, double& F1, double& F2
 void HmmsearchGroup::add_to(po::options_description& opts) {
   hmm::ReportThresholds& t = o_.thresholds;
   hmm::PipelineSettings& p = o_.pipeline;
-  po::options_description out("hmmsearch output (HMMER 3.3.2's names)");
+  const std::string prog = o_.scan ? "hmmscan" : "hmmsearch";  // the group serves both
+  po::options_description out(prog + " output (HMMER 3.3.2's names)");
   out.add_options()
-    (",o", po::value(&o_.report_path), "main text output to FILE, not stdout: per query hmmsearch's 'Query:' line and its "
-     "pipeline statistics summary only (its hit lists and alignments are not written yet: use --tblout/--domtblout)")
-    ("tblout", po::value(&o_.tblout_path), "hmmsearch's table of per-sequence hits to FILE (identical to hmmsearch's "
-     "but for its trailing '# Program:' comment block)")
-    ("domtblout", po::value(&o_.domtblout_path), "hmmsearch's table of per-domain hits to FILE (likewise)")
+    (",o", po::value(&o_.report_path), ("main text output to FILE, not stdout: per query " + prog + "'s " +
+     (o_.scan ? "'Query:' and 'Description:' lines" : "'Query:' line") + " and its pipeline statistics summary only "
+     "(its hit lists and alignments are not written yet: use --tblout/--domtblout)").c_str())
+    ("tblout", po::value(&o_.tblout_path), (prog + "'s table of per-sequence hits to FILE (identical to " + prog +
+     "'s but for its trailing '# Program:' comment block)").c_str())
+    ("domtblout", po::value(&o_.domtblout_path), (prog + "'s table of per-domain hits to FILE (likewise)").c_str())
     ("noali", po::bool_switch(&noali_), "no alignments in the main output (accepted: -o has none yet)")
     ("h5", po::value(&o_.run.out_path), "HDF5 result (targets, domains, pipeline counts); needed for --resume; "
      "without it the run's HDF5 file is temporary");
-  po::options_description thr("hmmsearch reporting and inclusion thresholds");
+  po::options_description thr(prog + " reporting and inclusion thresholds");
   thr.add_options()
     (",E", po::value(&t.E)->default_value(t.E), "report sequences <= this E-value")
     (",T", po::value(&t.T), "report sequences >= this score (bits) instead")
@@ -131,7 +133,7 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("cut_nc", po::bool_switch(&cut_nc_), "the models' NC noise cut-offs set the thresholds")
     (",Z", po::value(&Z_), "number of comparisons for E-values (default: the number of targets)")
     ("domZ", po::value(&t.domZ), "number of significant sequences for domain E-values (default: those reported)");
-  po::options_description acc("hmmsearch filters (acceleration heuristics) and domain definition");
+  po::options_description acc(prog + " filters (acceleration heuristics) and domain definition");
   acc.add_options()
     ("max", po::bool_switch(&max_), "every filter off (F1 = F2 = F3 = 1, no bias filter): Forward and Backward on all")
     ("F3", po::value(&p.F3)->default_value(p.F3), "Forward filter threshold: promote hits with P <= F3")
@@ -139,7 +141,7 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("nonull2", po::bool_switch(&nonull2_), "no null2 score corrections")
     ("seed", po::value(&seed_)->default_value(seed_), "random number seed of domain definition's sampling "
      "(hmmsearch's 0, an arbitrary seed, is refused: results would not repeat)")
-    ("cpu", po::value(&cpu_), "worker threads (hmmsearch's name for --threads)");
+    ("cpu", po::value(&cpu_), ("worker threads (" + prog + "'s name for --threads)").c_str());
   add_filter_thresholds(acc, p.F1, p.F2);
   opts.add(out).add(thr).add(acc);
 }

@@ -14,6 +14,7 @@
 #include "src/report/fasta_descriptions.hpp"
 #include "src/workloads/hmmsearch_output.hpp"
 #include "src/workloads/hmmsearch_rows.hpp"
+#include "src/workloads/hmmscan_lists.hpp"
 #include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -30,10 +31,12 @@ struct HmmsearchJob {
 // One CPU thread: every (model, target) pair of the tile through hmmsearch's pipeline.
 class HmmsearchWorker : public TileWorker {
  public:
-  HmmsearchWorker(const HmmsearchJob& job, const hmm::PipelineSettings& s) : job_(job), settings_(s) {}
+  HmmsearchWorker(const HmmsearchJob& job, const hmm::PipelineSettings& s, bool scan)
+      : job_(job), settings_(s), scan_(scan) {}
   DeviceCapacity capacity() const override { return {}; }
   std::string run(const Tile& tile) override {
     HmmTileResult r;
+    std::vector<HmmPassCounts> passes(scan_ ? tile.part_end - tile.part_begin : 0);
     for (uint32_t m : tile.queries) {
       hmm::HmmsearchPipeline pipe(job_.models.at(m), settings_);
       HmmCounts c;
@@ -41,7 +44,9 @@ class HmmsearchWorker : public TileWorker {
       for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
         const uint32_t t = job_.db.by_length[pos];
         const SeqView v = job_.db.seqs.view(t);
+        const hmm::PipelineCounts before = pipe.counts();
         std::optional<hmm::TargetHit> h = pipe.score(job_.db.seqs.ids[t], "", v.data, int(v.length));
+        if (scan_) passes[pos - tile.part_begin].add(before, pipe.counts());
         c.residues += v.length;
         if (h) add_hit_rows(m, t, *h, r);
       }
@@ -50,12 +55,14 @@ class HmmsearchWorker : public TileWorker {
       c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
       r.counts.push_back(c);
     }
+    keep_passes(passes, tile, job_.db.by_length, r);
     return encode_hmm_tile(r);
   }
 
  private:
   const HmmsearchJob& job_;
   hmm::PipelineSettings settings_;
+  bool scan_;
 };
 
 // The per-target pipeline's options change what tiles hold; thresholds act at the end only,
@@ -77,7 +84,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const HmmsearchOptions& o, 
 class HmmsearchRun : public TiledWorkload {
  public:
   explicit HmmsearchRun(const HmmsearchOptions& opt) : opt_(opt) {}
-  std::string name() const override { return "hmmsearch"; }
+  std::string name() const override { return opt_.scan ? "hmmscan" : "hmmsearch"; }
   void load() override {
     job_.models = read_hmm_file(opt_.model_path);
     if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
@@ -91,10 +98,11 @@ class HmmsearchRun : public TiledWorkload {
                                               "' is longer than 100000 residues, HMMER's pipeline limit");
     hits_.resize(job_.models.size());
     totals_.resize(job_.models.size());
+    if (opt_.scan) passes_.resize(job_.db.seqs.size());
   }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot&) override {
-    return std::make_unique<HmmsearchWorker>(job_, opt_.pipeline);
+    return std::make_unique<HmmsearchWorker>(job_, opt_.pipeline, opt_.scan);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override { out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate); }
@@ -117,6 +125,7 @@ class HmmsearchRun : public TiledWorkload {
   void store(uint32_t, const std::string& bytes, bool) override {
     const HmmTileResult r = decode_hmm_tile(bytes);
     for (const HmmCounts& c : r.counts) totals_.at(c.model).add(c);
+    for (const HmmPassCounts& p : r.passes) passes_.at(p.target).add(p);
     size_t d = 0;
     for (const HmmTargetRow& t : r.targets) {
       if (d + size_t(t.ndomains) > r.domains.size()) throw Error("internal: hmmsearch tile result cut short");
@@ -136,7 +145,9 @@ class HmmsearchRun : public TiledWorkload {
     const double Z = opt_.Z ? *opt_.Z : double(job_.db.seqs.size());
     std::ostringstream tbl, dom, report;
     std::vector<hmm::HitList> lists;
-    for (size_t m = 0; m < job_.models.size(); ++m) {
+    if (opt_.scan)  // hmmscan: the same hits, per query sequence
+      lists = finish_scan(opt_, job_.models, job_.db.seqs, desc, std::move(hits_), passes_, tbl, dom, report);
+    for (size_t m = 0; !opt_.scan && m < job_.models.size(); ++m) {
       std::vector<hmm::TargetHit>& hits = hits_[m];
       for (hmm::TargetHit& h : hits) {
         h.name = job_.db.seqs.ids[h.index];
@@ -157,7 +168,8 @@ class HmmsearchRun : public TiledWorkload {
       write_pipeline_summary(report, job_.models[m], totals_[m], lists.back(), opt_);
     }
     report << "[ok]\n";
-    write_hmmsearch_results(*out_, lists, totals_);
+    write_hmmsearch_results(*out_, lists, totals_, opt_.scan);
+    if (opt_.scan) write_scan_counts(*out_, passes_);
     result_lifecycle::complete(*out_);
     out_->close();
     if (!opt_.tblout_path.empty()) opt_.write_text(opt_.tblout_path, tbl.str());
@@ -176,6 +188,7 @@ class HmmsearchRun : public TiledWorkload {
   std::unique_ptr<h5::File> out_;
   std::vector<std::vector<hmm::TargetHit>> hits_;
   std::vector<HmmCounts> totals_;
+  std::vector<HmmPassCounts> passes_;  // hmmscan: per sequence
   std::string report_;
 };
 

@@ -12,6 +12,8 @@
 //   --tblout / --domtblout: hmmsearch's tables, byte for byte
 //   -o (or stdout): per query, hmmsearch's pipeline statistics summary (not yet its hit lists
 //                 and alignments)
+// With `scan` it is `hpcalign hmmscan`: the same pairs and the same per-pair results, listed the
+// other way, per query sequence (src/workloads/hmmscan_lists.hpp).
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +26,7 @@
 namespace hpc {
 
 struct HmmsearchOptions {
+  bool scan = false;                       // hmmscan: hits per sequence, targets are models
   std::string model_path, db_path;
   std::string report_path;                // -o: "" for stdout
   std::string tblout_path, domtblout_path;

@@ -16,10 +16,18 @@ namespace hpc {
 
 void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std::vector<HmmModel>& models,
                              const SequenceSet& targets);
-// lists[m], counts[m]: model m's thresholded hit list and pipeline counts.
-void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts);
+// lists[m], counts[m]: model m's thresholded hit list and pipeline counts. With `scan`
+// (hmmscan) lists[s] is sequence s's list, its hits models: rows go to /hmmscan/{targets,domains}
+// with the same columns, Z and domZ to /targets/{Z,domZ}.
+void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts,
+                             bool scan = false);
 // "Query: NAME [M=...]", the statistics block as hmmsearch prints it (no CPU time lines), "//".
 void write_pipeline_summary(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
                             const HmmsearchOptions& opt);
+// The statistics block alone, from its blank lines to "//": c counts the query's targets and
+// their residues; nodes, the models' nodes. With opt.scan hmmscan's (the query a sequence of
+// c.residues residues, c.targets target models).
+void write_statistics(std::ostream& out, const HmmCounts& c, uint64_t nodes, const hmm::HitList& list,
+                      const HmmsearchOptions& opt);
 
 }  // namespace hpc
