@@ -109,6 +109,7 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
   hmm::ReportThresholds& t = o_.thresholds;
   hmm::PipelineSettings& p = o_.pipeline;
   const std::string prog = o_.scan ? "hmmscan" : "hmmsearch";  // the group serves both
+  const std::string targets = o_.scan ? "models" : "sequences";
   po::options_description out(prog + " output (HMMER 3.3.2's names)");
   out.add_options()
     (",o", po::value(&o_.report_path), ("main text output to FILE, not stdout: per query " + prog + "'s " +
@@ -122,11 +123,11 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
      "without it the run's HDF5 file is temporary");
   po::options_description thr(prog + " reporting and inclusion thresholds");
   thr.add_options()
-    (",E", po::value(&t.E)->default_value(t.E), "report sequences <= this E-value")
-    (",T", po::value(&t.T), "report sequences >= this score (bits) instead")
+    (",E", po::value(&t.E)->default_value(t.E), ("report " + targets + " <= this E-value").c_str())
+    (",T", po::value(&t.T), ("report " + targets + " >= this score (bits) instead").c_str())
     ("domE", po::value(&t.domE)->default_value(t.domE), "report domains <= this E-value (conditional E-value)")
     ("domT", po::value(&t.domT), "report domains >= this score (bits) instead")
-    ("incE", po::value(&t.incE)->default_value(t.incE), "include sequences <= this E-value")
+    ("incE", po::value(&t.incE)->default_value(t.incE), ("include " + targets + " <= this E-value").c_str())
     ("incdomE", po::value(&t.incdomE)->default_value(t.incdomE), "include domains <= this E-value")
     ("cut_ga", po::bool_switch(&cut_ga_), "the models' GA gathering cut-offs set the thresholds")
     ("cut_tc", po::bool_switch(&cut_tc_), "the models' TC trusted cut-offs set the thresholds")
