@@ -77,46 +77,17 @@ rare=$(grep -c '^[^#]' <(grep ' rare_' "$WORK/ours1/tbl"))
 [ "$rows" -gt 10 ] && [ "$rare" -gt 10 ] && pass "default run: $rows multi-domain rows, $rare rows of rare-letter queries" ||
   fail "default run: $rows multi-domain rows, $rare rare-letter rows (the test data lost its point)"
 
-# Two MPI ranks, and the HDF5 result.
-mkdir -p "$WORK/mpi" "$WORK/one"
-expect_ok "one process --h5" "$HPCALIGN" hmmscan --quiet --cpu 2 --h5 "$WORK/one.h5" --tblout "$WORK/one/tbl" \
-  --domtblout "$WORK/one/dom" "$ALL" "$Q"
-expect_ok "mpirun -np 2" mpirun --oversubscribe -np 2 "$HPCALIGN" hmmscan --quiet --cpu 1 --h5 "$WORK/mpi.h5" \
-  --tblout "$WORK/mpi/tbl" --domtblout "$WORK/mpi/dom" "$ALL" "$Q"
-same_tables "2 MPI ranks vs one process" "$WORK/one" "$WORK/mpi"
-same_tables "2 MPI ranks vs hmmscan" "$WORK/theirs1" "$WORK/mpi"
-same_groups "np 2 vs one process" "$WORK/one.h5" "$WORK/mpi.h5" /hmmscan /models /targets
-[ "$(attr "$WORK/one.h5" status)" = complete ] && [ "$(attr "$WORK/one.h5" workload)" = hmmscan ] &&
-  pass "HDF5 status complete, workload hmmscan" || fail "status '$(attr "$WORK/one.h5" status)'"
-column_sum() { h5dump -y -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -o '[0-9]\+' | awk '{s += $1} END {print s + 0}'; }
+# Two MPI ranks, kill -9 and --resume, and the HDF5 result.
+mpi_and_resume hmmscan "$ALL" "$Q" "$WORK/theirs1" /hmmscan /models /targets
 reported=$(column_sum "$WORK/one.h5" /hmmscan/targets/reported)
 [ "$reported" = "$(tables "$WORK/one/tbl")" ] && pass "HDF5: $reported reported (model, sequence) hits, as tblout" ||
   fail "HDF5 reported $reported, tblout $(tables "$WORK/one/tbl")"
-for stage in MSV Fwd; do
-  ours=$(column_sum "$WORK/one.h5" "/targets/past_$(echo $stage | tr A-Z a-z)")
-  theirs=$(grep "^Passed $stage" "$WORK/theirs1/out" | awk '{s += $4} END {print s}')
+for stage in msv fwd; do
+  ours=$(column_sum "$WORK/one.h5" "/targets/past_$stage")
+  theirs=$(grep -i "^Passed $stage" "$WORK/theirs1/out" | awk '{s += $4} END {print s}')
   [ -n "$ours" ] && [ "$ours" = "$theirs" ] && pass "HDF5: /targets/past_$stage sums to $ours, as hmmscan's" ||
     fail "HDF5 /targets/past_$stage '$ours', hmmscan $theirs"
 done
-
-# kill -9 after some tiles, --resume: the same tables.
-mkdir -p "$WORK/res"
-out=$WORK/killed.h5
-sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=150 "$HPCALIGN" hmmscan --quiet --cpu 4 --h5 "$out" \
-  --tblout "$WORK/res/tbl" --domtblout "$WORK/res/dom" "$ALL" "$Q")
-if kill_after_tiles "$sid" "$out" 3 40; then
-  [ "$(attr "$out" status)" != complete ] && [ ! -e "$WORK/res/tbl" ] && pass "killed mid-run, no table written" ||
-    fail "killed run: status '$(attr "$out" status)'"
-  expect_error "resume with other --F1 refused" "F1" "$HPCALIGN" hmmscan --quiet --h5 "$out" --resume --F1 0.05 "$ALL" "$Q"
-  expect_error "hmmsearch --resume of an hmmscan run refused" "workload" "$HPCALIGN" hmmsearch --quiet --h5 "$out" \
-    --resume "$ALL" "$Q"
-  expect_ok "--resume finishes it" "$HPCALIGN" hmmscan --quiet --cpu 2 --h5 "$out" --resume \
-    --tblout "$WORK/res/tbl" --domtblout "$WORK/res/dom" "$ALL" "$Q"
-  same_tables "resumed run vs uninterrupted" "$WORK/one" "$WORK/res"
-  same_groups "resumed run vs uninterrupted" "$WORK/one.h5" "$out" /hmmscan /targets
-else
-  fail "the run ended before 3 tiles were journalled"
-fi
 
 # Refusals.
 expect_error "--cut_ga on a model without GA names it" "GA bit thresholds unavailable on model PF00202" \

@@ -45,3 +45,41 @@ compare_hmmer() {
   cmp -s <(grep "$stats" "$theirs/out") <(grep "$stats" "$ours/out") && pass "$name: -o statistics identical" ||
     fail "$name: -o statistics differ: $(diff <(grep "$stats" "$theirs/out") <(grep "$stats" "$ours/out") | head -4 | tr '\n' '|')"
 }
+
+column_sum() { h5dump -y -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -o '[0-9]\+' | awk '{s += $1} END {print s + 0}'; }
+
+# mpi_and_resume PROGRAM MODELS SEQS THEIRS GROUP...: `hpcalign PROGRAM --h5` in one process
+# ($WORK/one.h5, tables in $WORK/one), from 2 MPI ranks, and killed with kill -9 after 3 tiles,
+# then resumed: the same tables (and HMMER's, in directory THEIRS) and the same HDF5 GROUPs.
+mpi_and_resume() {
+  local program=$1 models=$2 seqs=$3 theirs=$4; shift 4
+  local other=hmmsearch out=$WORK/killed.h5 sid
+  [ "$program" = hmmsearch ] && other=hmmscan
+  mkdir -p "$WORK/mpi" "$WORK/one" "$WORK/res"
+  expect_ok "one process --h5" "$HPCALIGN" "$program" --quiet --cpu 2 --h5 "$WORK/one.h5" --tblout "$WORK/one/tbl" \
+    --domtblout "$WORK/one/dom" "$models" "$seqs"
+  expect_ok "mpirun -np 2" mpirun --oversubscribe -np 2 "$HPCALIGN" "$program" --quiet --cpu 1 --h5 "$WORK/mpi.h5" \
+    --tblout "$WORK/mpi/tbl" --domtblout "$WORK/mpi/dom" "$models" "$seqs"
+  same_tables "2 MPI ranks vs one process" "$WORK/one" "$WORK/mpi"
+  same_tables "2 MPI ranks vs $program" "$theirs" "$WORK/mpi"
+  same_groups "np 2 vs one process" "$WORK/one.h5" "$WORK/mpi.h5" "$@"
+  [ "$(attr "$WORK/one.h5" status)" = complete ] && [ "$(attr "$WORK/one.h5" workload)" = "$program" ] &&
+    pass "HDF5 status complete, workload $program" || fail "status '$(attr "$WORK/one.h5" status)'"
+
+  sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=150 "$HPCALIGN" "$program" --quiet --cpu 4 --h5 "$out" \
+    --tblout "$WORK/res/tbl" --domtblout "$WORK/res/dom" "$models" "$seqs")
+  if kill_after_tiles "$sid" "$out" 3 40; then
+    [ "$(attr "$out" status)" != complete ] && [ ! -e "$WORK/res/tbl" ] && pass "killed mid-run, no table written" ||
+      fail "killed run: status '$(attr "$out" status)'"
+    expect_error "resume with other --F1 refused" "F1" "$HPCALIGN" "$program" --quiet --h5 "$out" --resume --F1 0.05 \
+      "$models" "$seqs"
+    expect_error "$other --resume of a $program run refused" "workload" "$HPCALIGN" "$other" --quiet --h5 "$out" \
+      --resume "$models" "$seqs"
+    expect_ok "--resume finishes it" "$HPCALIGN" "$program" --quiet --cpu 2 --h5 "$out" --resume \
+      --tblout "$WORK/res/tbl" --domtblout "$WORK/res/dom" "$models" "$seqs"
+    same_tables "resumed run vs uninterrupted" "$WORK/one" "$WORK/res"
+    same_groups "resumed run vs uninterrupted" "$WORK/one.h5" "$out" "$@"
+  else
+    fail "the run ended before 3 tiles were journalled"
+  fi
+}
