@@ -42,7 +42,7 @@ HmmTileResult decode_hmm_tile(const std::string& bytes) {
   r.counts = rd.get_vector<HmmCounts>();
   r.targets = rd.get_vector<HmmTargetRow>();
   r.domains = rd.get_vector<HmmDomainRow>();
-  r.passes = rd.get_vector<HmmPassCounts>();
+  if (!rd.done()) r.passes = rd.get_vector<HmmPassCounts>();  // older journals end before it
   return r;
 }
 
