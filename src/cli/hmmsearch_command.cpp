@@ -69,7 +69,7 @@ int hmmer_command(const HmmerCommand& command, const std::vector<std::string>& a
     // Like hmmsearch, outputs are overwritten; never an input, nor an unfinished run without --resume.
     const std::vector<std::string> in = {o.model_path, o.db_path};
     if (!o.run.out_path.empty()) check_output_is_safe(o.run.out_path, in, {o.run.resume, true, true});
-    for (const std::string* text : {&o.report_path, &o.tblout_path, &o.domtblout_path})
+    for (const std::string* text : {&o.report_path, &o.msa_path, &o.tblout_path, &o.domtblout_path})
       for (const std::string& input : in)
         if (!text->empty() && same_file(*text, input)) throw Error(*text + " is an input; refusing to write over it");
   }
@@ -94,10 +94,11 @@ int hmmsearch(const std::vector<std::string>& args, const std::string& command_l
       "or .gz, or a makedb file), with hmmsearch's option names and meanings. Its pipeline (MSV, bias,\n"
       "Viterbi and Forward filters, Forward/Backward, domain definition, null2, E-values) runs on the\n"
       "CPU, tiled (models x database partitions) over threads or MPI ranks like the other workloads.\n"
-      "--tblout and --domtblout are hmmsearch's tables, identical to its own but for the trailing\n"
-      "'# Program:' comment block. -o (else stdout) holds per query only hmmsearch's pipeline\n"
-      "statistics summary: its hit lists and alignments are not written yet. --h5 FILE keeps every\n"
-      "target and domain of the hit lists with the pass counts (resumable with --resume).\n" +
+      "-o (else stdout) is hmmsearch's report: per query its hit list, domain tables, alignments\n"
+      "and pipeline statistics (our own banner, no CPU time lines); -A its Stockholm alignment of\n"
+      "the included domains; --tblout and --domtblout its tables (without the trailing '# Program:'\n"
+      "comment block). --h5 FILE keeps every target and domain of the hit lists with the pass\n"
+      "counts (resumable with --resume).\n" +
       hmmer_residue_usage() + checkpoint_usage("--resume with the same --h5");
   return hmmer_command({"hmmsearch", usage, false}, args, command_line, mpi);
 }

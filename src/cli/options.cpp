@@ -1,6 +1,7 @@
 #include "src/cli/options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 
 #include "src/core/progress.hpp"
@@ -112,13 +113,15 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
   const std::string targets = o_.scan ? "models" : "sequences";
   po::options_description out(prog + " output (HMMER 3.3.2's names)");
   out.add_options()
-    (",o", po::value(&o_.report_path), ("main text output to FILE, not stdout: per query " + prog + "'s " +
-     (o_.scan ? "'Query:' and 'Description:' lines" : "'Query:' line") + " and its pipeline statistics summary only "
-     "(its hit lists and alignments are not written yet: use --tblout/--domtblout)").c_str())
+    (",o", po::value(&o_.report_path), (o_.scan ? "main output to FILE, not stdout: per query hmmscan's 'Query:' and "
+     "'Description:' lines and its pipeline statistics summary only (its hit lists and alignments are not written "
+     "yet: use --tblout/--domtblout)" : "main output to FILE, not stdout: hmmsearch's report (per query its hit list, "
+     "domain tables and alignments, pipeline statistics)"))
     ("tblout", po::value(&o_.tblout_path), (prog + "'s table of per-sequence hits to FILE (identical to " + prog +
      "'s but for its trailing '# Program:' comment block)").c_str())
     ("domtblout", po::value(&o_.domtblout_path), (prog + "'s table of per-domain hits to FILE (likewise)").c_str())
-    ("noali", po::bool_switch(&noali_), "no alignments in the main output (accepted: -o has none yet)")
+    ("noali", po::bool_switch(&noali_), o_.scan ? "no alignments in the main output (accepted: -o has none yet)"
+     : "no alignments in the main output")
     ("h5", po::value(&o_.run.out_path), "HDF5 result (targets, domains, pipeline counts); needed for --resume; "
      "without it the run's HDF5 file is temporary");
   po::options_description thr(prog + " reporting and inclusion thresholds");
@@ -128,7 +131,9 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("domE", po::value(&t.domE)->default_value(t.domE), "report domains <= this E-value (conditional E-value)")
     ("domT", po::value(&t.domT), "report domains >= this score (bits) instead")
     ("incE", po::value(&t.incE)->default_value(t.incE), ("include " + targets + " <= this E-value").c_str())
+    ("incT", po::value(&t.incT), ("include " + targets + " >= this score (bits) instead").c_str())
     ("incdomE", po::value(&t.incdomE)->default_value(t.incdomE), "include domains <= this E-value")
+    ("incdomT", po::value(&t.incdomT), "include domains >= this score (bits) instead")
     ("cut_ga", po::bool_switch(&cut_ga_), "the models' GA gathering cut-offs set the thresholds")
     ("cut_tc", po::bool_switch(&cut_tc_), "the models' TC trusted cut-offs set the thresholds")
     ("cut_nc", po::bool_switch(&cut_nc_), "the models' NC noise cut-offs set the thresholds")
@@ -143,8 +148,70 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("seed", po::value(&seed_)->default_value(seed_), "random number seed of domain definition's sampling "
      "(hmmsearch's 0, an arbitrary seed, is refused: results would not repeat)")
     ("cpu", po::value(&cpu_), ("worker threads (" + prog + "'s name for --threads)").c_str());
+  // hmmsearch's report options: hmmscan's -o has no hit lists or alignments yet, so it offers
+  // none of them (boost refuses them as unrecognised options).
+  if (!o_.scan) {
+    out.add_options()
+      (",A", po::value(&o_.msa_path), "save the multiple alignment of all included domains to FILE (Stockholm, as "
+       "hmmsearch writes it)")
+      ("acc", po::bool_switch(&o_.style.accessions), "prefer accessions over names in the main output (the model's; "
+       "targets have none)")
+      ("notextw", po::bool_switch(&notextw_), "no limit on the main output's line width")
+      ("textw", po::value(&textw_)->default_value(textw_), "line width of the main output (>= 120)");
+    acc.add_options()
+      ("tformat", po::value(&o_.tformat), "assert the target file's format: fasta (hmmsearch's other formats are not "
+       "read)");
+  }
   add_filter_thresholds(acc, p.F1, p.F2);
   opts.add(out).add(thr).add(acc);
+}
+
+namespace {
+
+bool given(const po::variables_map& vm, const char* name) { return vm.count(name) && !vm[name].defaulted(); }
+std::string option_text(const char* name) { return std::string(name[0] == '-' ? "" : "--") + name; }
+
+// Easel's sequence file formats (esl_sqio_EncodeFormat's names) hmmsearch --tformat accepts.
+bool is_easel_format(const std::string& f) {
+  for (const char* known : {"fasta", "embl", "genbank", "ddbj", "uniprot", "daemon", "hmmpgmd", "fmindex", "stockholm",
+                            "pfam", "a2m", "afa", "clustal", "clustallike", "phylip", "phylips", "psiblast", "selex"})
+    if (f == known) return true;
+  return false;
+}
+
+// An option hmmsearch's header echoes: given, and not at hmmsearch's default (Easel compares the
+// text, so "-E 10" is echoed and "-E 10.0" is not; we compare the value: neither is).
+bool echoed(const std::string& name, const po::variable_value& v) {
+  static const std::pair<const char*, double> defaults[] = {{"-E", 10.0},   {"domE", 10.0}, {"incE", 0.01},
+                                                            {"incdomE", 0.01}, {"textw", 120}, {"F1", 0.02},
+                                                            {"F2", 1e-3},   {"F3", 1e-5},   {"seed", 42}};
+  if (v.defaulted()) return false;
+  for (const auto& [option, value] : defaults) {
+    if (name != option) continue;
+    const boost::any& a = v.value();
+    if (const double* d = boost::any_cast<double>(&a)) return *d != value;
+    if (const int* i = boost::any_cast<int>(&a)) return *i != value;
+    if (const int64_t* i = boost::any_cast<int64_t>(&a)) return double(*i) != value;
+  }
+  return true;
+}
+
+}  // namespace
+
+// -A --acc --noali --textw --notextw --tformat, and the list of options given (the report's header).
+void HmmsearchGroup::apply_output_options(const po::variables_map& vm) {
+  if (notextw_ && given(vm, "textw")) throw po::error("--notextw and --textw exclude each other");
+  if (textw_ < 120) throw po::error("--textw must be >= 120");
+  o_.style.textw = notextw_ ? 0 : textw_;
+  o_.style.alignments = !noali_;
+  if (!o_.tformat.empty()) {
+    std::string f = o_.tformat;
+    for (char& c : f) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (!is_easel_format(f)) throw po::error("--tformat " + o_.tformat + ": not a recognized sequence file format");
+    if (f != "fasta") throw po::error("--tformat " + o_.tformat + ": only FASTA targets are read (--tformat fasta)");
+  }
+  for (const auto& [name, value] : vm)
+    if (echoed(name, value)) o_.options_given.insert(name);
 }
 
 void HmmsearchGroup::apply(const po::variables_map& vm) {
@@ -153,14 +220,19 @@ void HmmsearchGroup::apply(const po::variables_map& vm) {
   const int cuts = int(cut_ga_) + int(cut_tc_) + int(cut_nc_);
   if (cuts > 1) throw po::error("--cut_ga, --cut_tc and --cut_nc exclude each other");
   if (cuts)
-    for (const char* o : {"-E", "-T", "domE", "domT", "incE", "incdomE"})
+    for (const char* o : {"-E", "-T", "domE", "domT", "incE", "incT", "incdomE", "incdomT"})
       if (!vm[o].defaulted() && vm.count(o))
         throw po::error(std::string(o[0] == '-' ? "" : "--") + o + " and --cut_ga/--cut_tc/--cut_nc exclude each other");
   o_.cutoff = cut_ga_ ? "GA" : cut_tc_ ? "TC" : cut_nc_ ? "NC" : "";
   for (const char* o : {"-E", "domE", "incE", "incdomE"})
     if (!(vm[o].as<double>() > 0)) throw po::error(std::string("the ") + o + " E-value threshold must be > 0");
+  for (const auto& [e, bits] : {std::pair{"-E", "-T"}, {"domE", "domT"}, {"incE", "incT"}, {"incdomE", "incdomT"}})
+    if (given(vm, e) && given(vm, bits)) throw po::error(option_text(e) + " and " + option_text(bits) + " exclude each other");
   t.by_E = !vm.count("-T");
   t.dom_by_E = !vm.count("domT");
+  t.inc_by_E = !vm.count("incT");
+  t.incdom_by_E = !vm.count("incdomT");
+  apply_output_options(vm);
   if (vm.count("-Z")) {
     if (!(Z_ > 0)) throw po::error("-Z must be > 0");
     o_.Z = Z_;

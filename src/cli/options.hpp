@@ -4,7 +4,7 @@
 //   ScoringGroup  --matrix --gapopen --gapextend [--lambda --K]
 //   RunGroup      --backend --threads --verbose --quiet --resume --progress-interval
 //   OutputGroup   -o/--out --format --force     (src/cli/text_output.hpp)
-//   HmmsearchGroup  hmmsearch's own options, under its names (-o -E -T --domE ... --cpu)
+//   HmmsearchGroup  hmmsearch's own options, under its names (-o -A -E -T --domE ... --cpu)
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <optional>
@@ -81,8 +81,10 @@ class HmmsearchGroup {
   double Z_ = 0;
   int cpu_ = -1;
   bool cut_ga_ = false, cut_tc_ = false, cut_nc_ = false, max_ = false, nobias_ = false, nonull2_ = false;
-  bool noali_ = false;
+  bool noali_ = false, notextw_ = false;
+  int textw_ = 120;
   int64_t seed_ = 42;
+  void apply_output_options(const po::variables_map& vm);
 };
 
 // Re-parse errors of apply() the way parse errors are reported (exit 2 with the usage).

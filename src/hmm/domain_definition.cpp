@@ -97,6 +97,7 @@ bool rescore_envelope(const uint8_t* seq, int i, int j, bool null2_is_done, cons
   dom.domcorrection = correction;
   dom.ienv = i, dom.jenv = j;
   dd.domains.push_back(dom);
+  dd.alignments.push_back(make_alignment_display(tr, z1, z2, p, ws.bck, seq + i - 1));
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "src/hmm/alignment_display.hpp"
 #include "src/hmm/fb_matrix.hpp"
 #include "src/hmm/fb_profile.hpp"
 #include "src/hmm/stochastic_trace.hpp"
@@ -29,6 +30,7 @@ struct DomainDefinition {
   float nexpected = 0.0f;
   int nregions = 0, nclustered = 0, noverlaps = 0, nenvelopes = 0;
   std::vector<EnvelopeDomain> domains;
+  std::vector<AlignmentDisplay> alignments;  // one per domain: its optimal accuracy alignment
   std::vector<float> n2sc;  // per position 0..L: null2 log odds (0 outside envelopes)
 };
 

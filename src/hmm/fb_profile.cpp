@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "src/core/alphabet.hpp"
+#include "src/hmm/alignment_display.hpp"
 #include "src/hmm/profile.hpp"
 #include "src/hmm/sse_expf.hpp"
 
@@ -69,6 +70,7 @@ FbProfile build_fb_profile(const HmmModel& model) {
     }
     p.tfv[j++] = odds4(v);
   }
+  p.consensus = model_consensus(model);
   p.configure(100, true);
   return p;
 }

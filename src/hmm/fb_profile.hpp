@@ -7,6 +7,7 @@
 // definition set them.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "io/hmm_file.hpp"
@@ -30,6 +31,7 @@ struct FbProfile {
   std::vector<__m128> tfv;  // 8Q vectors
   float xf[4][2] = {};
   float nj = 1.0f;
+  std::string consensus;  // the model's consensus line, 1..M (alignment displays)
   const __m128* emit(uint8_t code) const { return rfv.data() + size_t(code) * Q; }
   // p7_oprofile_Reconfig{Multihit,Unihit}: E moves, then the N/J/C length model for L.
   void configure(int L, bool multihit);

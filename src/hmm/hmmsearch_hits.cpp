@@ -47,7 +47,7 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
       for (DomainHit& d : h.domains) d.reported = d.included = d.bitscore >= dom_cutoff;
     } else if (t.by_E ? std::exp(h.lnP) * Z <= t.E : h.score >= t.T) {
       h.reported = true;
-      h.included = std::exp(h.lnP) * Z <= t.incE;
+      h.included = t.inc_by_E ? std::exp(h.lnP) * Z <= t.incE : h.score >= t.incT;
     }
     list.nreported += h.reported;
     list.nincluded += h.included;
@@ -57,7 +57,7 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
     if (h.reported && !t.use_bit_cutoffs)
       for (DomainHit& d : h.domains) {
         d.reported = t.dom_by_E ? std::exp(d.lnP) * list.domZ <= t.domE : d.bitscore >= t.domT;
-        d.included = h.included && std::exp(d.lnP) * list.domZ <= t.incdomE;
+        d.included = h.included && (t.incdom_by_E ? std::exp(d.lnP) * list.domZ <= t.incdomE : d.bitscore >= t.incdomT);
       }
     for (const DomainHit& d : h.domains) h.nreported += d.reported, h.nincluded += d.included;
     if (h.noverlaps)  // identical alignments from two envelopes: keep the better (h74)

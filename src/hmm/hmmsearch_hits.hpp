@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/hmm_file.hpp"
+#include "src/hmm/alignment_display.hpp"
 #include "src/hmm/domain_definition.hpp"
 
 namespace hpc::hmm {
@@ -19,6 +20,7 @@ struct DomainHit {
   float dombias = 0.0f;   // nats (as HMMER keeps it; printed in bits)
   double lnP = 0.0;
   bool reported = false, included = false;
+  AlignmentDisplay ali;  // the report's alignment, and -A's
 };
 
 struct TargetHit {
@@ -42,6 +44,9 @@ struct ReportThresholds {  // hmmsearch's defaults: -E 10 --domE 10 --incE 0.01 
   // -T / --domT: report by bit score (target score >= T, domain score >= domT) instead of E-value.
   bool by_E = true, dom_by_E = true;
   double T = 0.0, domT = 0.0;
+  // --incT / --incdomT: include by bit score (target score >= incT, domain score >= incdomT).
+  bool inc_by_E = true, incdom_by_E = true;
+  double incT = 0.0, incdomT = 0.0;
   double Z = 0.0;     // -Z; 0: the number of targets (finish_hits' Z)
   double domZ = 0.0;  // --domZ; 0: the number of reported targets, as hmmsearch sets it
   // --cut_ga/--cut_tc/--cut_nc: the model's bit-score cut-offs decide reporting and inclusion

@@ -109,6 +109,7 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
     d.lnP = exp_logsurv(d.bitscore, tau, lambda);
     h.domains.push_back(d);
   }
+  for (size_t d = 0; d < h.domains.size(); ++d) h.domains[d].ali = std::move(dd.alignments[d]);
   for (size_t d = 0; d < h.domains.size(); ++d)
     if (h.domains[d].bitscore > h.domains[h.best_domain].bitscore) h.best_domain = int(d);
   return h;

@@ -2,30 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
+#include "src/core/printf_string.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 
 namespace hpc::hmm {
 namespace {
 
 constexpr double kLog2R = 1.44269504088896341;  // eslCONST_LOG2R
-
-std::string format(const char* fmt, ...) {
-  va_list args, copy;
-  va_start(args, fmt);
-  va_copy(copy, args);
-  const int n = std::vsnprintf(nullptr, 0, fmt, copy);
-  va_end(copy);
-  std::string s(size_t(n) + 1, '\0');
-  std::vsnprintf(s.data(), s.size(), fmt, args);
-  va_end(args);
-  s.resize(size_t(n));
-  return s;
-}
 
 struct Widths {
   int qname, tname, qacc, tacc;
@@ -58,13 +45,13 @@ void write_tblout(std::ostream& out, const TableQuery& query, const HitList& lis
   const HmmerFloatMode mode;  // exp() of tiny P-values: 0, as hmmsearch prints them
   const Widths w = widths(query, list);
   if (header) {
-    out << format("#%*s %22s %22s %33s\n", w.tname + w.qname + w.tacc + w.qacc + 2, "", "--- full sequence ----",
+    out << printf_string("#%*s %22s %22s %33s\n", w.tname + w.qname + w.tacc + w.qacc + 2, "", "--- full sequence ----",
                   "--- best 1 domain ----", "--- domain number estimation ----");
-    out << format("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", w.tname - 1,
+    out << printf_string("#%-*s %-*s %-*s %-*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", w.tname - 1,
                   " target name", w.tacc, "accession", w.qname, "query name", w.qacc, "accession", "  E-value",
                   " score", " bias", "  E-value", " score", " bias", "exp", "reg", "clu", " ov", "env", "dom", "rep",
                   "inc", "description of target");
-    out << format("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", w.tname - 1,
+    out << printf_string("#%*s %*s %*s %*s %9s %6s %5s %9s %6s %5s %5s %3s %3s %3s %3s %3s %3s %3s %s\n", w.tname - 1,
                   "-------------------", w.tacc, "----------", w.qname, "--------------------", w.qacc,
                   "----------", "---------", "------", "-----", "---------", "------", "-----", "---", "---", "---",
                   "---", "---", "---", "---", "---", "---------------------");
@@ -72,7 +59,7 @@ void write_tblout(std::ostream& out, const TableQuery& query, const HitList& lis
   for (const TargetHit& h : list.hits) {
     if (!h.reported) continue;
     const DomainHit& d = h.domains[h.best_domain];
-    out << format("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
+    out << printf_string("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
                   w.tname, h.name.c_str(), w.tacc, or_dash(h.accession), w.qname, query.name.c_str(), w.qacc, w.qacc_text.c_str(),
                   std::exp(h.lnP) * list.Z, double(h.score), double(h.pre_score - h.score),
                   std::exp(d.lnP) * list.Z, double(d.bitscore), d.dombias * kLog2R, double(h.nexpected),
@@ -85,14 +72,14 @@ void write_domtblout(std::ostream& out, const TableQuery& query, const HitList& 
   const HmmerFloatMode mode;
   const Widths w = widths(query, list);
   if (header) {
-    out << format("#%*s %22s %40s %11s %11s %11s\n", w.tname + w.qname - 1 + 15 + w.tacc + w.qacc, "",
+    out << printf_string("#%*s %22s %40s %11s %11s %11s\n", w.tname + w.qname - 1 + 15 + w.tacc + w.qacc, "",
                   "--- full sequence ---", "-------------- this domain -------------", "hmm coord", "ali coord",
                   "env coord");
-    out << format("#%-*s %-*s %5s %-*s %-*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
+    out << printf_string("#%-*s %-*s %5s %-*s %-*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
                   w.tname - 1, " target name", w.tacc, "accession", "tlen", w.qname, "query name", w.qacc,
                   "accession", "qlen", "E-value", "score", "bias", "#", "of", "c-Evalue", "i-Evalue", "score",
                   "bias", "from", "to", "from", "to", "from", "to", "acc", "description of target");
-    out << format("#%*s %*s %5s %*s %*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
+    out << printf_string("#%*s %*s %5s %*s %*s %5s %9s %6s %5s %3s %3s %9s %9s %6s %5s %5s %5s %5s %5s %5s %5s %4s %s\n",
                   w.tname - 1, "-------------------", w.tacc, "----------", "-----", w.qname,
                   "--------------------", w.qacc, "----------", "-----", "---------", "------", "-----", "---",
                   "---", "---------", "---------", "------", "-----", "-----", "-----", "-----", "-----", "-----",
@@ -105,7 +92,7 @@ void write_domtblout(std::ostream& out, const TableQuery& query, const HitList& 
       if (!d.reported) continue;
       ++nd;
       const EnvelopeDomain& e = d.env;
-      out << format("%-*s %-*s %5d %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5d %5d "
+      out << printf_string("%-*s %-*s %5d %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5d %5d "
                     "%5d %5d %4.2f %s\n",
                     w.tname, h.name.c_str(), w.tacc, or_dash(h.accession), h.length, w.qname, query.name.c_str(), w.qacc,
                     w.qacc_text.c_str(), query.length, std::exp(h.lnP) * list.Z, double(h.score),

@@ -5,6 +5,7 @@
 
 #include "src/hmm/hmmsearch_tables.hpp"
 #include "src/workloads/hmmsearch_output.hpp"
+#include "src/workloads/hmmsearch_text.hpp"
 
 namespace hpc {
 namespace {

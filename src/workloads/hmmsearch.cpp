@@ -12,7 +12,9 @@
 #include "src/core/error.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
 #include "src/report/fasta_descriptions.hpp"
+#include "src/hmm/hmmsearch_msa.hpp"
 #include "src/workloads/hmmsearch_output.hpp"
+#include "src/workloads/hmmsearch_text.hpp"
 #include "src/workloads/hmmsearch_rows.hpp"
 #include "src/workloads/hmmscan_lists.hpp"
 #include "src/workloads/hmm_inputs.hpp"
@@ -90,6 +92,8 @@ class HmmsearchRun : public TiledWorkload {
     if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
     for (const HmmModel& m : job_.models)  // hmmsearch stops at the first model without the line
       if (!opt_.cutoff.empty()) hmm::model_cutoff_thresholds(m, opt_.cutoff);
+    if (!opt_.tformat.empty() && is_hdf5_file(opt_.db_path))
+      throw InputError(opt_.db_path, 0, "--tformat fasta given, but this is a makedb (HDF5) database");
     job_.db = load_database(opt_.db_path, ResidueRules::kHmmer);
     if (job_.db.seqs.empty()) throw InputError(opt_.db_path, 0, "no sequences in the database");
     for (size_t i = 0; i < job_.db.seqs.size(); ++i)
@@ -126,28 +130,24 @@ class HmmsearchRun : public TiledWorkload {
     const HmmTileResult r = decode_hmm_tile(bytes);
     for (const HmmCounts& c : r.counts) totals_.at(c.model).add(c);
     for (const HmmPassCounts& p : r.passes) passes_.at(p.target).add(p);
-    size_t d = 0;
+    size_t d = 0, ali = 0;
     for (const HmmTargetRow& t : r.targets) {
       if (d + size_t(t.ndomains) > r.domains.size()) throw Error("internal: hmmsearch tile result cut short");
-      hits_.at(t.model).push_back(hit_from_rows(t, r.domains.data() + d));
+      hits_.at(t.model).push_back(hit_from_rows(t, r.domains.data() + d, r.alignments, &ali));
       d += size_t(t.ndomains);
     }
   }
 
-  void stopped(const std::string& signal_name) override {
-    result_lifecycle::mark_stopped(*out_, signal_name);
-    out_->close();
+  std::vector<std::string> target_descriptions() const {
+    return is_hdf5_file(opt_.db_path) ? std::vector<std::string>{} : fasta_descriptions(opt_.db_path);
   }
 
-  void finish(const RunClock&) override {
-    const std::vector<std::string> desc =
-        is_hdf5_file(opt_.db_path) ? std::vector<std::string>{} : fasta_descriptions(opt_.db_path);
+  // Each model's hits named from the database and thresholded (Z, domZ, E-values, cut-offs).
+  std::vector<hmm::HitList> threshold_hits() {
+    const std::vector<std::string> desc = target_descriptions();
     const double Z = opt_.Z ? *opt_.Z : double(job_.db.seqs.size());
-    std::ostringstream tbl, dom, report;
     std::vector<hmm::HitList> lists;
-    if (opt_.scan)  // hmmscan: the same hits, per query sequence
-      lists = finish_scan(opt_, job_.models, job_.db.seqs, desc, std::move(hits_), passes_, tbl, dom, report);
-    for (size_t m = 0; !opt_.scan && m < job_.models.size(); ++m) {
+    for (size_t m = 0; m < job_.models.size(); ++m) {
       std::vector<hmm::TargetHit>& hits = hits_[m];
       for (hmm::TargetHit& h : hits) {
         h.name = job_.db.seqs.ids[h.index];
@@ -163,9 +163,40 @@ class HmmsearchRun : public TiledWorkload {
         t.Z = Zopt, t.domZ = domZ;
       }
       lists.push_back(hmm::finish_hits(std::move(hits), Z, t));
-      hmm::write_tblout(tbl, job_.models[m], lists.back(), m == 0);
-      hmm::write_domtblout(dom, job_.models[m], lists.back(), m == 0);
-      write_pipeline_summary(report, job_.models[m], totals_[m], lists.back(), opt_);
+    }
+    return lists;
+  }
+
+  // -A: the query's alignment of included domains, and the line hmmsearch's report gives it.
+  void write_msa(std::ostream& msa, std::ostream& report, const HmmModel& model, const hmm::HitList& list) const {
+    const int block = opt_.style.textw > 0 ? 200 : 0;  // Stockholm, or Pfam's one block under --notextw
+    const int n = hmm::write_included_msa(msa, model, list, "hpcalign hmmsearch (HMMER 3.3.2)", block);
+    if (n > 0)
+      report << "# Alignment of " << n << " hits satisfying inclusion thresholds saved to: " << opt_.msa_path << "\n";
+    else
+      report << "# No hits satisfy inclusion thresholds; no alignment saved\n";
+  }
+
+  void stopped(const std::string& signal_name) override {
+    result_lifecycle::mark_stopped(*out_, signal_name);
+    out_->close();
+  }
+
+  void finish(const RunClock&) override {
+    std::ostringstream tbl, dom, report, msa;
+    std::vector<hmm::HitList> lists;
+    if (opt_.scan) {  // hmmscan: the same hits, per query sequence; its -o: Query lines and statistics only
+      lists = finish_scan(opt_, job_.models, job_.db.seqs, target_descriptions(), std::move(hits_), passes_, tbl, dom,
+                          report);
+    } else {
+      lists = threshold_hits();
+      write_report_header(report, opt_);
+      for (size_t m = 0; m < job_.models.size(); ++m) {
+        hmm::write_tblout(tbl, job_.models[m], lists[m], m == 0);
+        hmm::write_domtblout(dom, job_.models[m], lists[m], m == 0);
+        write_query_report(report, job_.models[m], totals_[m], lists[m], opt_);
+        if (!opt_.msa_path.empty()) write_msa(msa, report, job_.models[m], lists[m]);
+      }
     }
     report << "[ok]\n";
     write_hmmsearch_results(*out_, lists, totals_, opt_.scan);
@@ -174,6 +205,7 @@ class HmmsearchRun : public TiledWorkload {
     out_->close();
     if (!opt_.tblout_path.empty()) opt_.write_text(opt_.tblout_path, tbl.str());
     if (!opt_.domtblout_path.empty()) opt_.write_text(opt_.domtblout_path, dom.str());
+    if (!opt_.msa_path.empty()) opt_.write_text(opt_.msa_path, msa.str());
     if (!opt_.report_path.empty())
       opt_.write_text(opt_.report_path, report.str());
     else

@@ -10,17 +10,21 @@
 //                 /models/{name,length,...past_msv,past_bias,past_vit,past_fwd,Z,domZ}
 //                 /targets/{id,length}; run attributes on '/', status "incomplete" until done
 //   --tblout / --domtblout: hmmsearch's tables, byte for byte
-//   -o (or stdout): per query, hmmsearch's pipeline statistics summary (not yet its hit lists
-//                 and alignments)
+//   -o (or stdout): hmmsearch's main report (hit lists, domain tables, alignments, pipeline
+//                 statistics per query)
+//   -A:           hmmsearch's Stockholm alignment of the included domains, per query
 // With `scan` it is `hpcalign hmmscan`: the same pairs and the same per-pair results, listed the
-// other way, per query sequence (src/workloads/hmmscan_lists.hpp).
+// other way, per query sequence (src/workloads/hmmscan_lists.hpp); its -o holds per query
+// sequence the query header and hmmscan's statistics only (no hit lists or alignments yet).
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "mpi/scheduler.hpp"
 #include "src/hmm/hmmsearch_hits.hpp"
 #include "src/hmm/hmmsearch_pipeline.hpp"
+#include "src/hmm/hmmsearch_report.hpp"
 #include "src/workloads/run_settings.hpp"
 
 namespace hpc {
@@ -30,8 +34,12 @@ struct HmmsearchOptions {
   std::string model_path, db_path;
   std::string report_path;                // -o: "" for stdout
   std::string tblout_path, domtblout_path;
+  std::string msa_path;                    // -A
+  hmm::ReportStyle style;                  // --acc --noali --textw --notextw
+  std::string tformat;                     // --tformat (fasta only)
+  std::set<std::string> options_given;     // options given, not at hmmsearch's default (-E, incT, ...): the header
   hmm::PipelineSettings pipeline;          // --F1 --F2 --F3 --nobias --nonull2 --max --seed
-  hmm::ReportThresholds thresholds;        // -E -T --domE --domT --incE --incdomE --domZ
+  hmm::ReportThresholds thresholds;        // -E -T --domE --domT --incE --incT --incdomE --incdomT --domZ
   std::string cutoff;                      // "", "GA", "TC" or "NC" (--cut_ga, --cut_tc, --cut_nc)
   std::optional<double> Z;                 // -Z; else the number of targets
   RunSettings run;                         // --h5 (out_path), --cpu (threads), --resume ...

@@ -110,44 +110,4 @@ void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists
   }
 }
 
-void write_pipeline_summary(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
-                            const HmmsearchOptions& opt) {
-  out << "\nQuery:       " << model.name << "  [M=" << model.length << "]\n";
-  write_statistics(out, c, uint64_t(model.length), list, opt);
-}
-
-void write_statistics(std::ostream& out, const HmmCounts& c, uint64_t nodes, const hmm::HitList& list,
-                      const HmmsearchOptions& opt) {
-  char line[256];
-  auto put = [&](const char* label, const char* fmt, auto... args) {
-    std::snprintf(line, sizeof line, "%-29s", label);
-    out << line;
-    std::snprintf(line, sizeof line, fmt, args...);
-    out << line << "\n";
-  };
-  out << "\n\nInternal pipeline statistics summary:\n-------------------------------------\n";
-  const double n = double(c.targets);
-  const hmm::PipelineSettings& p = opt.pipeline;
-  using ull = unsigned long long;
-  if (opt.scan) {
-    put("Query sequence(s):", "%15d  (%llu residues searched)", 1, ull(c.residues));
-    put("Target model(s):", "%15llu  (%llu nodes)", ull(c.targets), ull(nodes));
-  } else {
-    put("Query model(s):", "%15d  (%llu nodes)", 1, ull(nodes));
-    put("Target sequences:", "%15llu  (%llu residues searched)", ull(c.targets), ull(c.residues));
-  }
-  auto passed = [&](const char* label, uint64_t k, double F) {  // the fraction: of the targets
-    put(label, "%15llu  (%.6g); expected %.1f (%.6g)", (unsigned long long)k, double(k) / std::max(n, 1.0), F * n, F);
-  };
-  passed("Passed MSV filter:", c.past_msv, p.F1);
-  passed("Passed bias filter:", c.past_bias, p.F1);  // (under --nobias: as MSV's)
-  passed("Passed Vit filter:", c.past_vit, p.F2);
-  passed("Passed Fwd filter:", c.past_fwd, p.F3);
-  put("Initial search space (Z):", "%15.0f  %s", list.Z,
-      opt.Z ? "[as set by --Z on cmdline]" : "[actual number of targets]");
-  put("Domain search space  (domZ):", "%15.0f  %s", list.domZ,
-      opt.thresholds.domZ > 0 ? "[as set by --domZ on cmdline]" : "[number of targets reported over threshold]");
-  out << "//\n";
-}
-
 }  // namespace hpc

@@ -1,8 +1,7 @@
 #pragma once
 // The outputs of `hpcalign hmmsearch` (layout in src/workloads/hmmsearch.hpp): the HDF5 file,
-// created with the run's attributes, models and targets, completed with the thresholded hits;
-// and the text of hmmsearch's "Internal pipeline statistics summary" per query.
-#include <ostream>
+// created with the run's attributes, models and targets, completed with the thresholded hits
+// (the text outputs: src/workloads/hmmsearch_text.hpp and src/hmm/hmmsearch_{report,tables,msa}.hpp).
 #include <vector>
 
 #include "io/hdf5_columns.hpp"
@@ -21,13 +20,5 @@ void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std
 // with the same columns, Z and domZ to /targets/{Z,domZ}.
 void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts,
                              bool scan = false);
-// "Query: NAME [M=...]", the statistics block as hmmsearch prints it (no CPU time lines), "//".
-void write_pipeline_summary(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
-                            const HmmsearchOptions& opt);
-// The statistics block alone, from its blank lines to "//": c counts the query's targets and
-// their residues; nodes, the models' nodes. With opt.scan hmmscan's (the query a sequence of
-// c.residues residues, c.targets target models).
-void write_statistics(std::ostream& out, const HmmCounts& c, uint64_t nodes, const hmm::HitList& list,
-                      const HmmsearchOptions& opt);
 
 }  // namespace hpc

@@ -32,6 +32,7 @@ std::string encode_hmm_tile(const HmmTileResult& r) {
   w.put_vector(r.counts);
   w.put_vector(r.targets);
   w.put_vector(r.domains);
+  w.put(r.alignments);
   w.put_vector(r.passes);
   return w.take();
 }
@@ -42,7 +43,8 @@ HmmTileResult decode_hmm_tile(const std::string& bytes) {
   r.counts = rd.get_vector<HmmCounts>();
   r.targets = rd.get_vector<HmmTargetRow>();
   r.domains = rd.get_vector<HmmDomainRow>();
-  if (!rd.done()) r.passes = rd.get_vector<HmmPassCounts>();  // older journals end before it
+  r.alignments = rd.get_string();
+  if (!rd.done()) r.passes = rd.get_vector<HmmPassCounts>();  // journals before hmmscan end before it
   return r;
 }
 
@@ -58,11 +60,14 @@ void add_hit_rows(uint32_t model, uint32_t target, const hmm::TargetHit& h, HmmT
     HmmDomainRow r;
     r.model = model, r.target = target;
     r.bitscore = d.bitscore, r.dombias = d.dombias, r.lnP = d.lnP, r.env = d.env;
+    r.ali_columns = d.ali.columns();
     out.domains.push_back(r);
+    out.alignments += d.ali.model + d.ali.mline + d.ali.aseq + d.ali.pp;
   }
 }
 
-hmm::TargetHit hit_from_rows(const HmmTargetRow& t, const HmmDomainRow* domains) {
+hmm::TargetHit hit_from_rows(const HmmTargetRow& t, const HmmDomainRow* domains, const std::string& alignments,
+                             size_t* offset) {
   hmm::TargetHit h;
   h.index = t.target;
   h.pre_score = t.pre_score, h.score = t.score, h.sum_score = t.sum_score, h.nexpected = t.nexpected;
@@ -72,6 +77,10 @@ hmm::TargetHit hit_from_rows(const HmmTargetRow& t, const HmmDomainRow* domains)
   for (int32_t d = 0; d < t.ndomains; ++d) {
     hmm::DomainHit x;
     x.env = domains[d].env, x.bitscore = domains[d].bitscore, x.dombias = domains[d].dombias, x.lnP = domains[d].lnP;
+    const size_t n = size_t(domains[d].ali_columns);
+    if (*offset + 4 * n > alignments.size()) throw Error("internal: hmmsearch tile alignments cut short");
+    std::string* lines[4] = {&x.ali.model, &x.ali.mline, &x.ali.aseq, &x.ali.pp};
+    for (std::string* line : lines) *line = alignments.substr(*offset, n), *offset += n;
     h.domains.push_back(x);
   }
   return h;

@@ -1,7 +1,7 @@
 #pragma once
 // What an `hpcalign hmmsearch` tile sends to rank 0 (and the journal keeps): per model its
 // pipeline counts, and the targets that reached the hit list with their domains, as plain rows
-// (names and descriptions are the master's: it has the database).
+// with their alignment displays (names and descriptions are the master's: it has the database).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +29,7 @@ struct HmmDomainRow {
   float bitscore = 0, dombias = 0;
   double lnP = 0;
   hmm::EnvelopeDomain env;
+  int32_t ali_columns = 0;  // its alignment display: 4 x ali_columns bytes of HmmTileResult::alignments
 };
 
 // hmmscan's statistics are per query sequence: the filters one target passed, summed over the
@@ -43,6 +44,7 @@ struct HmmTileResult {
   std::vector<HmmCounts> counts;
   std::vector<HmmTargetRow> targets;
   std::vector<HmmDomainRow> domains;  // each target's ndomains rows, in target order
+  std::string alignments;             // per domain in row order: model, mline, aseq, pp lines
   std::vector<HmmPassCounts> passes;  // hmmscan only
 };
 
@@ -56,6 +58,8 @@ HmmTileResult decode_hmm_tile(const std::string& bytes);
 
 // Rows of one hit, and back (name, description and length come from the database).
 void add_hit_rows(uint32_t model, uint32_t target, const hmm::TargetHit& h, HmmTileResult& out);
-hmm::TargetHit hit_from_rows(const HmmTargetRow& t, const HmmDomainRow* domains);
+// `alignments` is the tile's text, `*offset` where the first domain's display starts (advanced).
+hmm::TargetHit hit_from_rows(const HmmTargetRow& t, const HmmDomainRow* domains, const std::string& alignments,
+                             size_t* offset);
 
 }  // namespace hpc
