@@ -2,7 +2,8 @@
 # hpcalign hmmscan against HMMER 3.3.2's hmmscan --cpu 1 (on the hmmpress'ed model file): --tblout
 # and --domtblout identical (hmmscan's trailing '# Program:' block aside) and the -o statistics
 # lines identical, with default thresholds and with each option hpcalign offers; the same tables
-# from 2 MPI ranks and after a kill -9 and --resume; the HDF5 result's groups; refusals.
+# from 2 MPI ranks and after a kill -9 and --resume; the HDF5 result's groups; refusals (and
+# hmmsearch's report options, not offered).
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
 for p in hmmscan hmmpress hmmconvert hmmbuild hmmalign mpirun; do command -v $p >/dev/null || { echo "$p missing"; exit 1; }; done
@@ -94,5 +95,9 @@ expect_error "--cut_ga on a model without GA names it" "GA bit thresholds unavai
 expect_error "--cut_tc with -T refused" "exclude each other" "$HPCALIGN" hmmscan --cut_tc -T 1 "$PFAM" "$D/globins45.fa"
 expect_error "--max with --F3 refused" "exclude each other" "$HPCALIGN" hmmscan --max --F3 0.1 "$PFAM" "$D/globins45.fa"
 expect_error "--resume without --h5 refused" "needs --h5" "$HPCALIGN" hmmscan --resume "$PFAM" "$D/globins45.fa"
+for o in "-A $WORK/x.sto" --acc "--textw 150" --notextw "--tformat fasta"; do
+  expect_error "hmmsearch's report option $o not offered (no hit lists in -o yet)" "unrecognised option" \
+    "$HPCALIGN" hmmscan $o "$PFAM" "$D/globins45.fa"
+done
 expect_error "a missing sequence file" "nosuch.fa" "$HPCALIGN" hmmscan "$PFAM" "$WORK/nosuch.fa"
 finish
