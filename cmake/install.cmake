@@ -10,7 +10,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE ${PR
 
 # The help texts come from the built program itself, so they cannot drift from it.
 if(NOT CMAKE_CROSSCOMPILING)
-  set(HPCALIGN_COMMANDS search allvsall pss msv makedb view merge)
+  set(HPCALIGN_COMMANDS search allvsall pss msv hmmsearch hmmscan makedb view merge)
   string(REPLACE ";" "," commands "${HPCALIGN_COMMANDS}")  # a shell would split at ';'
   set(help_dir ${PROJECT_BINARY_DIR}/doc)
   set(help_files ${help_dir}/hpcalign.txt)

@@ -15,6 +15,7 @@ int view(const std::vector<std::string>& args);
 int merge(const std::vector<std::string>& args, const std::string& command_line);
 int msv(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 int hmmsearch(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
+int hmmscan(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 int pss(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi);
 
 }  // namespace hpc::cli

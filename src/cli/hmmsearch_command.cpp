@@ -6,6 +6,7 @@
 
 #include "io/tile_journal.hpp"
 #include "src/cli/commands.hpp"
+#include "src/cli/hmmer_command.hpp"
 #include "src/cli/options.hpp"
 #include "src/cli/output_safety.hpp"
 #include "src/cli/replace_file.hpp"
@@ -36,11 +37,13 @@ std::string temporary_h5() {
 
 }  // namespace
 
-int hmmsearch(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
+int hmmer_command(const HmmerCommand& command, const std::vector<std::string>& args, const std::string& command_line,
+                  const MpiContext& mpi) {
   HmmsearchOptions o;
+  o.scan = command.scan;
   RunGroup run(o.run);
   HmmsearchGroup hmmer(o);
-  po::options_description opts("hmmsearch options");
+  po::options_description opts(command.name + " options");
   hmmer.add_to(opts);
   run.add_to(opts);
   po::options_description inputs;
@@ -50,23 +53,15 @@ int hmmsearch(const std::vector<std::string>& args, const std::string& command_l
   po::positional_options_description positional;
   positional.add("hmmfile", 1).add("seqdb", 1);
   po::variables_map vm;
-  const std::string usage =
-      "usage: hpcalign hmmsearch [options] <hmmfile> <seqdb>\n"
-      "HMMER 3.3.2's hmmsearch: each model of <hmmfile> against every sequence of <seqdb> (FASTA, plain\n"
-      "or .gz, or a makedb file), with hmmsearch's option names and meanings. Its pipeline (MSV, bias,\n"
-      "Viterbi and Forward filters, Forward/Backward, domain definition, null2, E-values) runs tiled\n"
-      "(models x database partitions) over threads, GPUs or MPI ranks like the other workloads; on a\n"
-      "GPU the MSV and Viterbi filters run there, the rest on the host's threads.\n"
-      "-o (else stdout) is hmmsearch's report: per query its hit list, domain tables, alignments\n"
-      "and pipeline statistics (our own banner, no CPU time lines); -A its Stockholm alignment of\n"
-      "the included domains; --tblout and --domtblout its tables (without the trailing '# Program:'\n"
-      "comment block). --h5 FILE keeps every target and domain of the hit lists with the pass\n"
-      "counts (resumable with --resume).\n" +
-      hmmer_residue_usage() + checkpoint_usage("--resume with the same --h5");
+  const std::string& usage = command.usage;
   if (int rc = parse_or_help(args, usage, opts, &positional, vm, &inputs); rc >= 0) return rc;
   try {
     run.apply();
     hmmer.apply(vm);
+    if (command.scan) {  // the GPU worker does not yet count each sequence's filter passes
+      if (o.run.backend == "cuda") throw po::error("hmmscan runs on the CPU (--backend cpu)");
+      o.run.backend = "cpu";
+    }
     if (o.run.resume && o.run.out_path.empty()) throw po::error("--resume needs --h5 FILE (the run to continue)");
   } catch (const po::error& e) {
     return usage_error(e, usage);
@@ -91,6 +86,23 @@ int hmmsearch(const std::vector<std::string>& args, const std::string& command_l
     }
   } remove_temporary{o.run.out_path, temporary && mpi.is_master()};
   return run_hmmsearch(o, mpi);
+}
+
+int hmmsearch(const std::vector<std::string>& args, const std::string& command_line, const MpiContext& mpi) {
+  const std::string usage =
+      "usage: hpcalign hmmsearch [options] <hmmfile> <seqdb>\n"
+      "HMMER 3.3.2's hmmsearch: each model of <hmmfile> against every sequence of <seqdb> (FASTA, plain\n"
+      "or .gz, or a makedb file), with hmmsearch's option names and meanings. Its pipeline (MSV, bias,\n"
+      "Viterbi and Forward filters, Forward/Backward, domain definition, null2, E-values) runs tiled\n"
+      "(models x database partitions) over threads, GPUs or MPI ranks like the other workloads; on a\n"
+      "GPU the MSV and Viterbi filters run there, the rest on the host's threads.\n"
+      "-o (else stdout) is hmmsearch's report: per query its hit list, domain tables, alignments\n"
+      "and pipeline statistics (our own banner, no CPU time lines); -A its Stockholm alignment of\n"
+      "the included domains; --tblout and --domtblout its tables (without the trailing '# Program:'\n"
+      "comment block). --h5 FILE keeps every target and domain of the hit lists with the pass\n"
+      "counts (resumable with --resume).\n" +
+      hmmer_residue_usage() + checkpoint_usage("--resume with the same --h5");
+  return hmmer_command({"hmmsearch", usage, false}, args, command_line, mpi);
 }
 
 }  // namespace hpc::cli

@@ -23,6 +23,7 @@ const char* kUsage =
     "  merge    join search results of query shards (job arrays) into one file\n"
     "  msv      HMMER3 profile search filters (MSV, bias, Viterbi), exact to HMMER 3.3.2\n"
     "  hmmsearch HMMER 3.3.2's hmmsearch (its options; --tblout/--domtblout identical)\n"
+    "  hmmscan  HMMER 3.3.2's hmmscan: sequences against a model library (--tblout/--domtblout identical)\n"
     "\n"
     "Runs as one process (threads, one per GPU or the CPU backend) or under mpirun/srun\n"
     "(rank 0 plans and writes the HDF5 file, the other ranks compute, one per GPU).\n"
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
       rc = hpc::cli::msv(args, command_line, mpi);
     else if (cmd == "hmmsearch")
       rc = hpc::cli::hmmsearch(args, command_line, mpi);
+    else if (cmd == "hmmscan")
+      rc = hpc::cli::hmmscan(args, command_line, mpi);
     else if (cmd == "--version" || cmd == "version")
       hpc::cli::print_version(std::cout);
     else if (cmd == "--help-tuning")

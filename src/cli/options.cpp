@@ -133,30 +133,29 @@ void add_filter_thresholds(po::options_description& opts, double& F1, double& F2
 void HmmsearchGroup::add_to(po::options_description& opts) {
   hmm::ReportThresholds& t = o_.thresholds;
   hmm::PipelineSettings& p = o_.pipeline;
-  po::options_description out("hmmsearch output (HMMER 3.3.2's names)");
+  const std::string prog = o_.scan ? "hmmscan" : "hmmsearch";  // the group serves both
+  const std::string targets = o_.scan ? "models" : "sequences";
+  po::options_description out(prog + " output (HMMER 3.3.2's names)");
   out.add_options()
-    (",o", po::value(&o_.report_path), "main output to FILE, not stdout: hmmsearch's report (per query its hit list, "
-     "domain tables and alignments, pipeline statistics)")
-    (",A", po::value(&o_.msa_path), "save the multiple alignment of all included domains to FILE (Stockholm, as "
-     "hmmsearch writes it)")
-    ("tblout", po::value(&o_.tblout_path), "hmmsearch's table of per-sequence hits to FILE (identical to hmmsearch's "
-     "but for its trailing '# Program:' comment block)")
-    ("domtblout", po::value(&o_.domtblout_path), "hmmsearch's table of per-domain hits to FILE (likewise)")
-    ("acc", po::bool_switch(&o_.style.accessions), "prefer accessions over names in the main output (the model's; "
-     "targets have none)")
-    ("noali", po::bool_switch(&noali_), "no alignments in the main output")
-    ("notextw", po::bool_switch(&notextw_), "no limit on the main output's line width")
-    ("textw", po::value(&textw_)->default_value(textw_), "line width of the main output (>= 120)")
+    (",o", po::value(&o_.report_path), (o_.scan ? "main output to FILE, not stdout: per query hmmscan's 'Query:' and "
+     "'Description:' lines and its pipeline statistics summary only (its hit lists and alignments are not written "
+     "yet: use --tblout/--domtblout)" : "main output to FILE, not stdout: hmmsearch's report (per query its hit list, "
+     "domain tables and alignments, pipeline statistics)"))
+    ("tblout", po::value(&o_.tblout_path), (prog + "'s table of per-sequence hits to FILE (identical to " + prog +
+     "'s but for its trailing '# Program:' comment block)").c_str())
+    ("domtblout", po::value(&o_.domtblout_path), (prog + "'s table of per-domain hits to FILE (likewise)").c_str())
+    ("noali", po::bool_switch(&noali_), o_.scan ? "no alignments in the main output (accepted: -o has none yet)"
+     : "no alignments in the main output")
     ("h5", po::value(&o_.run.out_path), "HDF5 result (targets, domains, pipeline counts); needed for --resume; "
      "without it the run's HDF5 file is temporary");
-  po::options_description thr("hmmsearch reporting and inclusion thresholds");
+  po::options_description thr(prog + " reporting and inclusion thresholds");
   thr.add_options()
-    (",E", po::value(&t.E)->default_value(t.E), "report sequences <= this E-value")
-    (",T", po::value(&t.T), "report sequences >= this score (bits) instead")
+    (",E", po::value(&t.E)->default_value(t.E), ("report " + targets + " <= this E-value").c_str())
+    (",T", po::value(&t.T), ("report " + targets + " >= this score (bits) instead").c_str())
     ("domE", po::value(&t.domE)->default_value(t.domE), "report domains <= this E-value (conditional E-value)")
     ("domT", po::value(&t.domT), "report domains >= this score (bits) instead")
-    ("incE", po::value(&t.incE)->default_value(t.incE), "include sequences <= this E-value")
-    ("incT", po::value(&t.incT), "include sequences >= this score (bits) instead")
+    ("incE", po::value(&t.incE)->default_value(t.incE), ("include " + targets + " <= this E-value").c_str())
+    ("incT", po::value(&t.incT), ("include " + targets + " >= this score (bits) instead").c_str())
     ("incdomE", po::value(&t.incdomE)->default_value(t.incdomE), "include domains <= this E-value")
     ("incdomT", po::value(&t.incdomT), "include domains >= this score (bits) instead")
     ("cut_ga", po::bool_switch(&cut_ga_), "the models' GA gathering cut-offs set the thresholds")
@@ -164,7 +163,7 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("cut_nc", po::bool_switch(&cut_nc_), "the models' NC noise cut-offs set the thresholds")
     (",Z", po::value(&Z_), "number of comparisons for E-values (default: the number of targets)")
     ("domZ", po::value(&t.domZ), "number of significant sequences for domain E-values (default: those reported)");
-  po::options_description acc("hmmsearch filters (acceleration heuristics) and domain definition");
+  po::options_description acc(prog + " filters (acceleration heuristics) and domain definition");
   acc.add_options()
     ("max", po::bool_switch(&max_), "every filter off (F1 = F2 = F3 = 1, no bias filter): Forward and Backward on all")
     ("F3", po::value(&p.F3)->default_value(p.F3), "Forward filter threshold: promote hits with P <= F3")
@@ -172,9 +171,21 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("nonull2", po::bool_switch(&nonull2_), "no null2 score corrections")
     ("seed", po::value(&seed_)->default_value(seed_), "random number seed of domain definition's sampling "
      "(hmmsearch's 0, an arbitrary seed, is refused: results would not repeat)")
-    ("cpu", po::value(&cpu_), "worker threads (hmmsearch's name for --threads)")
-    ("tformat", po::value(&o_.tformat), "assert the target file's format: fasta (hmmsearch's other formats are not "
-     "read)");
+    ("cpu", po::value(&cpu_), ("worker threads (" + prog + "'s name for --threads)").c_str());
+  // hmmsearch's report options: hmmscan's -o has no hit lists or alignments yet, so it offers
+  // none of them (boost refuses them as unrecognised options).
+  if (!o_.scan) {
+    out.add_options()
+      (",A", po::value(&o_.msa_path), "save the multiple alignment of all included domains to FILE (Stockholm, as "
+       "hmmsearch writes it)")
+      ("acc", po::bool_switch(&o_.style.accessions), "prefer accessions over names in the main output (the model's; "
+       "targets have none)")
+      ("notextw", po::bool_switch(&notextw_), "no limit on the main output's line width")
+      ("textw", po::value(&textw_)->default_value(textw_), "line width of the main output (>= 120)");
+    acc.add_options()
+      ("tformat", po::value(&o_.tformat), "assert the target file's format: fasta (hmmsearch's other formats are not "
+       "read)");
+  }
   add_filter_thresholds(acc, p.F1, p.F2);
   opts.add(out).add(thr).add(acc);
 }

@@ -18,10 +18,13 @@ ReportThresholds model_cutoff_thresholds(const HmmModel& model, const std::strin
   return t;
 }
 
-HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t) {
+HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t, const HitCutoffs& cutoffs) {
   const HmmerFloatMode mode;
+  const auto cutoff = [&](const TargetHit& h) {
+    return cutoffs ? cutoffs(h) : std::pair<float, float>(t.seq_cutoff, t.dom_cutoff);
+  };
   const auto kept_by_pipeline = [&](const TargetHit& h) {  // p7_pli_TargetReportable during the search
-    if (t.use_bit_cutoffs) return h.score >= t.seq_cutoff;
+    if (t.use_bit_cutoffs) return h.score >= cutoff(h).first;
     if (!t.by_E) return double(h.score) >= t.T;
     return std::exp(h.lnP) * (t.Z > 0.0 ? t.Z : double(h.index + 1)) <= t.E;
   };
@@ -40,7 +43,8 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
   for (TargetHit& h : hits) {
     if (t.use_bit_cutoffs) {
       h.reported = h.included = true;  // every kept target scores >= the cut-off
-      for (DomainHit& d : h.domains) d.reported = d.included = d.bitscore >= t.dom_cutoff;
+      const float dom_cutoff = cutoff(h).second;
+      for (DomainHit& d : h.domains) d.reported = d.included = d.bitscore >= dom_cutoff;
     } else if (t.by_E ? std::exp(h.lnP) * Z <= t.E : h.score >= t.T) {
       h.reported = true;
       h.included = t.inc_by_E ? std::exp(h.lnP) * Z <= t.incE : h.score >= t.incT;

@@ -3,7 +3,9 @@
 // (P7_HIT and its P7_DOMAINs), and the thresholding that needs the whole search
 // (p7_tophits_SortBySortkey + p7_tophits_Threshold): Z, domZ, reporting and inclusion by
 // E-value or by Pfam's bit-score cut-offs, and the h74 duplicate-alignment workaround.
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/hmm_file.hpp"
@@ -22,9 +24,11 @@ struct DomainHit {
 };
 
 struct TargetHit {
-  std::string name, description;
+  std::string name, accession, description;
   int length = 0;
-  size_t index = 0;  // caller's target number
+  // The target's number in the order the pipeline meets targets (file order): a sequence's
+  // (hmmsearch) or a model's (hmmscan).
+  size_t index = 0;
   float pre_score = 0.0f, score = 0.0f, sum_score = 0.0f;  // bits
   double lnP = 0.0, pre_lnP = 0.0, sum_lnP = 0.0;
   float nexpected = 0.0f;
@@ -60,12 +64,18 @@ struct HitList {
   int nreported = 0, nincluded = 0;
 };
 
-// Keeps the targets hmmsearch's p7_Pipeline adds to its hit list: those reportable against the
-// search so far (E-value with -Z, else with Z = the targets read so far, TargetHit::index + 1 in
-// file order as hmmsearch --cpu 1 reads them; -T or a cut-off: by score). The others never
+// Under bit cut-offs, a target's (sequence, domain) cut-offs. In hmmsearch every target has the
+// query model's (ReportThresholds::seq_cutoff, dom_cutoff); in hmmscan each target is a model
+// with its own.
+using HitCutoffs = std::function<std::pair<float, float>(const TargetHit&)>;
+
+// Keeps the targets HMMER's p7_Pipeline adds to its hit list: those reportable against the
+// search so far (E-value with -Z, else with Z = the targets met so far, TargetHit::index + 1 in
+// file order as hmmsearch/hmmscan --cpu 1 read them; -T or a cut-off: by score). The others never
 // count, not even in the tables' name widths. Then sorts by E-value (by score under bit cut-offs; name, then alignment start on ties), flags
 // reported and included targets with Z (number of targets searched) and domains with domZ
 // (number of reported targets), and hides duplicate alignments (HMMER's bug h74 workaround).
-HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t = {});
+HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t = {},
+                    const HitCutoffs& cutoffs = {});
 
 }  // namespace hpc::hmm

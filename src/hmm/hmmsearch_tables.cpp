@@ -19,23 +19,29 @@ struct Widths {
   std::string qacc_text;
 };
 
-Widths widths(const HmmModel& query, const HitList& list) {
+// Over every hit of the list, reported or not (p7_tophits_GetMaxNameLength).
+Widths widths(const TableQuery& query, const HitList& list) {
   Widths w;
-  size_t longest = 0;
-  for (const TargetHit& h : list.hits) longest = std::max(longest, h.name.size());
+  size_t longest = 0, longest_acc = 0;
+  for (const TargetHit& h : list.hits) {
+    longest = std::max(longest, h.name.size());
+    longest_acc = std::max(longest_acc, h.accession.size());
+  }
   w.qname = std::max(20, int(query.name.size()));
   w.tname = std::max(20, int(longest));
-  w.qacc = query.accession.empty() ? 10 : std::max(10, int(query.accession.size()));
-  w.tacc = 10;
+  w.qacc = std::max(10, int(query.accession.size()));
+  w.tacc = std::max(10, int(longest_acc));
   w.qacc_text = query.accession.empty() ? "-" : query.accession;
   return w;
 }
 
-const char* description(const TargetHit& h) { return h.description.empty() ? "-" : h.description.c_str(); }
+const char* or_dash(const std::string& s) { return s.empty() ? "-" : s.c_str(); }
 
 }  // namespace
 
-void write_tblout(std::ostream& out, const HmmModel& query, const HitList& list, bool header) {
+TableQuery table_query(const HmmModel& model) { return {model.name, model.accession, model.length}; }
+
+void write_tblout(std::ostream& out, const TableQuery& query, const HitList& list, bool header) {
   const HmmerFloatMode mode;  // exp() of tiny P-values: 0, as hmmsearch prints them
   const Widths w = widths(query, list);
   if (header) {
@@ -54,15 +60,15 @@ void write_tblout(std::ostream& out, const HmmModel& query, const HitList& list,
     if (!h.reported) continue;
     const DomainHit& d = h.domains[h.best_domain];
     out << printf_string("%-*s %-*s %-*s %-*s %9.2g %6.1f %5.1f %9.2g %6.1f %5.1f %5.1f %3d %3d %3d %3d %3d %3d %3d %s\n",
-                  w.tname, h.name.c_str(), w.tacc, "-", w.qname, query.name.c_str(), w.qacc, w.qacc_text.c_str(),
+                  w.tname, h.name.c_str(), w.tacc, or_dash(h.accession), w.qname, query.name.c_str(), w.qacc, w.qacc_text.c_str(),
                   std::exp(h.lnP) * list.Z, double(h.score), double(h.pre_score - h.score),
                   std::exp(d.lnP) * list.Z, double(d.bitscore), d.dombias * kLog2R, double(h.nexpected),
                   h.nregions, h.nclustered, h.noverlaps, h.nenvelopes, int(h.domains.size()), h.nreported,
-                  h.nincluded, description(h));
+                  h.nincluded, or_dash(h.description));
   }
 }
 
-void write_domtblout(std::ostream& out, const HmmModel& query, const HitList& list, bool header) {
+void write_domtblout(std::ostream& out, const TableQuery& query, const HitList& list, bool header) {
   const HmmerFloatMode mode;
   const Widths w = widths(query, list);
   if (header) {
@@ -88,11 +94,11 @@ void write_domtblout(std::ostream& out, const HmmModel& query, const HitList& li
       const EnvelopeDomain& e = d.env;
       out << printf_string("%-*s %-*s %5d %-*s %-*s %5d %9.2g %6.1f %5.1f %3d %3d %9.2g %9.2g %6.1f %5.1f %5d %5d %5d %5d "
                     "%5d %5d %4.2f %s\n",
-                    w.tname, h.name.c_str(), w.tacc, "-", h.length, w.qname, query.name.c_str(), w.qacc,
+                    w.tname, h.name.c_str(), w.tacc, or_dash(h.accession), h.length, w.qname, query.name.c_str(), w.qacc,
                     w.qacc_text.c_str(), query.length, std::exp(h.lnP) * list.Z, double(h.score),
                     double(h.pre_score - h.score), nd, h.nreported, std::exp(d.lnP) * list.domZ,
                     std::exp(d.lnP) * list.Z, double(d.bitscore), d.dombias * kLog2R, e.hmmfrom, e.hmmto, e.iali,
-                    e.jali, e.ienv, e.jenv, e.oasc / (1.0 + std::fabs(float(e.jenv - e.ienv))), description(h));
+                    e.jali, e.ienv, e.jenv, e.oasc / (1.0 + std::fabs(float(e.jenv - e.ienv))), or_dash(h.description));
     }
   }
 }

@@ -17,6 +17,7 @@
 #include "src/workloads/hmmsearch_text.hpp"
 #include "src/workloads/hmmsearch_rows.hpp"
 #include "src/workloads/hmmsearch_workers.hpp"
+#include "src/workloads/hmmscan_lists.hpp"
 #include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -44,7 +45,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const HmmsearchOptions& o, 
 class HmmsearchRun : public TiledWorkload {
  public:
   explicit HmmsearchRun(const HmmsearchOptions& opt) : opt_(opt) {}
-  std::string name() const override { return "hmmsearch"; }
+  std::string name() const override { return opt_.scan ? "hmmscan" : "hmmsearch"; }
   void load() override {
     job_.pipeline = opt_.pipeline;
     job_.models = read_hmm_file(opt_.model_path);
@@ -61,6 +62,7 @@ class HmmsearchRun : public TiledWorkload {
                                               "' is longer than 100000 residues, HMMER's pipeline limit");
     hits_.resize(job_.models.size());
     totals_.resize(job_.models.size());
+    if (opt_.scan) passes_.resize(job_.db.seqs.size());
   }
   // GPU workers: four a GPU, msv's measured best (not yet measured for hmmsearch), so that
   // while one runs its host stages (bias filter, survivors) the others' filter kernels keep
@@ -68,7 +70,7 @@ class HmmsearchRun : public TiledWorkload {
   int workers_per_gpu() const override { return 4; }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
-    if (slot.kind() == BackendKind::Cpu) return make_hmmsearch_cpu_worker(job_);
+    if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
     return make_hmmsearch_engine_worker(
         job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.msv_setup()), slot.threads);
   }
@@ -93,6 +95,7 @@ class HmmsearchRun : public TiledWorkload {
   void store(uint32_t, const std::string& bytes, bool) override {
     const HmmTileResult r = decode_hmm_tile(bytes);
     for (const HmmCounts& c : r.counts) totals_.at(c.model).add(c);
+    for (const HmmPassCounts& p : r.passes) passes_.at(p.target).add(p);
     size_t d = 0, ali = 0;
     for (const HmmTargetRow& t : r.targets) {
       if (d + size_t(t.ndomains) > r.domains.size()) throw Error("internal: hmmsearch tile result cut short");
@@ -101,10 +104,13 @@ class HmmsearchRun : public TiledWorkload {
     }
   }
 
+  std::vector<std::string> target_descriptions() const {
+    return is_hdf5_file(opt_.db_path) ? std::vector<std::string>{} : fasta_descriptions(opt_.db_path);
+  }
+
   // Each model's hits named from the database and thresholded (Z, domZ, E-values, cut-offs).
   std::vector<hmm::HitList> threshold_hits() {
-    const std::vector<std::string> desc =
-        is_hdf5_file(opt_.db_path) ? std::vector<std::string>{} : fasta_descriptions(opt_.db_path);
+    const std::vector<std::string> desc = target_descriptions();
     const double Z = opt_.Z ? *opt_.Z : double(job_.db.seqs.size());
     std::vector<hmm::HitList> lists;
     for (size_t m = 0; m < job_.models.size(); ++m) {
@@ -143,17 +149,24 @@ class HmmsearchRun : public TiledWorkload {
   }
 
   void finish(const RunClock&) override {
-    std::vector<hmm::HitList> lists = threshold_hits();
     std::ostringstream tbl, dom, report, msa;
-    write_report_header(report, opt_);
-    for (size_t m = 0; m < job_.models.size(); ++m) {
-      hmm::write_tblout(tbl, job_.models[m], lists[m], m == 0);
-      hmm::write_domtblout(dom, job_.models[m], lists[m], m == 0);
-      write_query_report(report, job_.models[m], totals_[m], lists[m], opt_);
-      if (!opt_.msa_path.empty()) write_msa(msa, report, job_.models[m], lists[m]);
+    std::vector<hmm::HitList> lists;
+    if (opt_.scan) {  // hmmscan: the same hits, per query sequence; its -o: Query lines and statistics only
+      lists = finish_scan(opt_, job_.models, job_.db.seqs, target_descriptions(), std::move(hits_), passes_, tbl, dom,
+                          report);
+    } else {
+      lists = threshold_hits();
+      write_report_header(report, opt_);
+      for (size_t m = 0; m < job_.models.size(); ++m) {
+        hmm::write_tblout(tbl, job_.models[m], lists[m], m == 0);
+        hmm::write_domtblout(dom, job_.models[m], lists[m], m == 0);
+        write_query_report(report, job_.models[m], totals_[m], lists[m], opt_);
+        if (!opt_.msa_path.empty()) write_msa(msa, report, job_.models[m], lists[m]);
+      }
     }
     report << "[ok]\n";
-    write_hmmsearch_results(*out_, lists, totals_);
+    write_hmmsearch_results(*out_, lists, totals_, opt_.scan);
+    if (opt_.scan) write_scan_counts(*out_, passes_);
     result_lifecycle::complete(*out_);
     out_->close();
     if (!opt_.tblout_path.empty()) opt_.write_text(opt_.tblout_path, tbl.str());
@@ -173,6 +186,7 @@ class HmmsearchRun : public TiledWorkload {
   std::unique_ptr<h5::File> out_;
   std::vector<std::vector<hmm::TargetHit>> hits_;
   std::vector<HmmCounts> totals_;
+  std::vector<HmmPassCounts> passes_;  // hmmscan: per sequence
   std::string report_;
 };
 

@@ -27,6 +27,9 @@
 //   -o (or stdout): hmmsearch's main report (hit lists, domain tables, alignments, pipeline
 //                 statistics per query)
 //   -A:           hmmsearch's Stockholm alignment of the included domains, per query
+// With `scan` it is `hpcalign hmmscan`: the same pairs and the same per-pair results, listed the
+// other way, per query sequence (src/workloads/hmmscan_lists.hpp); its -o holds per query
+// sequence the query header and hmmscan's statistics only (no hit lists or alignments yet).
 #include <functional>
 #include <optional>
 #include <set>
@@ -41,6 +44,7 @@
 namespace hpc {
 
 struct HmmsearchOptions {
+  bool scan = false;                       // hmmscan: hits per sequence, targets are models
   std::string model_path, db_path;
   std::string report_path;                // -o: "" for stdout
   std::string tblout_path, domtblout_path;

@@ -23,14 +23,13 @@ struct DomainRef {
   const hmm::DomainHit* d;
 };
 struct TargetRef {
-  uint32_t model;
+  uint32_t model, target;
   const hmm::TargetHit* h;
 };
 
-void write_targets(h5::File& f, const std::vector<TargetRef>& t) {
-  const std::string g = "hmmsearch/targets/";
+void write_targets(h5::File& f, const std::string& g, const std::vector<TargetRef>& t) {
   h5::write_column(f, g + "model", column<uint32_t>(t, [](auto& r) { return r.model; }));
-  h5::write_column(f, g + "target", column<uint32_t>(t, [](auto& r) { return uint32_t(r.h->index); }));
+  h5::write_column(f, g + "target", column<uint32_t>(t, [](auto& r) { return r.target; }));
   h5::write_column(f, g + "score", column<float>(t, [](auto& r) { return r.h->score; }));
   h5::write_column(f, g + "bias", column<float>(t, [](auto& r) { return r.h->pre_score - r.h->score; }));
   h5::write_column(f, g + "lnP", column<double>(t, [](auto& r) { return r.h->lnP; }));
@@ -45,8 +44,7 @@ void write_targets(h5::File& f, const std::vector<TargetRef>& t) {
   h5::write_column(f, g + "included", column<uint8_t>(t, [](auto& r) { return uint8_t(r.h->included); }));
 }
 
-void write_domains(h5::File& f, const std::vector<DomainRef>& d) {
-  const std::string g = "hmmsearch/domains/";
+void write_domains(h5::File& f, const std::string& g, const std::vector<DomainRef>& d) {
   h5::write_column(f, g + "model", column<uint32_t>(d, [](auto& r) { return r.model; }));
   h5::write_column(f, g + "target", column<uint32_t>(d, [](auto& r) { return r.target; }));
   h5::write_column(f, g + "domain", column<uint32_t>(d, [](auto& r) { return r.domain; }));
@@ -67,7 +65,7 @@ void write_domains(h5::File& f, const std::vector<DomainRef>& d) {
 
 void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std::vector<HmmModel>& models,
                              const SequenceSet& targets) {
-  result_lifecycle::begin(f, "hmmsearch");
+  result_lifecycle::begin(f, opt.scan ? "hmmscan" : "hmmsearch");
   h5::set_attribute(f, "", "command_line", opt.command_line);
   h5::set_attribute(f, "", "model_file", opt.model_path);
   h5::set_attribute(f, "", "database", opt.db_path);
@@ -83,19 +81,24 @@ void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std
   write_models_and_targets(f, models, targets);
 }
 
-void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts) {
+void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts,
+                             bool scan) {
   std::vector<TargetRef> t;
   std::vector<DomainRef> d;
-  for (uint32_t m = 0; m < lists.size(); ++m)
-    for (const hmm::TargetHit& h : lists[m].hits) {
-      t.push_back({m, &h});
-      for (uint32_t k = 0; k < h.domains.size(); ++k) d.push_back({m, uint32_t(h.index), k, &h.domains[k]});
+  for (uint32_t q = 0; q < lists.size(); ++q)
+    for (const hmm::TargetHit& h : lists[q].hits) {
+      const uint32_t model = scan ? uint32_t(h.index) : q, target = scan ? q : uint32_t(h.index);
+      t.push_back({model, target, &h});
+      for (uint32_t k = 0; k < h.domains.size(); ++k) d.push_back({model, target, k, &h.domains[k]});
     }
-  write_targets(f, t);
-  write_domains(f, d);
-  // Per model: hmmsearch's pipeline counts and search spaces; the run's totals as attributes.
-  h5::write_column(f, "models/Z", column<double>(lists, [](auto& l) { return l.Z; }));
-  h5::write_column(f, "models/domZ", column<double>(lists, [](auto& l) { return l.domZ; }));
+  const std::string group = scan ? "hmmscan" : "hmmsearch";
+  write_targets(f, group + "/targets/", t);
+  write_domains(f, group + "/domains/", d);
+  // Per query (model, or sequence with scan): the search spaces; per model hmmsearch's pipeline
+  // counts, and the run's totals as attributes.
+  const std::string per_query = scan ? "targets/" : "models/";
+  h5::write_column(f, per_query + "Z", column<double>(lists, [](auto& l) { return l.Z; }));
+  h5::write_column(f, per_query + "domZ", column<double>(lists, [](auto& l) { return l.domZ; }));
   HmmCounts total;
   for (const HmmCounts& c : counts) total.add(c);
   const std::pair<const char*, uint64_t HmmCounts::*> fields[] = {
@@ -103,8 +106,7 @@ void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists
       {"past_vit", &HmmCounts::past_vit}, {"past_fwd", &HmmCounts::past_fwd}};
   for (const auto& [name, field] : fields) {
     h5::write_column(f, std::string("models/") + name, column<uint64_t>(counts, [&](auto& c) { return c.*field; }));
-    for (const char* g : {"hmmsearch/targets", "hmmsearch/domains"})
-      h5::set_attribute(f, g, name, int64_t(total.*field));
+    for (const char* g : {"/targets", "/domains"}) h5::set_attribute(f, group + g, name, int64_t(total.*field));
   }
 }
 

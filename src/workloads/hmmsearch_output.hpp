@@ -15,7 +15,10 @@ namespace hpc {
 
 void create_hmmsearch_output(h5::File& f, const HmmsearchOptions& opt, const std::vector<HmmModel>& models,
                              const SequenceSet& targets);
-// lists[m], counts[m]: model m's thresholded hit list and pipeline counts.
-void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts);
+// lists[m], counts[m]: model m's thresholded hit list and pipeline counts. With `scan`
+// (hmmscan) lists[s] is sequence s's list, its hits models: rows go to /hmmscan/{targets,domains}
+// with the same columns, Z and domZ to /targets/{Z,domZ}.
+void write_hmmsearch_results(h5::File& f, const std::vector<hmm::HitList>& lists, const std::vector<HmmCounts>& counts,
+                             bool scan = false);
 
 }  // namespace hpc

@@ -50,32 +50,6 @@ void write_option_lines(std::ostream& out, const HmmsearchOptions& o) {
   line("cpu", printf_string("# number of worker threads:        %d", o.run.threads));
 }
 
-// p7_pli_Statistics, search mode, without the timing lines.
-void write_pipeline_summary(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
-                            const HmmsearchOptions& opt) {
-  auto put = [&](const char* label, const std::string& value) { out << printf_string("%-29s", label) << value << "\n"; };
-  out << "Internal pipeline statistics summary:\n-------------------------------------\n";
-  const double n = double(c.targets);
-  const hmm::PipelineSettings& p = opt.pipeline;
-  put("Query model(s):", printf_string("%15d  (%d nodes)", 1, model.length));
-  put("Target sequences:", printf_string("%15llu  (%llu residues searched)", (unsigned long long)c.targets,
-                                         (unsigned long long)c.residues));
-  auto passed = [&](const char* label, uint64_t k, double F) {  // the fraction: of the targets
-    put(label, printf_string("%15llu  (%.6g); expected %.1f (%.6g)", (unsigned long long)k,
-                             double(k) / std::max(n, 1.0), F * n, F));
-  };
-  passed("Passed MSV filter:", c.past_msv, p.F1);
-  passed("Passed bias filter:", c.past_bias, p.F1);  // (under --nobias: as MSV's)
-  passed("Passed Vit filter:", c.past_vit, p.F2);
-  passed("Passed Fwd filter:", c.past_fwd, p.F3);
-  put("Initial search space (Z):", printf_string("%15.0f  %s", list.Z,
-                                                 opt.Z ? "[as set by --Z on cmdline]" : "[actual number of targets]"));
-  put("Domain search space  (domZ):",
-      printf_string("%15.0f  %s", list.domZ,
-                    opt.thresholds.domZ > 0 ? "[as set by --domZ on cmdline]"
-                                            : "[number of targets reported over threshold]"));
-}
-
 }  // namespace
 
 void write_report_header(std::ostream& out, const HmmsearchOptions& opt) {
@@ -94,8 +68,37 @@ void write_query_report(std::ostream& out, const HmmModel& model, const HmmCount
   hmm::write_target_list(out, list, opt.style);
   out << "\n\n";
   hmm::write_domain_annotation(out, model, list, opt.style);
-  out << "\n\n";
-  write_pipeline_summary(out, model, c, list, opt);
+  write_statistics(out, c, uint64_t(model.length), list, opt);
+}
+
+// p7_pli_Statistics without the timing lines; the search or the scan mode's first two lines.
+void write_statistics(std::ostream& out, const HmmCounts& c, uint64_t nodes, const hmm::HitList& list,
+                      const HmmsearchOptions& opt) {
+  auto put = [&](const char* label, const std::string& value) { out << printf_string("%-29s", label) << value << "\n"; };
+  out << "\n\nInternal pipeline statistics summary:\n-------------------------------------\n";
+  const double n = double(c.targets);
+  const hmm::PipelineSettings& p = opt.pipeline;
+  using ull = unsigned long long;
+  if (opt.scan) {
+    put("Query sequence(s):", printf_string("%15d  (%llu residues searched)", 1, ull(c.residues)));
+    put("Target model(s):", printf_string("%15llu  (%llu nodes)", ull(c.targets), ull(nodes)));
+  } else {
+    put("Query model(s):", printf_string("%15d  (%llu nodes)", 1, ull(nodes)));
+    put("Target sequences:", printf_string("%15llu  (%llu residues searched)", ull(c.targets), ull(c.residues)));
+  }
+  auto passed = [&](const char* label, uint64_t k, double F) {  // the fraction: of the targets
+    put(label, printf_string("%15llu  (%.6g); expected %.1f (%.6g)", ull(k), double(k) / std::max(n, 1.0), F * n, F));
+  };
+  passed("Passed MSV filter:", c.past_msv, p.F1);
+  passed("Passed bias filter:", c.past_bias, p.F1);  // (under --nobias: as MSV's)
+  passed("Passed Vit filter:", c.past_vit, p.F2);
+  passed("Passed Fwd filter:", c.past_fwd, p.F3);
+  put("Initial search space (Z):", printf_string("%15.0f  %s", list.Z,
+                                                 opt.Z ? "[as set by --Z on cmdline]" : "[actual number of targets]"));
+  put("Domain search space  (domZ):",
+      printf_string("%15.0f  %s", list.domZ,
+                    opt.thresholds.domZ > 0 ? "[as set by --domZ on cmdline]"
+                                            : "[number of targets reported over threshold]"));
   out << "//\n";
 }
 

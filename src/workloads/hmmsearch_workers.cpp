@@ -11,10 +11,11 @@ namespace {
 
 class CpuWorker : public TileWorker {
  public:
-  explicit CpuWorker(const HmmsearchJob& job) : job_(job) {}
+  CpuWorker(const HmmsearchJob& job, bool scan) : job_(job), scan_(scan) {}
   DeviceCapacity capacity() const override { return {}; }
   std::string run(const Tile& tile) override {
     HmmTileResult r;
+    std::vector<HmmPassCounts> passes(scan_ ? tile.part_end - tile.part_begin : 0);
     for (uint32_t m : tile.queries) {
       hmm::HmmsearchPipeline pipe(job_.models.at(m), job_.pipeline);
       HmmCounts c;
@@ -22,7 +23,9 @@ class CpuWorker : public TileWorker {
       for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
         const uint32_t t = job_.db.by_length[pos];
         const SeqView v = job_.db.seqs.view(t);
+        const hmm::PipelineCounts before = pipe.counts();
         std::optional<hmm::TargetHit> h = pipe.score(job_.db.seqs.ids[t], "", v.data, int(v.length));
+        if (scan_) passes[pos - tile.part_begin].add(before, pipe.counts());
         c.residues += v.length;
         if (h) add_hit_rows(m, t, *h, r);
       }
@@ -31,11 +34,13 @@ class CpuWorker : public TileWorker {
       c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
       r.counts.push_back(c);
     }
+    if (scan_) keep_passes(passes, tile, job_.db.by_length, r);
     return encode_hmm_tile(r);
   }
 
  private:
   const HmmsearchJob& job_;
+  bool scan_;  // hmmscan: also each sequence's filter pass counts
 };
 
 class EngineWorker : public TileWorker {
@@ -67,8 +72,8 @@ const MsvSetup& HmmsearchJob::msv_setup() {
   return setup_;
 }
 
-std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job) {
-  return std::make_unique<CpuWorker>(job);
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan) {
+  return std::make_unique<CpuWorker>(job, scan);
 }
 
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,

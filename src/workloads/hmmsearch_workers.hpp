@@ -38,7 +38,8 @@ struct HmmsearchJob {
   MsvSetup setup_;
 };
 
-std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job);
+// scan (hmmscan): the tile result also holds each sequence's filter pass counts.
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan = false);
 // `engine` runs the filters (built on job.msv_setup()); host_threads: the post-filter pool.
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
                                                          int host_threads);

@@ -1,4 +1,6 @@
-# Comparing hpcalign hmmsearch's text outputs with hmmsearch's (sourced; not a test itself).
+# The HMMER oracle helpers (sourced after lib.bash by cli_hmmsearch.sh, cli_hmmsearch_report.sh
+# and cli_hmmscan.sh; not a test itself): models built by hmmbuild, and hpcalign hmmsearch's and
+# hmmscan's text outputs compared with HMMER 3.3.2's.
 #
 # The main report (-o) is compared byte for byte but for these lines, which name the program,
 # its version, paths or times and so differ by design:
@@ -12,6 +14,19 @@
 # and "# Alignment of N hits ... saved to: PATH" is compared without its PATH.
 # The -A alignment is compared but for its "#=GF AU" line (the program that wrote it); the
 # tables but for hmmsearch's trailing "# Program:" comment block, which we do not write.
+# hmmscan's -o is compared by its Query, Description and statistics lines (SCAN_STATS) only: it
+# holds no hit lists or alignments yet.
+
+# family_model PFAM [NAME]: $WORK/PFAM.hmm, a model of the first 30 balifam1000 members of family
+# PFAM (aligned to a one-sequence model of the first), named NAME (default PFAM).
+family_model() {
+  local f=$1 name=${2:-$1}
+  zcat "$TEST_DATA/balifam1000.fa.gz" | awk -v f="pfam=$f" '/^>/ { keep = index($0, f) && ++n <= 30 } keep' >"$WORK/$f.fa"
+  awk '/^>/ { n++ } n == 1' "$WORK/$f.fa" >"$WORK/$f.one.fa"
+  hmmbuild --singlemx --informat afa -n seed "$WORK/$f.one.hmm" "$WORK/$f.one.fa" >/dev/null &&
+    hmmalign --outformat afa "$WORK/$f.one.hmm" "$WORK/$f.fa" >"$WORK/$f.afa" &&
+    hmmbuild --informat afa -n "$name" "$WORK/$f.hmm" "$WORK/$f.afa" >/dev/null
+}
 
 report_body() {
   grep -v -E '^# (hmmsearch ::|hpcalign hmmsearch ::|HMMER |Copyright|Freely distributed|query HMM file:|target sequence database:|output directed to file:|MSA of all hits saved to file:|per-seq hits tabular output:|per-dom hits tabular output:|number of worker threads:|CPU time:|Mc/sec:)' "$1" |
@@ -38,6 +53,15 @@ same_report() {
   fi
 }
 
+SCAN_STATS='^\(Query\|Description:\|Target model\|Passed\|Initial search\|Domain search\)'
+# same_text PROGRAM NAME DIR_A DIR_B: hmmsearch's reports (same_report), or hmmscan's statistics.
+same_text() {
+  local program=$1 name=$2 a=$3 b=$4
+  if [ "$program" = hmmsearch ]; then same_report "$name" "$a" "$b"; return; fi
+  cmp -s <(grep "$SCAN_STATS" "$a/out") <(grep "$SCAN_STATS" "$b/out") && pass "$name: -o statistics identical" ||
+    fail "$name: -o statistics differ: $(diff <(grep "$SCAN_STATS" "$a/out") <(grep "$SCAN_STATS" "$b/out") | head -4 | tr '\n' '|')"
+}
+
 # same_tables NAME DIR_A DIR_B: tblout and domtblout (tbl, dom) of two runs identical.
 same_tables() {
   local name=$1 a=$2 b=$3 t
@@ -50,14 +74,76 @@ same_tables() {
   done
 }
 
-# run_both NAME MODELS DB DIR_THEIRS DIR_OURS [OPTIONS...]: hmmsearch --cpu 1 and hpcalign
-# hmmsearch with the same options, each writing out, ali, tbl and dom into its directory;
-# returns 1 when hmmsearch fails.
-run_both() {
-  local name=$1 models=$2 db=$3 theirs=$4 ours=$5; shift 5
+# outputs PROGRAM DIR: the text output options of a run writing into DIR (out, ali, tbl, dom;
+# -A for hmmsearch only).
+outputs() {
+  echo -o "$2/out" --tblout "$2/tbl" --domtblout "$2/dom"
+  [ "$1" = hmmsearch ] && echo -A "$2/ali"
+  return 0
+}
+
+# run_hmmer PROGRAM NAME MODELS DB DIR_THEIRS DIR_OURS [OPTIONS...]: HMMER's PROGRAM --cpu 1 and
+# hpcalign PROGRAM with the same options, each writing its outputs into its directory; returns 1
+# when HMMER's fails. (Directories without blanks.)
+run_hmmer() {
+  local program=$1 name=$2 models=$3 db=$4 theirs=$5 ours=$6; shift 6
   mkdir -p "$ours" "$theirs"
-  hmmsearch --cpu 1 "$@" -o "$theirs/out" -A "$theirs/ali" --tblout "$theirs/tbl" --domtblout "$theirs/dom" \
-    "$models" "$db" >/dev/null 2>"$theirs/err" || { fail "$name: hmmsearch failed: $(head -c 300 "$theirs/err")"; return 1; }
-  expect_ok "$name: hpcalign hmmsearch runs" "$HPCALIGN" hmmsearch --cpu 2 --quiet "$@" -o "$ours/out" \
-    -A "$ours/ali" --tblout "$ours/tbl" --domtblout "$ours/dom" "$models" "$db"
+  $program --cpu 1 "$@" $(outputs $program "$theirs") "$models" "$db" >/dev/null 2>"$theirs/err" ||
+    { fail "$name: $program failed: $(head -c 300 "$theirs/err")"; return 1; }
+  expect_ok "$name: hpcalign $program runs" "$HPCALIGN" $program --cpu 2 --quiet "$@" $(outputs $program "$ours") \
+    "$models" "$db"
+}
+run_both() { run_hmmer hmmsearch "$@"; }
+
+# compare_hmmer PROGRAM NAME MODELS DB [OPTIONS...]: hpcalign PROGRAM against HMMER's, same
+# options: tables and text identical. Outputs in $WORK/theirsN and $WORK/oursN (N counts calls).
+compare_n=0
+compare_hmmer() {
+  local program=$1 name=$2 models=$3 db=$4; shift 4
+  compare_n=$((compare_n + 1))
+  local theirs=$WORK/theirs$compare_n ours=$WORK/ours$compare_n
+  run_hmmer $program "$name" "$models" "$db" "$theirs" "$ours" "$@" || return
+  [ "$(table_rows "$theirs/tbl")" -gt 0 ] || fail "$name: $program reports no target (a test that cannot fail)"
+  same_tables "$name" "$theirs" "$ours"
+  same_text $program "$name" "$theirs" "$ours"
+}
+
+column_sum() { h5dump -y -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -o '[0-9]\+' | awk '{s += $1} END {print s + 0}'; }
+
+# mpi_and_resume PROGRAM MODELS DB THEIRS GROUP...: `hpcalign PROGRAM --h5` in one process
+# ($WORK/one.h5, outputs in $WORK/one), from 2 MPI ranks, and killed with kill -9 after 3 tiles,
+# then resumed: the same tables and text (as HMMER's, in directory THEIRS) and the same HDF5 GROUPs.
+mpi_and_resume() {
+  local program=$1 models=$2 db=$3 theirs=$4; shift 4
+  local other=hmmsearch out=$WORK/killed.h5 sid
+  [ "$program" = hmmsearch ] && other=hmmscan
+  mkdir -p "$WORK/mpi" "$WORK/one" "$WORK/res"
+  expect_ok "one process --h5" "$HPCALIGN" $program --quiet --cpu 2 --h5 "$WORK/one.h5" $(outputs $program "$WORK/one") \
+    "$models" "$db"
+  expect_ok "mpirun -np 2" mpirun --oversubscribe -np 2 "$HPCALIGN" $program --quiet --cpu 1 --h5 "$WORK/mpi.h5" \
+    $(outputs $program "$WORK/mpi") "$models" "$db"
+  same_tables "2 MPI ranks vs one process" "$WORK/one" "$WORK/mpi"
+  same_tables "2 MPI ranks vs $program" "$theirs" "$WORK/mpi"
+  same_text $program "2 MPI ranks vs $program" "$theirs" "$WORK/mpi"
+  same_groups "np 2 vs one process" "$WORK/one.h5" "$WORK/mpi.h5" "$@"
+  [ "$(attr "$WORK/one.h5" status)" = complete ] && [ "$(attr "$WORK/one.h5" workload)" = "$program" ] &&
+    pass "HDF5 status complete, workload $program" || fail "status '$(attr "$WORK/one.h5" status)'"
+
+  sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=150 "$HPCALIGN" $program --quiet --cpu 4 --h5 "$out" \
+    $(outputs $program "$WORK/res") "$models" "$db")
+  if kill_after_tiles "$sid" "$out" 3 40; then
+    [ "$(attr "$out" status)" != complete ] && [ ! -e "$WORK/res/tbl" ] && [ ! -e "$WORK/res/out" ] &&
+      pass "killed mid-run, no table or text written" || fail "killed run: status '$(attr "$out" status)'"
+    expect_error "resume with other --F1 refused" "F1" "$HPCALIGN" $program --quiet --h5 "$out" --resume --F1 0.05 \
+      "$models" "$db"
+    expect_error "$other --resume of a $program run refused" "workload" "$HPCALIGN" $other --quiet --h5 "$out" \
+      --resume "$models" "$db"
+    expect_ok "--resume finishes it" "$HPCALIGN" $program --quiet --cpu 2 --h5 "$out" --resume \
+      $(outputs $program "$WORK/res") "$models" "$db"
+    same_tables "resumed run vs uninterrupted" "$WORK/one" "$WORK/res"
+    same_text $program "resumed run vs $program" "$theirs" "$WORK/res"
+    same_groups "resumed run vs uninterrupted" "$WORK/one.h5" "$out" "$@"
+  else
+    fail "the run ended before 3 tiles were journalled"
+  fi
 }
