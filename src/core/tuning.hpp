@@ -29,6 +29,7 @@ enum class Tunable {
   kPssBlocksPerSm,
   kMsvKernel,
   kMsvQ,
+  kHmmParsers,
   kFaultFailTile,
   kFaultExitTile,
   kFaultOomCells,

@@ -94,10 +94,19 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
 
 // filter_nats: the filters' null (the bias filter's, recomputed by the filter pipeline as HMMER
 // does; null1 under --nobias).
-bool PostFilterPipeline::passes_forward(int, float fwd_nats, float filter_nats) const {
+bool forward_passes(float tau, float lambda, double F3, float fwd_nats, float filter_nats) {
   const HmmerFloatMode mode;
   const float fwd_bits = float((fwd_nats - filter_nats) / kLn2);
-  return !(std::exp(exp_logsurv(fwd_bits, fwd_tau_, fwd_lambda_)) > settings_.F3);
+  return !(std::exp(exp_logsurv(fwd_bits, tau, lambda)) > F3);
+}
+
+bool forward_filter_passes(const HmmModel& model, const PipelineSettings& settings, float fwd_nats,
+                           float filter_nats) {
+  return forward_passes(model.fwd_tau, model.fwd_lambda, settings.F3, fwd_nats, filter_nats);
+}
+
+bool PostFilterPipeline::passes_forward(int, float fwd_nats, float filter_nats) const {
+  return forward_passes(fwd_tau_, fwd_lambda_, settings_.F3, fwd_nats, filter_nats);
 }
 
 PostFilterResult PostFilterPipeline::score_parsed(const std::string& name, const std::string& description,

@@ -49,6 +49,11 @@ struct PipelineCounts {  // hmmsearch's "Passed ... filter" lines
   long targets = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0;
 };
 
+// The Forward filter (F3) on a target's Forward parser score, as PostFilterPipeline applies it
+// (`filter_nats`: the filters' null, hmm::PairResult::filter_nats).
+bool forward_filter_passes(const HmmModel& model, const PipelineSettings& settings, float fwd_nats,
+                           float filter_nats);
+
 // What the stages after the filters make of one target.
 struct PostFilterResult {
   bool past_fwd = false;          // passed the Forward filter (hmmsearch's "Passed Fwd filter")

@@ -10,6 +10,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
 #include "src/report/fasta_descriptions.hpp"
 #include "src/hmm/hmmsearch_msa.hpp"
@@ -71,8 +72,13 @@ class HmmsearchRun : public TiledWorkload {
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
+    // The survivors' Forward/Backward parsers on the same device unless told otherwise.
+    std::unique_ptr<FbEngine> parsers;
+    if (std::string(tuning_choice(Tunable::kHmmParsers)) == "device")
+      parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
     return make_hmmsearch_engine_worker(
-        job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.msv_setup()), slot.threads);
+        job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.msv_setup()), std::move(parsers),
+        slot.threads);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override { out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate); }

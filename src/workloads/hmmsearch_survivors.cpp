@@ -7,7 +7,8 @@ namespace hpc {
 
 std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models, const Database& db,
                                                    const hmm::PipelineSettings& settings,
-                                                   const std::vector<Survivor>& survivors, ThreadPool& pool) {
+                                                   const std::vector<Survivor>& survivors, ThreadPool& pool,
+                                                   const std::vector<hmm::FbParse>* parses) {
   std::vector<hmm::PostFilterResult> out(survivors.size());
   // Runs of the list, a few per thread so that uneven targets even out; a run keeps its
   // pipeline (profile and matrices) while the model stays the same, so a list ordered by
@@ -21,7 +22,9 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
       const Survivor& s = survivors[i];
       if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings), model = s.model;
       const SeqView v = db.seqs.view(s.target);
-      out[i] = pipe->score(db.seqs.ids[s.target], "", v.data, int(v.length), s.filter_nats);
+      const std::string& id = db.seqs.ids[s.target];
+      out[i] = parses ? pipe->score_parsed(id, "", v.data, int(v.length), s.filter_nats, parses->at(i))
+                      : pipe->score(id, "", v.data, int(v.length), s.filter_nats);
     }
   });
   return out;

@@ -2,9 +2,9 @@
 // hmmsearch's pipeline after its filters, for a list of survivors: the (model, target) pairs
 // that passed the MSV, bias and Viterbi filters wherever those ran (an msv engine: CPU or GPU,
 // kernels/msv_engine.hpp). Each survivor goes through the Forward filter, Backward, domain
-// definition and null2 (hmm::PostFilterPipeline) on a host thread pool. A batched device
-// Forward/Backward can replace the body of score_survivors: its input and output are plain
-// lists.
+// definition and null2 (hmm::PostFilterPipeline) on a host thread pool; with `parses` (the
+// Forward/Backward parsers of the survivors, run by an FbEngine: kernels/hmm_fb_engine.hpp)
+// only domain definition and the scores run here.
 #include <cstdint>
 #include <vector>
 
@@ -24,6 +24,7 @@ struct Survivor {
 // any order of the list: each target's scores depend on its model and sequence alone.
 std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models, const Database& db,
                                                    const hmm::PipelineSettings& settings,
-                                                   const std::vector<Survivor>& survivors, ThreadPool& pool);
+                                                   const std::vector<Survivor>& survivors, ThreadPool& pool,
+                                                   const std::vector<hmm::FbParse>* parses = nullptr);
 
 }  // namespace hpc

@@ -1,6 +1,7 @@
 #include "src/workloads/hmmsearch_workers.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "src/core/error.hpp"
@@ -45,16 +46,18 @@ class CpuWorker : public TileWorker {
 
 class EngineWorker : public TileWorker {
  public:
-  EngineWorker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, int host_threads)
-      : job_(job), engine_(std::move(engine)), pool_(host_threads) {}
+  EngineWorker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, std::unique_ptr<FbEngine> parsers,
+               int host_threads)
+      : job_(job), engine_(std::move(engine)), parsers_(std::move(parsers)), pool_(host_threads) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
   std::string run(const Tile& tile) override {
-    return encode_hmm_tile(hmmsearch_after_filters(job_, tile, run_msv_tile(*engine_, tile), pool_));
+    return encode_hmm_tile(hmmsearch_after_filters(job_, tile, run_msv_tile(*engine_, tile), pool_, parsers_.get()));
   }
 
  private:
   const HmmsearchJob& job_;
   std::unique_ptr<MsvEngine> engine_;
+  std::unique_ptr<FbEngine> parsers_;
   ThreadPool pool_;
 };
 
@@ -72,17 +75,25 @@ const MsvSetup& HmmsearchJob::msv_setup() {
   return setup_;
 }
 
+const std::vector<hmm::FbLaneProfile>& HmmsearchJob::lane_profiles() {
+  std::call_once(lanes_built_, [&] {
+    lanes_.reserve(models.size());
+    for (const HmmModel& m : models) lanes_.push_back(hmm::lane_profile(hmm::build_fb_profile(m)));
+  });
+  return lanes_;
+}
+
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan) {
   return std::make_unique<CpuWorker>(job, scan);
 }
 
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
-                                                         int host_threads) {
-  return std::make_unique<EngineWorker>(job, std::move(engine), host_threads);
+                                                         std::unique_ptr<FbEngine> parsers, int host_threads) {
+  return std::make_unique<EngineWorker>(job, std::move(engine), std::move(parsers), host_threads);
 }
 
 HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
-                                      ThreadPool& pool) {
+                                      ThreadPool& pool, FbEngine* parsers) {
   const Database& db = job.db;
   HmmTileResult r;
   // Counts: one entry per model, in tile order, as the CPU worker sends them (the engine's
@@ -119,7 +130,20 @@ HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile,
                   std::to_string(r.counts[k].model) + ": the msv engine counts " + std::to_string(r.counts[k].targets) +
                   " targets and " + std::to_string(r.counts[k].past_vit) + " past the Viterbi filter, lists " +
                   std::to_string(survived[k]) + " survivors");
-  const std::vector<hmm::PostFilterResult> scored = score_survivors(job.models, db, job.pipeline, survivors, pool);
+  // The parsers on the engine when given: Forward on every survivor, Backward on those the
+  // Forward filter keeps (hmmsearch's order); domain definition stays on the host.
+  std::optional<std::vector<hmm::FbParse>> parses;
+  if (parsers) {
+    std::vector<FbJob> jobs;
+    jobs.reserve(survivors.size());
+    for (const Survivor& s : survivors) jobs.push_back({s.model, db.seqs.view(s.target)});
+    parses = parsers->filter_and_parse(jobs, [&](size_t i, float nats) {
+      const Survivor& s = survivors[i];
+      return hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats, s.filter_nats);
+    });
+  }
+  const std::vector<hmm::PostFilterResult> scored =
+      score_survivors(job.models, db, job.pipeline, survivors, pool, parses ? &*parses : nullptr);
   for (size_t i = 0; i < survivors.size(); ++i) {
     const Survivor& s = survivors[i];
     r.counts[size_t(slot[s.model])].past_fwd += scored[i].past_fwd;

@@ -16,6 +16,7 @@
 #include "io/database.hpp"
 #include "io/hmm_file.hpp"
 #include "kernels/cpu/thread_pool.hpp"
+#include "kernels/hmm_fb_engine.hpp"
 #include "kernels/msv_engine.hpp"
 #include "mpi/scheduler.hpp"
 #include "src/hmm/hmmsearch_pipeline.hpp"
@@ -31,22 +32,26 @@ struct HmmsearchJob {
   // The msv engines' setup (each model's filter profiles, the filter settings), built on the
   // first call (safe from several threads): only engine workers need it.
   const MsvSetup& msv_setup();
+  // Each model's Forward/Backward profile for the parser engines (built on first call).
+  const std::vector<hmm::FbLaneProfile>& lane_profiles();
 
  private:
-  std::once_flag filters_built_;
+  std::once_flag filters_built_, lanes_built_;
+  std::vector<hmm::FbLaneProfile> lanes_;
   std::vector<hmm::ModelFilters> filters_;
   MsvSetup setup_;
 };
 
 // scan (hmmscan): the tile result also holds each sequence's filter pass counts.
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan = false);
-// `engine` runs the filters (built on job.msv_setup()); host_threads: the post-filter pool.
+// `engine` runs the filters (built on job.msv_setup()); `parsers`, when given, the survivors'
+// Forward/Backward parsers; host_threads: the post-filter pool.
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
-                                                         int host_threads);
+                                                         std::unique_ptr<FbEngine> parsers, int host_threads);
 
 // The engine worker's second half: the tile's result from its filter results (`filtered`,
-// run_msv_tile's), its survivors scored on `pool`.
+// run_msv_tile's), its survivors scored on `pool` (their parsers on `parsers` when given).
 HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
-                                      ThreadPool& pool);
+                                      ThreadPool& pool, FbEngine* parsers = nullptr);
 
 }  // namespace hpc

@@ -108,8 +108,11 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
 
   std::unique_ptr<TileWorker> cpu = make_hmmsearch_cpu_worker(job);
   std::unique_ptr<MsvEngine> engine = make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup());
-  std::unique_ptr<TileWorker> split = make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1,
-                                                                                         job.msv_setup()), 3);
+  // The engine worker with the parser engine (the CUDA one's twin) for the survivors'
+  // Forward/Backward; the halves below run them on the host pipeline.
+  std::unique_ptr<TileWorker> split =
+      make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
+                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), 3);
   ThreadPool pool(2);
   std::vector<HmmTileResult> per_target, after_engine, after_halves;
   HmmCounts sum;
