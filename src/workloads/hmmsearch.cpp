@@ -65,10 +65,10 @@ class HmmsearchRun : public TiledWorkload {
     totals_.resize(job_.models.size());
     if (opt_.scan) passes_.resize(job_.db.seqs.size());
   }
-  // GPU workers: four a GPU, msv's measured best (not yet measured for hmmsearch), so that
-  // while one runs its host stages (bias filter, survivors) the others' filter kernels keep
-  // the GPU busy. CPU: one pipeline per thread.
-  int workers_per_gpu() const override { return 4; }
+  // GPU workers: eight a GPU, so that while some run their host stages (bias filter,
+  // survivors) the others' filter kernels keep the GPU busy (H200, 22 models x 207 M
+  // residues: 1.36 s with 8 against 1.54 s with 4). CPU: one pipeline per thread.
+  int workers_per_gpu() const override { return 8; }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
