@@ -22,8 +22,7 @@ cpus=${CPUS:-$(nproc)}
 rounds=${ROUNDS:-1}
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
+source "$root/bench/hmm_bench_lib.bash"
 
 db=$work/db_$residues
 ours_db=$db.h5
@@ -31,20 +30,15 @@ if [ -n "${TARGETS:-}" ]; then
   db=$work/targets
   zcat -f "$TARGETS" >"$db.fa"
   ours_db=$db.fa
-elif [ ! -s "$db.fa" ] || [ ! -s "$db.h5" ]; then
-  t0=$(now)
-  "$bin" makedb --synthetic --residues "$residues" --seed 1 -o "$db.fa"
-  "$bin" makedb "$db.fa" "$db.h5" >/dev/null
-  echo "database built in $(elapsed "$t0" "$(now)") s"
+else
+  synthetic_db "$bin" "$residues" "$db"
 fi
 models=$work/models.hmm
 if [ -n "${MODELS:-}" ]; then
   cp "$MODELS" "$models"
 else
   bash "$root/bench/make_models.sh" "$work/mixed.hmm"
-  rm -rf "$work/split" && mkdir "$work/split"
-  awk -v dir="$work/split" '{ print > sprintf("%s/%04d.hmm", dir, n) } /^\/\//{ close(sprintf("%s/%04d.hmm", dir, n)); n++ }' \
-    "$work/mixed.hmm"
+  split_models "$work/mixed.hmm" "$work/split"
   for f in "$work"/split/*.hmm; do hmmconvert "$f"; done >"$models"
 fi
 

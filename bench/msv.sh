@@ -24,16 +24,10 @@ threads=()
 [ "$backend" = cpu ] && threads=(--threads "$cpus")
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
-now() { date +%s.%N; }
-elapsed() { python3 -c "print(f'{$2 - $1:.3f}')"; }
+source "$root/bench/hmm_bench_lib.bash"
 
 db=$work/db_$residues
-if [ ! -s "$db.fa" ] || [ ! -s "$db.h5" ]; then  # hmmsearch reads the FASTA, hpcalign the makedb file
-  t0=$(now)
-  "$bin" makedb --synthetic --residues "$residues" --seed 1 -o "$db.fa"
-  "$bin" makedb "$db.fa" "$db.h5" >/dev/null
-  echo "database built in $(elapsed "$t0" "$(now)") s"
-fi
+synthetic_db "$bin" "$residues" "$db"  # hmmsearch reads the FASTA, hpcalign the makedb file
 models=$work/models.hmm
 if [ -n "${MODELS:-}" ]; then
   cp "$MODELS" "$models"
@@ -45,8 +39,7 @@ fi
 
 # One hmmsearch per model: HMMER refuses a file that mixes HMMER3/e and 3/f models, and
 # with several queries it reads the database once per query anyway.
-rm -rf "$work/split" && mkdir "$work/split"
-awk -v dir="$work/split" '{ print > sprintf("%s/%04d.hmm", dir, n) } /^\/\//{ close(sprintf("%s/%04d.hmm", dir, n)); n++ }' "$models"
+split_models "$models" "$work/split"
 # timed NAME CMD...: appends "NAME wall user+system" to $work/times (GNU time counts the children).
 : >"$work/times"
 timed() {
