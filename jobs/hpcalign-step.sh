@@ -36,7 +36,10 @@ run_resumable() {
   if [ "$status" = complete ]; then echo "hpcalign-step: $out is complete; nothing to do"; return 0; fi
   local resume=()
   if [ "$status" = incomplete ] || [ -e "$out.journal" ]; then
-    if "$HPCALIGN" "$cmd" --help 2>/dev/null | grep -q -- --resume; then
+    # The help text whole first: `--help | grep -q` under the sbatch scripts' pipefail fails
+    # whenever grep exits before hpcalign has written the rest (SIGPIPE).
+    local help; help=$("$HPCALIGN" "$cmd" --help 2>/dev/null || true)
+    if grep -q -- --resume <<<"$help"; then
       resume=(--resume)
       echo "hpcalign-step: resuming $out (restart ${SLURM_RESTART_COUNT:-0})"
     else
