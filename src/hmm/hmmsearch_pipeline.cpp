@@ -30,6 +30,14 @@ float kahan_sum(const std::vector<float>& v) {
   return sum;
 }
 
+// The Forward filter (F3); filter_nats: the filters' null (the bias filter's, recomputed by the
+// filter pipeline as HMMER does; null1 under --nobias).
+bool forward_passes(float tau, float lambda, double F3, float fwd_nats, float filter_nats) {
+  const HmmerFloatMode mode;
+  const float fwd_bits = float((fwd_nats - filter_nats) / kLn2);
+  return !(std::exp(exp_logsurv(fwd_bits, tau, lambda)) > F3);
+}
+
 }  // namespace
 
 FilterSettings PipelineSettings::filter_settings() const {
@@ -40,7 +48,7 @@ FilterSettings PipelineSettings::filter_settings() const {
 }
 
 HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings)
-    : bias_filter_(settings.bias_filter), filter_settings_(settings.filter_settings()), filters_(model), post_(model, settings) {}
+    : filter_settings_(settings.filter_settings()), filters_(model), post_(model, settings) {}
 
 std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L) {
@@ -60,11 +68,11 @@ std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const
 
 float HmmsearchPipeline::filter_nats(const uint8_t* seq, int L) const {
   const HmmerFloatMode mode;
-  return bias_filter_ ? filters_.bias.score(seq, L) : null_one_score(L);
+  return (filter_settings_.stages & kStageBias) ? filters_.bias.score(seq, L) : null_one_score(L);
 }
 
 bool HmmsearchPipeline::passes_forward(const uint8_t* seq, int L, float fwd_nats) const {
-  return post_.passes_forward(L, fwd_nats, filter_nats(seq, L));
+  return post_.passes_forward(fwd_nats, filter_nats(seq, L));
 }
 
 std::optional<TargetHit> HmmsearchPipeline::score_parsed(const std::string& name, const std::string& description,
@@ -85,19 +93,11 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
   PostFilterResult out;
   profile_.configure(L, true);
   const float fwdsc = forward(seq, L, profile_, fwd_, false);
-  if (!passes_forward(L, fwdsc, filter_nats)) return out;
+  if (!passes_forward(fwdsc, filter_nats)) return out;
   out.past_fwd = true;
   backward(seq, L, profile_, fwd_, bck_, false);
   out.hit = define_hit(name, description, seq, L, fwdsc);
   return out;
-}
-
-// filter_nats: the filters' null (the bias filter's, recomputed by the filter pipeline as HMMER
-// does; null1 under --nobias).
-bool forward_passes(float tau, float lambda, double F3, float fwd_nats, float filter_nats) {
-  const HmmerFloatMode mode;
-  const float fwd_bits = float((fwd_nats - filter_nats) / kLn2);
-  return !(std::exp(exp_logsurv(fwd_bits, tau, lambda)) > F3);
 }
 
 bool forward_filter_passes(const HmmModel& model, const PipelineSettings& settings, float fwd_nats,
@@ -105,14 +105,14 @@ bool forward_filter_passes(const HmmModel& model, const PipelineSettings& settin
   return forward_passes(model.fwd_tau, model.fwd_lambda, settings.F3, fwd_nats, filter_nats);
 }
 
-bool PostFilterPipeline::passes_forward(int, float fwd_nats, float filter_nats) const {
+bool PostFilterPipeline::passes_forward(float fwd_nats, float filter_nats) const {
   return forward_passes(fwd_tau_, fwd_lambda_, settings_.F3, fwd_nats, filter_nats);
 }
 
 PostFilterResult PostFilterPipeline::score_parsed(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L, float filter_nats, const FbParse& parse) {
   PostFilterResult out;
-  if (!passes_forward(L, parse.fwd_nats, filter_nats)) return out;
+  if (!passes_forward(parse.fwd_nats, filter_nats)) return out;
   if (!parse.has_backward || parse.fwd_x.size() != (size_t(L) + 1) * kXCells ||
       parse.bck_x.size() != parse.fwd_x.size())
     throw Error("target " + name + ": passes the Forward filter but its Backward parser rows are missing");

@@ -71,7 +71,7 @@ class PostFilterPipeline {
                          float filter_nats);
   // The Forward filter's decision on a Forward parser score (nats): true when it passes F3
   // (then Backward and domain definition follow).
-  bool passes_forward(int L, float fwd_nats, float filter_nats) const;
+  bool passes_forward(float fwd_nats, float filter_nats) const;
   // score()'s stages on a survivor whose parsers ran elsewhere (kernels/hmm_fb_engine.hpp):
   // the same result score() gives. `parse` needs Backward's rows where the target passes F3
   // (hpc::Error if it lacks them).
@@ -107,7 +107,6 @@ class HmmsearchPipeline {
 
  private:
   float filter_nats(const uint8_t* seq, int L) const;
-  bool bias_filter_;
   FilterSettings filter_settings_;
   ModelFilters filters_;
   FilterWorkspace filter_ws_;
