@@ -70,7 +70,7 @@ int hmmer_command(const HmmerCommand& command, const std::vector<std::string>& a
     // Like hmmsearch, outputs are overwritten; never an input, nor an unfinished run without --resume.
     const std::vector<std::string> in = {o.model_path, o.db_path};
     if (!o.run.out_path.empty()) check_output_is_safe(o.run.out_path, in, {o.run.resume, true, true});
-    for (const std::string* text : {&o.report_path, &o.msa_path, &o.tblout_path, &o.domtblout_path})
+    for (const std::string* text : {&o.report_path, &o.msa_path, &o.tblout_path, &o.domtblout_path, &o.pfamtblout_path})
       for (const std::string& input : in)
         if (!text->empty() && same_file(*text, input)) throw Error(*text + " is an input; refusing to write over it");
   }
@@ -98,8 +98,8 @@ int hmmsearch(const std::vector<std::string>& args, const std::string& command_l
       "GPU the MSV and Viterbi filters run there, the rest on the host's threads.\n"
       "-o (else stdout) is hmmsearch's report: per query its hit list, domain tables, alignments\n"
       "and pipeline statistics (our own banner, no CPU time lines); -A its Stockholm alignment of\n"
-      "the included domains; --tblout and --domtblout its tables (without the trailing '# Program:'\n"
-      "comment block). --h5 FILE keeps every target and domain of the hit lists with the pass\n"
+      "the included domains; --tblout, --domtblout and --pfamtblout its tables (without the trailing\n"
+      "'# Program:' comment block). --h5 FILE keeps every target and domain of the hit lists with the pass\n"
       "counts (resumable with --resume).\n" +
       hmmer_residue_usage() + checkpoint_usage("--resume with the same --h5");
   return hmmer_command({"hmmsearch", usage, false}, args, command_line, mpi);

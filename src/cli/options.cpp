@@ -137,15 +137,19 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
   const std::string targets = o_.scan ? "models" : "sequences";
   po::options_description out(prog + " output (HMMER 3.3.2's names)");
   out.add_options()
-    (",o", po::value(&o_.report_path), (o_.scan ? "main output to FILE, not stdout: per query hmmscan's 'Query:' and "
-     "'Description:' lines and its pipeline statistics summary only (its hit lists and alignments are not written "
-     "yet: use --tblout/--domtblout)" : "main output to FILE, not stdout: hmmsearch's report (per query its hit list, "
-     "domain tables and alignments, pipeline statistics)"))
+    (",o", po::value(&o_.report_path), ("main output to FILE, not stdout: " + prog + "'s report (per query its hit "
+     "list, domain tables and alignments, pipeline statistics)").c_str())
     ("tblout", po::value(&o_.tblout_path), (prog + "'s table of per-sequence hits to FILE (identical to " + prog +
      "'s but for its trailing '# Program:' comment block)").c_str())
     ("domtblout", po::value(&o_.domtblout_path), (prog + "'s table of per-domain hits to FILE (likewise)").c_str())
-    ("noali", po::bool_switch(&noali_), o_.scan ? "no alignments in the main output (accepted: -o has none yet)"
-     : "no alignments in the main output")
+    ("pfamtblout", po::value(&o_.pfamtblout_path), (prog + "'s Pfam-format table of hits and domains to FILE "
+     "(likewise)").c_str())
+    ("acc", po::bool_switch(&o_.style.accessions), o_.scan ? "prefer accessions over names in the main output (the "
+     "models'; FASTA queries have none)" : "prefer accessions over names in the main output (the model's; targets "
+     "have none)")
+    ("noali", po::bool_switch(&noali_), "no alignments in the main output")
+    ("notextw", po::bool_switch(&notextw_), "no limit on the main output's line width")
+    ("textw", po::value(&textw_)->default_value(textw_), "line width of the main output (>= 120)")
     ("h5", po::value(&o_.run.out_path), "HDF5 result (targets, domains, pipeline counts); needed for --resume; "
      "without it the run's HDF5 file is temporary");
   po::options_description thr(prog + " reporting and inclusion thresholds");
@@ -172,16 +176,11 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("seed", po::value(&seed_)->default_value(seed_), "random number seed of domain definition's sampling "
      "(hmmsearch's 0, an arbitrary seed, is refused: results would not repeat)")
     ("cpu", po::value(&cpu_), ("worker threads (" + prog + "'s name for --threads)").c_str());
-  // hmmsearch's report options: hmmscan's -o has no hit lists or alignments yet, so it offers
-  // none of them (boost refuses them as unrecognised options).
+  // hmmsearch's own: hmmscan has no -A, and its --qformat (the query's format) is not offered.
   if (!o_.scan) {
     out.add_options()
       (",A", po::value(&o_.msa_path), "save the multiple alignment of all included domains to FILE (Stockholm, as "
-       "hmmsearch writes it)")
-      ("acc", po::bool_switch(&o_.style.accessions), "prefer accessions over names in the main output (the model's; "
-       "targets have none)")
-      ("notextw", po::bool_switch(&notextw_), "no limit on the main output's line width")
-      ("textw", po::value(&textw_)->default_value(textw_), "line width of the main output (>= 120)");
+       "hmmsearch writes it)");
     acc.add_options()
       ("tformat", po::value(&o_.tformat), "assert the target file's format: fasta (hmmsearch's other formats are not "
        "read)");

@@ -31,8 +31,10 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
   hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const TargetHit& h) { return !kept_by_pipeline(h); }),
              hits.end());
   std::sort(hits.begin(), hits.end(), [&](const TargetHit& a, const TargetHit& b) {
-    // sortkey: -lnP when inclusion is by E-value, the score under bit cut-offs
-    const double ka = t.use_bit_cutoffs ? double(a.score) : -a.lnP, kb = t.use_bit_cutoffs ? double(b.score) : -b.lnP;
+    // sortkey: -lnP when inclusion is by E-value, the score under bit cut-offs or --incT (in
+    // hmmscan the two orders differ: each model has its own score distribution)
+    const bool by_score = t.use_bit_cutoffs || !t.inc_by_E;
+    const double ka = by_score ? double(a.score) : -a.lnP, kb = by_score ? double(b.score) : -b.lnP;
     if (ka != kb) return ka > kb;
     const int c = std::strcmp(a.name.c_str(), b.name.c_str());
     if (c != 0) return c < 0;

@@ -72,7 +72,8 @@ using HitCutoffs = std::function<std::pair<float, float>(const TargetHit&)>;
 // Keeps the targets HMMER's p7_Pipeline adds to its hit list: those reportable against the
 // search so far (E-value with -Z, else with Z = the targets met so far, TargetHit::index + 1 in
 // file order as hmmsearch/hmmscan --cpu 1 read them; -T or a cut-off: by score). The others never
-// count, not even in the tables' name widths. Then sorts by E-value (by score under bit cut-offs; name, then alignment start on ties), flags
+// count, not even in the tables' name widths. Then sorts by E-value (by score under bit cut-offs
+// or --incT; name, then alignment start on ties), flags
 // reported and included targets with Z (number of targets searched) and domains with domZ
 // (number of reported targets), and hides duplicate alignments (HMMER's bug h74 workaround).
 HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThresholds& t = {},

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "src/core/printf_string.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
@@ -100,6 +101,53 @@ void write_domtblout(std::ostream& out, const TableQuery& query, const HitList& 
                     std::exp(d.lnP) * list.Z, double(d.bitscore), d.dombias * kLog2R, e.hmmfrom, e.hmmto, e.iali,
                     e.jali, e.ienv, e.jenv, e.oasc / (1.0 + std::fabs(float(e.jenv - e.ienv))), or_dash(h.description));
     }
+  }
+}
+
+void write_pfamtblout(std::ostream& out, const HitList& list, bool domains_by_score) {
+  const HmmerFloatMode mode;
+  size_t longest = 0;
+  for (const TargetHit& h : list.hits) longest = std::max(longest, h.name.size());
+  const int tnamew = std::max(20, int(longest));
+  out << "# Sequence scores\n# ---------------\n#\n";
+  out << printf_string("# %-*s %6s %9s %3s %5s %5s    %s\n", tnamew - 1, "name", " bits", "  E-value", "n", "exp", " bias",
+                       "description");
+  out << printf_string("# %*s %6s %9s %3s %5s %5s    %s\n", tnamew - 1, "-------------------", "------", "---------",
+                       "---", "-----", "-----", "---------------------");
+  struct Row {  // one reported domain, numbered among its target's reported domains
+    const TargetHit* h;
+    const DomainHit* d;
+    int number;
+    double key;
+  };
+  std::vector<Row> rows;
+  for (const TargetHit& h : list.hits) {
+    if (!h.reported) continue;
+    out << printf_string("%-*s  %6.1f %9.2g %3d %5.1f %5.1f    %s\n", tnamew, h.name.c_str(), double(h.score),
+                         std::exp(h.lnP) * list.Z, int(h.domains.size()), double(h.nexpected),
+                         double(h.pre_score - h.score), or_dash(h.description));
+    int n = 0;
+    for (const DomainHit& d : h.domains)
+      if (d.reported) rows.push_back({&h, &d, ++n, domains_by_score ? double(d.bitscore) : -d.lnP});
+  }
+  out << "\n";
+  // p7_tophits_SortBySortkey on one pseudo-hit a domain: key, then name, then alignment start.
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.key != b.key) return a.key > b.key;
+    if (const int c = std::strcmp(a.h->name.c_str(), b.h->name.c_str())) return c < 0;
+    return a.d->env.iali < b.d->env.iali;
+  });
+  out << "# Domain scores\n# -------------\n#\n";
+  out << printf_string("# %-*s %6s %9s %5s %5s %6s %6s %6s %6s %6s %6s     %s\n", tnamew - 1, " name", "bits", "E-value",
+                       "hit", "bias", "env-st", "env-en", "ali-st", "ali-en", "hmm-st", "hmm-en", "description");
+  out << printf_string("# %*s %6s %9s %5s %5s %6s %6s %6s %6s %6s %6s      %s\n", tnamew - 1, "-------------------",
+                       "------", "---------", "-----", "-----", "------", "------", "------", "------", "------",
+                       "------", "---------------------");
+  for (const Row& r : rows) {
+    const EnvelopeDomain& e = r.d->env;
+    out << printf_string("%-*s  %6.1f %9.2g %5d %5.1f %6d %6d %6d %6d %6d %6d     %s\n", tnamew, r.h->name.c_str(),
+                         double(r.d->bitscore), std::exp(r.d->lnP) * list.Z, r.number, r.d->dombias * kLog2R, e.ienv,
+                         e.jenv, e.iali, e.jali, e.hmmfrom, e.hmmto, or_dash(r.h->description));
   }
 }
 

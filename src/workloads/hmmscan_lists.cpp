@@ -26,7 +26,7 @@ std::vector<hmm::HitList> finish_scan(const HmmsearchOptions& opt, const std::ve
                                       const SequenceSet& seqs, const std::vector<std::string>& desc,
                                       std::vector<std::vector<hmm::TargetHit>> hits_by_model,
                                       const std::vector<HmmPassCounts>& passes, std::ostream& tbl, std::ostream& dom,
-                                      std::ostream& report) {
+                                      std::ostream& pfam, std::ostream& report) {
   // Turn the hits around: sequence s's hits are models, in model file order (hmmscan's).
   std::vector<std::vector<hmm::TargetHit>> by_seq(seqs.size());
   for (size_t m = 0; m < models.size(); ++m)
@@ -46,8 +46,6 @@ std::vector<hmm::HitList> finish_scan(const HmmsearchOptions& opt, const std::ve
     cutoffs = [&](const hmm::TargetHit& h) { return per_model[h.index]; };
   }
   const double Z = opt.Z ? *opt.Z : double(models.size());
-  uint64_t nodes = 0;
-  for (const HmmModel& m : models) nodes += uint64_t(m.length);
 
   std::vector<hmm::HitList> lists;
   for (size_t s = 0; s < seqs.size(); ++s) {
@@ -55,14 +53,13 @@ std::vector<hmm::HitList> finish_scan(const HmmsearchOptions& opt, const std::ve
     const hmm::TableQuery query{seqs.ids[s], "", int(seqs.length(s))};
     hmm::write_tblout(tbl, query, lists.back(), s == 0);
     hmm::write_domtblout(dom, query, lists.back(), s == 0);
-
-    report << "\nQuery:       " << seqs.ids[s] << "  [L=" << seqs.length(s) << "]\n";
-    if (s < desc.size() && !desc[s].empty()) report << "Description: " << desc[s] << "\n";
+    hmm::write_pfamtblout(pfam, lists.back(), opt.ranks_by_score());
     HmmCounts c;
     c.targets = models.size(), c.residues = seqs.length(s);
     c.past_msv = passes[s].past_msv, c.past_bias = passes[s].past_bias;
     c.past_vit = passes[s].past_vit, c.past_fwd = passes[s].past_fwd;
-    write_statistics(report, c, nodes, lists.back(), opt);
+    write_query_report(report, hmm::scan_query(models, seqs.ids[s], s < desc.size() ? desc[s] : "", int(seqs.length(s))),
+                       c, lists.back(), opt);
   }
   return lists;
 }

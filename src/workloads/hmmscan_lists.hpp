@@ -10,8 +10,9 @@
 //   - domZ = the models reported for this sequence (or --domZ)
 //   - --cut_ga/tc/nc: each model's own cut-offs
 //   - models listed by E-value (by score under cut-offs), then name
-//   - -o: per sequence "Query: NAME [L=n]", its description, and the pipeline statistics with
-//     the query sequence and target model lines, counts over the models
+//   - -o: per sequence hmmsearch's report listed the other way (src/hmm/hmmsearch_report.hpp's
+//     ReportQuery), its statistics with the query sequence and target model lines, counts over
+//     the models
 // hmmscan reads pressed files (hmmpress); this reads the text file the .h3* files were pressed
 // from, whose numbers they hold unchanged.
 #include <ostream>
@@ -30,12 +31,13 @@ namespace hpc {
 // hits_by_model[m]: model m's hits (TargetHit::index the sequence); passes[s]: sequence s's
 // filter counts over every model; desc[s]: its FASTA description (may be shorter: none).
 // Returns the thresholded list of each sequence (TargetHit::index the model) and writes
-// hmmscan's --tblout and --domtblout rows and its -o text for every sequence, in file order.
+// hmmscan's --tblout, --domtblout and --pfamtblout rows and its -o report (after the header) for
+// every sequence, in file order.
 std::vector<hmm::HitList> finish_scan(const HmmsearchOptions& opt, const std::vector<HmmModel>& models,
                                       const SequenceSet& seqs, const std::vector<std::string>& desc,
                                       std::vector<std::vector<hmm::TargetHit>> hits_by_model,
                                       const std::vector<HmmPassCounts>& passes, std::ostream& tbl, std::ostream& dom,
-                                      std::ostream& report);
+                                      std::ostream& pfam, std::ostream& report);
 
 // /targets/{past_msv,past_bias,past_vit,past_fwd}: each sequence's counts over the models.
 void write_scan_counts(h5::File& f, const std::vector<HmmPassCounts>& passes);

@@ -157,18 +157,19 @@ class HmmsearchRun : public TiledWorkload {
   }
 
   void finish(const RunClock&) override {
-    std::ostringstream tbl, dom, report, msa;
+    std::ostringstream tbl, dom, pfam, report, msa;
     std::vector<hmm::HitList> lists;
-    if (opt_.scan) {  // hmmscan: the same hits, per query sequence; its -o: Query lines and statistics only
+    write_report_header(report, opt_);
+    if (opt_.scan) {  // hmmscan: the same hits, per query sequence
       lists = finish_scan(opt_, job_.models, job_.db.seqs, target_descriptions(), std::move(hits_), passes_, tbl, dom,
-                          report);
+                          pfam, report);
     } else {
       lists = threshold_hits();
-      write_report_header(report, opt_);
       for (size_t m = 0; m < job_.models.size(); ++m) {
         hmm::write_tblout(tbl, job_.models[m], lists[m], m == 0);
         hmm::write_domtblout(dom, job_.models[m], lists[m], m == 0);
-        write_query_report(report, job_.models[m], totals_[m], lists[m], opt_);
+        hmm::write_pfamtblout(pfam, lists[m], opt_.ranks_by_score());
+        write_query_report(report, hmm::search_query(job_.models[m]), totals_[m], lists[m], opt_);
         if (!opt_.msa_path.empty()) write_msa(msa, report, job_.models[m], lists[m]);
       }
     }
@@ -179,6 +180,7 @@ class HmmsearchRun : public TiledWorkload {
     out_->close();
     if (!opt_.tblout_path.empty()) opt_.write_text(opt_.tblout_path, tbl.str());
     if (!opt_.domtblout_path.empty()) opt_.write_text(opt_.domtblout_path, dom.str());
+    if (!opt_.pfamtblout_path.empty()) opt_.write_text(opt_.pfamtblout_path, pfam.str());
     if (!opt_.msa_path.empty()) opt_.write_text(opt_.msa_path, msa.str());
     if (!opt_.report_path.empty())
       opt_.write_text(opt_.report_path, report.str());

@@ -47,7 +47,7 @@ struct HmmsearchOptions {
   bool scan = false;                       // hmmscan: hits per sequence, targets are models
   std::string model_path, db_path;
   std::string report_path;                // -o: "" for stdout
-  std::string tblout_path, domtblout_path;
+  std::string tblout_path, domtblout_path, pfamtblout_path;
   std::string msa_path;                    // -A
   hmm::ReportStyle style;                  // --acc --noali --textw --notextw
   std::string tformat;                     // --tformat (fasta only)
@@ -58,6 +58,8 @@ struct HmmsearchOptions {
   std::optional<double> Z;                 // -Z; else the number of targets
   RunSettings run;                         // --h5 (out_path), --cpu (threads), --resume ...
   std::string command_line;
+  // HMMER's sort key: the bit score where inclusion is by score (--incT, a cut-off), else -ln P.
+  bool ranks_by_score() const { return !cutoff.empty() || !thresholds.inc_by_E; }
   // Writes a finished text file whole (the command renames it into place).
   std::function<void(const std::string& path, const std::string& text)> write_text;
 };

@@ -22,16 +22,19 @@ void write_option_lines(std::ostream& out, const HmmsearchOptions& o) {
   line("-A", "# MSA of all hits saved to file:   " + o.msa_path);
   line("tblout", "# per-seq hits tabular output:     " + o.tblout_path);
   line("domtblout", "# per-dom hits tabular output:     " + o.domtblout_path);
+  line("pfamtblout", "# pfam-style tabular hit output:   " + o.pfamtblout_path);
   line("acc", "# prefer accessions over names:    yes");
   line("noali", "# show alignments in output:       no");
   line("notextw", "# max ASCII text line length:      unlimited");
   line("textw", printf_string("# max ASCII text line length:      %d", o.style.textw));
-  line("-E", printf_string("# sequence reporting threshold:    E-value <= %g", t.E));
-  line("-T", printf_string("# sequence reporting threshold:    score >= %g", t.T));
+  // hmmscan's targets are profiles: its target thresholds are named so
+  auto target = [&](const char* what) { return printf_string("%-35s", printf_string("# %s %s threshold:", o.scan ? "profile" : "sequence", what).c_str()); };
+  line("-E", target("reporting") + printf_string("E-value <= %g", t.E));
+  line("-T", target("reporting") + printf_string("score >= %g", t.T));
   line("domE", printf_string("# domain reporting threshold:      E-value <= %g", t.domE));
   line("domT", printf_string("# domain reporting threshold:      score >= %g", t.domT));
-  line("incE", printf_string("# sequence inclusion threshold:    E-value <= %g", t.incE));
-  line("incT", printf_string("# sequence inclusion threshold:    score >= %g", t.incT));
+  line("incE", target("inclusion") + printf_string("E-value <= %g", t.incE));
+  line("incT", target("inclusion") + printf_string("score >= %g", t.incT));
   line("incdomE", printf_string("# domain inclusion threshold:      E-value <= %g", t.incdomE));
   line("incdomT", printf_string("# domain inclusion threshold:      score >= %g", t.incdomT));
   line("cut_ga", "# model-specific thresholding:     GA cutoffs");
@@ -53,22 +56,35 @@ void write_option_lines(std::ostream& out, const HmmsearchOptions& o) {
 }  // namespace
 
 void write_report_header(std::ostream& out, const HmmsearchOptions& opt) {
-  out << "# hpcalign hmmsearch :: search profile(s) against a sequence database\n"
-      << "# HMMER 3.3.2's hmmsearch pipeline and report, as hpcalign computes them\n"
-      << kRule;
-  out << "# query HMM file:                  " << opt.model_path << "\n";
-  out << "# target sequence database:        " << opt.db_path << "\n";
+  if (opt.scan) {
+    out << "# hpcalign hmmscan :: search sequence(s) against a profile database\n"
+        << "# HMMER 3.3.2's hmmscan pipeline and report, as hpcalign computes them\n"
+        << kRule;
+    out << "# query sequence file:             " << opt.db_path << "\n";
+    out << "# target HMM database:             " << opt.model_path << "\n";
+  } else {
+    out << "# hpcalign hmmsearch :: search profile(s) against a sequence database\n"
+        << "# HMMER 3.3.2's hmmsearch pipeline and report, as hpcalign computes them\n"
+        << kRule;
+    out << "# query HMM file:                  " << opt.model_path << "\n";
+    out << "# target sequence database:        " << opt.db_path << "\n";
+  }
   write_option_lines(out, opt);
   out << kRule << "\n";
 }
 
-void write_query_report(std::ostream& out, const HmmModel& model, const HmmCounts& c, const hmm::HitList& list,
+void write_query_report(std::ostream& out, const hmm::ReportQuery& query, const HmmCounts& c, const hmm::HitList& list,
                         const HmmsearchOptions& opt) {
-  hmm::write_query_header(out, model);
-  hmm::write_target_list(out, list, opt.style);
+  hmm::write_query_header(out, query);
+  hmm::write_target_list(out, query, list, opt.style);
   out << "\n\n";
-  hmm::write_domain_annotation(out, model, list, opt.style);
-  write_statistics(out, c, uint64_t(model.length), list, opt);
+  hmm::write_domain_annotation(out, query, list, opt.style);
+  uint64_t nodes = 0;  // the query model's, or (hmmscan) every target model's
+  if (query.scan())
+    for (const HmmModel& m : *query.models) nodes += uint64_t(m.length);
+  else
+    nodes = uint64_t(query.length);
+  write_statistics(out, c, nodes, list, opt);
 }
 
 // p7_pli_Statistics without the timing lines; the search or the scan mode's first two lines.
