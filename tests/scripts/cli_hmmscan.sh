@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# hpcalign hmmscan against HMMER 3.3.2's hmmscan --cpu 1 (on the hmmpress'ed model file): --tblout
-# and --domtblout identical (hmmscan's trailing '# Program:' block aside) and the -o statistics
-# lines identical, with default thresholds and with each option hpcalign offers; the same tables
-# from 2 MPI ranks and after a kill -9 and --resume; the HDF5 result's groups; refusals (and
-# hmmsearch's report options, not offered).
+# hpcalign hmmscan against HMMER 3.3.2's hmmscan --cpu 1 (on the hmmpress'ed model file): the main
+# report (-o: per query the model hit list, domain tables, alignments, statistics), --tblout,
+# --domtblout and --pfamtblout identical (the lines hmmsearch_report.bash names aside), with
+# default thresholds and with each option hpcalign offers (the report's own: --acc, --noali,
+# --textw, --notextw); the same outputs from 2 MPI ranks and after a kill -9 and --resume; the
+# HDF5 result's groups; refusals (and hmmsearch's -A and --tformat, which hmmscan has not).
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
 for p in hmmscan hmmpress hmmconvert hmmbuild hmmalign mpirun; do command -v $p >/dev/null || { echo "$p missing"; exit 1; }; done
@@ -72,6 +73,19 @@ compare "--nonull2" "$ALL" "$Q" --nonull2
 compare "--max" "$ALL" "$WORK/built.fa" --max
 compare "--seed 7" "$ALL" "$WORK/built.fa" --seed 7
 compare "--noali" "$ALL" "$D/globins45.fa" --noali
+compare "--acc" "$ALL" "$Q" --acc
+grep -q '^>> PF[0-9]' "$WORK/theirs$compare_n/out" && pass "hmmscan --acc's report shows accessions" ||
+  fail "hmmscan --acc's report shows no accession: the test does not cover it"
+compare "--textw 150" "$ALL" "$WORK/built.fa" --textw 150
+compare "--notextw" "$ALL" "$WORK/built.fa" --notextw
+compare "--incT --incdomT (models listed by score)" "$ALL" "$Q" --incT 20 --incdomT 10
+compare "-E 10.0 --textw 120 --seed 42 (hmmscan's defaults: not echoed)" "$ALL" "$D/7LESS_DROME.fa" -E 10.0 --textw 120 --seed 42
+compare "-T --domT above every fn3 domain (a model without reported domains)" "$ALL" "$D/7LESS_DROME.fa" -T 100 --domT 50
+for what in 'No hits detected' 'inclusion threshold' ' CS$' '== domain 3' '^Description: ' '^>> PF00202 ' \
+  'No individual domains'; do
+  grep -q -- "$what" "$WORK"/theirs*/out && pass "hmmscan's reports have /$what/ (the case is tested)" ||
+    fail "hmmscan's report lacks /$what/: the test does not cover it"
+done
 rows=$(awk '!/^#/ && $16 > 1' "$WORK/ours1/tbl" | wc -l)
 rare=$(grep -c '^[^#]' <(grep ' rare_' "$WORK/ours1/tbl"))
 [ "$rows" -gt 10 ] && [ "$rare" -gt 10 ] && pass "default run: $rows multi-domain rows, $rare rows of rare-letter queries" ||
@@ -94,9 +108,12 @@ expect_error "--cut_ga on a model without GA names it" "GA bit thresholds unavai
   "$HPCALIGN" hmmscan --cut_ga "$ALL" "$D/globins45.fa"
 expect_error "--cut_tc with -T refused" "exclude each other" "$HPCALIGN" hmmscan --cut_tc -T 1 "$PFAM" "$D/globins45.fa"
 expect_error "--max with --F3 refused" "exclude each other" "$HPCALIGN" hmmscan --max --F3 0.1 "$PFAM" "$D/globins45.fa"
+expect_error "--textw under 120" "textw" "$HPCALIGN" hmmscan --textw 100 "$PFAM" "$D/globins45.fa"
+expect_error "--textw with --notextw" "exclude each other" "$HPCALIGN" hmmscan --textw 150 --notextw "$PFAM" "$D/globins45.fa"
+expect_error "--pfamtblout over an input" "is an input" "$HPCALIGN" hmmscan --pfamtblout "$PFAM" "$PFAM" "$D/globins45.fa"
 expect_error "--resume without --h5 refused" "needs --h5" "$HPCALIGN" hmmscan --resume "$PFAM" "$D/globins45.fa"
-for o in "-A $WORK/x.sto" --acc "--textw 150" --notextw "--tformat fasta"; do
-  expect_error "hmmsearch's report option $o not offered (no hit lists in -o yet)" "unrecognised option" \
+for o in "-A $WORK/x.sto" "--tformat fasta"; do
+  expect_error "hmmsearch's option $o not offered (hmmscan has none)" "unrecognised option" \
     "$HPCALIGN" hmmscan $o "$PFAM" "$D/globins45.fa"
 done
 expect_error "a missing sequence file" "nosuch.fa" "$HPCALIGN" hmmscan "$PFAM" "$WORK/nosuch.fa"

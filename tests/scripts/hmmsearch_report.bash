@@ -2,20 +2,21 @@
 # and cli_hmmscan.sh; not a test itself): models built by hmmbuild, and hpcalign hmmsearch's and
 # hmmscan's text outputs compared with HMMER 3.3.2's.
 #
-# The main report (-o) is compared byte for byte but for these lines, which name the program,
-# its version, paths or times and so differ by design:
-#   "# hmmsearch :: ...", "# HMMER 3.3.2 (Nov 2020)...", "# Copyright ...", "# Freely distributed ..."
-#       hmmsearch's banner; ours: "# hpcalign hmmsearch :: ..." and "# HMMER 3.3.2's hmmsearch ..."
-#   "# query HMM file:", "# target sequence database:", "# output directed to file:",
-#   "# MSA of all hits saved to file:", "# per-seq hits tabular output:",
-#   "# per-dom hits tabular output:"                      paths (each run writes its own files)
-#   "# number of worker threads:"                         --cpu differs (1 for hmmsearch)
-#   "# CPU time:", "# Mc/sec:"                            hmmsearch's timings (we print none)
+# The main report (-o) of hmmsearch and of hmmscan is compared byte for byte but for these lines,
+# which name the program, its version, paths or times and so differ by design:
+#   "# hmmsearch :: ...", "# hmmscan :: ...", "# HMMER 3.3.2 (Nov 2020)...", "# Copyright ...",
+#   "# Freely distributed ..."   HMMER's banner; ours: "# hpcalign hmmsearch :: ..." (hmmscan)
+#                                and "# HMMER 3.3.2's hmmsearch ..."
+#   "# query HMM file:", "# target sequence database:", "# query sequence file:",
+#   "# target HMM database:", "# output directed to file:", "# MSA of all hits saved to file:",
+#   "# per-seq hits tabular output:", "# per-dom hits tabular output:",
+#   "# pfam-style tabular hit output:"                    paths (each run writes its own files)
+#   "# number of worker threads:"                         --cpu differs (1 for HMMER's)
+#   "# CPU time:", "# Mc/sec:"                            HMMER's timings (we print none)
 # and "# Alignment of N hits ... saved to: PATH" is compared without its PATH.
 # The -A alignment is compared but for its "#=GF AU" line (the program that wrote it); the
-# tables but for hmmsearch's trailing "# Program:" comment block, which we do not write.
-# hmmscan's -o is compared by its Query, Description and statistics lines (SCAN_STATS) only: it
-# holds no hit lists or alignments yet.
+# tables (--tblout, --domtblout, --pfamtblout) but for HMMER's trailing "# Program:" comment
+# block, which we do not write.
 
 # family_model PFAM [NAME]: $WORK/PFAM.hmm, a model of the first 30 balifam1000 members of family
 # PFAM (aligned to a one-sequence model of the first), named NAME (default PFAM).
@@ -29,7 +30,7 @@ family_model() {
 }
 
 report_body() {
-  grep -v -E '^# (hmmsearch ::|hpcalign hmmsearch ::|HMMER |Copyright|Freely distributed|query HMM file:|target sequence database:|output directed to file:|MSA of all hits saved to file:|per-seq hits tabular output:|per-dom hits tabular output:|number of worker threads:|CPU time:|Mc/sec:)' "$1" |
+  grep -v -E '^# ((hpcalign )?(hmmsearch|hmmscan) ::|HMMER |Copyright|Freely distributed|query HMM file:|target sequence database:|query sequence file:|target HMM database:|output directed to file:|MSA of all hits saved to file:|per-seq hits tabular output:|per-dom hits tabular output:|pfam-style tabular hit output:|number of worker threads:|CPU time:|Mc/sec:)' "$1" |
     sed 's/^\(# Alignment of [0-9]* hits satisfying inclusion thresholds saved to: \).*/\1FILE/'
 }
 msa_body() { grep -v '^#=GF AU ' "$1"; }
@@ -53,19 +54,10 @@ same_report() {
   fi
 }
 
-SCAN_STATS='^\(Query\|Description:\|Target model\|Passed\|Initial search\|Domain search\)'
-# same_text PROGRAM NAME DIR_A DIR_B: hmmsearch's reports (same_report), or hmmscan's statistics.
-same_text() {
-  local program=$1 name=$2 a=$3 b=$4
-  if [ "$program" = hmmsearch ]; then same_report "$name" "$a" "$b"; return; fi
-  cmp -s <(grep "$SCAN_STATS" "$a/out") <(grep "$SCAN_STATS" "$b/out") && pass "$name: -o statistics identical" ||
-    fail "$name: -o statistics differ: $(diff <(grep "$SCAN_STATS" "$a/out") <(grep "$SCAN_STATS" "$b/out") | head -4 | tr '\n' '|')"
-}
-
-# same_tables NAME DIR_A DIR_B: tblout and domtblout (tbl, dom) of two runs identical.
+# same_tables NAME DIR_A DIR_B: tblout, domtblout and pfamtblout (tbl, dom, pfam) of two runs identical.
 same_tables() {
   local name=$1 a=$2 b=$3 t
-  for t in tbl dom; do
+  for t in tbl dom pfam; do
     if cmp -s <(table_body "$a/$t") <(table_body "$b/$t"); then
       pass "$name: $t identical ($(table_rows "$a/$t") rows)"
     else
@@ -74,10 +66,10 @@ same_tables() {
   done
 }
 
-# outputs PROGRAM DIR: the text output options of a run writing into DIR (out, ali, tbl, dom;
-# -A for hmmsearch only).
+# outputs PROGRAM DIR: the text output options of a run writing into DIR (out, ali, tbl, dom,
+# pfam; -A for hmmsearch only).
 outputs() {
-  echo -o "$2/out" --tblout "$2/tbl" --domtblout "$2/dom"
+  echo -o "$2/out" --tblout "$2/tbl" --domtblout "$2/dom" --pfamtblout "$2/pfam"
   [ "$1" = hmmsearch ] && echo -A "$2/ali"
   return 0
 }
@@ -105,7 +97,7 @@ compare_hmmer() {
   run_hmmer $program "$name" "$models" "$db" "$theirs" "$ours" "$@" || return
   [ "$(table_rows "$theirs/tbl")" -gt 0 ] || fail "$name: $program reports no target (a test that cannot fail)"
   same_tables "$name" "$theirs" "$ours"
-  same_text $program "$name" "$theirs" "$ours"
+  same_report "$name" "$theirs" "$ours"
 }
 
 column_sum() { h5dump -y -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -o '[0-9]\+' | awk '{s += $1} END {print s + 0}'; }
@@ -124,7 +116,7 @@ mpi_and_resume() {
     $(outputs $program "$WORK/mpi") "$models" "$db"
   same_tables "2 MPI ranks vs one process" "$WORK/one" "$WORK/mpi"
   same_tables "2 MPI ranks vs $program" "$theirs" "$WORK/mpi"
-  same_text $program "2 MPI ranks vs $program" "$theirs" "$WORK/mpi"
+  same_report "2 MPI ranks vs $program" "$theirs" "$WORK/mpi"
   same_groups "np 2 vs one process" "$WORK/one.h5" "$WORK/mpi.h5" "$@"
   [ "$(attr "$WORK/one.h5" status)" = complete ] && [ "$(attr "$WORK/one.h5" workload)" = "$program" ] &&
     pass "HDF5 status complete, workload $program" || fail "status '$(attr "$WORK/one.h5" status)'"
@@ -141,7 +133,7 @@ mpi_and_resume() {
     expect_ok "--resume finishes it" "$HPCALIGN" $program --quiet --cpu 2 --h5 "$out" --resume \
       $(outputs $program "$WORK/res") "$models" "$db"
     same_tables "resumed run vs uninterrupted" "$WORK/one" "$WORK/res"
-    same_text $program "resumed run vs $program" "$theirs" "$WORK/res"
+    same_report "resumed run vs $program" "$theirs" "$WORK/res"
     same_groups "resumed run vs uninterrupted" "$WORK/one.h5" "$out" "$@"
   else
     fail "the run ended before 3 tiles were journalled"
