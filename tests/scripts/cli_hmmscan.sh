@@ -78,7 +78,13 @@ grep -q '^>> PF[0-9]' "$WORK/theirs$compare_n/out" && pass "hmmscan --acc's repo
   fail "hmmscan --acc's report shows no accession: the test does not cover it"
 compare "--textw 150" "$ALL" "$WORK/built.fa" --textw 150
 compare "--notextw" "$ALL" "$WORK/built.fa" --notextw
-compare "--incT --incdomT (models listed by score)" "$ALL" "$Q" --incT 20 --incdomT 10
+compare "--incT --incdomT" "$ALL" "$Q" --incT 20 --incdomT 10
+# Inclusion by score lists models by score, as hmmscan sorts them; under --max with -E 100 many
+# weak hits are listed and score order differs from E-value order (each model its own λ, τ).
+compare "--incT --max -E 100 (models listed by score)" "$ALL" "$WORK/built.fa" --incT 20 --max -E 100
+inversions=$(awk '!/^#/ { if ($3 == q && $5 + 0 < e) n++; q = $3; e = $5 + 0 } END { print n + 0 }' "$WORK/theirs$compare_n/tbl")
+[ "$inversions" -gt 0 ] && pass "--incT: $inversions models listed before a smaller E-value (score order tested)" ||
+  fail "--incT: hmmscan's lists follow E-value order: the test does not cover score order"
 compare "-E 10.0 --textw 120 --seed 42 (hmmscan's defaults: not echoed)" "$ALL" "$D/7LESS_DROME.fa" -E 10.0 --textw 120 --seed 42
 compare "-T --domT above every fn3 domain (a model without reported domains)" "$ALL" "$D/7LESS_DROME.fa" -T 100 --domT 50
 for what in 'No hits detected' 'inclusion threshold' ' CS$' '== domain 3' '^Description: ' '^>> PF00202 ' \
