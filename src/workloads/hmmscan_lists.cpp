@@ -58,8 +58,9 @@ std::vector<hmm::HitList> finish_scan(const HmmsearchOptions& opt, const std::ve
     c.targets = models.size(), c.residues = seqs.length(s);
     c.past_msv = passes[s].past_msv, c.past_bias = passes[s].past_bias;
     c.past_vit = passes[s].past_vit, c.past_fwd = passes[s].past_fwd;
-    write_query_report(report, hmm::scan_query(models, seqs.ids[s], s < desc.size() ? desc[s] : "", int(seqs.length(s))),
-                       c, lists.back(), opt);
+    const std::string description = s < desc.size() ? desc[s] : "";
+    write_query_report(report, hmm::scan_query(models, seqs.ids[s], description, int(seqs.length(s))), c, lists.back(),
+                       opt);
   }
   return lists;
 }

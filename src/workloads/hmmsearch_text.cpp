@@ -28,7 +28,9 @@ void write_option_lines(std::ostream& out, const HmmsearchOptions& o) {
   line("notextw", "# max ASCII text line length:      unlimited");
   line("textw", printf_string("# max ASCII text line length:      %d", o.style.textw));
   // hmmscan's targets are profiles: its target thresholds are named so
-  auto target = [&](const char* what) { return printf_string("%-35s", printf_string("# %s %s threshold:", o.scan ? "profile" : "sequence", what).c_str()); };
+  auto target = [&](const char* what) {
+    return printf_string("%-35s", printf_string("# %s %s threshold:", o.scan ? "profile" : "sequence", what).c_str());
+  };
   line("-E", target("reporting") + printf_string("E-value <= %g", t.E));
   line("-T", target("reporting") + printf_string("score >= %g", t.T));
   line("domE", printf_string("# domain reporting threshold:      E-value <= %g", t.domE));
