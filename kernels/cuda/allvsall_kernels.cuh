@@ -8,10 +8,13 @@
 //     group's last lane to the next pass through a per-pair strip of (m + 1) entries (only
 //     32-lane groups take more than one pass). Gotoh with reference.cpp's recurrences, tie
 //     decisions and end-cell rule, compiled per mode; optionally each cell's 4 direction
-//     bits (bits 0-1 source of H: zero, diagonal, up, left; bit 2 E opened; bit 3 F opened):
+//     bits (H not from the diagonal, H not from F, E opened, F opened; see avsa_cell):
 //     one 32-bit word per lane and step, so a group's stores at a step are G consecutive
-//     words (coalesced).
-//   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3), one thread per
+//     words (coalesced). When each pair's exact local score is known (the score pass's), the
+//     fill stops at the end row: the end cell is the first cell whose H reaches that score,
+//     and the walk reads no row below it (kept pairs of a screen end ~15% of the rows early).
+//   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3; H tracked from the
+//     score, so a local walk stops at H = 0 without a stored bit), one thread per
 //     pair. It writes the CIGAR text itself (runs are formed as the walk goes, the text
 //     filled right to left in the pair's scratch slice of avsa_cigar_bytes), then moves it
 //     to the next free bytes of a packed text buffer, so only the text comes back to the
@@ -48,6 +51,7 @@ struct AvsaPair {
   uint64_t bits_word;     // first 32-bit word of the pair's direction cells
   uint64_t text_off;      // first byte of the pair's CIGAR scratch (avsa_cigar_bytes)
   uint64_t strip_off;     // first entry of the pair's pass-boundary strip
+  int32_t score;          // the exact score when known (local fills with known_scores)
 };
 
 struct AvsaResult {
@@ -85,10 +89,12 @@ struct AvsaFillShape {
 };
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
-                      bool store_bits, uint32_t* bits, uint2* strip, AvsaResult* results, void* stream);
+                      bool store_bits, bool known_scores, uint32_t* bits, uint2* strip, AvsaResult* results,
+                      void* stream);
 // `scratch`: the pairs' slices (text_off); `text`: the packed CIGARs, with *text_used (device,
 // zero before the launch) the bytes taken; sized like the scratch, which bounds them.
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
+                      const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend,
                       const uint32_t* bits, char* scratch, char* text, unsigned long long* text_used,
                       AvsaResult* results, void* stream);
 // 32-lane pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
