@@ -47,7 +47,7 @@ __device__ Best group_best(Best b) {
 }
 
 // A cell's direction bits in avsa_fill's words (tie rule 2 as reference.cpp decides it): the
-// first cell of a lane's 8 columns in the top nibble. H's source is the diagonal unless
+// last cell of a lane's C columns in the lowest nibble, the first C - 1 nibbles above it. H's source is the diagonal unless
 // kNotDiag, else up (F) unless kNotUp, else left (E); a local H of 0 (tie rule 3) is not
 // stored: the walk tracks H itself.
 enum : uint32_t { kNotDiag = 8, kNotUp = 4, kEOpened = 2, kFOpened = 1 };
@@ -81,13 +81,13 @@ __device__ __forceinline__ int32_t avsa_cell(int32_t left, int32_t& E, int32_t u
 // is the first cell in row-major order where H reaches S: a lane checks its row's maximum
 // against S instead of tracking the best cell, and the group stops once every lane has passed
 // the end row (rows below it cannot hold the end cell, and the walk never reads them).
-template <uint32_t G, int Mode, bool Bits, bool Known>
+template <uint32_t G, uint32_t C, int Mode, bool Bits, bool Known>
 __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres,
                                           const AvsaPair* __restrict__ pairs, uint32_t p, const int32_t* smat,
                                           int32_t open, int32_t extend, uint32_t* __restrict__ bits,
                                           uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
   constexpr bool local = Mode == kAvsaLocal, semi = Mode == kAvsaSemiGlobal, global = Mode == kAvsaGlobal;
-  constexpr uint32_t cols = G * kAvsaLaneCols;  // columns per pass
+  constexpr uint32_t cols = G * C;  // columns per pass (C = avsa_lane_cols(n))
   const uint32_t lane = threadIdx.x % G;
   const AvsaPair pr = p != kNoPair ? pairs[p] : AvsaPair{};
   const uint8_t* q = qres + pr.q_off;
@@ -108,12 +108,12 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
   const int32_t target = Known && pr.score > 0 ? pr.score : INT32_MAX;
   uint2* my_strip = strip + pr.strip_off;
   for (uint32_t pass = 0; pass < passes; ++pass) {
-    const uint32_t j0 = pass * cols + lane * kAvsaLaneCols;  // columns j0+1 .. j0+8
-    const uint32_t valid = n > j0 ? min(n - j0, kAvsaLaneCols) : 0;
-    int32_t H[kAvsaLaneCols], F[kAvsaLaneCols];
-    uint32_t toff[kAvsaLaneCols];  // byte offset of the column's score in a table row
+    const uint32_t j0 = pass * cols + lane * C;  // columns j0+1 .. j0+C
+    const uint32_t valid = n > j0 ? min(n - j0, C) : 0;
+    int32_t H[C], F[C];
+    uint32_t toff[C];  // byte offset of the column's score in a table row
 #pragma unroll
-    for (uint32_t c = 0; c < kAvsaLaneCols; ++c) {
+    for (uint32_t c = 0; c < C; ++c) {
       H[c] = border<Mode>(j0 + c + 1, open, extend);  // row 0
       F[c] = kNegInf;
       toff[c] = (c < valid ? t[j0 + c] : kPadCode) * sizeof(int32_t);
@@ -156,7 +156,7 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
       diag_in = in_h;
       uint32_t word = 0;
 #pragma unroll
-      for (uint32_t c = 0; c < kAvsaLaneCols; ++c) {
+      for (uint32_t c = 0; c < C; ++c) {
         const int32_t h = avsa_cell<local, Bits>(left, E, H[c], F[c], diag,
                                                   *reinterpret_cast<const int32_t*>(row + toff[c]), oe, extend, word);
         const uint32_t j = j0 + c + 1;
@@ -176,11 +176,11 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
       if (Known && !found) {
         int32_t row_max = H[0];
 #pragma unroll
-        for (uint32_t c = 1; c < kAvsaLaneCols; ++c) row_max = max(row_max, H[c]);
+        for (uint32_t c = 1; c < C; ++c) row_max = max(row_max, H[c]);
         if (row_max >= target) {  // the lane's first cell reaching the score
           uint32_t first = 0;
 #pragma unroll
-          for (uint32_t c = kAvsaLaneCols - 1; c > 0; --c) first = H[c] >= target ? c : first;
+          for (uint32_t c = C - 1; c > 0; --c) first = H[c] >= target ? c : first;
           first = H[0] >= target ? 0 : first;
           pbest = {target, i, j0 + first + 1};
           found = true;
@@ -194,7 +194,7 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
   }
   if (global) {
     // The lane that holds column n in the last pass has H(m, n).
-    if (passes > 0) best.score = __shfl_sync(kFull, corner, ((n - 1) % cols) / kAvsaLaneCols, G);
+    if (passes > 0) best.score = __shfl_sync(kFull, corner, ((n - 1) % cols) / C, G);
   } else {
     best = group_best<G>(best);
   }
@@ -224,24 +224,32 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
   const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const uint32_t w16 = (shape.g16 + 1) / 2, w8 = (shape.g8 + 3) / 4;
   if (warp < shape.g32) {
-    fill_pair<32, Mode, Bits, Known>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results);
+    switch (avsa_lane_cols(pairs[warp].n)) {  // warp-uniform: one pair per warp
+#define HPC_AVSA_FILL32(C) \
+  case C: fill_pair<32, C, Mode, Bits, Known>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results); break;
+      HPC_AVSA_FILL32(5)
+      HPC_AVSA_FILL32(6)
+      HPC_AVSA_FILL32(7)
+      HPC_AVSA_FILL32(8)
+#undef HPC_AVSA_FILL32
+    }
   } else if (warp < shape.g32 + w16) {
     const uint32_t k = (warp - shape.g32) * 2 + lane / 16;
-    fill_pair<16, Mode, Bits, Known>(qres, tres, pairs, k < shape.g16 ? shape.g32 + k : kNoPair, smat, open, extend, bits,
-                              strip, results);
+    fill_pair<16, kAvsaLaneCols, Mode, Bits, Known>(qres, tres, pairs, k < shape.g16 ? shape.g32 + k : kNoPair, smat,
+                                                    open, extend, bits, strip, results);
   } else if (warp < shape.g32 + w16 + w8) {
     const uint32_t k = (warp - shape.g32 - w16) * 4 + lane / 8;
-    fill_pair<8, Mode, Bits, Known>(qres, tres, pairs, k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair, smat, open,
-                             extend, bits, strip, results);
+    fill_pair<8, kAvsaLaneCols, Mode, Bits, Known>(qres, tres, pairs, k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair,
+                                                   smat, open, extend, bits, strip, results);
   }
 }
 
 // Cell (i, j) (1-based) of an m x n pair in avsa_fill's layout.
 __device__ __forceinline__ uint32_t cell_at(const uint32_t* cells, uint32_t m, uint32_t n, uint32_t i, uint32_t j) {
-  const uint32_t g = avsa_group(n), cols = g * kAvsaLaneCols;
-  const uint32_t jj = j - 1, pass = jj / cols, lane = (jj % cols) / kAvsaLaneCols;
+  const uint32_t g = avsa_group(n), c = avsa_lane_cols(n), cols = g * c;
+  const uint32_t jj = j - 1, pass = jj / cols, lane = (jj % cols) / c;
   const uint64_t word = (uint64_t(pass) * (m + g - 1) + (i - 1) + lane) * g + lane;
-  return (cells[word] >> ((kAvsaLaneCols - 1 - jj % kAvsaLaneCols) * 4)) & 0xF;
+  return (cells[word] >> ((c - 1 - jj % c) * 4)) & 0xF;
 }
 
 // reference.cpp's traceback walk (tie rules 2 and 3) over avsa_fill's direction bits from the

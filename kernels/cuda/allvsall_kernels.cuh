@@ -2,7 +2,7 @@
 // Device side of the CUDA all-vs-all engine.
 //   avsa_fill: a group of G lanes per pair (G = 8, 16 or 32 by the target's length, so a short
 //     target does not leave most of a warp idle; a warp holds 32 / G pairs). The target's
-//     columns are cut into passes of 8G (kAvsaLaneCols per lane, in registers); the query
+//     columns are cut into passes of C x G (C = avsa_lane_cols per lane, in registers); the query
 //     rows stream past as a wavefront (lane l of the group works on row s - l at step s),
 //     each lane handing the H and E of its last column to the next lane by shuffle, and the
 //     group's last lane to the next pass through a per-pair strip of (m + 1) entries (only
@@ -28,7 +28,7 @@
 
 namespace hpc::cuda {
 
-constexpr uint32_t kAvsaLaneCols = 8;  // one 32-bit word of 4-bit cells
+constexpr uint32_t kAvsaLaneCols = 8;  // columns a lane holds at most: one 32-bit word of 4-bit cells
 
 // Lanes per pair: the narrowest group whose one pass covers the target, 32 (several passes)
 // beyond 256 columns.
@@ -36,6 +36,13 @@ __host__ __device__ inline uint32_t avsa_group(uint32_t n) { return n <= 64 ? 8 
 __host__ __device__ inline uint32_t avsa_passes(uint32_t n) {
   const uint32_t cols = avsa_group(n) * kAvsaLaneCols;
   return (n + cols - 1) / cols;
+}
+// Columns per lane: 8, except that a 32-lane pair (one per warp) takes the fewest (5 to 8)
+// that cover its target in the same passes, so a 150-column target fills 160 columns, not 256.
+__host__ __device__ inline uint32_t avsa_lane_cols(uint32_t n) {
+  if (avsa_group(n) < 32) return kAvsaLaneCols;
+  const uint32_t per_pass = 32 * avsa_passes(n);
+  return (n + per_pass - 1) / per_pass;
 }
 // 32-bit words of direction cells of an m x n pair: per pass, (m + G - 1) steps x G lanes.
 inline uint64_t avsa_bits_words(uint32_t m, uint32_t n) {

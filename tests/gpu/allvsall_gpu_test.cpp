@@ -101,12 +101,13 @@ TEST_P(AllVsAllGpu, EveryPairOf2000Balifam1000SequencesEqualsCpu) {
 }
 
 // Lengths around the fill kernel's group widths (8, 16, 32 lanes of 8 columns: 64, 128, 256
-// columns per pass) and pass boundaries, built from repeats so that ties are everywhere,
-// plus balifam sequences cut to the same lengths.
+// columns per pass) and pass boundaries, and of each width (5 to 8 columns) of a 32-lane pair's
+// lanes, in one pass and in several, built from repeats so that ties are everywhere, plus
+// balifam sequences cut to the same lengths.
 SequenceSet edge_lengths() {
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
   SequenceSet s;
-  const uint32_t lengths[] = {1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 513};
+  const uint32_t lengths[] = {1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 170, 200, 255, 256, 257, 300, 400, 513};
   const char* motifs[] = {"A", "AC", "WWC", "GKLV"};
   uint32_t k = 0;
   for (uint32_t n : lengths) {
