@@ -244,13 +244,32 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
   }
 }
 
-// Cell (i, j) (1-based) of an m x n pair in avsa_fill's layout.
-__device__ __forceinline__ uint32_t cell_at(const uint32_t* cells, uint32_t m, uint32_t n, uint32_t i, uint32_t j) {
-  const uint32_t g = avsa_group(n), c = avsa_lane_cols(n), cols = g * c;
-  const uint32_t jj = j - 1, pass = jj / cols, lane = (jj % cols) / c;
-  const uint64_t word = (uint64_t(pass) * (m + g - 1) + (i - 1) + lane) * g + lane;
-  return (cells[word] >> ((c - 1 - jj % c) * 4)) & 0xF;
-}
+// A walk's place in avsa_fill's layout of an m x n pair: column j's pass, lane and column in
+// the lane, divided out once at the end cell and then stepped left without divisions.
+struct CellCursor {
+  const uint32_t* cells;
+  uint32_t g, c, steps;     // lanes, columns per lane, steps per pass (m + g - 1)
+  uint32_t pass, lane, cc;  // column j - 1 = (pass * g + lane) * c + cc
+  uint64_t last = ~uint64_t(0);
+  uint32_t word = 0;
+  __device__ CellCursor(const uint32_t* bits, uint32_t m, uint32_t n, uint32_t j)
+      : cells(bits), g(avsa_group(n)), c(avsa_lane_cols(n)), steps(m + g - 1) {
+    const uint32_t jj = j - 1, cols = g * c;
+    pass = jj / cols, lane = jj % cols / c, cc = jj % c;
+  }
+  // The direction bits of row i (1-based) at the current column.
+  __device__ uint32_t bits(uint32_t i) {
+    const uint64_t w = (uint64_t(pass) * steps + (i - 1) + lane) * g + lane;
+    if (w != last) last = w, word = cells[w];  // runs of 'D' stay in one word
+    return (word >> ((c - 1 - cc) * 4)) & 0xF;
+  }
+  __device__ void left() {
+    if (cc > 0) return void(--cc);
+    cc = c - 1;
+    if (lane > 0) return void(--lane);
+    lane = g - 1, --pass;
+  }
+};
 
 // reference.cpp's traceback walk (tie rules 2 and 3) over avsa_fill's direction bits from the
 // end cell (i, j) (1-based), whose H is `h`, until a local start or a border: emit(op) takes the
@@ -262,14 +281,17 @@ __device__ __forceinline__ void avsa_trace(uint32_t& i, uint32_t& j, int32_t h, 
                                            const uint8_t* t, const uint32_t* cells, uint32_t m, uint32_t n,
                                            const int32_t* matrix, int32_t oe, int32_t extend, Emit emit) {
   enum { InH, InE, InF } state = InH;  // InE: moving left, InF: moving up; h is then E or F
+  if (i == 0 || j == 0) return;
+  CellCursor at(cells, m, n, j);
   while (i > 0 && j > 0) {
     if (state == InH && local && h == 0) break;
-    const uint32_t b = cell_at(cells, m, n, i, j);
+    const uint32_t b = at.bits(i);
     if (state == InH) {
       if (!(b & kNotDiag)) {
         emit(q[i - 1] == t[j - 1] ? '=' : 'X');
         h -= matrix[q[i - 1] * kAvsaAlphabet + t[j - 1]];
         --i, --j;
+        at.left();
       } else {
         state = b & kNotUp ? InE : InF;
       }
@@ -282,6 +304,7 @@ __device__ __forceinline__ void avsa_trace(uint32_t& i, uint32_t& j, int32_t h, 
     } else {
       emit('D');
       --j;
+      at.left();
       const bool opened = b & kEOpened;
       h += opened ? oe : extend;
       if (opened) state = InH;
