@@ -15,6 +15,12 @@ std::vector<ScoredPair> AllVsAllEngine::score_tile(const Tile& tile, const std::
   return keep_scoring_at_least(pairs, score(pairs), min_score);
 }
 
+std::vector<Alignment> AllVsAllEngine::align_scored(const std::vector<ScoredPair>& pairs) {
+  std::vector<PairIndex> list(pairs.size());
+  for (size_t k = 0; k < pairs.size(); ++k) list[k] = pairs[k].pair;
+  return align(list);
+}
+
 std::vector<ScoredPair> keep_scoring_at_least(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores,
                                               std::optional<int32_t> min_score) {
   std::vector<ScoredPair> kept;

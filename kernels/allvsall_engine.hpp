@@ -48,6 +48,9 @@ class AllVsAllEngine {
                                              std::optional<int32_t> min_score);
   // Alignments (score, coordinates, CIGAR) following the tie rule.
   virtual std::vector<Alignment> align(const std::vector<PairIndex>& pairs) = 0;
+  // align() of pairs whose exact scores are known (score_tile's): the same alignments; an
+  // engine may use the scores to stop a local fill at the end cell. This default ignores them.
+  virtual std::vector<Alignment> align_scored(const std::vector<ScoredPair>& pairs);
   // Pairs align() sent down the reduced-space path so far (for logs and tests).
   virtual uint64_t reduced_space_pairs() const = 0;
 };

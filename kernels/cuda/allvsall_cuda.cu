@@ -108,22 +108,14 @@ class CudaAllVsAll : public AllVsAllEngine {
     return scores;
   }
 
-  std::vector<Alignment> align(const std::vector<PairIndex>& pairs) override {
-    clock_.restart();
-    std::vector<Alignment> out(pairs.size());
-    std::vector<size_t> device;
-    for (size_t k = 0; k < pairs.size(); ++k) {
-      const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
-      if (fits_int32_(q.length, t.length) && cuda::avsa_bits_words(q.length, t.length) * 4 <= pair_cap_) {
-        device.push_back(k);
-      } else {
-        out[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
-        ++reduced_pairs_;
-      }
-    }
-    clock_.mark("align: host pairs");
-    run_device(pairs, device, true, [&](size_t k, const AvsaResult& r, const char* text) { out[k] = to_alignment(r, text); });
-    return out;
+  std::vector<Alignment> align(const std::vector<PairIndex>& pairs) override { return align_pairs(pairs, {}); }
+
+  // Local mode: the known scores let the fill stop at each pair's end row.
+  std::vector<Alignment> align_scored(const std::vector<ScoredPair>& scored) override {
+    std::vector<PairIndex> pairs(scored.size());
+    std::vector<int32_t> scores(scored.size());
+    for (size_t k = 0; k < scored.size(); ++k) pairs[k] = scored[k].pair, scores[k] = scored[k].score;
+    return align_pairs(pairs, setup_.mode == AlignMode::Local ? scores : std::vector<int32_t>{});
   }
 
   std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& order, bool square,
@@ -174,6 +166,26 @@ class CudaAllVsAll : public AllVsAllEngine {
   uint64_t reduced_space_pairs() const override { return reduced_pairs_; }
 
  private:
+  // scores: each pair's exact score (the fill then stops at the end row), or empty.
+  std::vector<Alignment> align_pairs(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores) {
+    clock_.restart();
+    std::vector<Alignment> out(pairs.size());
+    std::vector<size_t> device;
+    for (size_t k = 0; k < pairs.size(); ++k) {
+      const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
+      if (fits_int32_(q.length, t.length) && cuda::avsa_bits_words(q.length, t.length) * 4 <= pair_cap_) {
+        device.push_back(k);
+      } else {
+        out[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
+        ++reduced_pairs_;
+      }
+    }
+    clock_.mark("align: host pairs");
+    run_device(pairs, device, true, [&](size_t k, const AvsaResult& r, const char* text) { out[k] = to_alignment(r, text); },
+               scores);
+    return out;
+  }
+
   SeqView qview(const PairIndex& p) const {
     if (p.query >= setup_.queries->size() || p.target >= setup_.targets->size())
       throw Error("allvsall: pair (" + std::to_string(p.query) + ", " + std::to_string(p.target) + ") is outside the sequence sets");
@@ -242,8 +254,10 @@ class CudaAllVsAll : public AllVsAllEngine {
 
   // Runs `which` (indices into pairs) on the device in launches that fit launch_budget_,
   // calling done(k, result, the launch's packed CIGAR text) for each.
+  // known: every pair's exact score (pairs[k]'s at known[k]), or empty.
   template <class Done>
-  void run_device(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, bool traceback, Done&& done) {
+  void run_device(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, bool traceback, Done&& done,
+                  const std::vector<int32_t>& known = {}) {
     CUDA_CHECK(cudaSetDevice(device_));
     std::vector<uint32_t> qlen(which.size()), tlen(which.size());
     for (size_t k = 0; k < which.size(); ++k) {
@@ -269,7 +283,8 @@ class CudaAllVsAll : public AllVsAllEngine {
         const uint64_t bytes = (words + w) * 4 + 2 * (text + c) + (strip + st) * sizeof(uint2) +
                                (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
         if (!launch.empty() && bytes > launch_budget_) break;
-        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip});
+        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip,
+                          known.empty() ? 0 : known[which[order[end]]]});
         shape.add(n);
         words += w, text += c, strip += st;
       }
@@ -286,11 +301,12 @@ class CudaAllVsAll : public AllVsAllEngine {
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
-                             setup_.gaps.extend, kernel_mode(setup_.mode), traceback, bits_.get(), strip_.get(),
-                             results_.get(), stream_);
+                             setup_.gaps.extend, kernel_mode(setup_.mode), traceback, !known.empty(), bits_.get(),
+                             strip_.get(), results_.get(), stream_);
       if (traceback)
-        cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), bits_.get(),
-                               scratch_.get(), text_.get(), text_used_.get(), results_.get(), stream_);
+        cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), matrix_.get(),
+                               setup_.gaps.open, setup_.gaps.extend, bits_.get(), scratch_.get(), text_.get(),
+                               text_used_.get(), results_.get(), stream_);
       host_results_.reserve(np);
       CUDA_CHECK(cudaMemcpyAsync(host_results_.get(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost,
                                  stream_));

@@ -2,16 +2,19 @@
 // Device side of the CUDA all-vs-all engine.
 //   avsa_fill: a group of G lanes per pair (G = 8, 16 or 32 by the target's length, so a short
 //     target does not leave most of a warp idle; a warp holds 32 / G pairs). The target's
-//     columns are cut into passes of 8G (kAvsaLaneCols per lane, in registers); the query
+//     columns are cut into passes of C x G (C = avsa_lane_cols per lane, in registers); the query
 //     rows stream past as a wavefront (lane l of the group works on row s - l at step s),
 //     each lane handing the H and E of its last column to the next lane by shuffle, and the
 //     group's last lane to the next pass through a per-pair strip of (m + 1) entries (only
 //     32-lane groups take more than one pass). Gotoh with reference.cpp's recurrences, tie
 //     decisions and end-cell rule, compiled per mode; optionally each cell's 4 direction
-//     bits (bits 0-1 source of H: zero, diagonal, up, left; bit 2 E opened; bit 3 F opened):
+//     bits (H not from the diagonal, H not from F, E opened, F opened; see avsa_cell):
 //     one 32-bit word per lane and step, so a group's stores at a step are G consecutive
-//     words (coalesced).
-//   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3), one thread per
+//     words (coalesced). When each pair's exact local score is known (the score pass's), the
+//     fill stops at the end row: the end cell is the first cell whose H reaches that score,
+//     and the walk reads no row below it (kept pairs of a screen end ~15% of the rows early).
+//   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3; H tracked from the
+//     score, so a local walk stops at H = 0 without a stored bit), one thread per
 //     pair. It writes the CIGAR text itself (runs are formed as the walk goes, the text
 //     filled right to left in the pair's scratch slice of avsa_cigar_bytes), then moves it
 //     to the next free bytes of a packed text buffer, so only the text comes back to the
@@ -25,7 +28,7 @@
 
 namespace hpc::cuda {
 
-constexpr uint32_t kAvsaLaneCols = 8;  // one 32-bit word of 4-bit cells
+constexpr uint32_t kAvsaLaneCols = 8;  // columns a lane holds at most: one 32-bit word of 4-bit cells
 
 // Lanes per pair: the narrowest group whose one pass covers the target, 32 (several passes)
 // beyond 256 columns.
@@ -33,6 +36,13 @@ __host__ __device__ inline uint32_t avsa_group(uint32_t n) { return n <= 64 ? 8 
 __host__ __device__ inline uint32_t avsa_passes(uint32_t n) {
   const uint32_t cols = avsa_group(n) * kAvsaLaneCols;
   return (n + cols - 1) / cols;
+}
+// Columns per lane: 8, except that a 32-lane pair (one per warp) takes the fewest (5 to 8)
+// that cover its target in the same passes, so a 150-column target fills 160 columns, not 256.
+__host__ __device__ inline uint32_t avsa_lane_cols(uint32_t n) {
+  if (avsa_group(n) < 32) return kAvsaLaneCols;
+  const uint32_t per_pass = 32 * avsa_passes(n);
+  return (n + per_pass - 1) / per_pass;
 }
 // 32-bit words of direction cells of an m x n pair: per pass, (m + G - 1) steps x G lanes.
 inline uint64_t avsa_bits_words(uint32_t m, uint32_t n) {
@@ -48,6 +58,7 @@ struct AvsaPair {
   uint64_t bits_word;     // first 32-bit word of the pair's direction cells
   uint64_t text_off;      // first byte of the pair's CIGAR scratch (avsa_cigar_bytes)
   uint64_t strip_off;     // first entry of the pair's pass-boundary strip
+  int32_t score;          // the exact score when known (local fills with known_scores)
 };
 
 struct AvsaResult {
@@ -85,10 +96,12 @@ struct AvsaFillShape {
 };
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
-                      bool store_bits, uint32_t* bits, uint2* strip, AvsaResult* results, void* stream);
+                      bool store_bits, bool known_scores, uint32_t* bits, uint2* strip, AvsaResult* results,
+                      void* stream);
 // `scratch`: the pairs' slices (text_off); `text`: the packed CIGARs, with *text_used (device,
 // zero before the launch) the bytes taken; sized like the scratch, which bounds them.
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
+                      const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend,
                       const uint32_t* bits, char* scratch, char* text, unsigned long long* text_used,
                       AvsaResult* results, void* stream);
 // 32-lane pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).

@@ -113,7 +113,7 @@ class AllVsAllWorker : public TileWorker {
     times.score_seconds = seconds_since(t0);
     clock_.mark("worker: score");
     std::vector<Hit> hits;
-    std::vector<PairIndex> kept;
+    std::vector<ScoredPair> kept;
     for (const ScoredPair& sp : scored) {
       Hit h;
       h.query = sp.pair.query;
@@ -126,12 +126,12 @@ class AllVsAllWorker : public TileWorker {
       }
       if (opt_.max_evalue && !(h.evalue <= *opt_.max_evalue)) continue;
       hits.push_back(h);
-      kept.push_back(sp.pair);
+      kept.push_back(sp);
     }
     if (!opt_.score_only) {
       t0 = std::chrono::steady_clock::now();
       injected_out_of_memory(cells_of(kept), "tile " + std::to_string(tile.id));
-      std::vector<Alignment> alns = engine_->align(kept);
+      std::vector<Alignment> alns = engine_->align_scored(kept);
       times.align_seconds = seconds_since(t0);
       for (size_t k = 0; k < hits.size(); ++k) {
         if (alns[k].score != hits[k].aln.score)
@@ -172,9 +172,10 @@ class AllVsAllWorker : public TileWorker {
     return engine_->score_tile(tile, job_.target_order, job_.square, opt_.min_score);
   }
 
-  uint64_t cells_of(const std::vector<PairIndex>& pairs) const {
+  uint64_t cells_of(const std::vector<ScoredPair>& pairs) const {
     uint64_t cells = 0;
-    for (const PairIndex& p : pairs) cells += uint64_t(job_.queries.length(p.query)) * job_.targets->length(p.target);
+    for (const ScoredPair& sp : pairs)
+      cells += uint64_t(job_.queries.length(sp.pair.query)) * job_.targets->length(sp.pair.target);
     return cells;
   }
 

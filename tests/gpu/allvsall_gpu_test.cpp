@@ -1,4 +1,5 @@
-// CUDA all-vs-all engine = CPU engine: scores and alignments (CIGAR, coordinates) of every
+// CUDA all-vs-all engine = CPU engine: scores and alignments (CIGAR, coordinates; also with the
+// scores given, so a local fill stops at the end row) of every
 // pair of a few hundred balifam2000 sequences and of 2,000 balifam1000 ones, in every mode,
 // plus long synthetic sequences with a small traceback budget, so the host reduced-space path
 // runs beside the device.
@@ -56,13 +57,19 @@ void compare(AlignMode mode, const SequenceSet& s, uint64_t budget, bool alignme
     if (cs[k] != gs[k]) ++bad, ADD_FAILURE() << s.ids[pairs[k].query] << " vs " << s.ids[pairs[k].target] << ": cpu " << cs[k] << " gpu " << gs[k];
   ASSERT_EQ(bad, 0u);
   if (!alignments) return;
-  const auto ca = cpu.align(pairs), ga = gpu->align(pairs);
-  for (size_t k = 0; k < pairs.size() && bad < 10; ++k) {
-    const Alignment &c = ca[k], &g = ga[k];
-    if (c.score != g.score || c.cigar != g.cigar || c.qstart != g.qstart || c.qend != g.qend || c.tstart != g.tstart || c.tend != g.tend)
-      ++bad, ADD_FAILURE() << s.ids[pairs[k].query] << " vs " << s.ids[pairs[k].target] << ": cpu " << c.score << " "
-                           << c.cigar << " gpu " << g.score << " " << g.cigar;
-  }
+  // align() and align_scored() (the fill told each pair's score stops at its end row).
+  std::vector<ScoredPair> scored(pairs.size());
+  for (size_t k = 0; k < pairs.size(); ++k) scored[k] = {pairs[k], cs[k]};
+  const auto ca = cpu.align(pairs), ga = gpu->align(pairs), gk = gpu->align_scored(scored);
+  for (const auto* gpu_alns : {&ga, &gk})
+    for (size_t k = 0; k < pairs.size() && bad < 10; ++k) {
+      const Alignment &c = ca[k], &g = (*gpu_alns)[k];
+      if (c.score != g.score || c.cigar != g.cigar || c.qstart != g.qstart || c.qend != g.qend || c.tstart != g.tstart ||
+          c.tend != g.tend)
+        ++bad, ADD_FAILURE() << (gpu_alns == &gk ? "align_scored: " : "align: ") << s.ids[pairs[k].query] << " vs "
+                             << s.ids[pairs[k].target] << ": cpu " << c.score << " " << c.cigar << " gpu " << g.score
+                             << " " << g.cigar;
+    }
   EXPECT_EQ(bad, 0u);
   if (budget) EXPECT_GT(gpu->reduced_space_pairs(), 0u) << "the long pairs must take the host path";
 }
@@ -94,12 +101,13 @@ TEST_P(AllVsAllGpu, EveryPairOf2000Balifam1000SequencesEqualsCpu) {
 }
 
 // Lengths around the fill kernel's group widths (8, 16, 32 lanes of 8 columns: 64, 128, 256
-// columns per pass) and pass boundaries, built from repeats so that ties are everywhere,
-// plus balifam sequences cut to the same lengths.
+// columns per pass) and pass boundaries, and of each width (5 to 8 columns) of a 32-lane pair's
+// lanes, in one pass and in several, built from repeats so that ties are everywhere, plus
+// balifam sequences cut to the same lengths.
 SequenceSet edge_lengths() {
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
   SequenceSet s;
-  const uint32_t lengths[] = {1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 513};
+  const uint32_t lengths[] = {1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 170, 200, 255, 256, 257, 300, 400, 513};
   const char* motifs[] = {"A", "AC", "WWC", "GKLV"};
   uint32_t k = 0;
   for (uint32_t n : lengths) {
