@@ -5,6 +5,7 @@
 // gathered and uploaded 207M residues (0.25 s before either could start).
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "io/database.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -17,6 +18,9 @@ struct DeviceDatabase {
   DeviceBuffer<uint64_t> offsets;    // n + 1: target p is residues[offsets[p], offsets[p + 1])
   DeviceBuffer<uint32_t> lengths;    // n
   DeviceBuffer<uint32_t> file_index; // n: by_length (position -> index in the file)
+  // Positions (ascending) of the targets with codes past the kernels' rows (HMMER's U, O, J),
+  // uploaded as '*': msv's hosts score them (kernels/cuda/msv_cuda.hpp).
+  std::vector<uint32_t> past_the_rows;
   ~DeviceDatabase();
 };
 

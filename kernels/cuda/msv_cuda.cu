@@ -28,6 +28,7 @@ struct MsvCuda::Impl {
   const Database* db = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
+  cudaEvent_t done = nullptr;  // the call's results are back (a blocking wait)
   double kernel_seconds = 0;
   std::shared_ptr<const cuda::DeviceDatabase> dbdev;
   DeviceBuffer<uint32_t> profile;
@@ -39,9 +40,6 @@ struct MsvCuda::Impl {
   DeviceBuffer<msv16::Pack> packs;
   DeviceBuffer<msv16::ModelParams> params;
   DeviceBuffer<uint32_t> taken;  // the launch's per-pack target counters
-  // by_length positions of the targets with a code past the kernels' rows (HMMER's U, O, J;
-  // uploaded as '*' by device_database): scored on the host, ascending.
-  std::vector<uint32_t> on_host;
   FilterWorkspace ws;
 };
 
@@ -49,17 +47,6 @@ namespace {
 
 static_assert(cuda::kMsvCodes == kAlphabetSize && hmm::msv16::kCodes == kAlphabetSize,
               "the kernels' profiles hold the first kAlphabetSize rows");
-
-std::vector<uint32_t> targets_past_the_rows(const Database& db) {
-  std::vector<uint32_t> out;
-  const auto past = [](uint8_t c) { return c >= kAlphabetSize; };
-  if (std::none_of(db.seqs.residues.begin(), db.seqs.residues.end(), past)) return out;
-  for (uint32_t p = 0; p < db.by_length.size(); ++p) {
-    const SeqView v = db.seqs.view(db.by_length[p]);
-    if (std::any_of(v.data, v.data + v.length, past)) out.push_back(p);
-  }
-  return out;
-}
 
 // [code][chunk][lane] words; byte j of a word is node 128*chunk + 4*lane + j + 1. Nodes past M
 // cost 255: their cells stay at 0 (full MSV) or below an earlier cell (SSV), so they never
@@ -117,12 +104,12 @@ MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>(
   m.device = device;
   m.db = &db;
   m.dbdev = cuda::device_database(db, device);  // in length order; shared with this GPU's other workers
-  m.on_host = targets_past_the_rows(db);
   CUDA_CHECK(cudaSetDevice(device));
   CUDA_CHECK(cudaDeviceGetAttribute(&m.sm_count, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreate(&m.start));
   CUDA_CHECK(cudaEventCreate(&m.stop));
+  CUDA_CHECK(cudaEventCreateWithFlags(&m.done, cudaEventBlockingSync | cudaEventDisableTiming));
 }
 
 MsvCuda::~MsvCuda() {
@@ -130,6 +117,7 @@ MsvCuda::~MsvCuda() {
   cudaSetDevice(impl_->device);  // no throw from a destructor
   if (impl_->start) cudaEventDestroy(impl_->start);
   if (impl_->stop) cudaEventDestroy(impl_->stop);
+  if (impl_->done) cudaEventDestroy(impl_->done);
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
 }
 
@@ -238,6 +226,10 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     }
     CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
   }
+  // The kernels' end waited for asleep (a blocking event): the copy to pageable memory below
+  // would wait spinning, taking a core from the other workers' host stages.
+  CUDA_CHECK(cudaEventRecord(m.done, m.stream));
+  CUDA_CHECK(cudaEventSynchronize(m.done));
   std::vector<int32_t> codes(nm * n);
   CUDA_CHECK(cudaMemcpyAsync(codes.data(), m.out.get(), codes.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
                              m.stream));
@@ -253,7 +245,8 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
                                              : msv_nats(*profiles[k], c, tjb[k * n + i]);
     }
   // Targets with U, O or J (rare: selenoproteins, say): the CPU twin, the same scores.
-  for (auto p = std::lower_bound(m.on_host.begin(), m.on_host.end(), begin); p != m.on_host.end() && *p < end; ++p) {
+  const std::vector<uint32_t>& on_host = m.dbdev->past_the_rows;
+  for (auto p = std::lower_bound(on_host.begin(), on_host.end(), begin); p != on_host.end() && *p < end; ++p) {
     const SeqView v = m.db->seqs.view(m.db->by_length[*p]);
     for (size_t k = 0; k < nm; ++k) result[k][*p - begin] = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
   }

@@ -21,6 +21,7 @@ struct VitCuda::Impl {
   int device = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
+  cudaEvent_t done = nullptr;  // the call's results are back (a blocking wait)
   double kernel_seconds = 0;
   DeviceBuffer<uint32_t> profiles;
   DeviceBuffer<vit::GroupParams> groups;
@@ -47,6 +48,7 @@ VitCuda::VitCuda(int device) : impl_(std::make_unique<Impl>()) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
   CUDA_CHECK(cudaEventCreate(&m.start));
   CUDA_CHECK(cudaEventCreate(&m.stop));
+  CUDA_CHECK(cudaEventCreateWithFlags(&m.done, cudaEventBlockingSync | cudaEventDisableTiming));
 }
 
 VitCuda::~VitCuda() {
@@ -54,6 +56,7 @@ VitCuda::~VitCuda() {
   cudaSetDevice(impl_->device);  // no throw from a destructor
   if (impl_->start) cudaEventDestroy(impl_->start);
   if (impl_->stop) cudaEventDestroy(impl_->stop);
+  if (impl_->done) cudaEventDestroy(impl_->done);
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
 }
 
@@ -125,6 +128,10 @@ std::vector<std::vector<float>> VitCuda::device_scores(const std::vector<VitGrou
     cuda::launch_vit_kernel(a, l.segment, m.stream);
   }
   CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+  // The kernels' end waited for asleep (a blocking event): the copy to pageable memory below
+  // would wait spinning, taking a core from the other workers' host stages.
+  CUDA_CHECK(cudaEventRecord(m.done, m.stream));
+  CUDA_CHECK(cudaEventSynchronize(m.done));
   CUDA_CHECK(cudaMemcpyAsync(raw.data(), m.out.get(), n * sizeof(int32_t), cudaMemcpyDeviceToHost, m.stream));
   CUDA_CHECK(cudaStreamSynchronize(m.stream));
   float ms = 0;

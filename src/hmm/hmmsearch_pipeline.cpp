@@ -83,7 +83,11 @@ std::optional<TargetHit> HmmsearchPipeline::score_parsed(const std::string& name
 }
 
 PostFilterPipeline::PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings)
-    : fwd_tau_(model.fwd_tau), fwd_lambda_(model.fwd_lambda), settings_(settings), profile_(build_fb_profile(model)) {
+    : PostFilterPipeline(model, settings, build_fb_profile(model)) {}
+
+PostFilterPipeline::PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings,
+                                       const FbProfile& profile)
+    : fwd_tau_(model.fwd_tau), fwd_lambda_(model.fwd_lambda), settings_(settings), profile_(profile) {
   domain_ws_.seed = settings.seed;
 }
 

@@ -3,6 +3,9 @@
 #include "io/result_lifecycle.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <future>
 #include <iostream>
 #include <sstream>
 
@@ -10,6 +13,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
+#include "src/core/stage_clock.hpp"
 #include "src/core/tuning.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
 #include "src/report/fasta_descriptions.hpp"
@@ -47,15 +51,30 @@ class HmmsearchRun : public TiledWorkload {
  public:
   explicit HmmsearchRun(const HmmsearchOptions& opt) : opt_(opt) {}
   std::string name() const override { return opt_.scan ? "hmmscan" : "hmmsearch"; }
+  // Models (and, for GPU workers, their filter and Forward/Backward profiles, on all cores)
+  // beside the database; a broken model file is still reported first.
   void load() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double age = opt_.run.verbose ? process_seconds() : 0;
     job_.pipeline = opt_.pipeline;
-    job_.models = read_hmm_file(opt_.model_path);
-    if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
-    for (const HmmModel& m : job_.models)  // hmmsearch stops at the first model without the line
-      if (!opt_.cutoff.empty()) hmm::model_cutoff_thresholds(m, opt_.cutoff);
-    if (!opt_.tformat.empty() && is_hdf5_file(opt_.db_path))
-      throw InputError(opt_.db_path, 0, "--tformat fasta given, but this is a makedb (HDF5) database");
-    job_.db = load_database(opt_.db_path, ResidueRules::kHmmer);
+    double models_s = 0;
+    std::future<void> models = std::async(std::launch::async, [&] {
+      job_.models = read_hmm_file(opt_.model_path);
+      if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
+      for (const HmmModel& m : job_.models)  // hmmsearch stops at the first model without the line
+        if (!opt_.cutoff.empty()) hmm::model_cutoff_thresholds(m, opt_.cutoff);
+      if (engine_workers()) job_.msv_setup(), job_.fb_profiles();
+      models_s = seconds_since(t0);
+    });
+    try {
+      if (!opt_.tformat.empty() && is_hdf5_file(opt_.db_path))
+        throw InputError(opt_.db_path, 0, "--tformat fasta given, but this is a makedb (HDF5) database");
+      job_.db = load_database(opt_.db_path, ResidueRules::kHmmer);
+    } catch (...) {
+      models.get();
+      throw;
+    }
+    models.get();
     if (job_.db.seqs.empty()) throw InputError(opt_.db_path, 0, "no sequences in the database");
     for (size_t i = 0; i < job_.db.seqs.size(); ++i)
       if (job_.db.seqs.length(i) > kMaxTargetLength)
@@ -64,11 +83,21 @@ class HmmsearchRun : public TiledWorkload {
     hits_.resize(job_.models.size());
     totals_.resize(job_.models.size());
     if (opt_.scan) passes_.resize(job_.db.seqs.size());
+    if (opt_.run.verbose)
+      std::fprintf(stderr, "hpcalign: %s: load %.3f s (models and profiles %.3f s, beside the database), started %.3f s "
+                   "after the process\n",
+                   name().c_str(), seconds_since(t0), models_s, age);
   }
-  // GPU workers: eight a GPU, so that while some run their host stages (bias filter,
-  // survivors) the others' filter kernels keep the GPU busy (H200, 22 models x 207 M
-  // residues: 1.36 s with 8 against 1.54 s with 4). CPU: one pipeline per thread.
-  int workers_per_gpu() const override { return 8; }
+  // GPU workers: sixteen a GPU (one host thread each on a 16-core host), so that while some
+  // run their host stages (bias filter, survivors) the others' filter kernels keep the GPU
+  // busy (H200, 22 models x 207 M residues: 1.20 s with 16 against 1.25-1.34 s with 8, 1.35
+  // with 12, 1.40 with 4). CPU: one pipeline per thread.
+  int workers_per_gpu() const override { return 16; }
+  // Whether the workers will be engine workers (GPUs: make_worker below), as the driver decides.
+  bool engine_workers() const {
+    const BackendKind kind = parse_backend_kind(opt_.run.backend);
+    return !opt_.scan && (kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available()));
+  }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
@@ -91,11 +120,15 @@ class HmmsearchRun : public TiledWorkload {
   }
 
   void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {
+    const auto t0 = std::chrono::steady_clock::now();
     create_hmmsearch_output(*out_, opt_, job_.models, job_.db.seqs);
     h5::set_attribute(*out_, "", "backend", std::string(engines().gpu ? "cuda" : "cpu"));
     h5::set_attribute(*out_, "", "workers", int64_t(caps.size()));
     h5::set_attribute(*out_, "", "tiles", int64_t(plan.tiles.size()));
     for (const auto& [name, value] : plan.notes) h5::set_attribute(*out_, "", name, value);
+    if (opt_.run.verbose)
+      std::fprintf(stderr, "hpcalign: %s: %zu worker(s), %zu tiles; output file ready in %.3f s (while the first tiles run)\n",
+                   name().c_str(), caps.size(), plan.tiles.size(), seconds_since(t0));
   }
 
   // Hits stay in memory until every tile is in (thresholds need the whole search); a resumed
@@ -156,7 +189,15 @@ class HmmsearchRun : public TiledWorkload {
     out_->close();
   }
 
-  void finish(const RunClock&) override {
+  void finish(const RunClock& clock) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (opt_.run.verbose) {
+      const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
+      std::fprintf(stderr,
+                   "hpcalign: %s: after the load: workers ready and tiles planned %.3f s, last tile stored %.3f s "
+                   "(master storing results %.3f s)\n",
+                   name().c_str(), after(clock.planned), after(clock.last_result), clock.store_seconds);
+    }
     std::ostringstream tbl, dom, pfam, report, msa;
     std::vector<hmm::HitList> lists;
     write_report_header(report, opt_);
@@ -186,6 +227,9 @@ class HmmsearchRun : public TiledWorkload {
       opt_.write_text(opt_.report_path, report.str());
     else
       report_ = report.str();
+    if (opt_.run.verbose)
+      std::fprintf(stderr, "hpcalign: %s: hit lists and output files %.3f s; process age %.3f s\n", name().c_str(),
+                   seconds_since(t0), process_seconds());
   }
 
   void summary() override { std::cout << report_ << std::flush; }

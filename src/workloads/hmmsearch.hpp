@@ -13,10 +13,11 @@
 // Where the GPU path's time goes (>= 20 Pfam-style models x 207M residues against hmmsearch
 // --cpu 16 on a 16-core host): the GPU filters run at 33-76x hmmsearch, and ~0.1% of the
 // targets survive the Viterbi filter, so the host's Forward/Backward/domains of the survivors
-// is the part that can dominate. It runs on every host core: four workers share each GPU,
+// is the part that can dominate. It runs on every host core: sixteen workers share each GPU,
 // each with a pool of its share of the threads, so one worker's survivors are scored while
 // the others' filter kernels run (tiles are 4 database partitions per worker, so work stays
-// even). A device Forward/Backward would replace score_survivors' body.
+// even); the survivors' Forward/Backward profiles are built once per model, not per tile.
+// A device Forward/Backward would replace score_survivors' body.
 // Rank 0 keeps the hits, and once every tile is in thresholds each
 // model's hits (Z, domZ, E-values: src/hmm/hmmsearch_hits.hpp) and writes
 //   HDF5 (--h5):  /hmmsearch/targets/{model,target,score,bias,lnP,...,reported,included}

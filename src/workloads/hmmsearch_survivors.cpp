@@ -5,7 +5,8 @@
 
 namespace hpc {
 
-std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models, const Database& db,
+std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models,
+                                                   const std::vector<hmm::FbProfile>& profiles, const Database& db,
                                                    const hmm::PipelineSettings& settings,
                                                    const std::vector<Survivor>& survivors, ThreadPool& pool,
                                                    const std::vector<hmm::FbParse>* parses) {
@@ -20,7 +21,7 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
     uint32_t model = 0;
     for (size_t i = job * n / runs; i < (job + 1) * n / runs; ++i) {
       const Survivor& s = survivors[i];
-      if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings), model = s.model;
+      if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings, profiles.at(s.model)), model = s.model;
       const SeqView v = db.seqs.view(s.target);
       const std::string& id = db.seqs.ids[s.target];
       out[i] = parses ? pipe->score_parsed(id, "", v.data, int(v.length), s.filter_nats, parses->at(i))

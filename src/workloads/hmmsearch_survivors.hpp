@@ -22,7 +22,9 @@ struct Survivor {
 
 // results[i]: survivors[i] after the filters. The same results for any thread count and
 // any order of the list: each target's scores depend on its model and sequence alone.
-std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models, const Database& db,
+// profiles[m]: build_fb_profile(models[m]).
+std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models,
+                                                   const std::vector<hmm::FbProfile>& profiles, const Database& db,
                                                    const hmm::PipelineSettings& settings,
                                                    const std::vector<Survivor>& survivors, ThreadPool& pool,
                                                    const std::vector<hmm::FbParse>* parses = nullptr);

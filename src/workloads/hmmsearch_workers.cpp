@@ -5,6 +5,8 @@
 #include <string>
 
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
+#include "src/core/stage_clock.hpp"
 #include "src/workloads/hmmsearch_survivors.hpp"
 
 namespace hpc {
@@ -46,16 +48,23 @@ class CpuWorker : public TileWorker {
 
 class EngineWorker : public TileWorker {
  public:
-  EngineWorker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, std::unique_ptr<FbEngine> parsers,
+  EngineWorker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, std::unique_ptr<FbEngine> parsers,
                int host_threads)
       : job_(job), engine_(std::move(engine)), parsers_(std::move(parsers)), pool_(host_threads) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
+  // HPCALIGN_CUDA_TIMING: a line a tile, its filters against the stages after them.
   std::string run(const Tile& tile) override {
-    return encode_hmm_tile(hmmsearch_after_filters(job_, tile, run_msv_tile(*engine_, tile), pool_, parsers_.get()));
+    StageClock clock;
+    const MsvTileResult filtered = run_msv_tile(*engine_, tile);
+    clock.mark("filters");
+    std::string bytes = encode_hmm_tile(hmmsearch_after_filters(job_, tile, filtered, pool_, parsers_.get()));
+    clock.mark("after");
+    clock.report(("hmmsearch tile " + std::to_string(tile.id)).c_str());
+    return bytes;
   }
 
  private:
-  const HmmsearchJob& job_;
+  HmmsearchJob& job_;
   std::unique_ptr<MsvEngine> engine_;
   std::unique_ptr<FbEngine> parsers_;
   ThreadPool pool_;
@@ -65,8 +74,12 @@ class EngineWorker : public TileWorker {
 
 const MsvSetup& HmmsearchJob::msv_setup() {
   std::call_once(filters_built_, [&] {
+    std::vector<std::optional<hmm::ModelFilters>> built(models.size());
+    run_ranges(models.size(), usable_cores(), [&](size_t first, size_t last) {
+      for (size_t m = first; m < last; ++m) built[m].emplace(models[m]);
+    });
     filters_.reserve(models.size());
-    for (const HmmModel& m : models) filters_.emplace_back(m);
+    for (auto& f : built) filters_.push_back(std::move(*f));
     setup_.filters = &filters_;
     setup_.db = &db;
     setup_.settings = pipeline.filter_settings();
@@ -75,10 +88,20 @@ const MsvSetup& HmmsearchJob::msv_setup() {
   return setup_;
 }
 
+const std::vector<hmm::FbProfile>& HmmsearchJob::fb_profiles() {
+  std::call_once(profiles_built_, [&] {
+    profiles_.resize(models.size());
+    run_ranges(models.size(), usable_cores(), [&](size_t first, size_t last) {
+      for (size_t m = first; m < last; ++m) profiles_[m] = hmm::build_fb_profile(models[m]);
+    });
+  });
+  return profiles_;
+}
+
 const std::vector<hmm::FbLaneProfile>& HmmsearchJob::lane_profiles() {
   std::call_once(lanes_built_, [&] {
     lanes_.reserve(models.size());
-    for (const HmmModel& m : models) lanes_.push_back(hmm::lane_profile(hmm::build_fb_profile(m)));
+    for (const hmm::FbProfile& p : fb_profiles()) lanes_.push_back(hmm::lane_profile(p));
   });
   return lanes_;
 }
@@ -87,12 +110,12 @@ std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, b
   return std::make_unique<CpuWorker>(job, scan);
 }
 
-std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
+std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
                                                          std::unique_ptr<FbEngine> parsers, int host_threads) {
   return std::make_unique<EngineWorker>(job, std::move(engine), std::move(parsers), host_threads);
 }
 
-HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
+HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
                                       ThreadPool& pool, FbEngine* parsers) {
   const Database& db = job.db;
   HmmTileResult r;
@@ -143,7 +166,7 @@ HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile,
     });
   }
   const std::vector<hmm::PostFilterResult> scored =
-      score_survivors(job.models, db, job.pipeline, survivors, pool, parses ? &*parses : nullptr);
+      score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool, parses ? &*parses : nullptr);
   for (size_t i = 0; i < survivors.size(); ++i) {
     const Survivor& s = survivors[i];
     r.counts[size_t(slot[s.model])].past_fwd += scored[i].past_fwd;

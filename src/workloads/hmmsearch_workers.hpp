@@ -32,11 +32,15 @@ struct HmmsearchJob {
   // The msv engines' setup (each model's filter profiles, the filter settings), built on the
   // first call (safe from several threads): only engine workers need it.
   const MsvSetup& msv_setup();
-  // Each model's Forward/Backward profile for the parser engines (built on first call).
+  // Each model's Forward/Backward profile (built on the first call, on all cores): the
+  // survivors' pipelines copy it instead of building their own per tile.
+  const std::vector<hmm::FbProfile>& fb_profiles();
+  // The same for the parser engines (built on first call).
   const std::vector<hmm::FbLaneProfile>& lane_profiles();
 
  private:
-  std::once_flag filters_built_, lanes_built_;
+  std::once_flag filters_built_, profiles_built_, lanes_built_;
+  std::vector<hmm::FbProfile> profiles_;
   std::vector<hmm::FbLaneProfile> lanes_;
   std::vector<hmm::ModelFilters> filters_;
   MsvSetup setup_;
@@ -46,12 +50,12 @@ struct HmmsearchJob {
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan = false);
 // `engine` runs the filters (built on job.msv_setup()); `parsers`, when given, the survivors'
 // Forward/Backward parsers; host_threads: the post-filter pool.
-std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(const HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
+std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
                                                          std::unique_ptr<FbEngine> parsers, int host_threads);
 
 // The engine worker's second half: the tile's result from its filter results (`filtered`,
 // run_msv_tile's), its survivors scored on `pool` (their parsers on `parsers` when given).
-HmmTileResult hmmsearch_after_filters(const HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
+HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
                                       ThreadPool& pool, FbEngine* parsers = nullptr);
 
 }  // namespace hpc
