@@ -13,50 +13,49 @@
 namespace hpc::cuda {
 namespace {
 
-// Target p of the length order from the file-order copy `src` (its residues at from[p]) to
-// `out` at offsets[p], a warp a target; codes past the kernels' kAlphabetSize rows (HMMER's U,
-// O, J: msv) become '*', so no kernel reads past its profile; msv's hosts score those targets
-// themselves (kernels/cuda/msv_cuda.hpp).
-// past[p] becomes 1 where target p had such a code.
-__global__ void gather_in_length_order(const uint8_t* src, const uint64_t* from, const uint64_t* offsets, uint32_t n,
-                                       uint8_t* out, uint8_t* past) {
+// File-order targets [first, first + count) from the staging copy `chunk` (holding residues
+// from file offset `base` on) to their length-order place position[t] in `out`, a warp a
+// target; codes past the kernels' kAlphabetSize rows (HMMER's U, O, J: msv) become '*', so no
+// kernel reads past its profile; msv's hosts score those targets themselves
+// (kernels/cuda/msv_cuda.hpp). past[p] becomes 1 where target p had such a code.
+__global__ void scatter_in_length_order(const uint8_t* chunk, uint64_t base, const uint64_t* file_offsets,
+                                        const uint32_t* position, uint32_t first, uint32_t count,
+                                        const uint64_t* offsets, uint8_t* out, uint8_t* past) {
   const uint32_t lane = threadIdx.x % 32, warps = gridDim.x * blockDim.x / 32;
-  for (uint32_t p = (blockIdx.x * blockDim.x + threadIdx.x) / 32; p < n; p += warps) {
-    const uint64_t s = from[p], o = offsets[p], length = offsets[p + 1] - o;
+  for (uint32_t k = (blockIdx.x * blockDim.x + threadIdx.x) / 32; k < count; k += warps) {
+    const uint32_t t = first + k, p = position[t];
+    const uint64_t s = file_offsets[t] - base, o = offsets[p], length = offsets[p + 1] - o;
     for (uint64_t i = lane; i < length; i += 32) {
-      const uint8_t c = src[s + i];
+      const uint8_t c = chunk[s + i];
       if (c >= kAlphabetSize) past[p] = 1;
       out[o + i] = c >= kAlphabetSize ? uint8_t(kCodeStop) : c;
     }
   }
 }
 
-// The residues go up in file order, straight from the loaded database, and the GPU puts them
-// in length order: a host gather (207 M residues, all cores, the new buffer's page faults) had
-// cost 0.2 s before the copy could start.
+// Residues staged on the device at a time: the database itself may fill most of the card.
+constexpr uint64_t kStagingBytes = uint64_t(256) << 20;
+
+// The residues go up in file order, straight from the loaded database, in chunks of whole
+// targets, and the GPU puts them in length order: a host gather (207 M residues, all cores,
+// the new buffer's page faults) had cost 0.2 s before the copy could start.
 void upload(const Database& db, DeviceDatabase& d) {
   StageClock clock;
   const size_t n = db.by_length.size();
-  std::vector<uint64_t> offsets(n + 1, 0), from(std::max<size_t>(1, n));
-  std::vector<uint32_t> lengths(n);
+  std::vector<uint64_t> offsets(n + 1, 0);
+  std::vector<uint32_t> lengths(n), position(std::max<size_t>(1, n));
+  uint64_t longest = 0;
   for (size_t p = 0; p < n; ++p) {
     lengths[p] = uint32_t(db.seqs.length(db.by_length[p]));
-    from[p] = db.seqs.offsets[db.by_length[p]];
+    position[db.by_length[p]] = uint32_t(p);
     offsets[p + 1] = offsets[p] + lengths[p];
+    longest = std::max<uint64_t>(longest, lengths[p]);
   }
   clock.mark("order");
   // The warm-up thread may still be creating the device's context (~0.2-0.3 s): this waits for it.
   CUDA_CHECK(cudaSetDevice(d.device));
   clock.mark("context");
   // Synchronous copies: the host buffers are pageable and go out of scope here.
-  const std::vector<uint8_t>& file_order = db.seqs.residues;
-  DeviceBuffer<uint8_t> src;
-  DeviceBuffer<uint64_t> src_from;
-  src.reserve(std::max<size_t>(1, file_order.size()));
-  if (!file_order.empty())
-    CUDA_CHECK(cudaMemcpy(src.get(), file_order.data(), file_order.size(), cudaMemcpyHostToDevice));
-  src_from.reserve(from.size());
-  CUDA_CHECK(cudaMemcpy(src_from.get(), from.data(), from.size() * sizeof(uint64_t), cudaMemcpyHostToDevice));
   d.residues.reserve(std::max<uint64_t>(1, offsets[n]));
   d.offsets.reserve(n + 1);
   CUDA_CHECK(cudaMemcpy(d.offsets.get(), offsets.data(), (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
@@ -65,14 +64,31 @@ void upload(const Database& db, DeviceDatabase& d) {
   if (n) {
     CUDA_CHECK(cudaMemcpy(d.lengths.get(), lengths.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d.file_index.get(), db.by_length.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    DeviceBuffer<uint8_t> past;
+    const std::vector<uint64_t>& file_offsets = db.seqs.offsets;
+    DeviceBuffer<uint64_t> file_offsets_d;
+    DeviceBuffer<uint32_t> position_d;
+    DeviceBuffer<uint8_t> chunk, past;
+    file_offsets_d.reserve(n + 1);
+    CUDA_CHECK(cudaMemcpy(file_offsets_d.get(), file_offsets.data(), (n + 1) * sizeof(uint64_t), cudaMemcpyHostToDevice));
+    position_d.reserve(n);
+    CUDA_CHECK(cudaMemcpy(position_d.get(), position.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    const uint64_t staging = std::max(std::min(kStagingBytes, offsets[n]), std::max<uint64_t>(1, longest));
+    chunk.reserve(staging);
     past.reserve(n);
     CUDA_CHECK(cudaMemset(past.get(), 0, n));
-    gather_in_length_order<<<1024, 256>>>(src.get(), src_from.get(), d.offsets.get(), uint32_t(n), d.residues.get(),
-                                          past.get());
-    CUDA_CHECK(cudaGetLastError());
+    for (size_t first = 0; first < n;) {
+      size_t last = first + 1;  // a chunk: whole targets within the staging size
+      while (last < n && file_offsets[last + 1] - file_offsets[first] <= staging) ++last;
+      const uint64_t base = file_offsets[first], bytes = file_offsets[last] - base;
+      if (bytes) CUDA_CHECK(cudaMemcpy(chunk.get(), db.seqs.residues.data() + base, bytes, cudaMemcpyHostToDevice));
+      scatter_in_length_order<<<1024, 256>>>(chunk.get(), base, file_offsets_d.get(), position_d.get(),
+                                             uint32_t(first), uint32_t(last - first), d.offsets.get(),
+                                             d.residues.get(), past.get());
+      CUDA_CHECK(cudaGetLastError());
+      first = last;
+    }
     std::vector<uint8_t> flags(n);
-    CUDA_CHECK(cudaMemcpy(flags.data(), past.get(), n, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(flags.data(), past.get(), n, cudaMemcpyDeviceToHost));  // waits for the kernels
     for (uint32_t p = 0; p < n; ++p)
       if (flags[p]) d.past_the_rows.push_back(p);
   }
