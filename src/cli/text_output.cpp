@@ -56,7 +56,7 @@ OutputGroup::~OutputGroup() {
   if (text_only_ && !keep_temp_ && !out_path_.empty()) {
     std::remove(out_path_.c_str());
     std::remove(TileJournal::path_for(out_path_).c_str());
-    remove_run_directory(run_directory_for(out_path_));  // left by a run that failed or stopped
+    remove_run_directory(run_directory_for(out_path_));  // left by a run that failed
   }
 }
 
