@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "io/result_file.hpp"
+#include "io/run_files.hpp"
 #include "io/tile_journal.hpp"
 #include "src/core/error.hpp"
 
@@ -55,6 +56,7 @@ OutputGroup::~OutputGroup() {
   if (text_only_ && !keep_temp_ && !out_path_.empty()) {
     std::remove(out_path_.c_str());
     std::remove(TileJournal::path_for(out_path_).c_str());
+    remove_run_directory(run_directory_for(out_path_));  // left by a run that failed
   }
 }
 

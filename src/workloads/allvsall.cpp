@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -16,15 +15,14 @@
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "io/result_file.hpp"
-#include "io/run_files.hpp"
 #include "kernels/allvsall_engine.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
-#include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
+#include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
@@ -91,16 +89,11 @@ void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
   job.target_order = length_order(*job.targets);
 }
 
-// How a tile's rows reach the master: its worker's run file (io/run_files.hpp), or the rows
-// themselves where the worker cannot see the run directory (another node without the output's
-// file system, or rank > 0 of a text-only run, whose HDF5 file is rank 0's temporary one).
-enum TileRows : uint8_t { kInRunFile = 'R', kInline = 'H' };
-
 class AllVsAllWorker : public TileWorker {
  public:
   AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine,
-                 const std::string& run_dir, int worker)
-      : job_(job), opt_(opt), engine_(std::move(engine)), run_dir_(run_dir), runs_(run_dir, "w" + std::to_string(worker)) {}
+                 const std::string& out_path, int worker)
+      : job_(job), opt_(opt), engine_(std::move(engine)), runs_(out_path, worker) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
 
   ~AllVsAllWorker() override { clock_.report("allvsall worker (summed)"); }
@@ -145,19 +138,7 @@ class AllVsAllWorker : public TileWorker {
     WireWriter w;
     w.put(times.score_seconds);
     w.put(times.align_seconds);
-    // The master creates the directory before it hands out the first tile.
-    if (!sees_run_dir_) sees_run_dir_ = std::filesystem::is_directory(run_dir_);
-    if (*sees_run_dir_) {
-      t0 = std::chrono::steady_clock::now();
-      const StagedRun run = runs_.write(tile.id, hits);
-      w.put(seconds_since(t0));
-      w.put<uint8_t>(kInRunFile);
-      run.put(w);
-    } else {
-      w.put(0.0);
-      w.put<uint8_t>(kInline);
-      put_hits(w, hits);
-    }
+    runs_.put(w, tile.id, hits);
     std::string bytes = w.take();
     clock_.mark("worker: sort, stage and encode");
     return bytes;
@@ -182,32 +163,22 @@ class AllVsAllWorker : public TileWorker {
   const AllVsAllJob& job_;
   const AllVsAllOptions& opt_;
   std::unique_ptr<AllVsAllEngine> engine_;
-  std::string run_dir_;
-  std::optional<bool> sees_run_dir_;
-  RunFileWriter runs_;
+  TileRunWriter runs_;  // the tile's rows, sorted into this worker's run file
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
 };
 
-// A tile's worker bytes: its engine times, then its run's place or its rows.
+// A tile's worker bytes: its engine times, then its run's place or its rows (tile_runs.hpp).
 struct TileResult {
   TileTimes times;
-  TileRows kind = kInRunFile;
-  StagedRun run;          // kInRunFile
-  std::vector<Hit> hits;  // kInline
+  TileRun rows;
 };
 TileResult decode_result(const std::string& bytes) {
   WireReader rd(bytes);
   TileResult t;
   t.times.score_seconds = rd.get<double>();
   t.times.align_seconds = rd.get<double>();
-  t.times.stage_seconds = rd.get<double>();
-  t.kind = TileRows(rd.get<uint8_t>());
-  if (t.kind == kInRunFile)
-    t.run = StagedRun::get(rd);
-  else if (t.kind == kInline)
-    t.hits = get_hits(rd);
-  else
-    throw Error("internal: a tile result of unknown kind " + std::to_string(int(t.kind)));
+  t.rows = TileRun::get(rd);
+  t.times.stage_seconds = t.rows.stage_seconds;
   return t;
 }
 
@@ -248,9 +219,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const AllVsAllOptions& opt,
       {"lambda", job.karlin ? checkpoint::exact(job.karlin->lambda) : std::string("none")},
       {"K", job.karlin ? checkpoint::exact(job.karlin->K) : std::string("none")},
       {"traceback_budget", std::to_string(opt.traceback_budget)},
-      // How the journal's tile records hold rows: places in the workers' run files (a
-      // journal of the builds that journalled the rows themselves cannot be resumed).
-      {"tile_rows", "worker run files"},
+      tile_rows_parameter(),
   };
 }
 
@@ -282,7 +251,7 @@ void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAl
 // The screen on the tiled-run driver (src/workloads/tiled_run.hpp).
 class AllVsAllRun : public TiledWorkload {
  public:
-  explicit AllVsAllRun(const AllVsAllOptions& opt) : opt_(opt), run_dir_(run_directory_for(opt.run.out_path)) {}
+  explicit AllVsAllRun(const AllVsAllOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
   std::string name() const override { return "allvsall"; }
   void load() override { load_job(opt_, job_); }
   // GPU engines: four workers per GPU in a local run, so the host work of some (pair lists,
@@ -293,8 +262,8 @@ class AllVsAllRun : public TiledWorkload {
   int workers_per_gpu() const override { return 4; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     return std::make_unique<AllVsAllWorker>(
-        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup), run_dir_,
-        slot.worker);
+        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup),
+        opt_.run.out_path, slot.worker);
   }
   std::vector<Tile> split(const Tile& tile) const override {
     return split_allvsall_tile(tile, job_.queries, *job_.targets, job_.target_order, job_.square);
@@ -302,8 +271,7 @@ class AllVsAllRun : public TiledWorkload {
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override {
     out_ = std::make_unique<ResultFile>(opt_.run.out_path);
-    // A new run starts with no run files; a resumed one keeps them (the journal points into them).
-    prepare_run_directory(run_dir_, !opt_.run.resume);
+    runs_.prepare(opt_.run.resume);
   }
   h5::File& output_file() override { return out_->h5_file(); }
 
@@ -329,8 +297,7 @@ class AllVsAllRun : public TiledWorkload {
 
   bool results_outside_journal() const override { return true; }
   bool replayable(uint32_t, const std::string& bytes) const override {
-    const TileResult t = decode_result(bytes);
-    return t.kind == kInline || is_whole(run_dir_, t.run);
+    return runs_.replayable(decode_result(bytes).rows);
   }
 
   // The master keeps only each tile's run place: the workers staged the rows themselves.
@@ -341,11 +308,7 @@ class AllVsAllRun : public TiledWorkload {
       summed_.align_seconds += t.times.align_seconds;
       summed_.stage_seconds += t.times.stage_seconds;
     }
-    if (t.kind == kInline) {
-      if (!master_runs_) master_runs_ = std::make_unique<RunFileWriter>(run_dir_, "master");
-      t.run = master_runs_->write(tile_id, t.hits);
-    }
-    runs_.push_back(std::move(t.run));
+    runs_.store(tile_id, t.rows);
   }
 
   void stopped(const std::string& signal_name) override { out_->mark_stopped(signal_name); }
@@ -370,10 +333,8 @@ class AllVsAllRun : public TiledWorkload {
                    summed_.score_seconds, summed_.align_seconds, summed_.stage_seconds, clock.store_seconds);
     const auto t_finish = std::chrono::steady_clock::now();
     const double cpu_before = process_cpu_seconds();
-    const size_t runs = runs_.size();
-    master_runs_.reset();
-    rows_ = out_->finish_merged(RunFiles(run_dir_, runs_));  // the staged runs, merged into /hits
-    remove_run_directory(run_dir_);
+    const size_t runs = runs_.count();
+    rows_ = runs_.finish(*out_);  // the staged runs, merged into /hits
     if (opt_.run.verbose)
       std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU)\n",
                    runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before);
@@ -388,9 +349,7 @@ class AllVsAllRun : public TiledWorkload {
   const AllVsAllOptions& opt_;
   AllVsAllJob job_;
   std::unique_ptr<ResultFile> out_;
-  std::string run_dir_;                        // the workers' run files (io/run_files.hpp)
-  std::vector<StagedRun> runs_;                // every finished tile's
-  std::unique_ptr<RunFileWriter> master_runs_;  // rows that came inline
+  TileRuns runs_;  // every finished tile's, in the workers' run files
   uint64_t total_cells_ = 0, total_pairs_ = 0, rows_ = 0;
   TileTimes summed_;  // over this run's tiles
 };

@@ -17,35 +17,35 @@
 #include "src/stats/karlin.hpp"
 #include "src/stats/query_calibration.hpp"
 #include "src/stats/search_statistics.hpp"
-#include "src/workloads/hit_wire.hpp"
 #include "src/workloads/run_attributes.hpp"
+#include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
 namespace {
 
-// Seconds a worker spent on one tile, inside the backend (summed on the master).
+// Seconds a worker spent on one tile (summed on the master).
 struct TileTimes {
   double search = 0;  // search_tile: scores and top-k
   double align = 0;   // align: coordinates and CIGARs of the kept hits
   double rescore = 0; // --rescore: shuffles, their scores and fits
+  double stage = 0;   // sorting the rows into the worker's run file
 };
 
-std::string encode_hits(const std::vector<Hit>& hits, const TileTimes& times) {
-  WireWriter w;
-  w.put(times.search);
-  w.put(times.align);
-  w.put(times.rescore);
-  put_hits(w, hits);
-  return w.take();
-}
-
-std::vector<Hit> decode_hits(const std::string& bytes, TileTimes* times) {
+// A tile's worker bytes: its times, then its rows' run place or the rows (tile_runs.hpp).
+struct TileResult {
+  TileTimes times;
+  TileRun rows;
+};
+TileResult decode_result(const std::string& bytes) {
   WireReader r(bytes);
-  times->search = r.get<double>();
-  times->align = r.get<double>();
-  times->rescore = r.get<double>();
-  return get_hits(r);
+  TileResult t;
+  t.times.search = r.get<double>();
+  t.times.align = r.get<double>();
+  t.times.rescore = r.get<double>();
+  t.rows = TileRun::get(r);
+  t.times.stage = t.rows.stage_seconds;
+  return t;
 }
 
 // Everything a rank needs to run search tiles; loaded identically on every rank.
@@ -94,9 +94,11 @@ class SearchWorker : public TileWorker {
  public:
   // `calibration`: regress's per-tile fits (null for the other modes).
   // `rescorer`: --rescore's permutation E-values (null without it).
+  // `out_path`, `worker`: where the worker stages its tiles' rows (tile_runs.hpp).
   SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend, std::unique_ptr<QueryCalibration> calibration,
-               std::unique_ptr<HitRescorer> rescorer)
-      : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)), rescorer_(std::move(rescorer)) {
+               std::unique_ptr<HitRescorer> rescorer, const std::string& out_path, int worker)
+      : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)), rescorer_(std::move(rescorer)),
+        runs_(out_path, worker) {
     backend_->prepare(job_.setup);
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
@@ -148,7 +150,13 @@ class SearchWorker : public TileWorker {
       rescorer_->rescore(hits);
       times.rescore = seconds_since(t0);
     }
-    return encode_hits(hits, times);
+    WireWriter w;
+    w.put(times.search);
+    w.put(times.align);
+    w.put(times.rescore);
+    // Each query's best --max-hits of this tile at most: the merge takes its best over all tiles.
+    runs_.put(w, tile.id, hits);
+    return w.take();
   }
 
  private:
@@ -156,6 +164,7 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
   std::unique_ptr<QueryCalibration> calibration_;
   std::unique_ptr<HitRescorer> rescorer_;
+  TileRunWriter runs_;
 };
 
 // Everything that changes the results: content fingerprints (not paths: a file may move
@@ -175,13 +184,14 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
       {"rescore", std::to_string(opt.rescore.top)},
       {"permutations", std::to_string(opt.rescore.shuffles)},
       {"seed", std::to_string(opt.rescore.seed)},
+      tile_rows_parameter(),
   };
 }
 
 // The search on the tiled-run driver (src/workloads/tiled_run.hpp).
 class SearchRun : public TiledWorkload {
  public:
-  explicit SearchRun(const SearchOptions& opt) : opt_(opt) {}
+  explicit SearchRun(const SearchOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
   // Two workers per GPU for many queries (one's host stages overlap the other's kernels).
@@ -194,10 +204,13 @@ class SearchRun : public TiledWorkload {
                                                                          slot.device_index(), slot.threads)
                                          : nullptr;
     return std::make_unique<SearchWorker>(job_, make_search_backend(slot.kind(), slot.device_index(), slot.threads),
-                                          std::move(calibration), std::move(rescorer));
+                                          std::move(calibration), std::move(rescorer), opt_.run.out_path, slot.worker);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
-  void create_output() override { out_ = std::make_unique<ResultFile>(opt_.run.out_path); }
+  void create_output() override {
+    out_ = std::make_unique<ResultFile>(opt_.run.out_path);
+    runs_.prepare(opt_.run.resume);
+  }
   h5::File& output_file() override { return out_->h5_file(); }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
@@ -242,15 +255,21 @@ class SearchRun : public TiledWorkload {
     out_->write_sequences("targets", job_.db.seqs);
   }
 
+  bool results_outside_journal() const override { return true; }
+  bool replayable(uint32_t, const std::string& bytes) const override {
+    return runs_.replayable(decode_result(bytes).rows);
+  }
+
+  // The master keeps only each tile's run place: the workers staged the rows themselves.
   void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
-    TileTimes times;
-    std::vector<Hit> hits = decode_hits(bytes, &times);
+    TileResult t = decode_result(bytes);
     if (!replayed) {  // a replayed tile's times were the earlier run's
-      summed_.search += times.search;
-      summed_.align += times.align;
-      summed_.rescore += times.rescore;
+      summed_.search += t.times.search;
+      summed_.align += t.times.align;
+      summed_.rescore += t.times.rescore;
+      summed_.stage += t.times.stage;
     }
-    out_->append_tile(tile_id, hits);
+    runs_.store(tile_id, t.rows);
   }
 
   void stopped(const std::string& signal_name) override { out_->mark_stopped(signal_name); }
@@ -268,16 +287,25 @@ class SearchRun : public TiledWorkload {
     out_->set_attribute("search_tile_seconds", summed_.search);
     out_->set_attribute("align_seconds", summed_.align);
     out_->set_attribute("rescore_seconds", summed_.rescore);
+    out_->set_attribute("stage_seconds", summed_.stage);
     out_->set_attribute("search_phase_gcups", gcups);
     if (opt_.run.verbose)
       std::fprintf(stderr,
                    "hpcalign: timing: load %.3f s, prepare %.3f s, search phase %.3f s (%.1f GCUPS); summed over "
-                   "workers: search_tile %.3f s, align %.3f s, rescore %.3f s\n",
-                   load_seconds, prepare_seconds, phase_seconds, gcups, summed_.search, summed_.align, summed_.rescore);
-    // Each query's best max_hits over all tiles, then those within max_evalue, merged from the
-    // staged tiles (bounded memory). E-values with a per-subject term are not monotone in the
-    // score, so cutting them before the top-k would make the result depend on the tiling.
-    rows_ = out_->finish_merged(opt_.max_hits, opt_.max_evalue);
+                   "workers: search_tile %.3f s, align %.3f s, rescore %.3f s, staging their rows %.3f s; master: storing "
+                   "results %.3f s\n",
+                   load_seconds, prepare_seconds, phase_seconds, gcups, summed_.search, summed_.align, summed_.rescore,
+                   summed_.stage, clock.store_seconds);
+    // Each query's best max_hits over all tiles (hit_order: score descending, then target),
+    // then those within max_evalue, merged from the workers' runs on all cores (bounded
+    // memory). E-values with a per-subject term are not monotone in the score, so cutting
+    // them before the top-k would make the result depend on the tiling.
+    const auto t_finish = std::chrono::steady_clock::now();
+    const size_t runs = runs_.count();
+    rows_ = runs_.finish(*out_, opt_.max_hits, opt_.max_evalue);
+    if (opt_.run.verbose)
+      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
+                   seconds_since(t_finish));
   }
 
   void summary() override {
@@ -290,6 +318,7 @@ class SearchRun : public TiledWorkload {
   const SearchOptions& opt_;
   SearchJob job_;
   std::unique_ptr<ResultFile> out_;
+  TileRuns runs_;     // every finished tile's, in the workers' run files
   TileTimes summed_;  // over this run's tiles
   uint64_t rows_ = 0;
 };

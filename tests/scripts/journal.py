@@ -3,6 +3,7 @@
 
   journal.py count OUT.journal                 whole tile records in the journal (0 if none)
   journal.py splits OUT.journal                whole split records (tiles too large for the device)
+  journal.py largest OUT.journal               bytes of the largest tile record's payload (0 if none)
   journal.py wait PID OUT.journal K            returns once K tiles are journalled; exit 1 if
                                                process PID ended first or nothing came in 300 s
   journal.py kill-after SID OUT.journal K MS   once K tiles are journalled, waits MS ms and sends
@@ -22,7 +23,7 @@ import time
 
 class Journal:
     def __init__(self, path):
-        self.path, self.pos, self.tiles, self.splits = path, 0, 0, 0
+        self.path, self.pos, self.tiles, self.splits, self.largest = path, 0, 0, 0, 0
 
     def count(self):  # reads only the records added since the last call
         try:
@@ -33,10 +34,13 @@ class Journal:
                     head = f.read(13)
                     if head[:4] != b"HPJ1":
                         break
-                    end = self.pos + 13 + struct.unpack_from("<Q", head, 5)[0] + 4
+                    payload = struct.unpack_from("<Q", head, 5)[0]
+                    end = self.pos + 13 + payload + 4
                     if end > size:
                         break
                     self.tiles += head[4:5] == b"T"
+                    if head[4:5] == b"T":
+                        self.largest = max(self.largest, payload)
                     self.splits += head[4:5] == b"S"
                     self.pos = end
         except OSError:
@@ -92,6 +96,10 @@ if __name__ == "__main__":
         j = Journal(sys.argv[2])
         j.count()
         print(j.splits)
+    elif sys.argv[1] == "largest":
+        j = Journal(sys.argv[2])
+        j.count()
+        print(j.largest)
     elif sys.argv[1] == "wait":
         sys.exit(wait(int(sys.argv[2]), Journal(sys.argv[3]), int(sys.argv[4])))
     else:

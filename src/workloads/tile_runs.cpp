@@ -1,0 +1,67 @@
+#include "src/workloads/tile_runs.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include "io/result_file.hpp"
+#include "src/core/error.hpp"
+#include "src/core/stage_clock.hpp"
+#include "src/workloads/hit_wire.hpp"
+
+namespace hpc {
+namespace {
+
+enum TileRows : uint8_t { kInRunFile = 'R', kInline = 'H' };
+
+}  // namespace
+
+checkpoint::RunParameter tile_rows_parameter() { return {"tile_rows", "worker run files"}; }
+
+TileRunWriter::TileRunWriter(const std::string& out_path, int worker)
+    : run_dir_(run_directory_for(out_path)), file_(run_dir_, "w" + std::to_string(worker)) {}
+
+void TileRunWriter::put(WireWriter& w, uint32_t tile, std::vector<Hit>& rows) {
+  // The master creates the directory before it hands out the first tile.
+  if (!sees_run_dir_) sees_run_dir_ = std::filesystem::is_directory(run_dir_);
+  if (*sees_run_dir_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const StagedRun run = file_.write(tile, rows);
+    w.put(seconds_since(t0));
+    w.put<uint8_t>(kInRunFile);
+    run.put(w);
+  } else {
+    w.put(0.0);
+    w.put<uint8_t>(kInline);
+    put_hits(w, rows);
+  }
+}
+
+TileRun TileRun::get(WireReader& r) {
+  TileRun t;
+  t.stage_seconds = r.get<double>();
+  const uint8_t kind = r.get<uint8_t>();
+  if (kind == kInRunFile)
+    t.run = StagedRun::get(r);
+  else if (kind == kInline)
+    t.inline_rows = true, t.rows = get_hits(r);
+  else
+    throw Error("internal: a tile result of unknown kind " + std::to_string(int(kind)));
+  return t;
+}
+
+void TileRuns::store(uint32_t tile_id, TileRun& t) {
+  if (t.inline_rows) {
+    if (!master_file_) master_file_ = std::make_unique<RunFileWriter>(run_dir_, "master");
+    t.run = master_file_->write(tile_id, t.rows);
+  }
+  runs_.push_back(std::move(t.run));
+}
+
+uint64_t TileRuns::finish(ResultFile& out, uint32_t max_per_query, double max_evalue) {
+  master_file_.reset();
+  const uint64_t rows = out.finish_merged(RunFiles(run_dir_, runs_), max_per_query, max_evalue);
+  remove_run_directory(run_dir_);
+  return rows;
+}
+
+}  // namespace hpc
