@@ -302,7 +302,11 @@ uint64_t ResultFile::finish_merged(uint32_t max_per_query, double max_evalue) {
   return finish_merged_from(nullptr, MergeRules{max_per_query, max_evalue});
 }
 
-uint64_t ResultFile::finish_merged(const SortedRuns& runs) { return finish_merged_from(&runs, MergeRules{}); }
+uint64_t ResultFile::finish_merged(const SortedRuns& runs, MergeTimes* times) {
+  MergeRules rules;
+  rules.times = times;
+  return finish_merged_from(&runs, rules);
+}
 
 uint64_t ResultFile::finish_merged_from(const SortedRuns* runs, const MergeRules& rules) {
   impl_->require_open("finish");

@@ -371,11 +371,16 @@ class AllVsAllRun : public TiledWorkload {
     const double cpu_before = process_cpu_seconds();
     const size_t runs = runs_.size();
     master_runs_.reset();
-    rows_ = out_->finish_merged(RunFiles(run_dir_, runs_));  // the staged runs, merged into /hits
+    MergeTimes stages;
+    rows_ = out_->finish_merged(RunFiles(run_dir_, runs_), &stages);  // the staged runs, merged into /hits
     remove_run_directory(run_dir_);
     if (opt_.run.verbose)
-      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU)\n",
-                   runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before);
+      std::fprintf(stderr,
+                   "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU); stages, "
+                   "overlapping: counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing "
+                   "%.3f s, the merging thread waited %.3f s\n",
+                   runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before, stages.count, stages.read,
+                   stages.merge, stages.deflate, stages.store, stages.waited);
   }
 
   void summary() override {
