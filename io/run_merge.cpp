@@ -263,22 +263,14 @@ HitTableColumns take_last_rows(HitTableColumns& t, size_t n) {
 // `to` becomes `from`'s rows followed by room for more, `rows` and `chars` in all (its buffers
 // reused: a fresh table a segment faulted in hundreds of megabytes of new pages each time).
 void copy_rows_then_size(const HitTableColumns& from, HitTableColumns& to, size_t rows, uint64_t chars) {
-  const auto copy = [](const auto& f, auto& t, size_t n) {
-    t.assign(f.begin(), f.end());
-    t.resize(n);
+  using C = HitTableColumns;
+  const auto copy = [&](size_t n, auto... column) {
+    ((to.*column).assign((from.*column).begin(), (from.*column).end()), ...);
+    ((to.*column).resize(n), ...);
   };
-  copy(from.query, to.query, rows);
-  copy(from.target, to.target, rows);
-  copy(from.score, to.score, rows);
-  copy(from.bits, to.bits, rows);
-  copy(from.evalue, to.evalue, rows);
-  copy(from.qstart, to.qstart, rows);
-  copy(from.qend, to.qend, rows);
-  copy(from.tstart, to.tstart, rows);
-  copy(from.tend, to.tend, rows);
-  copy(from.identity, to.identity, rows);
-  copy(from.cigar_end, to.cigar_end, rows);
-  copy(from.cigar_chars, to.cigar_chars, chars);
+  copy(rows, &C::query, &C::target, &C::qstart, &C::qend, &C::tstart, &C::tend, &C::score, &C::bits, &C::evalue,
+       &C::identity, &C::cigar_end);
+  copy(chars, &C::cigar_chars);
   to.chars_base = from.chars_base;
 }
 
