@@ -92,6 +92,13 @@ struct DeflatedChunks {
 };
 template <class T>
 DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int level = kDeflateLevel);
+// Chunk k of the same (the values [k * chunk, ...) of `count`) into `out`, for callers that
+// schedule the chunks of several columns at once; `plain`: scratch of at least chunk values.
+template <class T>
+bool deflate_chunk(const T* values, size_t count, size_t chunk, size_t k, int level, std::vector<uint8_t>& plain,
+                   std::vector<uint8_t>& out);
+// The deflate level create_column sets for numbers (0: not deflated).
+int deflate_level(Compression compression);
 template <class T>
 void append_deflated(File& file, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d);
 // create_column + append, with a chunk no larger than the data.

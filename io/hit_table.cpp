@@ -1,6 +1,7 @@
 #include "io/hit_table.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 
 #include "io/hdf5_columns.hpp"
@@ -44,6 +45,11 @@ HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t 
   return c;
 }
 
+namespace {
+// A chunk of cigar_chars holds the CIGARs of about as many rows as the other columns' chunks.
+constexpr size_t kCharsPerRow = 16;
+}  // namespace
+
 void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
                       h5::Compression compression) {
   HitTableColumns empty;
@@ -51,8 +57,7 @@ void create_hit_table(h5::File& file, const std::string& group, bool with_identi
     using T = typename std::decay_t<decltype(column)>::value_type;
     h5::create_column<T>(file, group + "/" + name, chunk, compression);
   });
-  // Characters: a chunk holds the CIGARs of about as many rows as the other columns' chunks.
-  h5::create_column<uint8_t>(file, group + "/cigar_chars", chunk * 16, compression);
+  h5::create_column<uint8_t>(file, group + "/cigar_chars", chunk * kCharsPerRow, compression);
 }
 
 bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
@@ -67,6 +72,57 @@ bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns&
     return true;
   }
   return false;
+}
+
+DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, size_t chunk,
+                                   h5::Compression compression) {
+  DeflatedHitTable d;
+  const int level = h5::deflate_level(compression);
+  if (level == 0 || chunk == 0) return d;
+  // One deflater a column and a task a chunk: a segment's few chunks a column then still keep
+  // every core busy.
+  std::vector<std::function<bool(size_t, std::vector<uint8_t>&, std::vector<uint8_t>&)>> deflaters;
+  std::vector<std::pair<size_t, size_t>> tasks;  // (column, chunk)
+  size_t scratch = 0;
+  const auto add = [&](const auto& column, size_t column_chunk) {
+    using T = typename std::decay_t<decltype(column)>::value_type;
+    const size_t n = (column.size() + column_chunk - 1) / column_chunk;
+    d.columns.push_back({column_chunk, std::vector<std::vector<uint8_t>>(n)});
+    for (size_t k = 0; k < n; ++k) tasks.emplace_back(deflaters.size(), k);
+    deflaters.push_back([&column, column_chunk, level](size_t k, std::vector<uint8_t>& plain, std::vector<uint8_t>& out) {
+      return h5::deflate_chunk(column.data(), column.size(), column_chunk, k, level, plain, out);
+    });
+    scratch = std::max(scratch, column_chunk * sizeof(T));
+  };
+  cols.for_each_row_column(with_identity, [&](const char*, auto& column) { add(column, chunk); });
+  if (cols.chars_base % (chunk * kCharsPerRow) == 0) {
+    add(cols.cigar_chars, chunk * kCharsPerRow);
+  } else {  // characters that do not start a chunk: appended through HDF5
+    d.columns.emplace_back();
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<bool> ok{true};
+  run_parts(std::min(usable_cores(), tasks.size()), [&](size_t) {
+    std::vector<uint8_t> plain(scratch);
+    for (size_t t = next++; t < tasks.size() && ok; t = next++)
+      if (!deflaters[tasks[t].first](tasks[t].second, plain, d.columns[tasks[t].first].chunks[tasks[t].second]))
+        ok = false;
+  });
+  if (!ok) d.columns.clear();  // append_hit_table then writes through HDF5, which reports any real error
+  return d;
+}
+
+void append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
+                      const DeflatedHitTable& deflated) {
+  static const h5::DeflatedChunks none;
+  size_t k = 0;
+  const auto chunks = [&]() -> const h5::DeflatedChunks& {
+    return deflated.columns.empty() ? none : deflated.columns[k++];
+  };
+  cols.for_each_row_column(with_identity, [&](const char* name, auto& column) {
+    h5::append_deflated(file, group + "/" + name, column, chunks());
+  });
+  h5::append_deflated(file, group + "/cigar_chars", cols.cigar_chars, chunks());
 }
 
 namespace {

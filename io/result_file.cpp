@@ -302,8 +302,8 @@ uint64_t ResultFile::finish_merged(uint32_t max_per_query, double max_evalue) {
   return finish_merged_from(nullptr, MergeRules{max_per_query, max_evalue});
 }
 
-uint64_t ResultFile::finish_merged(const SortedRuns& runs, uint32_t max_per_query, double max_evalue) {
-  return finish_merged_from(&runs, MergeRules{max_per_query, max_evalue});
+uint64_t ResultFile::finish_merged(const SortedRuns& runs, const MergeRules& rules) {
+  return finish_merged_from(&runs, rules);
 }
 
 uint64_t ResultFile::finish_merged_from(const SortedRuns* runs, const MergeRules& rules) {

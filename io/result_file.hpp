@@ -32,6 +32,7 @@ class File;
 }
 class SortedRuns;
 struct MergeRules;
+struct MergeTimes;
 
 class ResultFile {
  public:
@@ -86,9 +87,9 @@ class ResultFile {
   // space of deleted datasets). A crash before the rename leaves this file unfinished and
   // resumable. Returns the rows written.
   uint64_t finish_merged(uint32_t max_per_query = 0, double max_evalue = std::numeric_limits<double>::infinity());
-  // The same from runs staged elsewhere (the workers' run files, io/run_files.hpp).
-  uint64_t finish_merged(const SortedRuns& runs, uint32_t max_per_query = 0,
-                         double max_evalue = std::numeric_limits<double>::infinity());
+  // The same from runs staged elsewhere (the workers' run files, io/run_files.hpp), by `rules`
+  // (rows kept per query and E-value; the merge's stage times added to rules.times where given).
+  uint64_t finish_merged(const SortedRuns& runs, const MergeRules& rules = {});
   // Sorted runs staged so far (what finish_merged will merge).
   size_t staged_runs() const;
   const std::string& path() const { return path_; }

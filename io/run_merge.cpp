@@ -1,10 +1,15 @@
 #include "io/run_merge.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
 #include <type_traits>
 
 #include "io/hdf5_columns.hpp"
 #include "io/hit_table.hpp"
+#include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 
 namespace hpc {
@@ -165,59 +170,51 @@ class StagingRuns : public SortedRuns {
 };
 
 // The rows of queries [qa, qb) of the segment in hit_order, cut by the rules: indices into it.
-std::vector<uint32_t> merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const MergeRules& rules) {
+// Every query's rows (per_query: how many) are bucketed run after run, then sorted by score
+// descending, target, then index (run, then place in the run: the runs' order on ties).
+// Sorting a query's few thousand rows, read in order, cost far less than a heap over the runs.
+// False when the runs hold more rows than they counted (they changed under the merge).
+bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const std::vector<uint64_t>& per_query,
+                const MergeRules& rules, std::vector<uint32_t>& out) {
   const HitTableColumns& c = seg.rows;
-  struct Head {
-    uint64_t query_score;  // query, then score descending
-    uint32_t target, run;
-    size_t at, end;
-    bool operator>(const Head& o) const {
-      if (query_score != o.query_score) return query_score > o.query_score;
-      return target != o.target ? target > o.target : run > o.run;
-    }
+  std::vector<size_t> bucket(size_t(qb - qa) + 1, 0);  // query q's rows: [bucket[q - qa], bucket[q - qa + 1])
+  for (uint32_t q = qa; q < qb; ++q) bucket[q - qa + 1] = bucket[q - qa] + per_query[q];
+  struct Row {
+    uint64_t score_target;  // score descending, then target
+    uint32_t at;
+    bool operator<(const Row& o) const { return score_target != o.score_target ? score_target < o.score_target : at < o.at; }
   };
-  const auto key = [&](size_t i) { return hit_order_key(c.query[i], c.score[i]); };
-  std::vector<Head> heap;
-  size_t total = 0;
-  for (uint32_t r = 0; r + 1 < seg.run_begin.size(); ++r) {
+  std::vector<Row> rows(bucket.back());
+  std::vector<size_t> fill(bucket.begin(), bucket.end() - 1);
+  for (size_t r = 0; r + 1 < seg.run_begin.size(); ++r) {
     const auto first = c.query.begin() + seg.run_begin[r], last = c.query.begin() + seg.run_begin[r + 1];
     const size_t lo = size_t(std::lower_bound(first, last, qa) - c.query.begin());
     const size_t hi = size_t(std::lower_bound(first, last, qb) - c.query.begin());
-    if (lo < hi) heap.push_back({key(lo), c.target[lo], r, lo, hi});
-    total += hi - lo;
-  }
-  const auto after = [](const Head& a, const Head& b) { return a > b; };
-  std::make_heap(heap.begin(), heap.end(), after);
-  std::vector<uint32_t> out;
-  out.reserve(rules.max_per_query ? std::min<size_t>(total, size_t(qb - qa) * rules.max_per_query) : total);
-  uint32_t last_query = 0;
-  uint64_t query_rows = 0;
-  bool any = false;
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), after);
-    Head& h = heap.back();
-    const size_t i = h.at;
-    query_rows = any && c.query[i] == last_query ? query_rows + 1 : 0;
-    last_query = c.query[i];
-    any = true;
-    // !(e > max): NaN E-values (modes without statistics) are kept.
-    if ((rules.max_per_query == 0 || query_rows < rules.max_per_query) && !(c.evalue[i] > rules.max_evalue))
-      out.push_back(uint32_t(i));
-    if (++h.at == h.end) {
-      heap.pop_back();
-    } else {
-      h.query_score = key(h.at);
-      h.target = c.target[h.at];
-      std::push_heap(heap.begin(), heap.end(), after);
+    for (size_t i = lo; i < hi; ++i) {
+      size_t& to = fill[c.query[i] - qa];
+      if (to == bucket[c.query[i] - qa + 1]) return false;
+      rows[to++] = {uint64_t(uint32_t(int64_t(INT32_MAX) - c.score[i])) << 32 | c.target[i], uint32_t(i)};
     }
   }
-  return out;
+  out.clear();
+  out.reserve(rules.max_per_query ? std::min<size_t>(rows.size(), size_t(qb - qa) * rules.max_per_query) : rows.size());
+  for (uint32_t q = qa; q < qb; ++q) {
+    const auto first = rows.begin() + bucket[q - qa], last = rows.begin() + bucket[q - qa + 1];
+    std::sort(first, last);
+    uint64_t query_rows = 0;
+    for (auto it = first; it != last; ++it, ++query_rows)
+      // !(e > max): NaN E-values (modes without statistics) are kept.
+      if ((rules.max_per_query == 0 || query_rows < rules.max_per_query) && !(c.evalue[it->at] > rules.max_evalue))
+        out.push_back(it->at);
+  }
+  return true;
 }
 
 // Rows `picked` of the segment into out[at...), CIGARs at out's characters [chars_at...).
 void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableColumns& out, size_t at,
             uint64_t chars_at) {
   const HitTableColumns& c = seg.rows;
+  std::string cigar;  // one buffer for every row's CIGAR (a string a row cost an allocation a row)
   for (size_t k = 0; k < picked.size(); ++k) {
     const size_t i = picked[k], o = at + k;
     out.query[o] = c.query[i];
@@ -233,9 +230,8 @@ void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableCol
     std::copy(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e, out.cigar_chars.begin() + (chars_at - out.chars_base));
     chars_at += e - b;
     out.cigar_end[o] = chars_at;
-    out.identity[o] = e == b ? 0.f
-                             : float(cigar_stats(std::string(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e))
-                                         .identity());
+    cigar.assign(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e);
+    out.identity[o] = e == b ? 0.f : float(cigar_stats(cigar).identity());
   }
 }
 
@@ -264,6 +260,20 @@ HitTableColumns take_last_rows(HitTableColumns& t, size_t n) {
   return rest;
 }
 
+// `to` becomes `from`'s rows followed by room for more, `rows` and `chars` in all (its buffers
+// reused: a fresh table a segment faulted in hundreds of megabytes of new pages each time).
+void copy_rows_then_size(const HitTableColumns& from, HitTableColumns& to, size_t rows, uint64_t chars) {
+  using C = HitTableColumns;
+  const auto copy = [&](size_t n, auto... column) {
+    ((to.*column).assign((from.*column).begin(), (from.*column).end()), ...);
+    ((to.*column).resize(n), ...);
+  };
+  copy(rows, &C::query, &C::target, &C::qstart, &C::qend, &C::tstart, &C::tend, &C::score, &C::bits, &C::evalue,
+       &C::identity, &C::cigar_end);
+  copy(chars, &C::cigar_chars);
+  to.chars_base = from.chars_base;
+}
+
 }  // namespace
 
 uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
@@ -273,6 +283,14 @@ uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
 }
 
 uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string& out_group, const MergeRules& rules) {
+  MergeTimes times;
+  auto clock = std::chrono::steady_clock::now();
+  const auto lap = [](std::chrono::steady_clock::time_point& t) {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+  };
   const std::vector<uint64_t> per_query = rows_per_query(in);
   // Segments of a few thousand rows a run (reads of a useful size), within bounds.
   const uint64_t segment_rows =
@@ -284,35 +302,80 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
   for (size_t r = 0; r < in.count(); ++r) total += in.rows(r);
   const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
   create_hit_table(to, out_group, true, chunk, h5::Compression::kFast);
+  times.count = lap(clock);
 
-  Segment seg;
-  HitTableColumns out;  // rows merged, not yet written: whole chunks go, the rest waits
+  // Serial HDF5: a source read through it (staging rows) takes turns with the writes.
+  std::mutex hdf5;
+  const auto hdf5_turn = [&] { return in.concurrent_reads() ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(hdf5); };
+  const size_t segments = cuts.size() - 1;
+  Segment seg[2];
+  const auto read = [&](size_t s) {
+    auto t = std::chrono::steady_clock::now();
+    const auto turn = hdf5_turn();
+    read_segment(in, starts, s, seg[s % 2]);
+    return lap(t);
+  };
+  HitTableColumns merged[2];  // merged rows: one table being written while the next is gathered
+  const auto write = [&](HitTableColumns& t) {
+    auto started = std::chrono::steady_clock::now();
+    const DeflatedHitTable d = deflate_hit_table(t, true, chunk, h5::Compression::kFast);
+    const double deflate = lap(started);
+    const auto turn = hdf5_turn();
+    append_hit_table(to, out_group, t, true, d);
+    return std::make_pair(deflate, lap(started));
+  };
+  std::future<double> reading = std::async(std::launch::async, read, 0);
+  std::future<std::pair<double, double>> writing;
+  const auto wait_writing = [&] {
+    if (!writing.valid()) return;
+    const auto [deflate, store] = writing.get();
+    times.deflate += deflate;
+    times.store += store;
+  };
+  HitTableColumns carry;  // merged rows short of a whole chunk, written with the next segment's
   uint64_t written = 0;
-  for (size_t s = 0; s + 1 < cuts.size(); ++s) {
-    read_segment(in, starts, s, seg);
+  for (size_t s = 0; s < segments; ++s) {
+    times.read += reading.get();
+    if (s + 1 < segments) reading = std::async(std::launch::async, read, s + 1);
+    times.waited += lap(clock);
+    const Segment& sg = seg[s % 2];
     // Parts of the segment for the cores, cut by query at about equal rows.
-    const uint64_t rows = seg.run_begin.back();
+    const uint64_t rows = sg.run_begin.back();
     const size_t cores = rows < (1u << 14) ? 1 : usable_cores();
     const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
     std::vector<std::vector<uint32_t>> picked(parts.size() - 1);
-    run_parts(picked.size(), [&](size_t p) { picked[p] = merge_part(seg, parts[p], parts[p + 1], rules); });
-    std::vector<size_t> row_at{out.rows()};
-    std::vector<uint64_t> chars_at{out.chars_base + out.cigar_chars.size()};
+    std::atomic<bool> counted{true};
+    run_parts(picked.size(), [&](size_t p) {
+      if (!merge_part(sg, parts[p], parts[p + 1], per_query, rules, picked[p])) counted = false;
+    });
+    if (!counted) throw Error("the sorted runs changed while they were merged (more rows than counted)");
+    // The table written two segments ago is free again (its write was waited for last time).
+    HitTableColumns& out = merged[s % 2];
+    std::vector<size_t> row_at{carry.rows()};
+    std::vector<uint64_t> chars_at{carry.chars_base + carry.cigar_chars.size()};
     for (const auto& pk : picked) {
       uint64_t chars = 0;
-      for (uint32_t i : pk) chars += seg.rows.cigar_end[i] - seg.begin(i);
+      for (uint32_t i : pk) chars += sg.rows.cigar_end[i] - sg.begin(i);
       row_at.push_back(row_at.back() + pk.size());
       chars_at.push_back(chars_at.back() + chars);
     }
-    out.for_each_row_column(true, [&](const char*, auto& column) { column.resize(row_at.back()); });
-    out.cigar_chars.resize(chars_at.back() - out.chars_base);
-    run_parts(picked.size(), [&](size_t p) { gather(seg, picked[p], out, row_at[p], chars_at[p]); });
+    copy_rows_then_size(carry, out, row_at.back(), chars_at.back() - carry.chars_base);
+    run_parts(picked.size(), [&](size_t p) { gather(sg, picked[p], out, row_at[p], chars_at[p]); });
     // Whole chunks only (the last segment: everything): a partial chunk appended now would be
     // inflated and deflated again, on one core, by the next append.
-    HitTableColumns rest = take_last_rows(out, s + 2 == cuts.size() ? 0 : out.rows() % chunk);
-    append_hit_table(to, out_group, out, true);
+    carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);
+    times.merge += lap(clock);
+    wait_writing();
+    times.waited += lap(clock);
     written += out.rows();
-    out = std::move(rest);
+    writing = std::async(std::launch::async, write, std::ref(out));
+  }
+  wait_writing();
+  times.waited += lap(clock);
+  if (rules.times) {
+    MergeTimes& t = *rules.times;
+    t.count += times.count, t.read += times.read, t.merge += times.merge;
+    t.deflate += times.deflate, t.store += times.store, t.waited += times.waited;
   }
   return written;
 }

@@ -8,8 +8,10 @@
 // own: memory is bounded by the rows of the busiest query, at most one per target), and once
 // more to find where each segment starts in every run. Each segment's rows are then read with
 // one call per column and run (large contiguous reads), merged on all cores (the segment cut
-// again by query, every part a heap merge over the runs) and appended to the output with the
-// numbers deflated on all cores. Rows are identical for any number of cores and runs.
+// again by query, every part its queries' rows bucketed and sorted) and appended to the output with the
+// numbers deflated on all cores. The stages overlap: segment s+1 is read and segment s-1
+// deflated and stored while segment s merges (two segments and two merged tables in memory).
+// Rows are identical for any number of cores and runs.
 //
 // The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one
 // thread), or the workers' run files (io/run_files.hpp, read on all cores).
@@ -25,11 +27,22 @@ namespace h5 {
 class File;
 }
 
+// Seconds each stage of a merge took (stages overlap: they do not add up to its wall time).
+struct MergeTimes {
+  double count = 0;    // rows per query and where each segment starts in every run
+  double read = 0;     // segments' rows read (while the previous segment merges)
+  double merge = 0;    // segments merged and gathered
+  double deflate = 0;  // merged chunks deflated (while the next segment merges)
+  double store = 0;    // deflated chunks stored in the file
+  double waited = 0;   // the merging thread waiting for a read or a store
+};
+
 struct MergeRules {
   uint32_t max_per_query = 0;  // rows kept per query, best first (0: all)
   double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
   // Rows merged at a time (~60 bytes each, in and out); 0: rows_per_read() a run, within 256 Ki..4 Mi.
   uint64_t segment_rows = 0;
+  MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
 
 // Where the merge reads sorted runs. Columns are numbered in HitTableColumns'

@@ -334,10 +334,17 @@ class AllVsAllRun : public TiledWorkload {
     const auto t_finish = std::chrono::steady_clock::now();
     const double cpu_before = process_cpu_seconds();
     const size_t runs = runs_.count();
-    rows_ = runs_.finish(*out_);  // the staged runs, merged into /hits
+    MergeTimes stages;
+    MergeRules rules;
+    rules.times = &stages;
+    rows_ = runs_.finish(*out_, rules);  // the staged runs, merged into /hits
     if (opt_.run.verbose)
-      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU)\n",
-                   runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before);
+      std::fprintf(stderr,
+                   "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU); stages, "
+                   "overlapping: counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing "
+                   "%.3f s, the merging thread waited %.3f s\n",
+                   runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before, stages.count, stages.read,
+                   stages.merge, stages.deflate, stages.store, stages.waited);
   }
 
   void summary() override {

@@ -57,9 +57,9 @@ void TileRuns::store(uint32_t tile_id, TileRun& t) {
   runs_.push_back(std::move(t.run));
 }
 
-uint64_t TileRuns::finish(ResultFile& out, uint32_t max_per_query, double max_evalue) {
+uint64_t TileRuns::finish(ResultFile& out, const MergeRules& rules) {
   master_file_.reset();
-  const uint64_t rows = out.finish_merged(RunFiles(run_dir_, runs_), max_per_query, max_evalue);
+  const uint64_t rows = out.finish_merged(RunFiles(run_dir_, runs_), rules);
   remove_run_directory(run_dir_);
   return rows;
 }

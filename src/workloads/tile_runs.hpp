@@ -63,11 +63,9 @@ class TileRuns {
   bool replayable(const TileRun& t) const { return t.inline_rows || is_whole(run_dir_, t.run); }
   void store(uint32_t tile_id, TileRun& t);
   size_t count() const { return runs_.size(); }
-  // Every run merged into `out`'s /hits (MergeRules: rows kept per query, best first, and of
+  // Every run merged into `out`'s /hits by `rules` (rows kept per query, best first, and of
   // those the ones within max_evalue); then the run files go. Returns the rows written.
-  uint64_t finish(ResultFile& out, uint32_t max_per_query = 0, double max_evalue = kAnyEvalue);
-
-  static constexpr double kAnyEvalue = std::numeric_limits<double>::infinity();
+  uint64_t finish(ResultFile& out, const MergeRules& rules = {});
 
  private:
   std::string run_dir_;

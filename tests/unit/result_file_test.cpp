@@ -655,6 +655,57 @@ TEST(RunFiles, WorkersStagingConcurrentlyMergeToOneSort) {
   remove_run_directory(dir);
 }
 
+// The merge's stages overlap (read the next segment, deflate and store the last one while one
+// merges) and its chunks are deflated apart from HDF5: over several output chunks, segments
+// smaller and larger than a chunk, and rows equal in hit_order in different runs (kept in the
+// runs' order), the table is the rows of one stable sort of the runs in order, with each
+// row's identity from its CIGAR.
+TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
+  const std::string dir = temp_path("overlap.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits = random_hits(150000, 33);
+  for (size_t i = 0; i < 3000; ++i) {  // twins: the same query, score and target, another start
+    Hit twin = hits[i * 37];
+    twin.aln.qstart += 1;
+    hits.push_back(twin);
+  }
+  constexpr size_t kTile = 7001;  // a twin lies in a later run than its original
+  std::vector<StagedRun> runs;
+  std::vector<Hit> in_run_order;
+  {
+    RunFileWriter writer(dir, "w0");
+    for (size_t k = 0; k < hits.size(); k += kTile) {
+      std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
+      std::sort(tile.begin(), tile.end(), hit_order);
+      in_run_order.insert(in_run_order.end(), tile.begin(), tile.end());
+      runs.push_back(writer.write(uint32_t(k / kTile), tile));
+    }
+  }
+  std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
+  ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
+  for (const uint64_t segment : {uint64_t(1000), uint64_t(20000), uint64_t(200000)}) {
+    SCOPED_TRACE("segment " + std::to_string(segment));
+    const std::string out = temp_path("overlap_merged.h5");
+    MergeTimes times;
+    {
+      h5::File to(out, h5::Mode::kCreate);
+      MergeRules rules;
+      rules.segment_rows = segment;
+      rules.times = &times;
+      EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), hits.size());
+    }
+    EXPECT_GT(times.merge, 0.0);
+    EXPECT_GT(times.store, 0.0);
+    const h5::File f(out, h5::Mode::kReadOnly);
+    expect_same_hits(read_hit_rows(f, "hits"), in_run_order);
+    const std::vector<float> identity = h5::read_all<float>(f, "hits/identity");
+    ASSERT_EQ(identity.size(), in_run_order.size());
+    for (size_t i = 0; i < identity.size(); ++i)
+      ASSERT_EQ(identity[i], float(cigar_stats(in_run_order[i].aln.cigar).identity())) << "row " << i;
+  }
+  remove_run_directory(dir);
+}
+
 // A worker file outlives its session: a later writer of the same name (a resumed run) appends
 // after the records already there, a torn record included, and never truncates; a record cut
 // short, or a place that does not match its header, is not whole.
