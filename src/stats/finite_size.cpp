@@ -22,23 +22,15 @@ EdgeTerm edge_term(double len, double y, double a, double b, double var) {
   return {left * p + sd * kInvSqrt2Pi * std::exp(-0.5 * z * z), p};
 }
 
-// The expected area m x n left after the edge effects of a score-y alignment.
-double corrected_area(const FiniteSizeParams& p, double y, double m, double n) {
+}  // namespace
+
+double finite_size_evalue(const FiniteSizeParams& p, double y, double m, double n, double db_residues) {
   const double var = std::max(2.0 * p.alpha / p.lambda, p.alpha * y + p.beta);
   const EdgeTerm qi = edge_term(m, y, p.a, p.b, var);
   const EdgeTerm sj = edge_term(n, y, p.a, p.b, var);  // symmetric matrices: same parameters
   const double cov = std::max(2.0 * p.sigma / p.lambda, p.sigma * y + p.tau);
-  return qi.area_factor * sj.area_factor + cov * qi.probability * sj.probability;
-}
-
-}  // namespace
-
-double finite_size_evalue(const FiniteSizeParams& p, double y, double m, double n, double db_residues) {
-  return corrected_area(p, y, m, n) * p.K * std::exp(-p.lambda * y) * (db_residues / n);
-}
-
-double log_finite_size_evalue(const FiniteSizeParams& p, double y, double m, double n, double db_residues) {
-  return std::log(corrected_area(p, y, m, n)) + std::log(p.K) - p.lambda * y + std::log(db_residues / n);
+  const double area = qi.area_factor * sj.area_factor + cov * qi.probability * sj.probability;
+  return area * p.K * std::exp(-p.lambda * y) * (db_residues / n);
 }
 
 }  // namespace hpc

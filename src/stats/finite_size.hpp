@@ -12,8 +12,5 @@ namespace hpc {
 // E-value of score y (may be fractional: a composition-adjusted score) for a query of length m
 // against a subject of length n in a database of db_residues residues.
 double finite_size_evalue(const FiniteSizeParams& p, double y, double m, double n, double db_residues);
-// Its natural log, computed as a sum of logs (finite where the E-value itself underflows,
-// -inf only where the corrected area does).
-double log_finite_size_evalue(const FiniteSizeParams& p, double y, double m, double n, double db_residues);
 
 }  // namespace hpc

@@ -134,7 +134,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
   for (size_t i = 0; i < reqs.size(); ++i) {  // in request order: the same sums on every backend
     Hit h;
     h.aln = alns[i];
-    const double term = stats_->log_comp_over_regress(h, setup_.queries->view(reqs[i].query),
+    const double term = stats_->log_composition_factor(h, setup_.queries->view(reqs[i].query),
                                                       sample_.seqs.view(reqs[i].target), fits[owner[i]].regression);
     if (std::isfinite(term)) sum[owner[i]] += term, ++count[owner[i]];
   }

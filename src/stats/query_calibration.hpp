@@ -7,8 +7,8 @@
 // rank count), so they happen after the resume journal opens and their E-values are in it.
 //
 // regress-qcomp's factor is made here too, over the same sample: each query's mean of
-// ln(E_comp / E_regress) over its sample subjects of regress P-value <= kShiftSetP (aligned by
-// the worker's backend for comp's rescaled score). The sample, its scores and its alignments
+// ln(E_regress-comp / E_regress) over its sample subjects of regress P-value <= kShiftSetP
+// (aligned by the worker's backend for comp's rescaled score). The sample, its scores and its alignments
 // are the tile's whatever the database partition, so the factor is as tiling-free as the fit.
 #include <cstdint>
 #include <memory>

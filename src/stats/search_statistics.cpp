@@ -52,11 +52,11 @@ const char* stats_modes_help() {
          "  regress-comp  regress on comp's rescaled score (the fit as regress's, the hit's substitution\n"
          "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n"
          "  regress-qcomp  regress, every E-value of a query times one factor: exp of the mean of\n"
-         "         ln(E_comp / E_regress) over the query's sample subjects of regress P <= 0.5 (aligned for\n"
-         "         comp's score). Within a query the order is regress's (Pearson's empirical null); across\n"
-         "         queries composition-based statistics (Schaffer et al. 2001; Yu & Altschul, Bioinformatics\n"
-         "         2005;21:902) set each query's level: an effective database size per query. Falls back to\n"
-         "         blast.\n";
+         "         ln(E_regress-comp / E_regress) over the query's sample subjects of regress P <= 0.5\n"
+         "         (aligned for comp's score). Within a query the order is regress's (Pearson's empirical\n"
+         "         null); across queries the mean effect of composition-based rescaling (Schaffer et al.\n"
+         "         2001; Yu & Altschul, Bioinformatics 2005;21:902) under the query's own fit sets its level:\n"
+         "         an effective database size per query. Falls back to blast.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
@@ -119,11 +119,10 @@ double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target)
   return rescaled_alignment_score(gaps_, ratio, h.aln);
 }
 
-double SearchStatistics::log_comp_over_regress(const Hit& h, SeqView query, SeqView target,
+double SearchStatistics::log_composition_factor(const Hit& h, SeqView query, SeqView target,
                                                const LengthRegression& fit) const {
   const double n = std::max<uint32_t>(1, target.length);
-  return log_finite_size_evalue(fsc_, comp_score(h, query, target), query.length, target.length, db_residues_) -
-         fit.log_evalue(h.aln.score, n, db_sequences_);
+  return fit.log_evalue(comp_score(h, query, target), n, db_sequences_) - fit.log_evalue(h.aln.score, n, db_sequences_);
 }
 
 void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit) const {

@@ -14,9 +14,11 @@
 //   regress-comp  regress on comp's rescaled score (the fit on raw scores, the hit's score
 //          scaled by its pair's composition-based lambda ratio); its fallback is comp.
 //   regress-qcomp  regress, each query's E-values times one factor of its own: the geometric
-//          mean of E_comp / E_regress over the query's calibration sample (query_calibration.hpp),
-//          an effective number of subjects that carries comp's calibration of the query into
-//          the pooled order while the order within the query stays regress's; falls back to blast.
+//          mean of E_regress-comp / E_regress over the upper half of its calibration sample
+//          (query_calibration.hpp). Both E-values come from the query's one fit, so the factor
+//          is the typical effect of composition rescaling on that query's significance alone:
+//          an effective number of subjects that carries it into the pooled order while the
+//          order within the query stays regress's; falls back to blast.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -66,9 +68,10 @@ class SearchStatistics {
   // Sets h.bits and h.evalue from h.aln (score and CIGAR) and the two sequences; regress
   // uses `fit` (the query's) when it is given and ok, else blast.
   void annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit = nullptr) const;
-  // regress-qcomp's term for one aligned pair (h.aln) of a query with an ok fit: ln(E_comp /
-  // E_regress), both against this database, in logs (no underflow for strong homologs).
-  double log_comp_over_regress(const Hit& h, SeqView query, SeqView target, const LengthRegression& fit) const;
+  // regress-qcomp's term for one aligned pair (h.aln) of a query with an ok fit: ln(E_regress-comp
+  // / E_regress), the fit read at comp's rescaled and at the raw score, in logs (no underflow
+  // for strong homologs).
+  double log_composition_factor(const Hit& h, SeqView query, SeqView target, const LengthRegression& fit) const;
 
  private:
   // comp's rescaled score of the pair's alignment.

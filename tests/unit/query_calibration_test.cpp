@@ -72,7 +72,7 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
   EXPECT_EQ(reversed[ids.size() - 1 - 5].log_shift, sampled[5].log_shift);
 }
 
-// regress-qcomp's factor over a larger database's sample: the mean of ln(E_comp / E_regress)
+// regress-qcomp's factor over a larger database's sample: the mean of ln(E_regress-comp / E_regress)
 // over the sample subjects of regress P <= kShiftSetP, recomputed here from the sample's own
 // scores and alignments.
 TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
@@ -106,7 +106,7 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
       if (st.score <= 0 || fits[q].regression.evalue(st.score, t.length, subjects) > kShiftSetP * subjects) continue;
       Hit h;
       h.aln = backend->align({{q, st.target}})[0];
-      sum += qcomp.log_comp_over_regress(h, queries.view(q), t, fits[q].regression);
+      sum += qcomp.log_composition_factor(h, queries.view(q), t, fits[q].regression);
       ++n;
     }
     ASSERT_GT(n, 20) << q;

@@ -96,8 +96,8 @@ TEST(SearchStatistics, FiniteSizeModesNeedPublishedTables) {
   EXPECT_NO_THROW(SearchStatistics(StatsMode::Ka, m, {5, 5}, {0.2, 0.03, 0}, db));
 }
 
-// regress-qcomp: one factor per query on regress's E-values, the geometric mean of E_comp /
-// E_regress: checked against the two modes' own E-values of the same pairs.
+// regress-qcomp: one factor per query on regress's E-values, the geometric mean of
+// E_regress-comp / E_regress: checked against the two modes' own E-values of the same pairs.
 TEST(SearchStatistics, QcompShiftsAQueryByItsMeanLogRatio) {
   const ScoreMatrix m = load_matrix("BLOSUM62");
   const Database db = two_subjects();
@@ -105,10 +105,10 @@ TEST(SearchStatistics, QcompShiftsAQueryByItsMeanLogRatio) {
   const SeqView q = db.seqs.view(1);
   QueryFit qfit;
   qfit.regression.intercept = 10, qfit.regression.slope = 3, qfit.regression.sd = 5, qfit.regression.ok = true;
-  SearchStatistics regress(StatsMode::Regress, m, {11, 1}, ka, db), comp(StatsMode::Comp, m, {11, 1}, ka, db);
+  SearchStatistics regress(StatsMode::Regress, m, {11, 1}, ka, db), comp(StatsMode::RegressComp, m, {11, 1}, ka, db);
   SearchStatistics qcomp(StatsMode::RegressQcomp, m, {11, 1}, ka, db);
 
-  // Two pairs by hand: ln(E_comp / E_regress) from the comp and regress modes' E-values.
+  // Two pairs by hand: ln(E_regress-comp / E_regress) from the two modes' E-values.
   Hit h1, h2;
   h1.aln.score = 60, h1.aln.cigar = "30=2D10X";
   h2.aln.score = 45, h2.aln.cigar = "25=15X";
@@ -116,9 +116,9 @@ TEST(SearchStatistics, QcompShiftsAQueryByItsMeanLogRatio) {
   double expected_shift = 0;
   for (auto [h, t] : {std::pair<Hit*, SeqView>{&h1, t1}, {&h2, t2}}) {
     Hit c = *h, r = *h;
-    comp.annotate(c, q, t);
+    comp.annotate(c, q, t, &qfit);
     regress.annotate(r, q, t, &qfit);
-    EXPECT_NEAR(qcomp.log_comp_over_regress(*h, q, t, qfit.regression), std::log(c.evalue / r.evalue), 1e-9);
+    EXPECT_NEAR(qcomp.log_composition_factor(*h, q, t, qfit.regression), std::log(c.evalue / r.evalue), 1e-9);
     expected_shift += std::log(c.evalue / r.evalue) / 2;
   }
   qfit.log_shift = expected_shift;
@@ -136,6 +136,6 @@ TEST(SearchStatistics, QcompShiftsAQueryByItsMeanLogRatio) {
   EXPECT_LE(qcomp.min_score(down, 1e-3), regress.min_score(down, 1e-3));
   // Far in the tail the log stays finite where the E-values underflow.
   Hit strong;
-  strong.aln.score = 4000, strong.aln.cigar = "400=";
-  EXPECT_TRUE(std::isfinite(qcomp.log_comp_over_regress(strong, q, t2, qfit.regression)));
+  strong.aln.score = 40000, strong.aln.cigar = "400=";
+  EXPECT_TRUE(std::isfinite(qcomp.log_composition_factor(strong, q, t2, qfit.regression)));
 }
