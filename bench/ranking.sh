@@ -8,7 +8,7 @@
 # other members per family as the database (168 queries x 2,240 sequences, ~376k residues;
 # fixed seed). Every tool reports every hit to E <= 1000 and every subject (no top-N cut).
 # Env: SOURCE (labelled FASTA), QUERIES_PER_FAMILY (3), DB_PER_FAMILY (40), MODES ("ka blast
-# comp regress regress-comp"), RESCORE ("50": regress with --rescore N for each N listed; "" for none),
+# comp regress regress-comp regress-qcomp"), RESCORE ("50": regress with --rescore N for each N listed; "" for none),
 # THREADS (all cores), HPCALIGN (build/hpcalign), PYTHON (python3).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ source_fa=${SOURCE:-$root/tests/data/balifam1000.fa.gz}
 hpcalign=${HPCALIGN:-$root/build/hpcalign}
 python=${PYTHON:-python3}
 threads=${THREADS:-$(nproc)}
-modes=${MODES:-ka blast comp regress regress-comp}
+modes=${MODES:-ka blast comp regress regress-comp regress-qcomp}
 rescore=${RESCORE-50}
 for tool in "$hpcalign" ssearch36 blastp makeblastdb; do
   command -v "$tool" >/dev/null || { echo "ranking.sh: $tool not found" >&2; exit 1; }

@@ -22,7 +22,7 @@ int search(const std::vector<std::string>& args, const std::string& command_line
   run.add_to(opts);
   // --- E-value statistics (src/stats/search_statistics.hpp) ---
   opts.add_options()
-    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast, comp, regress or regress-comp (see below; --lambda/--K imply ka)")
+    ("stats", po::value(&o.stats)->default_value(o.stats), "E-value statistics: ka, blast, comp, regress, regress-comp or regress-qcomp (see below; --lambda/--K imply ka)")
     ("rescore", po::value(&o.rescore.top)->default_value(o.rescore.top),
      "N: permutation E-values for each query's N best hits by E-value (below; 0: none)");
   add_permutation_options(opts, o.rescore.shuffles, o.rescore.seed);

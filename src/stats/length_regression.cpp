@@ -108,6 +108,12 @@ double LengthRegression::evalue(double score, double n, double subjects) const {
   return subjects * -std::expm1(-std::exp(x));
 }
 
+double LengthRegression::log_evalue(double score, double n, double subjects) const {
+  const double x = -kGumbelScale * z(score, n) - kEulerGamma;
+  // Far in the tail P = 1 - exp(-e^x) is e^x to double precision (and exp(x) may underflow).
+  return std::log(subjects) + (x < -40 ? x : std::log(-std::expm1(-std::exp(x))));
+}
+
 double LengthRegression::score_for_evalue(double max_evalue, double n, double subjects) const {
   const double p = max_evalue / subjects;
   if (p >= 1) return -1e300;  // every score

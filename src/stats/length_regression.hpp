@@ -29,6 +29,8 @@ struct LengthRegression {
   double z(double score, double n) const;
   // E = subjects * P(Z > z) for a standardized Gumbel (mean 0, variance 1).
   double evalue(double score, double n, double subjects) const;
+  // Its natural log, finite where the E-value underflows.
+  double log_evalue(double score, double n, double subjects) const;
   // The (fractional) score whose E-value is max_evalue against a subject of length n.
   double score_for_evalue(double max_evalue, double n, double subjects) const;
 };

@@ -1,6 +1,7 @@
 #include "src/stats/query_calibration.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
@@ -51,8 +52,8 @@ Database calibration_sample(const Database& db, uint32_t sample_size) {
 }
 
 QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, int device, int threads,
-                                   uint32_t sample_size)
-    : db_(search.db), sample_(calibration_sample(*search.db, sample_size)), kind_(kind), device_(device),
+                                   const SearchStatistics* stats, uint32_t sample_size)
+    : db_(search.db), sample_(calibration_sample(*search.db, sample_size)), stats_(stats), kind_(kind), device_(device),
       threads_(threads), setup_(search) {
   setup_.db = &sample_;
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
@@ -61,20 +62,24 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
   ungapped_K_ = cap.K;
 }
 
-std::vector<LengthRegression> QueryCalibration::fit(const std::vector<uint32_t>& queries) {
+SearchBackend& QueryCalibration::backend() {
   if (!backend_) {
     backend_ = make_search_backend(kind_, device_, threads_, /*faults=*/false);
     backend_->prepare(setup_);
   }
+  return *backend_;
+}
+
+std::vector<QueryFit> QueryCalibration::fit(const std::vector<uint32_t>& queries) {
   Tile tile;
   tile.queries = queries;
   tile.part_begin = 0;
   tile.part_end = uint32_t(sample_.seqs.size());
-  return fits_of(queries, backend_->search_tile(tile));
+  return fits_of(queries, backend().search_tile(tile));
 }
 
-std::vector<LengthRegression> QueryCalibration::fit_from(const std::vector<uint32_t>& queries,
-                                                         const std::vector<std::vector<ScoredTarget>>& whole) const {
+std::vector<QueryFit> QueryCalibration::fit_from(const std::vector<uint32_t>& queries,
+                                                 const std::vector<std::vector<ScoredTarget>>& whole) {
   // Sample subject k is database subject by_length[k]: the same lists in sample indices, in
   // scored_target_order again (ties now by sample index), as fit() would have scored them.
   std::vector<uint32_t> sample_index(db_->seqs.size());
@@ -87,9 +92,9 @@ std::vector<LengthRegression> QueryCalibration::fit_from(const std::vector<uint3
   return fits_of(queries, scored);
 }
 
-std::vector<LengthRegression> QueryCalibration::fits_of(const std::vector<uint32_t>& queries,
-                                                        const std::vector<std::vector<ScoredTarget>>& scored) const {
-  std::vector<LengthRegression> fits(scored.size());
+std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& queries,
+                                                const std::vector<std::vector<ScoredTarget>>& scored) {
+  std::vector<QueryFit> fits(scored.size());
   // ~0.2 ms a fit, on one core: 11,000 queries added ~2 s to a 0.4 s GPU search (H100).
   run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
@@ -100,10 +105,41 @@ std::vector<LengthRegression> QueryCalibration::fits_of(const std::vector<uint32
         lengths.push_back(std::max<uint32_t>(1, sample_.seqs.length(st.target)));
       }
       const HighScoreCap cap{ungapped_lambda_, ungapped_K_, setup_.queries->length(queries[k])};
-      fits[k] = fit_length_regression(scores, lengths, &cap);
+      fits[k].regression = fit_length_regression(scores, lengths, &cap);
     }
   });
+  if (stats_ && stats_->mode() == StatsMode::RegressQcomp) add_shifts(queries, scored, fits);
   return fits;
+}
+
+void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
+                                  const std::vector<std::vector<ScoredTarget>>& scored, std::vector<QueryFit>& fits) {
+  const double subjects = double(db_->seqs.size());
+  std::vector<AlignRequest> reqs;
+  std::vector<size_t> owner;  // per request, its query's place in `queries`
+  for (size_t k = 0; k < scored.size(); ++k) {
+    const LengthRegression& fit = fits[k].regression;
+    if (!fit.ok) continue;  // blast's E-values: no factor
+    for (const ScoredTarget& st : scored[k]) {
+      const double n = std::max<uint32_t>(1, sample_.seqs.length(st.target));
+      if (st.score > 0 && fit.evalue(st.score, n, subjects) <= kShiftSetP * subjects) {
+        reqs.push_back({queries[k], st.target});
+        owner.push_back(k);
+      }
+    }
+  }
+  const std::vector<Alignment> alns = backend().align(reqs);
+  std::vector<double> sum(fits.size(), 0.0);
+  std::vector<uint32_t> count(fits.size(), 0);
+  for (size_t i = 0; i < reqs.size(); ++i) {  // in request order: the same sums on every backend
+    Hit h;
+    h.aln = alns[i];
+    const double term = stats_->log_composition_factor(h, setup_.queries->view(reqs[i].query),
+                                                      sample_.seqs.view(reqs[i].target), fits[owner[i]].regression);
+    if (std::isfinite(term)) sum[owner[i]] += term, ++count[owner[i]];
+  }
+  for (size_t k = 0; k < fits.size(); ++k)
+    if (count[k]) fits[k].log_shift = sum[k] / count[k];
 }
 
 }  // namespace hpc

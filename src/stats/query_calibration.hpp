@@ -5,6 +5,11 @@
 // database alone. The fits are made inside each search tile, for the tile's queries, by the
 // tile's own kind of backend (exact scores: the same fit on CPU and GPU, for any tiling and
 // rank count), so they happen after the resume journal opens and their E-values are in it.
+//
+// regress-qcomp's factor is made here too, over the same sample: each query's mean of
+// ln(E_regress-comp / E_regress) over its sample subjects of regress P-value <= kShiftSetP
+// (aligned by the worker's backend for comp's rescaled score). The sample, its scores and its alignments
+// are the tile's whatever the database partition, so the factor is as tiling-free as the fit.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -12,10 +17,15 @@
 #include "io/database.hpp"
 #include "kernels/backend.hpp"
 #include "src/stats/length_regression.hpp"
+#include "src/stats/search_statistics.hpp"
 
 namespace hpc {
 
 constexpr uint32_t kCalibrationSubjects = 2500;
+// regress-qcomp averages over the sample subjects whose regress P-value (E-value / database
+// subjects) is at most this: the upper half of the query's null scores and its homologs, the
+// range where its E-values are ranked, not the low-score bulk.
+constexpr double kShiftSetP = 0.5;
 
 // The calibration subjects of `db`.
 Database calibration_sample(const Database& db, uint32_t sample_size = kCalibrationSubjects);
@@ -24,25 +34,31 @@ Database calibration_sample(const Database& db, uint32_t sample_size = kCalibrat
 // the sample (no fault injection: the fault tests count the search's own tiles).
 class QueryCalibration {
  public:
-  // `search`: the job's queries, database, matrix and gaps; kind, device, threads: the worker's.
+  // `search`: the job's queries, database, matrix and gaps; kind, device, threads: the worker's;
+  // `stats`: the job's statistics (regress-qcomp: the fits carry its factor; may be null else).
   QueryCalibration(const SearchSetup& search, BackendKind kind, int device, int threads,
-                   uint32_t sample_size = kCalibrationSubjects);
+                   const SearchStatistics* stats = nullptr, uint32_t sample_size = kCalibrationSubjects);
   // The fits of `queries` (indices into the job's queries), in that order.
-  std::vector<LengthRegression> fit(const std::vector<uint32_t>& queries);
+  std::vector<QueryFit> fit(const std::vector<uint32_t>& queries);
   // A database no larger than the sample is its own sample: a search of the whole database
   // that keeps every positive score (max_hits >= its size) already holds the sample's scores.
   bool whole_database() const { return sample_.seqs.size() == db_->seqs.size(); }
   // The same fits from such a search's lists (per query, in scored_target_order over db).
-  std::vector<LengthRegression> fit_from(const std::vector<uint32_t>& queries,
-                                         const std::vector<std::vector<ScoredTarget>>& whole) const;
+  std::vector<QueryFit> fit_from(const std::vector<uint32_t>& queries,
+                                 const std::vector<std::vector<ScoredTarget>>& whole);
 
  private:
-  std::vector<LengthRegression> fits_of(const std::vector<uint32_t>& queries,
-                                        const std::vector<std::vector<ScoredTarget>>& scored) const;
+  SearchBackend& backend();  // made and prepared on first use
+  std::vector<QueryFit> fits_of(const std::vector<uint32_t>& queries,
+                                const std::vector<std::vector<ScoredTarget>>& scored);
+  // regress-qcomp: each fit's log_shift from the sample subjects' alignments.
+  void add_shifts(const std::vector<uint32_t>& queries, const std::vector<std::vector<ScoredTarget>>& scored,
+                  std::vector<QueryFit>& fits);
 
   const Database* db_;
   Database sample_;  // before backend_: the backend holds views of it
-  std::unique_ptr<SearchBackend> backend_;  // made on the first fit() (not for whole databases)
+  std::unique_ptr<SearchBackend> backend_;  // made on first use (whole databases: regress-qcomp's only)
+  const SearchStatistics* stats_;
   BackendKind kind_;
   int device_, threads_;
   SearchSetup setup_;

@@ -15,7 +15,8 @@ StatsMode parse_stats_mode(const std::string& name) {
   if (name == "comp") return StatsMode::Comp;
   if (name == "regress") return StatsMode::Regress;
   if (name == "regress-comp") return StatsMode::RegressComp;
-  throw Error("--stats must be ka, blast, comp, regress or regress-comp (got '" + name + "')");
+  if (name == "regress-qcomp") return StatsMode::RegressQcomp;
+  throw Error("--stats must be ka, blast, comp, regress, regress-comp or regress-qcomp (got '" + name + "')");
 }
 
 const char* to_string(StatsMode mode) {
@@ -25,12 +26,13 @@ const char* to_string(StatsMode mode) {
     case StatsMode::Comp: return "comp";
     case StatsMode::Regress: return "regress";
     case StatsMode::RegressComp: return "regress-comp";
+    case StatsMode::RegressQcomp: return "regress-qcomp";
   }
   return "?";
 }
 
 const char* stats_modes_help() {
-  return "E-value statistics (--stats; default regress):\n"
+  return "E-value statistics (--stats; default regress-qcomp):\n"
          "  ka     Karlin-Altschul, NCBI's gapped lambda and K, search space = query length x database\n"
          "         residues (Karlin & Altschul, PNAS 1990;87:2264).\n"
          "  blast  blastp's E-values (-comp_based_stats 0): the same lambda and K with Spouge's finite-size\n"
@@ -48,7 +50,13 @@ const char* stats_modes_help() {
          "         Gumbel (Pearson, J Mol Biol 1998;276:71). The sample is scored inside each tile by the\n"
          "         search's backend; a query whose fit fails (fewer than 84 scores, ...) uses blast.\n"
          "  regress-comp  regress on comp's rescaled score (the fit as regress's, the hit's substitution\n"
-         "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n";
+         "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n"
+         "  regress-qcomp  regress, every E-value of a query times one factor: exp of the mean of\n"
+         "         ln(E_regress-comp / E_regress) over the query's sample subjects of regress P <= 0.5\n"
+         "         (aligned for comp's score). Within a query the order is regress's (Pearson's empirical\n"
+         "         null); across queries the mean effect of composition-based rescaling (Schaffer et al.\n"
+         "         2001; Yu & Altschul, Bioinformatics 2005;21:902) under the query's own fit sets its level:\n"
+         "         an effective database size per query. Falls back to blast.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
@@ -70,16 +78,22 @@ SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, Ga
   fsc_ = *fsc;
   fsc_.lambda = karlin.lambda;
   fsc_.K = karlin.K;
-  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) {
+  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp || mode_ == StatsMode::RegressQcomp) {
     standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
     if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
   }
 }
 
-int32_t SearchStatistics::min_score(const LengthRegression& fit, double max_evalue) const {
+double SearchStatistics::fitted_subjects(const QueryFit& fit) const {
+  return mode_ == StatsMode::RegressQcomp ? db_sequences_ * std::exp(fit.log_shift) : db_sequences_;
+}
+
+int32_t SearchStatistics::min_score(const QueryFit& query_fit, double max_evalue) const {
   // The fitted mean is monotone in ln(n): the shortest or the longest subject bounds the rest.
-  const double lowest = std::min(fit.score_for_evalue(max_evalue, subject_lengths_.front(), db_sequences_),
-                                 fit.score_for_evalue(max_evalue, subject_lengths_.back(), db_sequences_));
+  const LengthRegression& fit = query_fit.regression;
+  const double subjects = fitted_subjects(query_fit);
+  const double lowest = std::min(fit.score_for_evalue(max_evalue, subject_lengths_.front(), subjects),
+                                 fit.score_for_evalue(max_evalue, subject_lengths_.back(), subjects));
   return int32_t(std::max(1.0, std::floor(lowest)));
 }
 
@@ -100,21 +114,28 @@ int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
   return best;
 }
 
-void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const LengthRegression* fit) const {
+double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target) const {
+  const double ratio = composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
+  return rescaled_alignment_score(gaps_, ratio, h.aln);
+}
+
+double SearchStatistics::log_composition_factor(const Hit& h, SeqView query, SeqView target,
+                                               const LengthRegression& fit) const {
+  const double n = std::max<uint32_t>(1, target.length);
+  return fit.log_evalue(comp_score(h, query, target), n, db_sequences_) - fit.log_evalue(h.aln.score, n, db_sequences_);
+}
+
+void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit) const {
   if (mode_ == StatsMode::Ka) {
     h.bits = bit_score(karlin_, h.aln.score);
     h.evalue = evalue(karlin_, h.aln.score, query.length, db_residues_);
     return;
   }
   double score = h.aln.score;
-  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) {
-    const double ratio =
-        composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
-    score = rescaled_alignment_score(gaps_, ratio, h.aln);
-  }
-  if (fits_regression(mode_) && fit && fit->ok) {
+  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) score = comp_score(h, query, target);
+  if (fits_regression(mode_) && fit && fit->regression.ok) {
     h.bits = bit_score(karlin_, h.aln.score);
-    h.evalue = fit->evalue(score, std::max<uint32_t>(1, target.length), db_sequences_);
+    h.evalue = fit->regression.evalue(score, std::max<uint32_t>(1, target.length), fitted_subjects(*fit));
     return;
   }
   h.bits = (karlin_.lambda * score - std::log(karlin_.K)) / std::log(2.0);

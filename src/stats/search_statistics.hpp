@@ -13,6 +13,12 @@
 //          few scores) falls back to blast.
 //   regress-comp  regress on comp's rescaled score (the fit on raw scores, the hit's score
 //          scaled by its pair's composition-based lambda ratio); its fallback is comp.
+//   regress-qcomp  regress, each query's E-values times one factor of its own: the geometric
+//          mean of E_regress-comp / E_regress over the upper half of its calibration sample
+//          (query_calibration.hpp). Both E-values come from the query's one fit, so the factor
+//          is the typical effect of composition rescaling on that query's significance alone:
+//          an effective number of subjects that carries it into the pooled order while the
+//          order within the query stays regress's; falls back to blast.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,9 +34,18 @@
 
 namespace hpc {
 
-enum class StatsMode { Ka, Blast, Comp, Regress, RegressComp };
-// regress and regress-comp: each query's length regression (query_calibration.hpp).
-inline bool fits_regression(StatsMode m) { return m == StatsMode::Regress || m == StatsMode::RegressComp; }
+enum class StatsMode { Ka, Blast, Comp, Regress, RegressComp, RegressQcomp };
+// regress, regress-comp and regress-qcomp: each query's length regression (query_calibration.hpp).
+inline bool fits_regression(StatsMode m) {
+  return m == StatsMode::Regress || m == StatsMode::RegressComp || m == StatsMode::RegressQcomp;
+}
+
+// What a query's calibration gives the statistics: its length regression and, for
+// regress-qcomp, ln of the factor on all its E-values (0 for the other modes).
+struct QueryFit {
+  LengthRegression regression;
+  double log_shift = 0;
+};
 StatsMode parse_stats_mode(const std::string& name);  // throws hpc::Error naming the choices
 const char* to_string(StatsMode mode);
 // The --stats paragraph of `search --help` (choices and their references).
@@ -48,19 +63,28 @@ class SearchStatistics {
   // The lowest raw score that can reach max_evalue for a query of this length against any
   // subject (a lower bound: annotate() decides each hit); for regress, blast's (the fallback).
   int32_t min_score(uint32_t query_length, double max_evalue);
-  // The same bound from a regress fit (fit.ok).
-  int32_t min_score(const LengthRegression& fit, double max_evalue) const;
+  // The same bound from a regress fit (fit.regression.ok).
+  int32_t min_score(const QueryFit& fit, double max_evalue) const;
   // Sets h.bits and h.evalue from h.aln (score and CIGAR) and the two sequences; regress
   // uses `fit` (the query's) when it is given and ok, else blast.
-  void annotate(Hit& h, SeqView query, SeqView target, const LengthRegression* fit = nullptr) const;
+  void annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit = nullptr) const;
+  // regress-qcomp's term for one aligned pair (h.aln) of a query with an ok fit: ln(E_regress-comp
+  // / E_regress), the fit read at comp's rescaled and at the raw score, in logs (no underflow
+  // for strong homologs).
+  double log_composition_factor(const Hit& h, SeqView query, SeqView target, const LengthRegression& fit) const;
 
  private:
+  // comp's rescaled score of the pair's alignment.
+  double comp_score(const Hit& h, SeqView query, SeqView target) const;
+  // The number of subjects a fit's E-values count: the database's, times regress-qcomp's factor.
+  double fitted_subjects(const QueryFit& fit) const;
+
   StatsMode mode_ = StatsMode::Ka;
   ScoreMatrix matrix_;
   GapCosts gaps_;
   KarlinParams karlin_;
   FiniteSizeParams fsc_;
-  double standard_lambda_ = 0;  // ungapped, standard background (comp)
+  double standard_lambda_ = 0;  // ungapped, standard background (comp, regress-comp, regress-qcomp)
   double db_residues_ = 0, db_sequences_ = 0;
   std::vector<uint32_t> subject_lengths_;  // distinct, ascending
   std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)

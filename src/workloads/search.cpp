@@ -110,17 +110,17 @@ class SearchWorker : public TileWorker {
     // from the tile's own scores when they hold the whole sample.
     const bool own_scores = calibration_ && calibration_->whole_database() && tile.part_begin == 0 &&
                             tile.part_end == job_.db.seqs.size() && job_.setup.max_hits >= job_.db.seqs.size();
-    std::vector<LengthRegression> fits;
+    std::vector<QueryFit> fits;
     if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
     const auto top = backend_->search_tile(tile);  // too large a tile: the driver splits it
     if (own_scores) fits = calibration_->fit_from(tile.queries, top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<int32_t> scores;
-    std::vector<const LengthRegression*> fit_of;  // per request
+    std::vector<const QueryFit*> fit_of;  // per request
     for (size_t k = 0; k < tile.queries.size(); ++k) {
       const uint32_t q = tile.queries[k];
-      const LengthRegression* fit = fits.empty() || !fits[k].ok ? nullptr : &fits[k];
+      const QueryFit* fit = fits.empty() || !fits[k].regression.ok ? nullptr : &fits[k];
       const int32_t min_score = fit ? job_.stats.min_score(*fit, job_.max_evalue) : job_.min_score[q];
       for (size_t j = 0; j < top[k].size() && j < job_.max_hits; ++j) {
         const ScoredTarget& st = top[k][j];
@@ -198,7 +198,8 @@ class SearchRun : public TiledWorkload {
   int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     auto calibration = fits_regression(job_.stats.mode())
-                           ? std::make_unique<QueryCalibration>(job_.setup, slot.kind(), slot.device_index(), slot.threads)
+                           ? std::make_unique<QueryCalibration>(job_.setup, slot.kind(), slot.device_index(), slot.threads,
+                                                                &job_.stats)
                            : nullptr;
     auto rescorer = opt_.rescore.top > 0 ? std::make_unique<HitRescorer>(opt_.rescore, job_.setup, slot.kind(),
                                                                          slot.device_index(), slot.threads)

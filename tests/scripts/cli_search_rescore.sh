@@ -13,7 +13,7 @@ nseq=$(grep -c '>' "$DB")
 tsv() { "$HPCALIGN" view "$1" --format tsv | tail -n +2 | cut -f1,2,3,5 | sort; }  # E at full precision
 run() { "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --quiet --max-hits 1000 --evalue 1000 "$@"; }
 
-expect_ok "search --stats regress" run -o "$WORK/plain.h5"
+expect_ok "search (default --stats)" run -o "$WORK/plain.h5"
 expect_ok "search --rescore 4 --permutations 200" run -o "$WORK/r1.h5" --rescore 4 --permutations 200 --threads 2
 expect_ok "the same again" run -o "$WORK/r2.h5" --rescore 4 --permutations 200 --threads 1
 expect_ok "mpirun -np 2" mpirun -np 2 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --quiet --max-hits 1000 \

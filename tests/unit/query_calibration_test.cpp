@@ -6,7 +6,9 @@
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "kernels/backend.hpp"
+#include "src/stats/karlin.hpp"
 #include "src/stats/query_calibration.hpp"
+#include "src/stats/search_statistics.hpp"
 #include "test_support.hpp"
 
 using namespace hpc;
@@ -33,7 +35,9 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
   const Database db = make_database(std::move(subjects));
   const SearchSetup search = setup_for(queries, db, uint32_t(db.seqs.size()));
 
-  QueryCalibration calibration(search, BackendKind::Cpu, 0, 1);
+  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
+  const SearchStatistics qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, ka, db);
+  QueryCalibration calibration(search, BackendKind::Cpu, 0, 1, &qcomp);
   ASSERT_TRUE(calibration.whole_database());
   std::vector<uint32_t> ids;
   for (uint32_t q = 0; q < queries.size(); ++q) ids.push_back(q);
@@ -49,14 +53,65 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
   ASSERT_EQ(own.size(), sampled.size());
   int fitted = 0;
   for (size_t q = 0; q < own.size(); ++q) {
-    EXPECT_EQ(own[q].ok, sampled[q].ok) << q;
-    EXPECT_EQ(own[q].used, sampled[q].used) << q;
-    EXPECT_EQ(own[q].intercept, sampled[q].intercept) << q;  // bit for bit: same scores, same order
-    EXPECT_EQ(own[q].slope, sampled[q].slope) << q;
-    EXPECT_EQ(own[q].sd, sampled[q].sd) << q;
-    fitted += own[q].ok;
+    const LengthRegression &a = own[q].regression, &b = sampled[q].regression;
+    EXPECT_EQ(a.ok, b.ok) << q;
+    EXPECT_EQ(a.used, b.used) << q;
+    EXPECT_EQ(a.intercept, b.intercept) << q;  // bit for bit: same scores, same order
+    EXPECT_EQ(a.slope, b.slope) << q;
+    EXPECT_EQ(a.sd, b.sd) << q;
+    EXPECT_EQ(own[q].log_shift, sampled[q].log_shift) << q;  // regress-qcomp's factor too
+    EXPECT_NE(own[q].log_shift, 0.0) << q;
+    fitted += a.ok;
   }
   EXPECT_EQ(fitted, int(own.size()));  // 400 subjects: enough for every query (84 at least)
+
+  // A query's factor is its own: fitted alone, or with the others in another order, the same.
+  const auto alone = calibration.fit({ids[5]});
+  EXPECT_EQ(alone[0].log_shift, sampled[5].log_shift);
+  const auto reversed = calibration.fit(std::vector<uint32_t>(ids.rbegin(), ids.rend()));
+  EXPECT_EQ(reversed[ids.size() - 1 - 5].log_shift, sampled[5].log_shift);
+}
+
+// regress-qcomp's factor over a larger database's sample: the mean of ln(E_regress-comp / E_regress)
+// over the sample subjects of regress P <= kShiftSetP, recomputed here from the sample's own
+// scores and alignments.
+TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
+  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
+  SequenceSet queries;
+  for (uint32_t i = 0; i < 3; ++i) queries.add(all.ids[i * 301], all.view(i * 301).data, all.view(i * 301).length);
+  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
+  const SearchSetup search = setup_for(queries, db, 10);
+  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
+  const SearchStatistics qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, ka, db);
+  constexpr uint32_t kSample = 300;
+  QueryCalibration calibration(search, BackendKind::Cpu, 0, 1, &qcomp, kSample);
+  ASSERT_FALSE(calibration.whole_database());
+  const auto fits = calibration.fit({0, 1, 2});
+
+  const Database sample = calibration_sample(db, kSample);
+  SearchSetup on_sample = setup_for(queries, sample, kSample);
+  auto backend = make_search_backend(BackendKind::Cpu, 0, 1, /*faults=*/false);
+  backend->prepare(on_sample);
+  const double subjects = double(db.seqs.size());
+  for (uint32_t q = 0; q < 3; ++q) {
+    ASSERT_TRUE(fits[q].regression.ok) << q;
+    Tile tile;
+    tile.queries = {q};
+    tile.part_end = kSample;
+    double sum = 0;
+    int n = 0;
+    const auto scored = backend->search_tile(tile);
+    for (const ScoredTarget& st : scored[0]) {
+      const SeqView t = sample.seqs.view(st.target);
+      if (st.score <= 0 || fits[q].regression.evalue(st.score, t.length, subjects) > kShiftSetP * subjects) continue;
+      Hit h;
+      h.aln = backend->align({{q, st.target}})[0];
+      sum += qcomp.log_composition_factor(h, queries.view(q), t, fits[q].regression);
+      ++n;
+    }
+    ASSERT_GT(n, 20) << q;
+    EXPECT_NEAR(fits[q].log_shift, sum / n, 1e-9) << q;
+  }
 }
 
 TEST(QueryCalibration, SampleSpansTheLengthsOfALargerDatabase) {
