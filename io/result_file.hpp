@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "io/run_merge.hpp"
 #include "src/core/alignment.hpp"
 #include "src/core/sequence.hpp"
 
@@ -30,9 +31,6 @@ namespace hpc {
 namespace h5 {
 class File;
 }
-class SortedRuns;
-struct MergeRules;
-struct MergeTimes;
 
 class ResultFile {
  public:
