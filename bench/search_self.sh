@@ -15,7 +15,7 @@ mkdir -p "$work"
 echo "       N   phase_s    TCUPS  align_s      hits   wall_s"
 for n in "${@:-11000 57592}"; do
   fa=$work/first$n.fa
-  rm -f "$work/self$n.h5"
+  rm -rf "$work/self$n.h5" "$work/self$n.h5.journal" "$work/self$n.h5.runs"
   awk -v n="$n" '/^>/{k++} k<=n' "$work/balifam1000.fa" >"$fa"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
