@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 
 namespace hpc {
@@ -40,11 +41,20 @@ double ungapped_lambda(const ScoreMatrix& m, const Composition& row, const Compo
   }
   if (max_score <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return -1;
   // phi(l) = sum p q e^{l s} / (row_sum col_sum) - 1 is convex, phi(0) = 0, phi'(0) < 0: its
-  // positive root is bracketed by doubling, then bisected to machine precision.
+  // positive root is bracketed by doubling, then bisected to machine precision. The 400 cells
+  // are summed per score value first (a matrix has ~16), so a step costs ~16 exps, not 400:
+  // search's regress-qcomp solves this for every sample pair of every query.
+  int min_score = 0;
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    for (int j = 0; j < kTrueAminoAcids; ++j) min_score = std::min(min_score, m.score[i][j]);
+  std::vector<double> weight(size_t(std::max(max_score, 0) - min_score + 1), 0.0);
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    for (int j = 0; j < kTrueAminoAcids; ++j)
+      if (m.score[i][j] <= max_score) weight[size_t(m.score[i][j] - min_score)] += row[i] * col[j];
   auto phi = [&](double l) {
     double s = 0;
-    for (int i = 0; i < kTrueAminoAcids; ++i)
-      for (int j = 0; j < kTrueAminoAcids; ++j) s += row[i] * col[j] * std::exp(l * m.score[i][j]);
+    for (size_t k = 0; k < weight.size(); ++k)
+      if (weight[k] != 0) s += weight[k] * std::exp(l * double(int(k) + min_score));
     return s / (row_sum * col_sum) - 1;
   };
   double lo = 0, hi = 0.5;
