@@ -1,7 +1,5 @@
 #include "src/workloads/allvsall.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <memory>
 #include <chrono>
@@ -29,14 +27,6 @@ namespace hpc {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// CPU seconds (user + system) of this process: --verbose shows what the final merge cost on
-// shared cores, where walls are loose.
-double process_cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
 
 // A tile's engine time, sent ahead of its hits and summed by the master (timing attributes).
 struct TileTimes {
@@ -331,20 +321,7 @@ class AllVsAllRun : public TiledWorkload {
                    clock.load_seconds(), std::chrono::duration<double>(clock.phase_start - clock.loaded).count(),
                    phase_seconds, (unsigned long long)total_pairs_, (unsigned long long)total_cells_, gcups,
                    summed_.score_seconds, summed_.align_seconds, summed_.stage_seconds, clock.store_seconds);
-    const auto t_finish = std::chrono::steady_clock::now();
-    const double cpu_before = process_cpu_seconds();
-    const size_t runs = runs_.count();
-    MergeTimes stages;
-    MergeRules rules;
-    rules.times = &stages;
-    rows_ = runs_.finish(*out_, rules);  // the staged runs, merged into /hits
-    if (opt_.run.verbose)
-      std::fprintf(stderr,
-                   "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU); stages, "
-                   "overlapping: counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing "
-                   "%.3f s, the merging thread waited %.3f s\n",
-                   runs, seconds_since(t_finish), process_cpu_seconds() - cpu_before, stages.count, stages.read,
-                   stages.merge, stages.deflate, stages.store, stages.waited);
+    rows_ = runs_.finish(*out_, {}, opt_.run.verbose);  // the staged runs, merged into /hits
   }
 
   void summary() override {

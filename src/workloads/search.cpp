@@ -301,15 +301,10 @@ class SearchRun : public TiledWorkload {
     // then those within max_evalue, merged from the workers' runs on all cores (bounded
     // memory). E-values with a per-subject term are not monotone in the score, so cutting
     // them before the top-k would make the result depend on the tiling.
-    const auto t_finish = std::chrono::steady_clock::now();
-    const size_t runs = runs_.count();
     MergeRules rules;
     rules.max_per_query = opt_.max_hits;
     rules.max_evalue = opt_.max_evalue;
-    rows_ = runs_.finish(*out_, rules);
-    if (opt_.run.verbose)
-      std::fprintf(stderr, "hpcalign: timing: final merge of %zu sorted runs and write %.3f s\n", runs,
-                   seconds_since(t_finish));
+    rows_ = runs_.finish(*out_, rules, opt_.run.verbose);
   }
 
   void summary() override {

@@ -65,7 +65,8 @@ class TileRuns {
   size_t count() const { return runs_.size(); }
   // Every run merged into `out`'s /hits by `rules` (rows kept per query, best first, and of
   // those the ones within max_evalue); then the run files go. Returns the rows written.
-  uint64_t finish(ResultFile& out, const MergeRules& rules = {});
+  // `verbose`: the merge's timing line, its stages included, on stderr.
+  uint64_t finish(ResultFile& out, const MergeRules& rules = {}, bool verbose = false);
 
  private:
   std::string run_dir_;
