@@ -189,15 +189,8 @@ class HmmsearchRun : public TiledWorkload {
     out_->close();
   }
 
-  void finish(const RunClock& clock) override {
+  void finish(const RunClock&) override {
     const auto t0 = std::chrono::steady_clock::now();
-    if (opt_.run.verbose) {
-      const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
-      std::fprintf(stderr,
-                   "hpcalign: %s: after the load: workers ready and tiles planned %.3f s, last tile stored %.3f s "
-                   "(master storing results %.3f s)\n",
-                   name().c_str(), after(clock.planned), after(clock.last_result), clock.store_seconds);
-    }
     std::ostringstream tbl, dom, pfam, report, msa;
     std::vector<hmm::HitList> lists;
     write_report_header(report, opt_);

@@ -199,12 +199,9 @@ class MsvRun : public TiledWorkload {
     for (const auto& m : job_.models) model_nodes += uint64_t(m.length);
     const double cells = double(model_nodes) * double(job_.db.seqs.total_residues());
     h5::set_attribute(*out_, "", "filter_seconds", filter_s);
-    const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
     if (opt_.run.verbose)
       std::cerr << "hpcalign: msv: filter phase " << filter_s << " s, " << cells << " MSV cells (sum M x residues), "
-                << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS (workers ready and tiles planned after "
-                << after(clock.planned) << " s, last tile stored after " << after(clock.last_result)
-                << " s; master storing results " << clock.store_seconds << " s)\n";
+                << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS\n";
     const auto write_start = std::chrono::steady_clock::now();
     write_batch();
     sort_msv_rows(*out_);

@@ -136,6 +136,13 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     return 0;
   }
   if (!mpi.is_master()) return 0;
+  if (s.verbose) {
+    const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
+    std::fprintf(stderr,
+                 "hpcalign: %s: after the load: workers ready and tiles planned %.3f s, last tile stored %.3f s "
+                 "(master storing results %.3f s)\n",
+                 w.name().c_str(), after(clock.planned), after(clock.last_result), clock.store_seconds);
+  }
   w.finish(clock);
   resume.complete();
   progress->finish();
