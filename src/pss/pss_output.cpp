@@ -3,6 +3,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/result_lifecycle.hpp"
 #include "src/core/error.hpp"
+#include "src/core/wire.hpp"
 
 namespace hpc {
 
@@ -28,47 +29,43 @@ void PssResultFile::write_sequences(const std::string& group, const SequenceSet&
   result_lifecycle::write_sequences(impl_->file, group, seqs);
 }
 
-void PssResultFile::finish(const std::vector<PssPairResult>& rows, bool keep_scores) {
-  std::vector<uint32_t> query, target, n_perm;
-  std::vector<int32_t> score, all_scores;
-  std::vector<double> mu, lambda, K, pvalue, log10_pvalue;
-  std::vector<uint8_t> converged, status;
-  for (const PssPairResult& r : rows) {
-    query.push_back(r.query);
-    target.push_back(r.target);
-    score.push_back(r.score);
-    mu.push_back(r.fit.mu);
-    lambda.push_back(r.fit.lambda);
-    K.push_back(r.K);
-    pvalue.push_back(r.pvalue);
-    log10_pvalue.push_back(r.log10_pvalue);
-    n_perm.push_back(r.n_perm);
-    converged.push_back(r.fit.converged() ? 1 : 0);
-    status.push_back(uint8_t(r.fit.status));
-    if (keep_scores) {
-      if (r.permuted_scores.size() != r.n_perm) throw Error("internal: permuted scores missing for --keep-scores");
-      all_scores.insert(all_scores.end(), r.permuted_scores.begin(), r.permuted_scores.end());
-    }
-  }
+void PssResultFile::finish(bool keep_scores) {
   h5::File& f = impl_->file;
-  h5::write_column(f, "pss/query", query);
-  h5::write_column(f, "pss/target", target);
-  h5::write_column(f, "pss/score", score);
-  h5::write_column(f, "pss/mu", mu);
-  h5::write_column(f, "pss/lambda", lambda);
-  h5::write_column(f, "pss/K", K);
-  h5::write_column(f, "pss/pvalue", pvalue);
-  h5::write_column(f, "pss/log10_pvalue", log10_pvalue);
-  h5::write_column(f, "pss/n_perm", n_perm);
-  h5::write_column(f, "pss/converged", converged);
-  h5::write_column(f, "pss/fit_status", status);
-  if (keep_scores) {
-    h5::write_column(f, "pss_scores/scores", all_scores);
+  if (keep_scores)
     h5::set_attribute(f, "pss_scores/scores", "layout",
                       std::string("row r of /pss owns elements [r*n_perm, (r+1)*n_perm), permutation order"));
-  }
   result_lifecycle::complete(f);
   f.close();
+}
+
+RowSchema pss_row_schema(uint32_t permutations, bool keep_scores) {
+  RowSchema s{{{"pss/query", RowType::kU32},
+               {"pss/target", RowType::kU32},
+               {"pss/score", RowType::kI32},
+               {"pss/mu", RowType::kF64},
+               {"pss/lambda", RowType::kF64},
+               {"pss/K", RowType::kF64},
+               {"pss/pvalue", RowType::kF64},
+               {"pss/log10_pvalue", RowType::kF64},
+               {"pss/n_perm", RowType::kU32},
+               {"pss/converged", RowType::kU8},
+               {"pss/fit_status", RowType::kU8}}};
+  if (keep_scores) s.columns.push_back({"pss_scores/scores", RowType::kI32, permutations});
+  return s;
+}
+
+std::string pack_pss_rows(const std::vector<PssPairResult>& rows, uint32_t permutations, bool keep_scores) {
+  WireWriter w;
+  w.reserve(rows.size() * pss_row_schema(permutations, keep_scores).row_bytes());
+  for (const PssPairResult& r : rows) {
+    w.put(r.query), w.put(r.target), w.put(r.score), w.put(r.fit.mu), w.put(r.fit.lambda), w.put(r.K);
+    w.put(r.pvalue), w.put(r.log10_pvalue), w.put(r.n_perm);
+    w.put<uint8_t>(r.fit.converged() ? 1 : 0), w.put(uint8_t(r.fit.status));
+    if (!keep_scores) continue;
+    if (r.permuted_scores.size() != permutations) throw Error("internal: permuted scores missing for --keep-scores");
+    for (int32_t x : r.permuted_scores) w.put(x);
+  }
+  return w.take();
 }
 
 }  // namespace hpc

@@ -11,11 +11,14 @@
 //     1 too few samples, 2 all permuted scores equal, 3 non-finite, 4 no convergence).
 //   /pss_scores/scores (only with --keep-scores): the permuted scores, flat int32, row r of
 //     /pss owning elements [r * n_perm, (r + 1) * n_perm) in permutation order k = 0..N-1.
+// The workers stage the rows in run files (src/workloads/tile_row_runs.hpp), merged into /pss
+// (and /pss_scores) by (query, target) when the run completes: an unfinished file has none.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "io/row_runs.hpp"
 #include "src/core/sequence.hpp"
 #include "src/pss/pss_engine.hpp"
 
@@ -33,8 +36,8 @@ class PssResultFile {
   void set_attribute(const std::string& name, int64_t value);
   void set_attribute(const std::string& name, double value);
   void write_sequences(const std::string& group, const SequenceSet& seqs);
-  // Writes /pss (and /pss_scores when keep_scores), status "complete", closes.
-  void finish(const std::vector<PssPairResult>& sorted_rows, bool keep_scores);
+  // The rows are in /pss (and /pss_scores when keep_scores): status "complete", closes.
+  void finish(bool keep_scores);
   // The underlying file, for io/checkpoint.hpp (the stored plan).
   h5::File& h5_file();
 
@@ -42,5 +45,11 @@ class PssResultFile {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// /pss's columns (and with keep_scores /pss_scores/scores, `permutations` a row) as run
+// records hold them (io/row_runs.hpp), keyed by (query, target).
+RowSchema pss_row_schema(uint32_t permutations, bool keep_scores);
+// The rows packed for that schema (throws hpc::Error when a row lacks its permuted scores).
+std::string pack_pss_rows(const std::vector<PssPairResult>& rows, uint32_t permutations, bool keep_scores);
 
 }  // namespace hpc

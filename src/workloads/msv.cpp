@@ -17,18 +17,21 @@
 #include "src/hmm/filter_pipeline.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/hmm_inputs.hpp"
+#include "src/workloads/tile_row_runs.hpp"
+#include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
 namespace {
 
-// What a tile sends back: the counters of each of its models, and its rows.
+// What a tile sends back: the counters of each of its models, and its rows (staged by the
+// worker: src/workloads/tile_row_runs.hpp).
 struct TileResult {
   std::vector<MsvModelCounts> counts;
-  std::vector<MsvRow> rows;
+  TileRows rows;
 };
 
-std::string encode(const MsvTileResult& r) {
+std::string encode(uint32_t tile, const MsvTileResult& r, TileRowWriter& runs) {
   std::vector<MsvRow> rows;
   rows.reserve(r.pairs.size());
   for (const MsvPair& p : r.pairs) {
@@ -38,7 +41,7 @@ std::string encode(const MsvTileResult& r) {
   }
   WireWriter w;
   w.put_vector(r.counts);
-  w.put_vector(rows);
+  runs.put(w, tile, pack_msv_rows(rows));
   return w.take();
 }
 
@@ -46,7 +49,7 @@ TileResult decode(const std::string& bytes) {
   WireReader rd(bytes);
   TileResult r;
   r.counts = rd.get_vector<MsvModelCounts>();
-  r.rows = rd.get_vector<MsvRow>();
+  r.rows = TileRows::get(rd);
   return r;
 }
 
@@ -61,12 +64,15 @@ struct MsvJob {
 // driver splits it (the totals add up the pieces' counters).
 class MsvWorker : public TileWorker {
  public:
-  explicit MsvWorker(std::unique_ptr<MsvEngine> engine) : engine_(std::move(engine)) {}
+  // `out_path`, `worker`: where the worker stages its tiles' rows.
+  MsvWorker(std::unique_ptr<MsvEngine> engine, const std::string& out_path, int worker)
+      : engine_(std::move(engine)), runs_(out_path, worker, msv_row_schema()) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
-  std::string run(const Tile& tile) override { return encode(run_msv_tile(*engine_, tile)); }
+  std::string run(const Tile& tile) override { return encode(tile.id, run_msv_tile(*engine_, tile), runs_); }
 
  private:
   std::unique_ptr<MsvEngine> engine_;
+  TileRowWriter runs_;
 };
 
 // Everything that changes the results (content fingerprints, not paths).
@@ -78,6 +84,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const MsvOptions& opt, cons
       {"F2", checkpoint::exact(opt.F2)},
       {"stages", hmm::stages_name(job.setup.settings.stages)},
       {"all_pairs", std::to_string(int(opt.all_pairs))},
+      tile_rows_parameter(),
   };
 }
 
@@ -138,7 +145,7 @@ void load_job(const MsvOptions& opt, MsvJob& job) {
 // msv on the tiled-run driver (src/workloads/tiled_run.hpp).
 class MsvRun : public TiledWorkload {
  public:
-  explicit MsvRun(const MsvOptions& opt) : opt_(opt) {}
+  explicit MsvRun(const MsvOptions& opt) : opt_(opt), runs_(opt.run.out_path, msv_row_schema()) {}
   std::string name() const override { return "msv"; }
   void load() override {
     load_job(opt_, job_);
@@ -151,10 +158,14 @@ class MsvRun : public TiledWorkload {
   int workers_per_gpu() const override { return 4; }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
-    return std::make_unique<MsvWorker>(make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup));
+    return std::make_unique<MsvWorker>(make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup),
+                                       opt_.run.out_path, slot.worker);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
-  void create_output() override { out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate); }
+  void create_output() override {
+    out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate);
+    runs_.prepare(opt_.run.resume);
+  }
   h5::File& output_file() override { return *out_; }
 
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
@@ -178,17 +189,17 @@ class MsvRun : public TiledWorkload {
                    seconds_since(t0));
   }
 
+  bool results_outside_journal() const override { return true; }
+  bool replayable(uint32_t, const std::string& bytes) const override { return runs_.replayable(decode(bytes).rows); }
+
+  // The master keeps only each tile's counters and run place: the workers staged the rows.
   void store(uint32_t tile_id, const std::string& bytes, bool) override {
-    TileResult r = decode(bytes);
-    batch_tiles_.push_back(tile_id);
-    batch_rows_.insert(batch_rows_.end(), r.rows.begin(), r.rows.end());
-    rows_written_ += r.rows.size();
+    const TileResult r = decode(bytes);
+    runs_.store(tile_id, r.rows);
     for (const MsvModelCounts& c : r.counts) totals_.at(c.model).add(c);
-    if (seconds_since(last_write_) >= 2.0) write_batch();
   }
 
   void stopped(const std::string& signal_name) override {
-    write_batch();
     result_lifecycle::mark_stopped(*out_, signal_name);
     out_->close();
   }
@@ -203,8 +214,7 @@ class MsvRun : public TiledWorkload {
       std::cerr << "hpcalign: msv: filter phase " << filter_s << " s, " << cells << " MSV cells (sum M x residues), "
                 << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS\n";
     const auto write_start = std::chrono::steady_clock::now();
-    write_batch();
-    sort_msv_rows(*out_);
+    runs_.merge_into(*out_);
     std::vector<uint32_t> model_idx;
     std::vector<uint64_t> n, a, b, c;
     for (uint32_t m = 0; m < totals_.size(); ++m) {
@@ -218,37 +228,25 @@ class MsvRun : public TiledWorkload {
     h5::write_column(*out_, "pipeline/past_vit", c);
     result_lifecycle::complete(*out_);
     out_->close();
+    runs_.remove();
     if (opt_.run.verbose)
-      std::cerr << "hpcalign: msv: final sort and write " << seconds_since(write_start) << " s; process age "
+      std::cerr << "hpcalign: msv: final merge and write " << seconds_since(write_start) << " s; process age "
                 << process_seconds() << " s\n";
   }
 
   void summary() override {
     print_summary(job_, totals_);
     if (!opt_.run.quiet)
-      std::cerr << "hpcalign: " << rows_written_ << " rows for " << job_.models.size() << " model(s) written to "
+      std::cerr << "hpcalign: " << runs_.rows() << " rows for " << job_.models.size() << " model(s) written to "
                 << opt_.run.out_path << "\n";
   }
 
  private:
-  // Rows reach the file in batches, every 2 s and at the end: appending each tile's few rows
-  // rewrote every column's last compressed chunk and flushed, ~20 ms per tile, which made
-  // the master the limit of the filter phase (22 models x 207M: 1.1 s of 1.5 s, H200
-  // machine). The journal is what a resume trusts; a resumed run refills a new file from it.
-  void write_batch() {
-    if (!batch_tiles_.empty()) append_msv_rows(*out_, batch_tiles_, batch_rows_);
-    batch_tiles_.clear(), batch_rows_.clear();
-    last_write_ = std::chrono::steady_clock::now();
-  }
-
   const MsvOptions& opt_;
   MsvJob job_;
   std::unique_ptr<h5::File> out_;
   std::vector<MsvModelCounts> totals_;
-  size_t rows_written_ = 0;
-  std::vector<uint32_t> batch_tiles_;
-  std::vector<MsvRow> batch_rows_;
-  std::chrono::steady_clock::time_point last_write_ = std::chrono::steady_clock::now();
+  TileRowRuns runs_;  // every finished tile's, in the workers' run files
 };
 
 }  // namespace

@@ -3,10 +3,11 @@
 // hmmsearch pipeline. Tiles are (model) x (database length partition), scheduled like the
 // other workloads (local threads or MPI); rank 0 writes the HDF5 file:
 //   /msv/{model,target,msv_bits,msv_pvalue,bias_pass,vit_bits,vit_pvalue,passed}
-//      survivors of every requested stage (or every pair with --all), in tile completion order
+//      survivors of every requested stage (or every pair with --all), sorted by (model, target);
+//      the workers stage them in run files, merged here when the run completes (empty until then)
 //   /models/{name,length}  /targets/{id,length}
 //   /pipeline/{model,targets,past_msv,past_bias,past_vit}: hmmsearch's pipeline counts
-//   /tiles/{id,status}; run attributes on '/', status "incomplete" until the run completes.
+//   run attributes on '/', status "incomplete" until the run completes.
 #include <string>
 
 #include "mpi/scheduler.hpp"

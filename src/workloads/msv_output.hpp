@@ -1,13 +1,16 @@
 #pragma once
 // The HDF5 file of `hpcalign msv` (layout in src/workloads/msv.hpp), written by rank 0: created
-// with its attributes, models and targets; rows appended tile by tile with the /tiles ledger
-// in the same flush; sorted at the end.
+// with its attributes, models and targets (and an empty /msv: an unfinished file has no rows);
+// the rows, staged by the workers in run files (src/workloads/tile_row_runs.hpp), merged into
+// /msv by (model, target) at the end.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "io/result_lifecycle.hpp"
+#include "io/row_runs.hpp"
 #include "src/core/sequence.hpp"
 #include "src/workloads/msv.hpp"
 
@@ -26,10 +29,9 @@ struct MsvRow {
 
 void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<HmmModel>& models,
                        const SequenceSet& targets, unsigned stages);
-// Finished tiles: their rows and their ledger entries, then a flush.
-void append_msv_rows(h5::File& f, const std::vector<uint32_t>& tile_ids, const std::vector<MsvRow>& rows);
-// Rows arrive in tile completion order; a finished file lists them by (model, target), so
-// its content does not depend on the number of workers or ranks.
-void sort_msv_rows(h5::File& f);
+// /msv's columns as run records hold them (io/row_runs.hpp), keyed by (model, target): a
+// finished file lists its rows in that order, whatever the number of workers or ranks.
+RowSchema msv_row_schema();
+std::string pack_msv_rows(const std::vector<MsvRow>& rows);
 
 }  // namespace hpc

@@ -18,6 +18,8 @@
 #include "src/core/wire.hpp"
 #include "src/plan/pss_plan.hpp"
 #include "src/pss/pss_output.hpp"
+#include "src/workloads/tile_row_runs.hpp"
+#include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
@@ -84,59 +86,33 @@ struct PssTileTimes {
   double kernel_seconds = 0;  // GPU score kernels of the tile (0 on the CPU)
 };
 
-std::string encode_results(const std::vector<PssPairResult>& rows, const PssTileTimes& times) {
-  WireWriter w;
-  w.put(times.tile_seconds);
-  w.put(times.kernel_seconds);
-  w.put<uint64_t>(rows.size());
-  for (const PssPairResult& r : rows) {
-    w.put(r.query);
-    w.put(r.target);
-    w.put(r.score);
-    w.put(r.fit.mu);
-    w.put(r.fit.lambda);
-    w.put(uint8_t(r.fit.status));
-    w.put(uint64_t(r.fit.observed));
-    w.put(uint64_t(r.fit.censored));
-    w.put(r.fit.censor_point);
-    w.put(r.K);
-    w.put(r.pvalue);
-    w.put(r.log10_pvalue);
-    w.put(r.n_perm);
-    w.put_vector(r.permuted_scores);
-  }
-  return w.take();
-}
+// What a tile sends back: its times, its pairs without a Gumbel fit (the summary's warning) and
+// its rows (staged by the worker: src/workloads/tile_row_runs.hpp).
+struct TileResult {
+  PssTileTimes times;
+  uint64_t failed_fits = 0;
+  TileRows rows;
+};
 
-std::vector<PssPairResult> decode_results(const std::string& bytes, PssTileTimes& times) {
+TileResult decode_result(const std::string& bytes) {
   WireReader rd(bytes);
-  times.tile_seconds = rd.get<double>();
-  times.kernel_seconds = rd.get<double>();
-  std::vector<PssPairResult> rows(rd.get<uint64_t>());
-  for (PssPairResult& r : rows) {
-    r.query = rd.get<uint32_t>();
-    r.target = rd.get<uint32_t>();
-    r.score = rd.get<int32_t>();
-    r.fit.mu = rd.get<double>();
-    r.fit.lambda = rd.get<double>();
-    r.fit.status = GumbelStatus(rd.get<uint8_t>());
-    r.fit.observed = rd.get<uint64_t>();
-    r.fit.censored = rd.get<uint64_t>();
-    r.fit.censor_point = rd.get<double>();
-    r.K = rd.get<double>();
-    r.pvalue = rd.get<double>();
-    r.log10_pvalue = rd.get<double>();
-    r.n_perm = rd.get<uint32_t>();
-    r.permuted_scores = rd.get_vector<int32_t>();
-  }
-  return rows;
+  TileResult t;
+  t.times.tile_seconds = rd.get<double>();
+  t.times.kernel_seconds = rd.get<double>();
+  t.failed_fits = rd.get<uint64_t>();
+  t.rows = TileRows::get(rd);
+  return t;
 }
 
 // A worker's engine (kernels/pss_engine.hpp): one CPU thread's, or one GPU's with its host
 // threads fitting the Gumbels.
 class PssWorker : public TileWorker {
  public:
-  explicit PssWorker(std::unique_ptr<PssEngine> engine) : engine_(std::move(engine)) {}
+  // `opt`: the rows' schema and the output, next to which worker `worker` stages its tiles' rows.
+  PssWorker(std::unique_ptr<PssEngine> engine, const PssOptions& opt, int worker)
+      : engine_(std::move(engine)),
+        opt_(opt),
+        runs_(opt.run.out_path, worker, pss_row_schema(opt.permutations, opt.keep_scores)) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
   // A tile that does not fit the device throws hpc::OutOfMemory: the driver splits it.
   std::string run(const Tile& tile) override {
@@ -147,11 +123,20 @@ class PssWorker : public TileWorker {
     const std::vector<PssPairResult> rows = engine_->run(tile.queries, tile.part_begin, tile.part_end);
     times.kernel_seconds = engine_->kernel_seconds() - before;
     times.tile_seconds = seconds_since(t0);
-    return encode_results(rows, times);
+    uint64_t failed = 0;
+    for (const PssPairResult& r : rows) failed += r.fit.converged() ? 0 : 1;
+    WireWriter w;
+    w.put(times.tile_seconds);
+    w.put(times.kernel_seconds);
+    w.put(failed);
+    runs_.put(w, tile.id, pack_pss_rows(rows, opt_.permutations, opt_.keep_scores));
+    return w.take();
   }
 
  private:
   std::unique_ptr<PssEngine> engine_;
+  const PssOptions& opt_;
+  TileRowWriter runs_;
 };
 
 // Everything that changes the results (content fingerprints, not paths). The query batch
@@ -172,14 +157,16 @@ std::vector<checkpoint::RunParameter> run_parameters(const PssOptions& opt, cons
       {"censor", job.params.censor.describe()},
       {"pssm", pssm},
       {"keep_scores", std::to_string(int(opt.keep_scores))},
+      tile_rows_parameter(),
   };
 }
 
-// pss on the tiled-run driver (src/workloads/tiled_run.hpp). Rows are gathered here and
-// written, sorted, at the end; the journal holds them meanwhile.
+// pss on the tiled-run driver (src/workloads/tiled_run.hpp). The workers stage the rows; the
+// journal holds their places; they are merged, sorted, at the end.
 class PssRun : public TiledWorkload {
  public:
-  explicit PssRun(const PssOptions& opt) : opt_(opt) {}
+  explicit PssRun(const PssOptions& opt)
+      : opt_(opt), runs_(opt.run.out_path, pss_row_schema(opt.permutations, opt.keep_scores)) {}
   std::string name() const override { return "pss"; }
   void load() override { load_job(opt_, job_); }
   // Local GPU run: four workers per GPU, the host threads shared among them for the fits.
@@ -192,10 +179,14 @@ class PssRun : public TiledWorkload {
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     const QueryProfile* profile = job_.have_profile ? &job_.pssm.profile : nullptr;
     return std::make_unique<PssWorker>(make_pss_engine(slot.kind(), slot.device_index(), slot.threads, job_.params,
-                                                       job_.queries, job_.subjects, profile));
+                                                       job_.queries, job_.subjects, profile),
+                                       opt_, slot.worker);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
-  void create_output() override { out_ = std::make_unique<PssResultFile>(opt_.run.out_path); }
+  void create_output() override {
+    out_ = std::make_unique<PssResultFile>(opt_.run.out_path);
+    runs_.prepare(opt_.run.resume);
+  }
   h5::File& output_file() override { return out_->h5_file(); }
 
   // The plan depends on the devices' capacity: a resume runs the stored one.
@@ -235,13 +226,19 @@ class PssRun : public TiledWorkload {
     out_->write_sequences("targets", job_.subjects);
   }
 
-  void store(uint32_t, const std::string& bytes, bool replayed) override {
-    PssTileTimes times;
-    auto part = decode_results(bytes, times);
-    rows_.insert(rows_.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  bool results_outside_journal() const override { return true; }
+  bool replayable(uint32_t, const std::string& bytes) const override {
+    return runs_.replayable(decode_result(bytes).rows);
+  }
+
+  // The master keeps only each tile's run place: the workers staged the rows themselves.
+  void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
+    const TileResult t = decode_result(bytes);
+    runs_.store(tile_id, t.rows);
+    failed_fits_ += t.failed_fits;
     if (!replayed) {  // a replayed tile's times were the earlier run's
-      summed_.tile_seconds += times.tile_seconds;
-      summed_.kernel_seconds += times.kernel_seconds;
+      summed_.tile_seconds += t.times.tile_seconds;
+      summed_.kernel_seconds += t.times.kernel_seconds;
     }
   }
 
@@ -253,9 +250,6 @@ class PssRun : public TiledWorkload {
 
   void finish(const RunClock& clock) override {
     const double phase_seconds = clock.phase_seconds();
-    std::sort(rows_.begin(), rows_.end(), [](const PssPairResult& a, const PssPairResult& b) {
-      return a.query != b.query ? a.query < b.query : a.target < b.target;
-    });
     // Score phase: from the plan (every worker ready) to the last tile's result, fits included.
     const double cells = double(score_cells_);
     auto gcups = [&](double s) { return s > 0 ? cells / s / 1e9 : 0.0; };
@@ -273,17 +267,17 @@ class PssRun : public TiledWorkload {
                      summed_.kernel_seconds, gcups(summed_.kernel_seconds));
       std::fprintf(stderr, "\n");
     }
-    out_->finish(rows_, opt_.keep_scores);
+    runs_.merge_into(out_->h5_file());  // sorted by (query, target)
+    out_->finish(opt_.keep_scores);
+    runs_.remove();
   }
 
   void summary() override {
     if (opt_.run.quiet) return;
-    size_t failed = 0;
-    for (const PssPairResult& r : rows_) failed += r.fit.converged() ? 0 : 1;
-    if (failed)
-      std::cerr << "hpcalign: warning: " << failed << " pair(s) without a Gumbel fit (converged = 0, pvalue NaN; "
+    if (failed_fits_)
+      std::cerr << "hpcalign: warning: " << failed_fits_ << " pair(s) without a Gumbel fit (converged = 0, pvalue NaN; "
                 << "see /pss/fit_status)\n";
-    std::cerr << "hpcalign: " << rows_.size() << " pairs (" << opt_.permutations << " permutations each) written to "
+    std::cerr << "hpcalign: " << runs_.rows() << " pairs (" << opt_.permutations << " permutations each) written to "
               << opt_.run.out_path << "\n";
   }
 
@@ -291,7 +285,8 @@ class PssRun : public TiledWorkload {
   const PssOptions& opt_;
   PssJob job_;
   std::unique_ptr<PssResultFile> out_;
-  std::vector<PssPairResult> rows_;
+  TileRowRuns runs_;  // every finished tile's, in the workers' run files
+  uint64_t failed_fits_ = 0;
   uint64_t score_cells_ = 0;
   PssTileTimes summed_;  // over this run's tiles
 };

@@ -21,11 +21,11 @@ echo "# seed $SEED, $TRIALS trials per workload"
 workload_inputs  # lib.bash: allvsall 19900 pairs with traceback, pss 3 x 60 pairs (a tile each), msv 10 models
 
 
-# kill_trials NAME SLOW_MS LEDGER GROUPS -- ARGS...: the trials for `hpcalign ARGS`. GROUPS:
-# comma-separated result groups to compare; LEDGER=1: the file keeps a /tiles ledger (msv),
-# LEDGER=hits: a hits file, whose ledger and staging rows go when it completes.
+# kill_trials NAME SLOW_MS GROUPS -- ARGS...: the trials for `hpcalign ARGS`. GROUPS:
+# comma-separated result groups to compare. Every workload's workers stage their rows in run
+# files (OUT.h5.runs), which go, with any other run state, when the file completes.
 kill_trials() {
-  local name=$1 slow=$2 ledger=$3 groups=$4; shift 5
+  local name=$1 slow=$2 groups=$3; shift 4
   local -a G run slowed
   IFS=, read -ra G <<<"$groups"
   run=("$HPCALIGN" "$@" --backend cpu --threads 1)
@@ -71,15 +71,10 @@ kill_trials() {
     [ "$(h5_status "$out")" = complete ] && pass "$name trial $trial: complete" || fail "$name trial $trial: status '$(h5_status "$out")'"
     same_groups "$name trial $trial: ${groups} identical to the uninterrupted run" "$ref" "$out" "${G[@]}"
     [ ! -e "$out.journal" ] && pass "$name trial $trial: journal removed" || fail "$name trial $trial: journal left"
-    if [ "$ledger" = hits ]; then
-      no_run_state "$out" && pass "$name trial $trial: complete file keeps no run state" ||
-        fail "$name trial $trial: /staging or /tiles left in a complete file"
-      [ ! -e "$out.runs" ] && pass "$name trial $trial: the workers' run files removed" ||
-        fail "$name trial $trial: $out.runs left"
-    elif [ "$ledger" = 1 ]; then
-      [ "$(tiles_done "$out")" = "$(int_attr "$out" tiles)" ] && pass "$name trial $trial: ledger lists each tile once" ||
-        fail "$name trial $trial: ledger $(tiles_done "$out") rows, $(int_attr "$out" tiles) tiles"
-    fi
+    no_run_state "$out" && pass "$name trial $trial: complete file keeps no run state" ||
+      fail "$name trial $trial: /staging or /tiles left in a complete file"
+    [ ! -e "$out.runs" ] && pass "$name trial $trial: the workers' run files removed" ||
+      fail "$name trial $trial: $out.runs left"
   done
 }
 
@@ -94,9 +89,9 @@ killed() {
 A=(allvsall -i "$WORK/short200.fa" --mode local)
 P=(pss -q "$D/queries3.fa" -s "$WORK/subjects60.fa" --query-batch 1 --permutations 100 --keep-scores)
 M=(msv -m "$WORK/models10.hmm" -d "$WORK/db2000.fa" --all)
-kill_trials allvsall 200 hits /hits,/queries,/targets -- "${A[@]}"
-kill_trials pss 15 0 /pss,/pss_scores,/queries,/targets -- "${P[@]}"
-kill_trials msv 60 1 /msv,/pipeline,/models,/targets -- "${M[@]}"
+kill_trials allvsall 200 /hits,/queries,/targets -- "${A[@]}"
+kill_trials pss 15 /pss,/pss_scores,/queries,/targets -- "${P[@]}"
+kill_trials msv 60 /msv,/pipeline,/models,/targets -- "${M[@]}"
 # msv prints hmmsearch's pipeline counts: the resumed run counts the replayed tiles too.
 cmp -s "$WORK/msv-ref.stdout" "$WORK/out.txt" && pass "msv: resumed run prints the same pipeline summary" ||
   fail "msv: summary differs: $(diff "$WORK/msv-ref.stdout" "$WORK/out.txt" | head -4)"

@@ -64,9 +64,7 @@ same_groups() {
 
 same_hits() { same_groups "$1" "$2" "$3" /hits /queries /targets; }  # same_hits NAME A.h5 B.h5
 
-# Rows in the /tiles ledger of a result file (empty when unreadable).
-tiles_done() { h5dump -d /tiles/id "$1" 2>/dev/null | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p'; }
-# True when a complete hits file kept none of the run's state (/staging rows, /tiles ledger).
+# True when a complete result file kept none of the run's state (/staging rows, /tiles ledger).
 no_run_state() { ! h5ls "$1/staging" >/dev/null 2>&1 && ! h5ls "$1/tiles" >/dev/null 2>&1; }
 # An attribute on '/' as text, quotes stripped (empty when absent).
 attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\{0,1\}.*/\1/p'; }
@@ -132,6 +130,56 @@ kill_after_tiles() {
   rc=$?
   kill_session "$sid"
   return $rc
+}
+
+# staged_rows_checks NAME GROUPS FORMAT MAX_RECORD -- ARGS...: `hpcalign ARGS` (pss, msv) has its
+# workers stage their rows in run files (OUT.h5.runs, merged when the run completes). Checks:
+# 1, 2 and 3 MPI ranks write the same GROUPS (comma-separated) as a single process, and print the
+# same `view --format FORMAT` text; text-only under 3 ranks (`-o - --format FORMAT`: the other
+# ranks cannot see rank 0's temporary file and send it their rows) prints what a single process
+# prints; the run files go at the end; a 3-rank run killed mid-way has its rows in the run files
+# and in its journal tile records of at most MAX_RECORD bytes (places, not rows), and a 2-rank
+# --resume equals the single process. Leaves $WORK/NAME-single.h5. (The tblout trailer's
+# command line, directory and date differ between runs.)
+staged_rows_checks() {
+  local name=$1 groups=$2 format=$3 max_record=$4; shift 5
+  local -a G one=("$HPCALIGN" "$@" --backend cpu --quiet) three=(mpirun -np 3 "$HPCALIGN" "$@" --backend cpu --quiet --threads 1)
+  local single=$WORK/$name-single.h5 trailer='^# \(Option settings\|Date\|Current dir\):' np out sid staged largest
+  IFS=, read -ra G <<<"$groups"
+  staged_text() { "$HPCALIGN" view "$1" --format "$format" | grep -v "$trailer"; }
+  expect_ok "$name: single process" "${one[@]}" -o "$single" --threads 2
+  for np in 1 2 3; do
+    out=$WORK/$name-np$np.h5
+    expect_ok "$name: mpirun -np $np" mpirun -np $np "$HPCALIGN" "$@" --backend cpu --quiet --threads 1 -o "$out"
+    same_groups "$name: np $np: ${groups} identical to the single process" "$single" "$out" "${G[@]}"
+    cmp -s <(staged_text "$single") <(staged_text "$out") && pass "$name: np $np: view --format $format identical" ||
+      fail "$name: np $np: view --format $format differs"
+    [ ! -e "$out.runs" ] && pass "$name: np $np: run files removed" || fail "$name: np $np: $out.runs left"
+  done
+  expect_ok "$name: text only, single process" "${one[@]}" -o - --format "$format"
+  grep -v "$trailer" "$WORK/out.txt" >"$WORK/$name-text1.txt"
+  expect_ok "$name: text only, mpirun -np 3" "${three[@]}" -o - --format "$format"
+  [ -s "$WORK/$name-text1.txt" ] && cmp -s "$WORK/$name-text1.txt" <(grep -v "$trailer" "$WORK/out.txt") &&
+    pass "$name: text only: np 3 equals single process" ||
+    fail "$name: text only: np 3 differs: $(diff "$WORK/$name-text1.txt" <(grep -v "$trailer" "$WORK/out.txt") | head -3)"
+  cmp -s "$WORK/$name-text1.txt" <(staged_text "$single") && pass "$name: text only equals view of the h5 file" ||
+    fail "$name: text only differs from view"
+
+  out=$WORK/$name-killed.h5
+  sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=300 "${three[@]}" -o "$out")
+  if kill_after_tiles "$sid" "$out" 3; then
+    staged=$(cat "$out".runs/w* 2>/dev/null | wc -c)
+    largest=$(python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" largest "$out.journal")
+    echo "# $name: killed after $(journal_tiles "$out") tiles: ${staged} bytes in the run files, largest journal tile record ${largest} bytes"
+    [ "$staged" -gt 100 ] && pass "$name: the workers' run files hold the staged rows" || fail "$name: run files: $staged bytes"
+    [ "$largest" -gt 0 ] && [ "$largest" -le "$max_record" ] &&
+      pass "$name: the journal holds run places (<= $largest bytes a tile)" || fail "$name: a journal tile record of $largest bytes"
+    expect_ok "$name: resume (mpirun -np 2)" mpirun -np 2 "$HPCALIGN" "$@" --backend cpu --quiet --threads 1 -o "$out" --resume
+    same_groups "$name: resumed run equals the single process" "$single" "$out" "${G[@]}"
+    [ ! -e "$out.runs" ] && pass "$name: resumed run: run files removed" || fail "$name: resumed run: $out.runs left"
+  else
+    fail "$name: the run ended before 3 tiles were journalled"
+  fi
 }
 
 # Small inputs for allvsall, pss and msv runs of a few seconds in many tiles on one CPU thread

@@ -1,0 +1,257 @@
+#include "io/row_runs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <queue>
+#include <tuple>
+
+#include "io/hdf5_columns.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+constexpr char kMagic[4] = {'H', 'P', 'T', '1'};
+struct Header {
+  char magic[4];
+  uint32_t tile;
+  uint64_t rows, row_bytes;
+};
+static_assert(sizeof(Header) == 24, "the record header is 24 bytes on every platform we build for");
+
+// The merge's window: rows read ahead of every run together, and rows merged before they are
+// stored, each at most this many bytes (and at most kMaxRows rows a run or a store).
+constexpr uint64_t kWindowBytes = uint64_t(64) << 20;
+constexpr uint64_t kMaxRows = 1u << 16;
+
+size_t type_bytes(RowType t) {
+  switch (t) {
+    case RowType::kU8: return 1;
+    case RowType::kF64: return 8;
+    default: return 4;
+  }
+}
+
+// f(T{}) for the column type's C++ type.
+template <class F>
+void with_type(RowType t, F&& f) {
+  switch (t) {
+    case RowType::kU8: return f(uint8_t{});
+    case RowType::kU32: return f(uint32_t{});
+    case RowType::kI32: return f(int32_t{});
+    case RowType::kF32: return f(float{});
+    case RowType::kF64: return f(double{});
+  }
+}
+
+uint64_t key_of(const char* row) {
+  uint32_t a, b;
+  std::memcpy(&a, row, 4);
+  std::memcpy(&b, row + 4, 4);
+  return uint64_t(a) << 32 | b;
+}
+
+std::string sys_error(const std::string& what, const std::string& path) {
+  return "cannot " + what + " " + path + ": " + std::strerror(errno);
+}
+
+void write_all(int fd, const char* p, uint64_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t k = ::write(fd, p, size_t(std::min<uint64_t>(n, 1u << 30)));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) throw Error(sys_error("write the result run file", path));
+    p += k, n -= uint64_t(k);
+  }
+}
+
+void read_all_at(int fd, char* p, uint64_t n, uint64_t at, const std::string& path) {
+  while (n > 0) {
+    const ssize_t k = ::pread(fd, p, size_t(std::min<uint64_t>(n, 1u << 30)), off_t(at));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) throw Error(k == 0 ? path + " ends inside a tile's rows" : sys_error("read", path));
+    p += k, n -= uint64_t(k), at += uint64_t(k);
+  }
+}
+
+bool header_matches(const Header& h, const RowRun& run, size_t row_bytes) {
+  return std::memcmp(h.magic, kMagic, 4) == 0 && h.tile == run.tile && h.rows == run.rows && h.row_bytes == row_bytes;
+}
+
+// A run's rows, read a window at a time.
+struct Cursor {
+  int fd = -1;
+  uint64_t next = 0;  // rows read so far
+  std::string rows;   // the window
+  size_t at = 0;      // the current row's byte offset in it
+};
+
+}  // namespace
+
+size_t RowSchema::row_bytes() const {
+  if (columns.size() < 2 || columns[0].type != RowType::kU32 || columns[1].type != RowType::kU32 ||
+      columns[0].per_row != 1 || columns[1].per_row != 1)
+    throw Error("internal: a row table's key is two uint32 columns");
+  size_t n = 0;
+  for (const RowColumn& c : columns) n += type_bytes(c.type) * c.per_row;
+  return n;
+}
+
+void RowRun::put(WireWriter& w) const {
+  w.put(file);
+  w.put(offset);
+  w.put(rows);
+  w.put(tile);
+}
+
+RowRun RowRun::get(WireReader& r) {
+  RowRun s;
+  s.file = r.get_string();
+  s.offset = r.get<uint64_t>();
+  s.rows = r.get<uint64_t>();
+  s.tile = r.get<uint32_t>();
+  return s;
+}
+
+RowRunWriter::RowRunWriter(std::string dir, std::string name, const RowSchema& schema)
+    : dir_(std::move(dir)), name_(std::move(name)), row_bytes_(schema.row_bytes()) {}
+
+RowRunWriter::~RowRunWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+RowRun RowRunWriter::write(uint32_t tile, const std::string& packed) {
+  const std::string path = dir_ + "/" + name_;
+  if (packed.size() % row_bytes_ != 0) throw Error("internal: rows packed with another schema's width");
+  if (fd_ < 0) {
+    // Appending, never truncating: records of earlier sessions may be journalled.
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(sys_error("open the result run file", path));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) throw Error(sys_error("stat", path));
+    size_ = uint64_t(st.st_size);
+  }
+  const size_t n = packed.size() / row_bytes_;
+  std::vector<std::pair<uint64_t, size_t>> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = {key_of(packed.data() + i * row_bytes_), i};
+  std::sort(keys.begin(), keys.end());
+  std::string sorted(sizeof(Header), '\0');
+  sorted.reserve(sizeof(Header) + packed.size());
+  for (const auto& k : keys) sorted.append(packed, k.second * row_bytes_, row_bytes_);
+  Header h{};
+  std::memcpy(h.magic, kMagic, 4);
+  h.tile = tile, h.rows = n, h.row_bytes = row_bytes_;
+  std::memcpy(&sorted[0], &h, sizeof h);
+  write_all(fd_, sorted.data(), sorted.size(), path);
+  const RowRun run{name_, size_, n, tile};
+  size_ += sorted.size();
+  return run;
+}
+
+bool is_whole(const std::string& dir, const RowRun& run, const RowSchema& schema) {
+  const std::string path = dir + "/" + run.file;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const size_t row_bytes = schema.row_bytes();
+  Header h{};
+  struct stat st {};
+  const bool ok = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) >= run.offset + sizeof h + run.rows * row_bytes &&
+                  ::pread(fd, &h, sizeof h, off_t(run.offset)) == ssize_t(sizeof h) && header_matches(h, run, row_bytes);
+  ::close(fd);
+  return ok;
+}
+
+void create_row_columns(h5::File& to, const RowSchema& schema, uint64_t rows) {
+  for (const RowColumn& c : schema.columns) {
+    h5::remove_object(to, c.path);
+    const size_t chunk = size_t(std::min<uint64_t>(std::max<uint64_t>(rows * c.per_row, 1), h5::kDefaultChunk));
+    with_type(c.type, [&](auto t) { h5::create_column<decltype(t)>(to, c.path, chunk); });
+  }
+}
+
+uint64_t merge_row_runs(const std::string& dir, const std::vector<RowRun>& runs, const RowSchema& schema, h5::File& to) {
+  const size_t row_bytes = schema.row_bytes();
+  std::map<std::string, int> open;
+  std::vector<Cursor> cursor(runs.size());
+  struct Close {
+    std::map<std::string, int>& fds;
+    ~Close() {
+      for (const auto& f : fds) ::close(f.second);
+    }
+  } close_files{open};
+  uint64_t total = 0;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const std::string path = dir + "/" + runs[r].file;
+    auto it = open.find(runs[r].file);
+    if (it == open.end()) {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) throw Error(sys_error("open the result run file", path));
+      it = open.emplace(runs[r].file, fd).first;
+    }
+    cursor[r].fd = it->second;
+    Header h{};
+    read_all_at(it->second, reinterpret_cast<char*>(&h), sizeof h, runs[r].offset, path);
+    if (!header_matches(h, runs[r], row_bytes))
+      throw Error(path + ": the record of tile " + std::to_string(runs[r].tile) + " is not where the journal says");
+    total += runs[r].rows;
+  }
+  create_row_columns(to, schema, total);
+
+  // A run's next window of rows; false at its end.
+  const uint64_t window = std::clamp<uint64_t>(kWindowBytes / std::max<size_t>(runs.size(), 1) / row_bytes, 1, kMaxRows);
+  const auto refill = [&](size_t r) {
+    Cursor& c = cursor[r];
+    const uint64_t n = std::min(window, runs[r].rows - c.next);
+    if (n == 0) return false;
+    c.rows.resize(n * row_bytes);
+    read_all_at(c.fd, &c.rows[0], c.rows.size(), runs[r].offset + sizeof(Header) + c.next * row_bytes,
+                dir + "/" + runs[r].file);
+    c.next += n, c.at = 0;
+    return true;
+  };
+  // The merged rows, stored a column at a time.
+  const uint64_t store_rows = std::clamp<uint64_t>(kWindowBytes / row_bytes, 1, kMaxRows);
+  std::string merged;
+  const auto store = [&] {
+    const size_t n = merged.size() / row_bytes;
+    size_t offset = 0;
+    for (const RowColumn& c : schema.columns) {
+      with_type(c.type, [&](auto t) {
+        using T = decltype(t);
+        std::vector<T> values(n * c.per_row);
+        for (size_t i = 0; i < n; ++i)
+          std::memcpy(&values[i * c.per_row], merged.data() + i * row_bytes + offset, sizeof(T) * c.per_row);
+        h5::append(to, c.path, values);
+        offset += sizeof(T) * c.per_row;
+      });
+    }
+    merged.clear();
+  };
+
+  // The smallest key first; a key in two runs (never, for a table's unique keys) by tile.
+  using Head = std::tuple<uint64_t, uint32_t, size_t>;
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  for (size_t r = 0; r < runs.size(); ++r)
+    if (refill(r)) heads.emplace(key_of(cursor[r].rows.data()), runs[r].tile, r);
+  uint64_t written = 0;
+  while (!heads.empty()) {
+    const size_t r = std::get<2>(heads.top());
+    heads.pop();
+    Cursor& c = cursor[r];
+    merged.append(c.rows, c.at, row_bytes);
+    c.at += row_bytes;
+    if (c.at < c.rows.size() || refill(r)) heads.emplace(key_of(c.rows.data() + c.at), runs[r].tile, r);
+    if (merged.size() / row_bytes == store_rows) written += store_rows, store();
+  }
+  written += merged.size() / row_bytes;
+  if (!merged.empty()) store();
+  return written;
+}
+
+}  // namespace hpc
