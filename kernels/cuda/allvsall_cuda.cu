@@ -141,10 +141,11 @@ class CudaAllVsAll : public AllVsAllEngine {
     const uint32_t cells = nq * width;
     if (cells == 0) return {};
     const size_t temp_bytes = cuda::avsa_select_temp_bytes(cells);
-    select_temp_.reserve(std::max<size_t>(temp_bytes, 1));
-    kept_index_.reserve(cells);
-    kept_score_.reserve(cells);
+    reserve_ahead(select_temp_, std::max<size_t>(temp_bytes, 1));
+    reserve_ahead(kept_index_, cells);
+    reserve_ahead(kept_score_, cells);
     kept_count_.reserve(1);
+    clock_.mark("tile: buffers");
     cuda::launch_avsa_select(packed_->scores(), nq, width, diagonal, min_score ? *min_score : INT32_MIN,
                              kept_index_.get(), kept_score_.get(), kept_count_.get(), select_temp_.get(), temp_bytes,
                              stream_);
@@ -296,16 +297,18 @@ class CudaAllVsAll : public AllVsAllEngine {
       }
       const uint32_t np = uint32_t(launch.size());
       clock_.mark("device: launch lists");
+      reserve_ahead(pairs_, np);
       pairs_.upload(launch.data(), np, stream_);
-      results_.reserve(np);
-      strip_.reserve(std::max<uint64_t>(1, strip));
+      reserve_ahead(results_, np);
+      reserve_ahead(strip_, std::max<uint64_t>(1, strip));
       if (traceback) {
-        bits_.reserve(std::max<uint64_t>(1, words));
-        scratch_.reserve(std::max<uint64_t>(1, text));
-        text_.reserve(std::max<uint64_t>(1, text));
+        reserve_ahead(bits_, std::max<uint64_t>(1, words));
+        reserve_ahead(scratch_, std::max<uint64_t>(1, text));
+        reserve_ahead(text_, std::max<uint64_t>(1, text));
         text_used_.reserve(1);
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
+      clock_.mark("device: buffers");  // a growing buffer's cudaFree waits for the whole device
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
                              setup_.gaps.extend, kernel_mode(setup_.mode), trace, !known.empty(), bits_.get(),
                              strip_.get(), results_.get(), stream_);
@@ -315,7 +318,8 @@ class CudaAllVsAll : public AllVsAllEngine {
                                matrix_.get(), setup_.gaps.open, setup_.gaps.extend, bits_.get(), scratch_.get(),
                                text_.get(), text_used_.get(), results_.get(), stream_);
       synced_mark("device: walk kernel");
-      host_results_.reserve(np);
+      reserve_ahead(host_results_, np);
+      clock_.mark("device: buffers");
       CUDA_CHECK(cudaMemcpyAsync(host_results_.get(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost,
                                  stream_));
       host_text_used_.reserve(1);
@@ -325,7 +329,9 @@ class CudaAllVsAll : public AllVsAllEngine {
                                    cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       const uint64_t text_bytes = host_text_used_[0];
-      host_text_.reserve(std::max<uint64_t>(1, text_bytes));
+      clock_.mark("device: copies");
+      reserve_ahead(host_text_, std::max<uint64_t>(1, text_bytes));
+      clock_.mark("device: buffers");
       if (text_bytes) {
         CUDA_CHECK(cudaMemcpyAsync(host_text_.get(), text_.get(), text_bytes, cudaMemcpyDeviceToHost, stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -335,6 +341,17 @@ class CudaAllVsAll : public AllVsAllEngine {
       clock_.mark("device: results");
       begin = end;
     }
+  }
+
+  // Grows a device or pinned buffer to n elements with half again as much headroom while it
+  // stays small against the launch budget: each cudaFree / cudaFreeHost of a growing buffer
+  // waits for the whole device (every worker's stream), and the tiles' kept pairs vary, so
+  // exact sizes reallocated ~100 ms per worker of a 1.7 s phase (HPCALIGN_CUDA_TIMING).
+  template <class Buffer>
+  void reserve_ahead(Buffer& buffer, uint64_t n) {
+    if (n <= buffer.capacity()) return;
+    const uint64_t bytes = n * sizeof(*buffer.get());
+    buffer.reserve(bytes <= launch_budget_ / 16 ? n + n / 2 : n);
   }
 
   // HPCALIGN_CUDA_TIMING: the stream's work so far booked to `stage` (a sync only then).
