@@ -2,7 +2,8 @@
 // kernel over the two windows, then the --min-score cut on the device, so only kept pairs
 // come back. Alignments (and global/semiglobal scores): pairs cut into launches that fit
 // the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
-// direction cells, and a second walks the traceback.
+// direction cells (or, when the scores are known, byte heights), and a second walks the
+// traceback.
 // Pairs whose traceback would take more than a per-pair share of the device, or whose
 // values could leave int32, go to the host: the checkpointed reduced-space aligner
 // (src/align/reduced_space.hpp), which returns the identical alignment.
@@ -66,6 +67,8 @@ class CudaAllVsAll : public AllVsAllEngine {
     for (int a = 0; a < cuda::kAvsaAlphabet; ++a)
       for (int b = 0; b < cuda::kAvsaAlphabet; ++b) mat[a * cuda::kAvsaAlphabet + b] = setup_.matrix.score[a][b];
     matrix_.upload(mat, cuda::kAvsaAlphabet * cuda::kAvsaAlphabet, stream_);
+    const auto [min_sub, max_sub] = std::minmax_element(std::begin(mat), std::end(mat));
+    heights_exact_ = cuda::avsa_heights_exact(*min_sub, *max_sub, setup_.gaps.open, setup_.gaps.extend);
     kept_host_.reserve(1);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     threads_per_sm_ = cuda::avsa_fill_pairs_per_sm() * 32;
@@ -138,10 +141,11 @@ class CudaAllVsAll : public AllVsAllEngine {
     const uint32_t cells = nq * width;
     if (cells == 0) return {};
     const size_t temp_bytes = cuda::avsa_select_temp_bytes(cells);
-    select_temp_.reserve(std::max<size_t>(temp_bytes, 1));
-    kept_index_.reserve(cells);
-    kept_score_.reserve(cells);
+    reserve_ahead(select_temp_, std::max<size_t>(temp_bytes, 1));
+    reserve_ahead(kept_index_, cells);
+    reserve_ahead(kept_score_, cells);
     kept_count_.reserve(1);
+    clock_.mark("tile: buffers");
     cuda::launch_avsa_select(packed_->scores(), nq, width, diagonal, min_score ? *min_score : INT32_MIN,
                              kept_index_.get(), kept_score_.get(), kept_count_.get(), select_temp_.get(), temp_bytes,
                              stream_);
@@ -173,7 +177,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     std::vector<size_t> device;
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
-      if (fits_int32_(q.length, t.length) && cuda::avsa_bits_words(q.length, t.length) * 4 <= pair_cap_) {
+      if (fits_int32_(q.length, t.length) && cuda::avsa_trace_words(q.length, t.length, cuda::kAvsaDirBits) * 4 <= pair_cap_) {
         device.push_back(k);
       } else {
         out[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
@@ -265,6 +269,9 @@ class CudaAllVsAll : public AllVsAllEngine {
       qlen[k] = qview(p).length, tlen[k] = tview(p).length;
     }
     const std::vector<size_t> order = fill_order(qlen, tlen);  // positions in `which`
+    // Byte heights (about half the fill's work per cell) where the scores are known.
+    int trace = traceback ? cuda::kAvsaDirBits : cuda::kAvsaNoTrace;
+    if (traceback && setup_.mode == AlignMode::Local && !known.empty() && heights_exact_) trace = cuda::kAvsaHeights;
     // Launches of up to 16 waves of warps.
     const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
     for (size_t begin = 0; begin < order.size();) {
@@ -276,7 +283,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       for (; end < order.size() && launch.size() < max_pairs; ++end) {
         const PairIndex& p = pairs[which[order[end]]];
         const uint32_t m = qlen[order[end]], n = tlen[order[end]];
-        const uint64_t w = traceback ? cuda::avsa_bits_words(m, n) : 0;
+        const uint64_t w = cuda::avsa_trace_words(m, n, trace);
         const uint64_t c = traceback ? cuda::avsa_cigar_bytes(m, n) : 0;
         const uint64_t st = cuda::avsa_strip_entries(m, n);
         // Bits, strips, and the CIGAR scratch and packed text (each bounded by c per pair).
@@ -290,24 +297,29 @@ class CudaAllVsAll : public AllVsAllEngine {
       }
       const uint32_t np = uint32_t(launch.size());
       clock_.mark("device: launch lists");
+      reserve_ahead(pairs_, np);
       pairs_.upload(launch.data(), np, stream_);
-      results_.reserve(np);
-      strip_.reserve(std::max<uint64_t>(1, strip));
+      reserve_ahead(results_, np);
+      reserve_ahead(strip_, std::max<uint64_t>(1, strip));
       if (traceback) {
-        bits_.reserve(std::max<uint64_t>(1, words));
-        scratch_.reserve(std::max<uint64_t>(1, text));
-        text_.reserve(std::max<uint64_t>(1, text));
+        reserve_ahead(bits_, std::max<uint64_t>(1, words));
+        reserve_ahead(scratch_, std::max<uint64_t>(1, text));
+        reserve_ahead(text_, std::max<uint64_t>(1, text));
         text_used_.reserve(1);
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
+      clock_.mark("device: buffers");  // a growing buffer's cudaFree waits for the whole device
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
-                             setup_.gaps.extend, kernel_mode(setup_.mode), traceback, !known.empty(), bits_.get(),
+                             setup_.gaps.extend, kernel_mode(setup_.mode), trace, !known.empty(), bits_.get(),
                              strip_.get(), results_.get(), stream_);
+      synced_mark("device: fill kernel");
       if (traceback)
-        cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), matrix_.get(),
-                               setup_.gaps.open, setup_.gaps.extend, bits_.get(), scratch_.get(), text_.get(),
-                               text_used_.get(), results_.get(), stream_);
-      host_results_.reserve(np);
+        cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), trace,
+                               matrix_.get(), setup_.gaps.open, setup_.gaps.extend, bits_.get(), scratch_.get(),
+                               text_.get(), text_used_.get(), results_.get(), stream_);
+      synced_mark("device: walk kernel");
+      reserve_ahead(host_results_, np);
+      clock_.mark("device: buffers");
       CUDA_CHECK(cudaMemcpyAsync(host_results_.get(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost,
                                  stream_));
       host_text_used_.reserve(1);
@@ -317,16 +329,36 @@ class CudaAllVsAll : public AllVsAllEngine {
                                    cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
       const uint64_t text_bytes = host_text_used_[0];
-      host_text_.reserve(std::max<uint64_t>(1, text_bytes));
+      clock_.mark("device: copies");
+      reserve_ahead(host_text_, std::max<uint64_t>(1, text_bytes));
+      clock_.mark("device: buffers");
       if (text_bytes) {
         CUDA_CHECK(cudaMemcpyAsync(host_text_.get(), text_.get(), text_bytes, cudaMemcpyDeviceToHost, stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
       }
-      clock_.mark("device: kernels + copies");
+      clock_.mark("device: copies");
       for (uint32_t k = 0; k < np; ++k) done(which[order[begin + k]], host_results_[k], host_text_.get());
       clock_.mark("device: results");
       begin = end;
     }
+  }
+
+  // Grows a device or pinned buffer to n elements with half again as much headroom while it
+  // stays small against the launch budget: each cudaFree / cudaFreeHost of a growing buffer
+  // waits for the whole device (every worker's stream), and the tiles' kept pairs vary, so
+  // exact sizes reallocated ~100 ms per worker of a 1.7 s phase (HPCALIGN_CUDA_TIMING).
+  template <class Buffer>
+  void reserve_ahead(Buffer& buffer, uint64_t n) {
+    if (n <= buffer.capacity()) return;
+    const uint64_t bytes = n * sizeof(*buffer.get());
+    buffer.reserve(bytes <= launch_budget_ / 16 ? n + n / 2 : n);
+  }
+
+  // HPCALIGN_CUDA_TIMING: the stream's work so far booked to `stage` (a sync only then).
+  void synced_mark(const char* stage) {
+    if (!clock_.on()) return;
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    clock_.mark(stage);
   }
 
   int device_;
@@ -338,6 +370,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   int threads_per_sm_ = 0;
   uint64_t launch_budget_ = 0, pair_cap_ = 0, host_budget_ = 0;
   uint64_t reduced_pairs_ = 0;
+  bool heights_exact_ = false;  // the byte heights' walk is exact for this matrix and these gaps
   cuda::DeviceBuffer<uint8_t> qres_, tres_;
   std::unique_ptr<cuda::PackedScorer> packed_;  // local scores (created on first use)
   std::vector<uint32_t> order_;                 // the target order ordered_db_ holds

@@ -81,12 +81,14 @@ __device__ __forceinline__ int32_t avsa_cell(int32_t left, int32_t& E, int32_t u
 // is the first cell in row-major order where H reaches S: a lane checks its row's maximum
 // against S instead of tracking the best cell, and the group stops once every lane has passed
 // the end row (rows below it cannot hold the end cell, and the walk never reads them).
-template <uint32_t G, uint32_t C, int Mode, bool Bits, bool Known>
+template <uint32_t G, uint32_t C, int Mode, int Trace, bool Known>
 __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres,
                                           const AvsaPair* __restrict__ pairs, uint32_t p, const int32_t* smat,
                                           int32_t open, int32_t extend, uint32_t* __restrict__ bits,
                                           uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
   constexpr bool local = Mode == kAvsaLocal, semi = Mode == kAvsaSemiGlobal, global = Mode == kAvsaGlobal;
+  constexpr bool Bits = Trace == kAvsaDirBits, Heights = Trace == kAvsaHeights;
+  static_assert(!Heights || (local && Known), "heights: local fills with known scores");
   constexpr uint32_t cols = G * C;  // columns per pass (C = avsa_lane_cols(n))
   const uint32_t lane = threadIdx.x % G;
   const AvsaPair pr = p != kNoPair ? pairs[p] : AvsaPair{};
@@ -123,7 +125,9 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
     int32_t out_h = 0, out_e = kNegInf;
     Best pbest = start;  // this pass's scan: rows in order, columns in order, strict '>'
     const bool to_strip = lane == G - 1 && pass + 1 < passes;
-    uint32_t* my_bits = bits + pr.bits_word + uint64_t(pass) * (m + G - 1) * G + lane;
+    const uint64_t lane_step0 = uint64_t(pass) * (m + G - 1) * G + lane;  // (pass, step 0, lane)
+    uint32_t* my_bits = bits + pr.bits_word + lane_step0;
+    uint2* my_heights = reinterpret_cast<uint2*>(bits + pr.bits_word) + lane_step0;
     if (Known && G == 32) steps = end_row + 31;  // an earlier pass found the end row
     bool found = false;  // Known: this lane reached the score in this pass
     for (uint32_t s = 0; s < steps; ++s) {
@@ -187,6 +191,19 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
         }
       }
       if (Bits) my_bits[uint64_t(s) * G] = word;
+      if (Heights) {
+        // Column c's byte: H modulo 128 shifted up, plus 1 when H is not F (F < H: the walk's
+        // up-or-left test).
+        uint32_t cell[kAvsaLaneCols];
+#pragma unroll
+        for (uint32_t c = 0; c < kAvsaLaneCols; ++c)
+          cell[c] = c < C ? (uint32_t(H[c]) << 1) + (uint32_t(F[c] - H[c]) >> 31) : 0;
+        const auto four = [](uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+          return __byte_perm(__byte_perm(a, b, 0x0040), __byte_perm(c, d, 0x0040), 0x5410);
+        };
+        my_heights[uint64_t(s) * G] = make_uint2(four(cell[0], cell[1], cell[2], cell[3]),
+                                                 four(cell[4], cell[5], cell[6], cell[7]));
+      }
       if (to_strip) my_strip[i] = make_uint2(uint32_t(out_h), uint32_t(out_e));
     }
     if (pbest.beats(best)) best = pbest;
@@ -210,7 +227,7 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
 // Warps [0, g32) take the 32-lane pairs, then 2 pairs per warp of 16 lanes, then 4 of 8.
 inline uint32_t fill_warps(AvsaFillShape s) { return s.g32 + (s.g16 + 1) / 2 + (s.g8 + 3) / 4; }
 
-template <int Mode, bool Bits, bool Known>
+template <int Mode, int Trace, bool Known>
 __global__ void __launch_bounds__(kAvsaThreads, 6)
 avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, const AvsaPair* __restrict__ pairs,
           AvsaFillShape shape, const int32_t* __restrict__ matrix, int32_t open, int32_t extend,
@@ -226,7 +243,7 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
   if (warp < shape.g32) {
     switch (avsa_lane_cols(pairs[warp].n)) {  // warp-uniform: one pair per warp
 #define HPC_AVSA_FILL32(C) \
-  case C: fill_pair<32, C, Mode, Bits, Known>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results); break;
+  case C: fill_pair<32, C, Mode, Trace, Known>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results); break;
       HPC_AVSA_FILL32(5)
       HPC_AVSA_FILL32(6)
       HPC_AVSA_FILL32(7)
@@ -235,11 +252,11 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
     }
   } else if (warp < shape.g32 + w16) {
     const uint32_t k = (warp - shape.g32) * 2 + lane / 16;
-    fill_pair<16, kAvsaLaneCols, Mode, Bits, Known>(qres, tres, pairs, k < shape.g16 ? shape.g32 + k : kNoPair, smat,
+    fill_pair<16, kAvsaLaneCols, Mode, Trace, Known>(qres, tres, pairs, k < shape.g16 ? shape.g32 + k : kNoPair, smat,
                                                     open, extend, bits, strip, results);
   } else if (warp < shape.g32 + w16 + w8) {
     const uint32_t k = (warp - shape.g32 - w16) * 4 + lane / 8;
-    fill_pair<8, kAvsaLaneCols, Mode, Bits, Known>(qres, tres, pairs, k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair,
+    fill_pair<8, kAvsaLaneCols, Mode, Trace, Known>(qres, tres, pairs, k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair,
                                                    smat, open, extend, bits, strip, results);
   }
 }
@@ -263,6 +280,12 @@ struct CellCursor {
     if (w != last) last = w, word = cells[w];  // runs of 'D' stay in one word
     return (word >> ((c - 1 - cc) * 4)) & 0xF;
   }
+  // kAvsaHeights: the byte of row i (1-based): H modulo 128 shifted up, plus 1 when H is not F.
+  __device__ const uint8_t* height_at(uint32_t i) const {
+    const uint64_t w = (uint64_t(pass) * steps + (i - 1) + lane) * g + lane;  // the lane-step's uint2
+    return reinterpret_cast<const uint8_t*>(cells) + w * kAvsaLaneCols + cc;
+  }
+  __device__ uint32_t height(uint32_t i) const { return *height_at(i); }
   __device__ void left() {
     if (cc > 0) return void(--cc);
     cc = c - 1;
@@ -312,6 +335,60 @@ __device__ __forceinline__ void avsa_trace(uint32_t& i, uint32_t& j, int32_t h, 
   }
 }
 
+// avsa_trace over kAvsaHeights cells (local mode): the same walk, its decisions taken from the
+// heights as reference.cpp's tie rules take them. H(i, j) is the diagonal's (rule 2's first
+// choice) exactly when H(i - 1, j - 1) + s(i, j) = H(i, j), else up when F(i, j) = H(i, j) (the
+// cell's stored bit), else left; a gap at (i, j) was opened exactly when H of its neighbour
+// (up for F, left for E) minus open + extend equals the gap's value (E and F are the maximum
+// of opening and extending, opening winning ties). Borders (row or column 0) are H = 0. The
+// walk's H, E and F are exact (tracked from the score); each test compares them with a stored
+// H modulo 128, which avsa_heights_exact makes exact.
+template <class Emit>
+__device__ __forceinline__ void avsa_trace_heights(uint32_t& i, uint32_t& j, int32_t h, const uint8_t* q,
+                                                   const uint8_t* t, const uint32_t* cells, uint32_t m, uint32_t n,
+                                                   const int32_t* matrix, int32_t oe, int32_t extend, Emit emit) {
+  enum { InH, InE, InF } state = InH;  // InE: moving left, InF: moving up; h is then E or F
+  if (i == 0 || j == 0) return;
+  CellCursor at(cells, m, n, j);
+  uint32_t cell = at.height(i);  // (i, j)'s while in InH
+  while (i > 0 && j > 0) {
+    if (state == InH) {
+      if (h == 0) break;
+      CellCursor diag = at;
+      diag.left();
+      const uint32_t up_left = i > 1 && j > 1 ? *diag.height_at(i - 1) : 0;
+      const int32_t sub = matrix[q[i - 1] * kAvsaAlphabet + t[j - 1]];
+      if ((int32_t(up_left >> 1) + sub - h) & 127) {
+        state = cell & 1 ? InE : InF;
+      } else {
+        emit(q[i - 1] == t[j - 1] ? '=' : 'X');
+        h -= sub, cell = up_left;
+        --i, --j;
+        at = diag;
+      }
+    } else if (state == InF) {
+      emit('I');
+      const uint32_t up = i > 1 ? at.height(i - 1) : 0;
+      --i;
+      if (((int32_t(up >> 1) - oe - h) & 127) == 0)
+        h += oe, cell = up, state = InH;
+      else
+        h += extend;
+    } else {
+      emit('D');
+      CellCursor left = at;
+      left.left();
+      const uint32_t lc = j > 1 ? left.height(i) : 0;
+      --j;
+      at = left;
+      if (((int32_t(lc >> 1) - oe - h) & 127) == 0)
+        h += oe, cell = lc, state = InH;
+      else
+        h += extend;
+    }
+  }
+}
+
 // A CIGAR written right to left while a traceback walks from the end to the start: ops of
 // one kind are counted, and a run is written ("12=" as '=', '2', '1' backwards) when the op
 // changes, so the text ends up in order at [p, end).
@@ -333,6 +410,7 @@ struct BackwardCigar {
   }
 };
 
+template <int Trace>
 __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres,
                           const AvsaPair* __restrict__ pairs, uint32_t npairs, int mode,
                           const int32_t* __restrict__ matrix, int32_t open, int32_t extend,
@@ -348,9 +426,14 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
   BackwardCigar cigar(scratch + pr.text_off + avsa_cigar_bytes(pr.m, pr.n));
   uint32_t i = r.end_i, j = r.end_j;
   const bool empty_local = mode == kAvsaLocal && r.score == 0;
-  if (!empty_local)
+  if (empty_local) {
+  } else if (Trace == kAvsaHeights) {
+    avsa_trace_heights(i, j, r.score, q, t, cells, pr.m, pr.n, matrix, open + extend, extend,
+                       [&](char op) { cigar.push(op); });
+  } else {
     avsa_trace(i, j, r.score, mode == kAvsaLocal, q, t, cells, pr.m, pr.n, matrix, open + extend, extend,
                [&](char op) { cigar.push(op); });
+  }
   if (mode == kAvsaGlobal) {  // the end gap along the border (reference.cpp: I before D, end to start)
     for (; i > 0; --i) cigar.push('I');
     for (; j > 0; --j) cigar.push('D');
@@ -381,58 +464,73 @@ __global__ void gather_scores(const int32_t* __restrict__ scores, const uint32_t
     out[k] = scores[index[k]];
 }
 
-template <int Mode, bool Bits, bool Known>
+template <int Mode, int Trace, bool Known>
 void launch_fill_kernel(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                         const int32_t* matrix, int32_t open, int32_t extend, uint32_t* bits, uint2* strip,
                         AvsaResult* results, cudaStream_t stream) {
   const uint64_t blocks = (uint64_t(fill_warps(shape)) * 32 + kAvsaThreads - 1) / kAvsaThreads;
-  avsa_fill<Mode, Bits, Known><<<unsigned(blocks), kAvsaThreads, 0, stream>>>(qres, tres, pairs, shape, matrix, open,
+  avsa_fill<Mode, Trace, Known><<<unsigned(blocks), kAvsaThreads, 0, stream>>>(qres, tres, pairs, shape, matrix, open,
                                                                                extend, bits, strip, results);
 }
 
 template <int Mode>
 void launch_fill_mode(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
-                      const int32_t* matrix, int32_t open, int32_t extend, bool store_bits, bool known_scores,
+                      const int32_t* matrix, int32_t open, int32_t extend, int trace, bool known_scores,
                       uint32_t* bits, uint2* strip, AvsaResult* results, cudaStream_t stream) {
-  if (Mode == kAvsaLocal && store_bits && known_scores)
-    launch_fill_kernel<Mode, true, true>(qres, tres, pairs, shape, matrix, open, extend, bits, strip, results, stream);
-  else if (store_bits)
-    launch_fill_kernel<Mode, true, false>(qres, tres, pairs, shape, matrix, open, extend, bits, strip, results, stream);
+  if constexpr (Mode == kAvsaLocal) {
+    if (trace == kAvsaHeights && known_scores)
+      return launch_fill_kernel<Mode, kAvsaHeights, true>(qres, tres, pairs, shape, matrix, open, extend, bits, strip,
+                                                          results, stream);
+    if (trace == kAvsaDirBits && known_scores)
+      return launch_fill_kernel<Mode, kAvsaDirBits, true>(qres, tres, pairs, shape, matrix, open, extend, bits, strip,
+                                                          results, stream);
+  }
+  if (trace == kAvsaHeights) throw Error("avsa_fill: heights need known local scores");
+  if (trace == kAvsaDirBits)
+    launch_fill_kernel<Mode, kAvsaDirBits, false>(qres, tres, pairs, shape, matrix, open, extend, bits, strip, results,
+                                                  stream);
   else
-    launch_fill_kernel<Mode, false, false>(qres, tres, pairs, shape, matrix, open, extend, bits, strip, results, stream);
+    launch_fill_kernel<Mode, kAvsaNoTrace, false>(qres, tres, pairs, shape, matrix, open, extend, bits, strip, results,
+                                                  stream);
 }
 
 }  // namespace
 
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
-                      const int32_t* matrix, int32_t open, int32_t extend, int mode, bool store_bits,
+                      const int32_t* matrix, int32_t open, int32_t extend, int mode, int trace,
                       bool known_scores, uint32_t* bits, uint2* strip, AvsaResult* results, void* stream) {
   if (shape.pairs() == 0) return;
   const auto s = static_cast<cudaStream_t>(stream);
   if (mode == kAvsaLocal)
-    launch_fill_mode<kAvsaLocal>(qres, tres, pairs, shape, matrix, open, extend, store_bits, known_scores, bits, strip,
+    launch_fill_mode<kAvsaLocal>(qres, tres, pairs, shape, matrix, open, extend, trace, known_scores, bits, strip,
                                  results, s);
   else if (mode == kAvsaGlobal)
-    launch_fill_mode<kAvsaGlobal>(qres, tres, pairs, shape, matrix, open, extend, store_bits, false, bits, strip,
+    launch_fill_mode<kAvsaGlobal>(qres, tres, pairs, shape, matrix, open, extend, trace, false, bits, strip,
                                   results, s);
   else
-    launch_fill_mode<kAvsaSemiGlobal>(qres, tres, pairs, shape, matrix, open, extend, store_bits, false, bits, strip,
+    launch_fill_mode<kAvsaSemiGlobal>(qres, tres, pairs, shape, matrix, open, extend, trace, false, bits, strip,
                                       results, s);
   CUDA_CHECK_LAUNCH("avsa_fill");
 }
 
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
-                      const int32_t* matrix, int32_t open, int32_t extend, const uint32_t* bits, char* scratch,
-                      char* text, unsigned long long* text_used, AvsaResult* results, void* stream) {
+                      int trace, const int32_t* matrix, int32_t open, int32_t extend, const uint32_t* bits,
+                      char* scratch, char* text, unsigned long long* text_used, AvsaResult* results, void* stream) {
   if (npairs == 0) return;
-  avsa_walk<<<(npairs + kAvsaThreads - 1) / kAvsaThreads, kAvsaThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      qres, tres, pairs, npairs, mode, matrix, open, extend, bits, scratch, text, text_used, results);
+  const unsigned blocks = (npairs + kAvsaThreads - 1) / kAvsaThreads;
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (trace == kAvsaHeights)
+    avsa_walk<kAvsaHeights><<<blocks, kAvsaThreads, 0, s>>>(qres, tres, pairs, npairs, mode, matrix, open, extend, bits,
+                                                             scratch, text, text_used, results);
+  else
+    avsa_walk<kAvsaDirBits><<<blocks, kAvsaThreads, 0, s>>>(qres, tres, pairs, npairs, mode, matrix, open, extend, bits,
+                                                             scratch, text, text_used, results);
   CUDA_CHECK_LAUNCH("avsa_walk");
 }
 
 int avsa_fill_pairs_per_sm() {
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, avsa_fill<kAvsaLocal, true, true>, kAvsaThreads, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, avsa_fill<kAvsaLocal, kAvsaDirBits, true>, kAvsaThreads, 0));
   return blocks * kAvsaThreads / 32;
 }
 

@@ -13,6 +13,11 @@
 //     words (coalesced). When each pair's exact local score is known (the score pass's), the
 //     fill stops at the end row: the end cell is the first cell whose H reaches that score,
 //     and the walk reads no row below it (kept pairs of a screen end ~15% of the rows early).
+//     With known local scores the fill can store, instead of the 4 direction bits, one byte a
+//     cell (kAvsaHeights): H modulo 128 and a bit "H is not F", about half the ALU work per
+//     cell. The walk tracks H exactly and decides the diagonal and the gap opens from the
+//     neighbours' H modulo 128, which is exact while the differences it tests stay below 128
+//     (avsa_heights_exact), and up against left from the bit.
 //   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3; H tracked from the
 //     score, so a local walk stops at H = 0 without a stored bit), one thread per
 //     pair. It writes the CIGAR text itself (runs are formed as the walk goes, the text
@@ -44,10 +49,23 @@ __host__ __device__ inline uint32_t avsa_lane_cols(uint32_t n) {
   const uint32_t per_pass = 32 * avsa_passes(n);
   return (n + per_pass - 1) / per_pass;
 }
-// 32-bit words of direction cells of an m x n pair: per pass, (m + G - 1) steps x G lanes.
-inline uint64_t avsa_bits_words(uint32_t m, uint32_t n) {
+// What the fill keeps for the walk: nothing (scores), 4 direction bits a cell (one 32-bit word
+// per lane and step), or byte heights (one uint2 of 8 cells per lane and step; local mode with
+// every pair's score known, under avsa_heights_exact).
+enum AvsaTrace : int { kAvsaNoTrace = 0, kAvsaDirBits = 1, kAvsaHeights = 2 };
+// The byte heights' walk is exact when what it compares modulo 128 differs by less than 128:
+// H(i, j) - H(i - 1, j - 1) - s(i, j) lies in [0, max s - min s] (an optimal path into (i, j)
+// gives one into (i - 1, j - 1) at most max s lower), and a gap's value minus its neighbour's
+// H - open - extend in [0, open] (E and F never exceed H).
+inline bool avsa_heights_exact(int32_t min_sub, int32_t max_sub, int32_t open, int32_t extend) {
+  return max_sub - min_sub < 128 && open >= 0 && open < 128 && extend >= 0;
+}
+// 32-bit words of an m x n pair's trace: per pass, (m + G - 1) steps x G lanes, a word or a
+// uint2 each.
+inline uint64_t avsa_trace_words(uint32_t m, uint32_t n, int trace) {
   const uint32_t g = avsa_group(n);
-  return uint64_t(avsa_passes(n)) * (m + g - 1) * g;
+  const uint64_t lane_steps = uint64_t(avsa_passes(n)) * (m + g - 1) * g;
+  return trace == kAvsaHeights ? 2 * lane_steps : trace == kAvsaDirBits ? lane_steps : 0;
 }
 // Strip entries a pair needs (0 for a single pass).
 inline uint64_t avsa_strip_entries(uint32_t m, uint32_t n) { return avsa_passes(n) > 1 ? uint64_t(m) + 1 : 0; }
@@ -55,7 +73,7 @@ inline uint64_t avsa_strip_entries(uint32_t m, uint32_t n) { return avsa_passes(
 struct AvsaPair {
   uint64_t q_off, t_off;  // first residue in the query / target residue arrays
   uint32_t m, n;          // lengths
-  uint64_t bits_word;     // first 32-bit word of the pair's direction cells
+  uint64_t bits_word;     // first 32-bit word of the pair's trace (direction bits or heights)
   uint64_t text_off;      // first byte of the pair's CIGAR scratch (avsa_cigar_bytes)
   uint64_t strip_off;     // first entry of the pair's pass-boundary strip
   int32_t score;          // the exact score when known (local fills with known_scores)
@@ -96,12 +114,12 @@ struct AvsaFillShape {
 };
 void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
-                      bool store_bits, bool known_scores, uint32_t* bits, uint2* strip, AvsaResult* results,
+                      int trace, bool known_scores, uint32_t* bits, uint2* strip, AvsaResult* results,
                       void* stream);
 // `scratch`: the pairs' slices (text_off); `text`: the packed CIGARs, with *text_used (device,
 // zero before the launch) the bytes taken; sized like the scratch, which bounds them.
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
-                      const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend,
+                      int trace, const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend,
                       const uint32_t* bits, char* scratch, char* text, unsigned long long* text_used,
                       AvsaResult* results, void* stream);
 // 32-lane pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).

@@ -58,6 +58,7 @@ class PinnedBuffer {
     capacity_ = n;
   }
   T* get() const { return ptr_; }
+  size_t capacity() const { return capacity_; }
   T& operator[](size_t i) const { return ptr_[i]; }
 
  private:
