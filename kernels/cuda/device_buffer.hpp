@@ -59,6 +59,7 @@ class PinnedBuffer {
   }
   T* get() const { return ptr_; }
   T& operator[](size_t i) const { return ptr_[i]; }
+  size_t capacity() const { return capacity_; }
 
  private:
   T* ptr_ = nullptr;

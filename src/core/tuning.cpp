@@ -45,7 +45,7 @@ const std::vector<TunableSpec> kTable = {
      "bytes (w8), or the byte kernel; all give the same scores"},
     {Tunable::kMsvQ, "HPCALIGN_MSV_Q", K::kNumber, {}, 0, kNoMax, "0", "the planner's choice", false,
      "msv on a GPU: nodes per slot of every pack of the 16-bit kernel (a compiled size)"},
-    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "forward", "",
+    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "host", "",
      false,
      "hmmsearch on a GPU: the Viterbi survivors' Forward parser on the GPU (a warp a target) and the rest of the "
      "pipeline for those past the Forward filter on the worker's host threads (forward), both parsers on the GPU "
