@@ -47,9 +47,10 @@ const std::vector<TunableSpec> kTable = {
      "msv on a GPU: nodes per slot of every pack of the 16-bit kernel (a compiled size)"},
     {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "host", "",
      false,
-     "hmmsearch on a GPU: the Viterbi survivors' Forward parser on the GPU (a warp a target) and the rest of the "
-     "pipeline for those past the Forward filter on the worker's host threads (forward), both parsers on the GPU "
-     "(device: Backward one thread a target) or everything on the host threads (host); same results"},
+     "hmmsearch on a GPU: where the Viterbi survivors' Forward/Backward parsers run: on the worker's host threads "
+     "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
+     "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
+     "the GPU choices are slower end to end for now"},
     {Tunable::kFaultFailTile, "HPCALIGN_FAULT_FAIL_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,
      "the backend fails with an error on the tile of this id"},
     {Tunable::kFaultExitTile, "HPCALIGN_FAULT_EXIT_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,

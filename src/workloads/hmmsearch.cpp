@@ -101,10 +101,11 @@ class HmmsearchRun : public TiledWorkload {
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
-    // The survivors' Forward parser on the GPU (a warp a target) unless told otherwise: it was
-    // most of the host's work after the filters. Backward on the GPU too (one thread a
-    // target, the longest target of a batch setting its time) was slower end to end (H200,
-    // 22 models x 207 M residues: 8.7 s against 1.5 s with both parsers on the host).
+    // The survivors' parsers on the host's threads unless told otherwise: on the GPU, their
+    // Forward (a block a target; `forward`) and Backward too (one thread a target; `device`)
+    // were slower end to end, each tile's launch waiting for its longest target (22 models x
+    // 207 M residues: forward 2.9 s against 1.15-1.3 s on a 2 x H100 host's 16 cores; device
+    // 8.7 s against 1.5 s on an H200).
     const std::string where = tuning_choice(Tunable::kHmmParsers);
     std::unique_ptr<FbEngine> parsers;
     if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
