@@ -117,20 +117,11 @@ __device__ inline void fb_forward_block(const uint8_t* seq, int L, const hmm::Fb
     }
     __syncthreads();
     xE = fadd(fadd(xchg[4], xchg[5]), fadd(xchg[6], xchg[7]));
-    xN = fmul(xN, xf.x[1][1]);
-    xC = fadd(fmul(xC, xf.x[3][1]), fmul(xE, xf.x[0][0]));
-    xJ = fadd(fmul(xJ, xf.x[2][1]), fmul(xE, xf.x[0][1]));
-    xB = fadd(fmul(xJ, xf.x[2][0]), fmul(xN, xf.x[1][0]));
-    float s = 1.0f;
-    if (double(xE) > 1.0e4) {  // sparse rescaling
-      xN = fdiv(xN, xE);
-      xC = fdiv(xC, xE);
-      xJ = fdiv(xJ, xE);
-      xB = fdiv(xB, xE);
-      const float f = recip(xE);
+    const float s = hmm::fb_forward_specials(xE, xN, xJ, xB, xC, xf);
+    if (s != 1.0f) {  // sparse rescaling
+      const float f = recip(s);
       for (int k = tid; k < K; k += kFbForwardThreads)
         cur.m[k] = fmul(cur.m[k], f), cur.d[k] = fmul(cur.d[k], f), cur.i[k] = fmul(cur.i[k], f);
-      s = xE;
     }
     if (tid == 0) scale[r] = s;
     __syncthreads();  // the row is complete (and xchg free) before the next one reads it
