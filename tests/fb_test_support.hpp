@@ -11,6 +11,7 @@
 
 #include "io/hmm_file.hpp"
 #include "random_sequences.hpp"
+#include "test_support.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/hmm/fb_parser.hpp"
 
@@ -104,7 +105,7 @@ inline std::vector<HmmModel> data_models() {
   for (const char* f : {"Pkinase.hmm", "fn3.hmm", "globins4.hmm", "M1.hmm", "XYPPX.hmm", "pfam_style.hmm",
                         "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz", "Caudal_act.hmm.gz", "LuxC.hmm.gz",
                         "RRM_1.hmm.gz"}) {
-    for (HmmModel& m : read_hmm_file(std::string(HPCALIGN_TEST_DATA) + "/hmm/" + f)) all.push_back(std::move(m));
+    for (HmmModel& m : read_hmm_file(data_path(std::string("hmm/") + f))) all.push_back(std::move(m));
   }
   return all;
 }

@@ -1,6 +1,7 @@
-// The CUDA parser engine: upload, one thread per job, download, nats on the host. This file
-// is built with -ftz=true (hmmsearch's FTZ/DAZ float mode); the lane code's _rn intrinsics
-// are never fused into multiply-adds.
+// The CUDA parser engine: upload, the Forward parser a block per job (fb_forward_block.cuh) and
+// Forward with Backward one thread per job, download, nats on the host. This file is built
+// with -ftz=true (hmmsearch's FTZ/DAZ float mode); the lane code's _rn intrinsics are never
+// fused into multiply-adds.
 #include "kernels/cuda/fb_engine_cuda.hpp"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/fb_forward_block.cuh"
 #include "src/hmm/fb_parser_lanes.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 
@@ -69,6 +71,19 @@ __global__ void __launch_bounds__(128) fb_parser_kernel(const ModelDesc* __restr
   own[t] = end.has_own_scales;
 }
 
+// The Forward parser, a block per job: scale factors to out[job.out + i], xC to ends[job].
+__global__ void __launch_bounds__(cuda::kFbForwardThreads) fb_forward_block_kernel(const ModelDesc* __restrict__ models,
+                                                             const Lanes4* __restrict__ prof,
+                                                             const uint8_t* __restrict__ seqs,
+                                                             const JobDesc* __restrict__ jobs, float* out,
+                                                             float* ends) {
+  extern __shared__ float smem[];
+  const JobDesc job = jobs[blockIdx.x];
+  const ModelDesc md = models[job.model];
+  const hmm::FbLanesView p{md.M, md.Q, prof + md.rfv, prof + md.tfv};
+  cuda::fb_forward_block(seqs + job.seq, int(job.L), p, smem, out + job.out, ends + blockIdx.x);
+}
+
 constexpr int kBlock = 128;
 constexpr size_t kRowBytesBudget = size_t(2) << 30;  // the launches' vector rows together
 
@@ -86,6 +101,10 @@ class CudaFbEngine : public FbEngine {
     }
     models_.upload(desc.data(), desc.size(), stream_);
     prof_.upload(prof.data(), prof.size(), stream_);
+    int optin = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    max_smem_ = size_t(optin);
+    CUDA_CHECK(cudaFuncSetAttribute(fb_forward_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   ~CudaFbEngine() override {
@@ -93,11 +112,19 @@ class CudaFbEngine : public FbEngine {
     if (stream_) cudaStreamDestroy(stream_);
   }
 
+  // A block a job where both its rows fit the shared memory of a block, else a thread a job.
   std::vector<float> forward(const std::vector<FbJob>& jobs) override {
+    check_fb_jobs(jobs, host_models_.size());
     std::vector<float> nats(jobs.size());
-    run(jobs, false, [&](size_t j, const float* out, const float* ends, const uint8_t*) {
-      const int L = int(jobs[j].target.length);
-      nats[j] = hmm::fb_forward_nats(out, 1, L, ends[0], hmm::fb_special_odds(L, true));
+    std::vector<size_t> block, thread;
+    for (size_t j = 0; j < jobs.size(); ++j)
+      (cuda::fb_forward_block_smem(host_models_[jobs[j].model].Q) <= max_smem_ ? block : thread).push_back(j);
+    forward_blocks(jobs, block, nats);
+    std::vector<FbJob> rest;
+    for (size_t j : thread) rest.push_back(jobs[j]);
+    run(rest, false, [&](size_t k, const float* out, const float* ends, const uint8_t*) {
+      const int L = int(rest[k].target.length);
+      nats[thread[k]] = hmm::fb_forward_nats(out, 1, L, ends[0], hmm::fb_special_odds(L, true));
     });
     return nats;
   }
@@ -121,6 +148,52 @@ class CudaFbEngine : public FbEngine {
   }
 
  private:
+  // The Forward parser of jobs[which[..]] in one launch, the longest (residues x segments)
+  // first so that they do not finish last; nats[j] for each.
+  void forward_blocks(const std::vector<FbJob>& jobs, std::vector<size_t> which, std::vector<float>& nats) {
+    if (which.empty()) return;
+    CUDA_CHECK(cudaSetDevice(device_));
+    const hmm::HmmerFloatMode mode;
+    const auto cost = [&](size_t j) { return uint64_t(jobs[j].target.length) * uint64_t(host_models_[jobs[j].model].Q); };
+    std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) { return cost(a) > cost(b); });
+    const size_t n = which.size();
+    std::vector<JobDesc> desc(n);
+    size_t residues = 0, outs = 0;
+    int qmax = 1;
+    for (size_t i = 0; i < n; ++i) {
+      const FbJob& j = jobs[which[i]];
+      desc[i] = JobDesc{j.model, j.target.length, residues, outs};
+      residues += j.target.length;
+      outs += size_t(j.target.length) + 1;
+      qmax = std::max(qmax, host_models_[j.model].Q);
+    }
+    grow(seq_host_, std::max<size_t>(residues, 1)), grow(seqs_, residues), grow(jobs_, n);
+    grow(out_, outs), grow(ends_, n), grow(out_host_, outs), grow(ends_host_, n);
+    for (size_t i = 0; i < n; ++i) {
+      const SeqView v = jobs[which[i]].target;
+      std::copy(v.data, v.data + v.length, seq_host_.get() + desc[i].seq);
+    }
+    seqs_.upload(seq_host_.get(), residues, stream_);
+    jobs_.upload(desc.data(), n, stream_);
+    fb_forward_block_kernel<<<unsigned(n), cuda::kFbForwardThreads, cuda::fb_forward_block_smem(qmax), stream_>>>(
+        models_.get(), prof_.get(), seqs_.get(), jobs_.get(), out_.get(), ends_.get());
+    CUDA_CHECK_LAUNCH("fb_forward_block_kernel");
+    CUDA_CHECK(cudaMemcpyAsync(out_host_.get(), out_.get(), outs * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(ends_host_.get(), ends_.get(), n * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (size_t i = 0; i < n; ++i) {
+      const int L = int(desc[i].L);
+      nats[which[i]] = hmm::fb_forward_nats(out_host_.get() + desc[i].out, 1, L, ends_host_[i], hmm::fb_special_odds(L, true));
+    }
+  }
+
+  // Room for n elements, at least doubling: a new allocation or a free of device or pinned
+  // memory waits for the whole device, and so for the kernels of the GPU's other workers.
+  template <class Buffer>
+  static void grow(Buffer& b, size_t n) {
+    if (n > b.capacity()) b.reserve(std::max({n, 2 * b.capacity(), size_t(1) << 16}));
+  }
+
   // Runs the jobs in launches sorted by (model, length), calling take(job, its output, its
   // ends, its flag) for each, under hmmsearch's float mode.
   template <class Take>
@@ -188,6 +261,7 @@ class CudaFbEngine : public FbEngine {
   }
 
   int device_;
+  size_t max_smem_ = 0;  // a block's dynamic shared memory, opted in
   cudaStream_t stream_ = nullptr;
   std::vector<hmm::FbLaneProfile> host_models_;
   DeviceBuffer<ModelDesc> models_;

@@ -45,9 +45,12 @@ const std::vector<TunableSpec> kTable = {
      "bytes (w8), or the byte kernel; all give the same scores"},
     {Tunable::kMsvQ, "HPCALIGN_MSV_Q", K::kNumber, {}, 0, kNoMax, "0", "the planner's choice", false,
      "msv on a GPU: nodes per slot of every pack of the 16-bit kernel (a compiled size)"},
-    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"device", "host"}, 0, 0, "host", "", false,
-     "hmmsearch on a GPU: the Forward/Backward parsers of the Viterbi survivors on the worker's host threads "
-     "(host) or on the GPU (device: one thread a target, slower end to end for now); same results"},
+    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "host", "",
+     false,
+     "hmmsearch on a GPU: where the Viterbi survivors' Forward/Backward parsers run: on the worker's host threads "
+     "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
+     "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
+     "the GPU choices are slower end to end for now"},
     {Tunable::kFaultFailTile, "HPCALIGN_FAULT_FAIL_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,
      "the backend fails with an error on the tile of this id"},
     {Tunable::kFaultExitTile, "HPCALIGN_FAULT_EXIT_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,

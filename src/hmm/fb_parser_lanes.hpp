@@ -117,6 +117,23 @@ FB_LANE_FN void fb_scale_row(Row& row, int Q, const Lanes4& s) {
   for (int j = 0; j < 3 * Q; ++j) row.set(j, lanes::mul(row.get(j), s));
 }
 
+// A Forward row's special states from its E sum xE (N, C, J, B of the row above in place),
+// then the sparse rescaling: where xE > 1e4 they are divided by it, and it is returned (the
+// caller multiplies the row by recip of it); else 1.
+FB_LANE_FN float fb_forward_specials(float xE, float& xN, float& xJ, float& xB, float& xC, const FbSpecialOdds& xf) {
+  using namespace lanes;
+  xN = fmul(xN, xf.x[1][1]);
+  xC = fadd(fmul(xC, xf.x[3][1]), fmul(xE, xf.x[0][0]));
+  xJ = fadd(fmul(xJ, xf.x[2][1]), fmul(xE, xf.x[0][1]));
+  xB = fadd(fmul(xJ, xf.x[2][0]), fmul(xN, xf.x[1][0]));
+  if (!(double(xE) > 1.0e4)) return 1.0f;
+  xN = fdiv(xN, xE);
+  xC = fdiv(xC, xE);
+  xJ = fdiv(xJ, xE);
+  xB = fdiv(xB, xE);
+  return xE;
+}
+
 // forward(seq, L, p, mx, false): returns xC of row L (the score is log(xC * C->T) plus the
 // logs of the scale factors > 1 of rows 1..L).
 template <class Row, class Sink>
@@ -188,20 +205,9 @@ FB_LANE_FN float fb_forward_parser(const uint8_t* seq, int L, const FbLanesView&
     for (int q = 0; q < Q; ++q) xEv = add(row.get(3 * q + kLaneD), xEv);
     xE = hsum(xEv);
 
-    xN = fmul(xN, xf.x[1][1]);
-    xC = fadd(fmul(xC, xf.x[3][1]), fmul(xE, xf.x[0][0]));
-    xJ = fadd(fmul(xJ, xf.x[2][1]), fmul(xE, xf.x[0][1]));
-    xB = fadd(fmul(xJ, xf.x[2][0]), fmul(xN, xf.x[1][0]));
-
-    float scale = 1.0f;
-    if (double(xE) > 1.0e4) {  // sparse rescaling
-      xN = fdiv(xN, xE);
-      xC = fdiv(xC, xE);
-      xJ = fdiv(xJ, xE);
-      xB = fdiv(xB, xE);
-      const Lanes4 s = set1(recip(xE));
-      fb_scale_row(row, Q, s);
-      scale = xE;
+    const float scale = fb_forward_specials(xE, xN, xJ, xB, xC, xf);
+    if (scale != 1.0f) {  // sparse rescaling
+      fb_scale_row(row, Q, set1(recip(scale)));
       xE = 1.0f;
     }
     out.row(i, xE, xN, xJ, xB, xC, scale);

@@ -101,15 +101,17 @@ class HmmsearchRun : public TiledWorkload {
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
-    // The survivors' Forward/Backward parsers on the host's threads unless told otherwise: the
-    // device engine (one thread a target) is slower end to end (H200, 22 models x 207 M
-    // residues: 8.7 s against 1.5 s), the longest target of a tile's batch setting its time.
+    // The survivors' parsers on the host's threads unless told otherwise: on the GPU, their
+    // Forward (a block a target; `forward`) and Backward too (one thread a target; `device`)
+    // were slower end to end, each tile's launch waiting for its longest target (22 models x
+    // 207 M residues: forward 2.9 s against 1.15-1.3 s on a 2 x H100 host's 16 cores; device
+    // 8.7 s against 1.5 s on an H200).
+    const std::string where = tuning_choice(Tunable::kHmmParsers);
     std::unique_ptr<FbEngine> parsers;
-    if (std::string(tuning_choice(Tunable::kHmmParsers)) == "device")
-      parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
+    if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
     return make_hmmsearch_engine_worker(
         job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.msv_setup()), std::move(parsers),
-        slot.threads);
+        where == "device" ? EngineParsers::kBoth : EngineParsers::kForward, slot.threads);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override { out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate); }

@@ -49,15 +49,15 @@ class CpuWorker : public TileWorker {
 class EngineWorker : public TileWorker {
  public:
   EngineWorker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, std::unique_ptr<FbEngine> parsers,
-               int host_threads)
-      : job_(job), engine_(std::move(engine)), parsers_(std::move(parsers)), pool_(host_threads) {}
+               EngineParsers use, int host_threads)
+      : job_(job), engine_(std::move(engine)), parsers_(std::move(parsers)), use_(use), pool_(host_threads) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
   // HPCALIGN_CUDA_TIMING: a line a tile, its filters against the stages after them.
   std::string run(const Tile& tile) override {
     StageClock clock;
     const MsvTileResult filtered = run_msv_tile(*engine_, tile);
     clock.mark("filters");
-    std::string bytes = encode_hmm_tile(hmmsearch_after_filters(job_, tile, filtered, pool_, parsers_.get()));
+    std::string bytes = encode_hmm_tile(hmmsearch_after_filters(job_, tile, filtered, pool_, parsers_.get(), use_));
     clock.mark("after");
     clock.report(("hmmsearch tile " + std::to_string(tile.id)).c_str());
     return bytes;
@@ -67,6 +67,7 @@ class EngineWorker : public TileWorker {
   HmmsearchJob& job_;
   std::unique_ptr<MsvEngine> engine_;
   std::unique_ptr<FbEngine> parsers_;
+  EngineParsers use_;
   ThreadPool pool_;
 };
 
@@ -111,12 +112,47 @@ std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, b
 }
 
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
-                                                         std::unique_ptr<FbEngine> parsers, int host_threads) {
-  return std::make_unique<EngineWorker>(job, std::move(engine), std::move(parsers), host_threads);
+                                                         std::unique_ptr<FbEngine> parsers, EngineParsers use,
+                                                         int host_threads) {
+  return std::make_unique<EngineWorker>(job, std::move(engine), std::move(parsers), use, host_threads);
 }
 
+namespace {
+
+// The survivors through the rest of hmmsearch's pipeline: on `pool` alone without `parsers`;
+// else their Forward parser on the engine and, past the Forward filter, either the whole rest
+// on `pool` (kForward: the host's Forward again, on the few that pass) or Backward on the
+// engine too and domain definition on `pool` (kBoth).
+std::vector<hmm::PostFilterResult> score_after_filters(HmmsearchJob& job, const std::vector<Survivor>& survivors,
+                                                       ThreadPool& pool, FbEngine* parsers, EngineParsers use) {
+  const Database& db = job.db;
+  if (!parsers) return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool);
+  std::vector<FbJob> jobs;
+  jobs.reserve(survivors.size());
+  for (const Survivor& s : survivors) jobs.push_back({s.model, db.seqs.view(s.target)});
+  const auto passes = [&](size_t i, float nats) {
+    const Survivor& s = survivors[i];
+    return hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats, s.filter_nats);
+  };
+  if (use == EngineParsers::kBoth) {
+    const std::vector<hmm::FbParse> parses = parsers->filter_and_parse(jobs, passes);
+    return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool, &parses);
+  }
+  const std::vector<float> nats = parsers->forward(jobs);
+  std::vector<Survivor> past;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < survivors.size(); ++i)
+    if (passes(i, nats[i])) past.push_back(survivors[i]), where.push_back(i);
+  std::vector<hmm::PostFilterResult> scored(survivors.size());  // the others: failed the Forward filter
+  std::vector<hmm::PostFilterResult> rest = score_survivors(job.models, job.fb_profiles(), db, job.pipeline, past, pool);
+  for (size_t k = 0; k < past.size(); ++k) scored[where[k]] = std::move(rest[k]);
+  return scored;
+}
+
+}  // namespace
+
 HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
-                                      ThreadPool& pool, FbEngine* parsers) {
+                                      ThreadPool& pool, FbEngine* parsers, EngineParsers use) {
   const Database& db = job.db;
   HmmTileResult r;
   // Counts: one entry per model, in tile order, as the CPU worker sends them (the engine's
@@ -153,20 +189,7 @@ HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const
                   std::to_string(r.counts[k].model) + ": the msv engine counts " + std::to_string(r.counts[k].targets) +
                   " targets and " + std::to_string(r.counts[k].past_vit) + " past the Viterbi filter, lists " +
                   std::to_string(survived[k]) + " survivors");
-  // The parsers on the engine when given: Forward on every survivor, Backward on those the
-  // Forward filter keeps (hmmsearch's order); domain definition stays on the host.
-  std::optional<std::vector<hmm::FbParse>> parses;
-  if (parsers) {
-    std::vector<FbJob> jobs;
-    jobs.reserve(survivors.size());
-    for (const Survivor& s : survivors) jobs.push_back({s.model, db.seqs.view(s.target)});
-    parses = parsers->filter_and_parse(jobs, [&](size_t i, float nats) {
-      const Survivor& s = survivors[i];
-      return hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats, s.filter_nats);
-    });
-  }
-  const std::vector<hmm::PostFilterResult> scored =
-      score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool, parses ? &*parses : nullptr);
+  const std::vector<hmm::PostFilterResult> scored = score_after_filters(job, survivors, pool, parsers, use);
   for (size_t i = 0; i < survivors.size(); ++i) {
     const Survivor& s = survivors[i];
     r.counts[size_t(slot[s.model])].past_fwd += scored[i].past_fwd;

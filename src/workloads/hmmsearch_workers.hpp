@@ -48,14 +48,21 @@ struct HmmsearchJob {
 
 // scan (hmmscan): the tile result also holds each sequence's filter pass counts.
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan = false);
+// What a parser engine runs of the survivors' pipeline: their Forward parser (the Forward
+// filter's score; those that pass it then run the whole rest on the host), or Forward and
+// Backward (domain definition on the host, from the parsers' rows).
+enum class EngineParsers { kForward, kBoth };
+
 // `engine` runs the filters (built on job.msv_setup()); `parsers`, when given, the survivors'
-// Forward/Backward parsers; host_threads: the post-filter pool.
+// parsers `use` names; host_threads: the post-filter pool.
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
-                                                         std::unique_ptr<FbEngine> parsers, int host_threads);
+                                                         std::unique_ptr<FbEngine> parsers, EngineParsers use,
+                                                         int host_threads);
 
 // The engine worker's second half: the tile's result from its filter results (`filtered`,
-// run_msv_tile's), its survivors scored on `pool` (their parsers on `parsers` when given).
+// run_msv_tile's), its survivors scored on `pool` (`use` of their parsers on `parsers` when given).
 HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
-                                      ThreadPool& pool, FbEngine* parsers = nullptr);
+                                      ThreadPool& pool, FbEngine* parsers = nullptr,
+                                      EngineParsers use = EngineParsers::kBoth);
 
 }  // namespace hpc

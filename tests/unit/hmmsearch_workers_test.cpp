@@ -109,16 +109,21 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   std::unique_ptr<TileWorker> cpu = make_hmmsearch_cpu_worker(job);
   std::unique_ptr<MsvEngine> engine = make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup());
   // The engine worker with the parser engine (the CUDA one's twin) for the survivors'
-  // Forward/Backward; the halves below run them on the host pipeline.
+  // Forward/Backward, and with it for their Forward alone; the halves below run them on the
+  // host pipeline.
   std::unique_ptr<TileWorker> split =
       make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
-                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), 3);
+                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kBoth, 3);
+  std::unique_ptr<TileWorker> forward_only =
+      make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
+                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kForward, 2);
   ThreadPool pool(2);
-  std::vector<HmmTileResult> per_target, after_engine, after_halves;
+  std::vector<HmmTileResult> per_target, after_engine, after_forward, after_halves;
   HmmCounts sum;
   for (const Tile& tile : tiles) {
     per_target.push_back(decode_hmm_tile(cpu->run(tile)));
     after_engine.push_back(decode_hmm_tile(split->run(tile)));
+    after_forward.push_back(decode_hmm_tile(forward_only->run(tile)));
     // As an out-of-memory retry leaves it: the halves' counts and pairs joined (models out of
     // tile order, a model's counts in two entries).
     MsvTileResult joined;
@@ -134,7 +139,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
     after_halves.push_back(hmmsearch_after_filters(job, tile, joined, pool));
 
     const HmmTileResult& a = per_target.back();
-    for (const HmmTileResult* b : {&after_engine.back(), &after_halves.back()}) {
+    for (const HmmTileResult* b : {&after_engine.back(), &after_forward.back(), &after_halves.back()}) {
       ASSERT_EQ(a.counts.size(), b->counts.size()) << "tile " << tile.id;
       for (size_t k = 0; k < a.counts.size(); ++k) {
         const HmmCounts &x = a.counts[k], &y = b->counts[k];
@@ -158,8 +163,11 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   const Tables expected = tables_of(per_target, job.models, job.db);
   const Tables engine_tables = tables_of(after_engine, job.models, job.db);
   const Tables halves_tables = tables_of(after_halves, job.models, job.db);
+  const Tables forward_tables = tables_of(after_forward, job.models, job.db);
   EXPECT_EQ(engine_tables.tbl, expected.tbl);
   EXPECT_EQ(engine_tables.dom, expected.dom);
+  EXPECT_EQ(forward_tables.tbl, expected.tbl);
+  EXPECT_EQ(forward_tables.dom, expected.dom);
   EXPECT_EQ(halves_tables.tbl, expected.tbl);
   EXPECT_EQ(halves_tables.dom, expected.dom);
   // Not a vacuous comparison: hits, and survivors of the filters that the Forward filter drops.
