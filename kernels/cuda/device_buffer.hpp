@@ -60,7 +60,6 @@ class PinnedBuffer {
   T* get() const { return ptr_; }
   size_t capacity() const { return capacity_; }
   T& operator[](size_t i) const { return ptr_[i]; }
-  size_t capacity() const { return capacity_; }
 
  private:
   T* ptr_ = nullptr;
