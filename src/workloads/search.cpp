@@ -214,7 +214,7 @@ class SearchRun : public TiledWorkload {
   explicit SearchRun(const SearchOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
-  // Two workers per GPU for many queries (one's host stages overlap the other's kernels).
+  // Four workers per GPU for many queries (the host stages of some overlap the others' kernels).
   int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     auto calibration = fits_regression(job_.stats.mode())
