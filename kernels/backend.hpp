@@ -36,6 +36,9 @@ inline bool scored_target_order(const ScoredTarget& a, const ScoredTarget& b) {
 struct AlignRequest {
   uint32_t query;
   uint32_t target;
+  // The pair's exact local score when the caller knows it (search_tile's), else 0: a backend
+  // may stop its fill at the end row (the alignment is the same either way).
+  int32_t score = 0;
 };
 
 class SearchBackend {

@@ -262,6 +262,13 @@ std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequ
     avsa.mode = AlignMode::Local;
     many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
   }
+  // Every score known (search_tile's): the fill stops at each pair's end row.
+  const bool scored = std::all_of(pairs.begin(), pairs.end(), [](const AlignRequest& r) { return r.score > 0; });
+  if (scored) {
+    std::vector<ScoredPair> list(pairs.size());
+    for (size_t k = 0; k < pairs.size(); ++k) list[k] = {{pairs[k].query, pairs[k].target}, pairs[k].score};
+    return many_pairs_->align_scored(list);
+  }
   std::vector<PairIndex> list(pairs.size());
   for (size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
   return many_pairs_->align(list);

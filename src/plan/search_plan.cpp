@@ -152,7 +152,7 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
 }
 
 int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt) {
-  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 2 : 1;
+  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 4 : 1;
 }
 
 }  // namespace hpc

@@ -123,7 +123,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
     for (const ScoredTarget& st : scored[k]) {
       const double n = std::max<uint32_t>(1, sample_.seqs.length(st.target));
       if (st.score > 0 && fit.evalue(st.score, n, subjects) <= kShiftSetP * subjects) {
-        reqs.push_back({queries[k], st.target});
+        reqs.push_back({queries[k], st.target, st.score});
         owner.push_back(k);
       }
     }

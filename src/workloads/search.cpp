@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 
 #include "io/database.hpp"
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "io/result_file.hpp"
+#include "io/run_merge.hpp"
 #include "kernels/backend.hpp"
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/plan/search_plan.hpp"
@@ -95,10 +98,11 @@ class SearchWorker : public TileWorker {
   // `calibration`: regress's per-tile fits (null for the other modes).
   // `rescorer`: --rescore's permutation E-values (null without it).
   // `out_path`, `worker`: where the worker stages its tiles' rows (tile_runs.hpp).
+  // `threads`: the worker's share of the host cores (its per-hit statistics).
   SearchWorker(const SearchJob& job, std::unique_ptr<SearchBackend> backend, std::unique_ptr<QueryCalibration> calibration,
-               std::unique_ptr<HitRescorer> rescorer, const std::string& out_path, int worker)
+               std::unique_ptr<HitRescorer> rescorer, const std::string& out_path, int worker, int threads)
       : job_(job), backend_(std::move(backend)), calibration_(std::move(calibration)), rescorer_(std::move(rescorer)),
-        runs_(out_path, worker) {
+        runs_(out_path, worker), threads_(size_t(std::max(1, threads))) {
     backend_->prepare(job_.setup);
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
@@ -116,35 +120,50 @@ class SearchWorker : public TileWorker {
     if (own_scores) fits = calibration_->fit_from(tile.queries, top);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
-    std::vector<int32_t> scores;
     std::vector<const QueryFit*> fit_of;  // per request
-    for (size_t k = 0; k < tile.queries.size(); ++k) {
+    // Queries in index order: the rows are then in hit_order already (the run file's sort).
+    std::vector<size_t> by_query(tile.queries.size());
+    for (size_t k = 0; k < by_query.size(); ++k) by_query[k] = k;
+    std::sort(by_query.begin(), by_query.end(), [&](size_t a, size_t b) { return tile.queries[a] < tile.queries[b]; });
+    for (const size_t k : by_query) {
       const uint32_t q = tile.queries[k];
       const QueryFit* fit = fits.empty() || !fits[k].regression.ok ? nullptr : &fits[k];
       const int32_t min_score = fit ? job_.stats.min_score(*fit, job_.max_evalue) : job_.min_score[q];
       for (size_t j = 0; j < top[k].size() && j < job_.max_hits; ++j) {
         const ScoredTarget& st = top[k][j];
         if (st.score < min_score) break;  // sorted by score: the rest is worse
-        reqs.push_back({q, st.target});
-        scores.push_back(st.score);
+        reqs.push_back({q, st.target, st.score});
         fit_of.push_back(fit);
       }
     }
     t0 = std::chrono::steady_clock::now();
-    const auto alns = backend_->align(reqs);
+    auto alns = backend_->align(reqs);
     times.align = seconds_since(t0);
     std::vector<Hit> hits(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
-      if (alns[i].score != scores[i])
+      if (alns[i].score != reqs[i].score)
         throw Error("internal: alignment score " + std::to_string(alns[i].score) + " differs from search score " +
-                    std::to_string(scores[i]) + " for query " + job_.queries.ids[reqs[i].query] + " and target " +
+                    std::to_string(reqs[i].score) + " for query " + job_.queries.ids[reqs[i].query] + " and target " +
                     job_.db.seqs.ids[reqs[i].target]);
-      Hit& h = hits[i];
-      h.query = reqs[i].query;
-      h.target = reqs[i].target;
-      h.aln = alns[i];
-      job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
+      hits[i].query = reqs[i].query;
+      hits[i].target = reqs[i].target;
+      hits[i].aln = std::move(alns[i]);
     }
+    // Bits and E-values on the worker's cores (a self-search keeps hundreds of hits a query).
+    const size_t parts = hits.size() < (1u << 14) ? 1 : std::min(threads_, hits.size());
+    std::vector<std::exception_ptr> failed(parts);
+    run_parts(parts, [&](size_t k) {
+      try {
+        for (size_t i = hits.size() * k / parts; i < hits.size() * (k + 1) / parts; ++i) {
+          Hit& h = hits[i];
+          job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
+        }
+      } catch (...) {
+        failed[k] = std::current_exception();
+      }
+    });
+    for (const auto& e : failed)
+      if (e) std::rethrow_exception(e);
     if (rescorer_) {  // the tile holds the whole database: each query's top hits are global
       t0 = std::chrono::steady_clock::now();
       rescorer_->rescore(hits);
@@ -165,6 +184,7 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<QueryCalibration> calibration_;
   std::unique_ptr<HitRescorer> rescorer_;
   TileRunWriter runs_;
+  size_t threads_;
 };
 
 // Everything that changes the results: content fingerprints (not paths: a file may move
@@ -194,7 +214,7 @@ class SearchRun : public TiledWorkload {
   explicit SearchRun(const SearchOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
-  // Two workers per GPU for many queries (one's host stages overlap the other's kernels).
+  // Four workers per GPU for many queries (the host stages of some overlap the others' kernels).
   int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     auto calibration = fits_regression(job_.stats.mode())
@@ -205,7 +225,8 @@ class SearchRun : public TiledWorkload {
                                                                          slot.device_index(), slot.threads)
                                          : nullptr;
     return std::make_unique<SearchWorker>(job_, make_search_backend(slot.kind(), slot.device_index(), slot.threads),
-                                          std::move(calibration), std::move(rescorer), opt_.run.out_path, slot.worker);
+                                          std::move(calibration), std::move(rescorer), opt_.run.out_path, slot.worker,
+                                          slot.threads);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override {

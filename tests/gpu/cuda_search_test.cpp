@@ -362,17 +362,25 @@ TEST(CudaSearch, ManyShortPairsMatchCpuAndReference) {
     }
   }
   ASSERT_GE(req.size(), 4096u);  // the all-vs-all engine's batch size (cuda_backend.cu)
-  const auto alns = gpu->align(req);
-  ASSERT_EQ(alns.size(), req.size());
-  for (size_t k = 0; k < req.size(); ++k) {
-    const Alignment ref =
-        reference_align(AlignMode::Local, queries.view(req[k].query), db.seqs.view(req[k].target), s.matrix, s.gaps);
-    EXPECT_EQ(alns[k].score, ref.score) << k;
-    EXPECT_EQ(alns[k].cigar, ref.cigar) << k;
-    EXPECT_EQ(alns[k].qstart, ref.qstart) << k;
-    EXPECT_EQ(alns[k].tstart, ref.tstart) << k;
-    EXPECT_EQ(alns[k].qend, ref.qend) << k;
-    EXPECT_EQ(alns[k].tend, ref.tend) << k;
+  std::vector<Alignment> refs;
+  for (const AlignRequest& r : req)
+    refs.push_back(reference_align(AlignMode::Local, queries.view(r.query), db.seqs.view(r.target), s.matrix, s.gaps));
+  // Without the scores (a full fill), then with search_tile's (the fill stops at the end row).
+  for (const bool scored : {false, true}) {
+    SCOPED_TRACE(scored ? "scores given" : "no scores");
+    for (size_t k = 0, n = 0; scored && n < hits.size(); ++n)
+      for (const auto& h : hits[n]) req[k++].score = h.score;
+    const auto alns = gpu->align(req);
+    ASSERT_EQ(alns.size(), req.size());
+    for (size_t k = 0; k < req.size(); ++k) {
+      const Alignment& ref = refs[k];
+      EXPECT_EQ(alns[k].score, ref.score) << k;
+      EXPECT_EQ(alns[k].cigar, ref.cigar) << k;
+      EXPECT_EQ(alns[k].qstart, ref.qstart) << k;
+      EXPECT_EQ(alns[k].tstart, ref.tstart) << k;
+      EXPECT_EQ(alns[k].qend, ref.qend) << k;
+      EXPECT_EQ(alns[k].tend, ref.tend) << k;
+    }
   }
 }
 

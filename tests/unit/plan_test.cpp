@@ -125,8 +125,8 @@ TEST(SearchPlan, ManyShortQueriesGetBatchesOfSimilarLengths) {
   // Runs of the length order: no batch's range overlaps another's interior.
   std::sort(ranges.begin(), ranges.end());
   for (size_t i = 1; i < ranges.size(); ++i) EXPECT_LE(ranges[i - 1].second, ranges[i].first);
-  // Many batches: two workers per GPU overlap host work; a few long queries keep one.
-  EXPECT_EQ(search_workers_per_gpu(q, opt), 2);
+  // Many batches: four workers per GPU overlap host work; a few long queries keep one.
+  EXPECT_EQ(search_workers_per_gpu(q, opt), 4);
   EXPECT_EQ(search_workers_per_gpu(random_set(20, 3000, 8)), 1);
 }
 
