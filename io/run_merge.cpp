@@ -337,22 +337,31 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     read_segment(in, starts, s, seg[s % 2]);
     return lap(t);
   };
-  HitTableColumns merged[2];  // merged rows: one table being written while the next is gathered
-  const auto write = [&](HitTableColumns& t) {
+  // Merged rows, three tables: segment s is gathered while s-1 is deflated and s-2 stored
+  // (the stores in order, one at a time; deflating and storing one after the other had made
+  // the writes the merge's critical path).
+  HitTableColumns merged[3];
+  const auto deflate = [&](HitTableColumns& t) {
     auto started = std::chrono::steady_clock::now();
-    const DeflatedHitTable d = deflate_hit_table(t, true, chunk, h5::Compression::kFast);
-    const double deflate = lap(started);
+    DeflatedHitTable d = deflate_hit_table(t, true, chunk, h5::Compression::kFast);
+    return std::make_pair(std::move(d), lap(started));
+  };
+  const auto store = [&](HitTableColumns& t, const DeflatedHitTable& d) {
+    auto started = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
     append_hit_table(to, out_group, t, true, d);
-    return std::make_pair(deflate, lap(started));
+    return lap(started);
   };
   std::future<double> reading = std::async(std::launch::async, read, 0);
-  std::future<std::pair<double, double>> writing;
-  const auto wait_writing = [&] {
-    if (!writing.valid()) return;
-    const auto [deflate, store] = writing.get();
-    times.deflate += deflate;
-    times.store += store;
+  std::future<std::pair<DeflatedHitTable, double>> deflating;
+  std::future<double> storing;
+  // Segment `s`'s chunks, once deflated, to the file after the store before them.
+  const auto store_deflated = [&](size_t s) {
+    if (!deflating.valid()) return;
+    auto [d, deflate_seconds] = deflating.get();
+    times.deflate += deflate_seconds;
+    if (storing.valid()) times.store += storing.get();
+    storing = std::async(std::launch::async, [&, s, d = std::move(d)] { return store(merged[s % 3], d); });
   };
   HitTableColumns carry;  // merged rows short of a whole chunk, written with the next segment's
   uint64_t written = 0;
@@ -373,8 +382,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
       part_chars[p] = picked_chars(sg, picked[p]);
     });
     if (!counted) throw Error("the sorted runs changed while they were merged (more rows than counted)");
-    // The table written two segments ago is free again (its write was waited for last time).
-    HitTableColumns& out = merged[s % 2];
+    // The table stored three segments ago is free again (its store was waited for last time).
+    HitTableColumns& out = merged[s % 3];
     std::vector<size_t> row_at{carry.rows()};
     std::vector<uint64_t> chars_at{carry.chars_base + carry.cigar_chars.size()};
     for (size_t p = 0; p < picked.size(); ++p) {
@@ -387,12 +396,13 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     // inflated and deflated again, on one core, by the next append.
     carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);
     times.merge += lap(clock);
-    wait_writing();
+    if (s > 0) store_deflated(s - 1);
     times.waited += lap(clock);
     written += out.rows();
-    writing = std::async(std::launch::async, write, std::ref(out));
+    deflating = std::async(std::launch::async, deflate, std::ref(out));
   }
-  wait_writing();
+  if (segments > 0) store_deflated(segments - 1);
+  if (storing.valid()) times.store += storing.get();
   times.waited += lap(clock);
   if (rules.times) {
     MergeTimes& t = *rules.times;
