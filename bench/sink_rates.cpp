@@ -6,11 +6,15 @@
 // With workers > 0 the tiles go as an all-vs-all run sends them now: `workers` threads each
 // sort and write their tiles to their own run file (io/run_files.hpp), then the merge reads
 // those; staging then counts the workers' time (CPU seconds of all of them).
-//   sink_rates OUT.h5 [sequences=20000] [keep_percent=10] [window=2048] [cigar=0|1] [workers=0]
+// With evalues = 1 the rows look like a real screen's to the deflater: scores skewed to the
+// low end as at --min-score 35, bits and E-values from BLOSUM62 11/1's lambda and K with lengths
+// of 50-449 (the default NaNs deflate far better).
+//   sink_rates OUT.h5 [sequences=20000] [keep_percent=10] [window=2048] [cigar=0|1] [workers=0] [evalues=0|1]
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -42,8 +46,13 @@ double cpu_seconds() {  // the process's CPU time: the cores here are shared, wa
   return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
+struct RowKind {
+  bool cigar = false;    // alignments: coordinates and a CIGAR
+  bool evalues = false;  // real-like scores, bits and E-values (else NaN)
+};
+
 // The rows of tile (q0, t0w): the upper triangle, as a square screen.
-std::vector<hpc::Hit> tile_rows(uint32_t n, uint32_t window, uint32_t keep, bool cigar, uint32_t q0, uint32_t t0w) {
+std::vector<hpc::Hit> tile_rows(uint32_t n, uint32_t window, uint32_t keep, RowKind kind, uint32_t q0, uint32_t t0w) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<hpc::Hit> rows;
   for (uint32_t q = q0; q < std::min(n, q0 + window); ++q)
@@ -56,7 +65,13 @@ std::vector<hpc::Hit> tile_rows(uint32_t n, uint32_t window, uint32_t keep, bool
       hit.aln.score = int32_t(35 + (h >> 8) % 200);
       hit.bits = nan;
       hit.evalue = nan;
-      if (cigar) {
+      if (kind.evalues) {
+        const double lambda = 0.267, K = 0.041;
+        hit.aln.score = int32_t(35 + ((h >> 8) % 40) * ((h >> 20) % 5 + 1) / 5);
+        hit.bits = (lambda * hit.aln.score - std::log(K)) / std::log(2.0);
+        hit.evalue = K * double(50 + mix(q) % 400) * double(50 + mix(t) % 400) * std::exp(-lambda * hit.aln.score);
+      }
+      if (kind.cigar) {
         hit.aln.qstart = hit.aln.tstart = 1;
         hit.aln.qend = hit.aln.tend = 120;
         hit.aln.cigar = "57=1X3I40=2D17=";
@@ -68,7 +83,7 @@ std::vector<hpc::Hit> tile_rows(uint32_t n, uint32_t window, uint32_t keep, bool
 
 // Workers writing their own run files: returns the runs; producing: the producers' own time.
 std::vector<hpc::StagedRun> stage_in_run_files(const std::string& dir, uint32_t workers, uint32_t n, uint32_t window,
-                                               uint32_t keep, bool cigar, uint64_t& produced, double& producing_cpu) {
+                                               uint32_t keep, RowKind kind, uint64_t& produced, double& producing_cpu) {
   hpc::prepare_run_directory(dir, true);
   std::vector<std::pair<uint32_t, uint32_t>> tiles;
   for (uint32_t q0 = 0; q0 < n; q0 += window)
@@ -89,7 +104,7 @@ std::vector<hpc::StagedRun> stage_in_run_files(const std::string& dir, uint32_t 
         }
         timespec a{}, b{};
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-        std::vector<hpc::Hit> rows = tile_rows(n, window, keep, cigar, tiles[i].first, tiles[i].second);
+        std::vector<hpc::Hit> rows = tile_rows(n, window, keep, kind, tiles[i].first, tiles[i].second);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
         hpc::StagedRun run = writer.write(uint32_t(i), rows);
         std::lock_guard<std::mutex> lk(mu);
@@ -106,15 +121,17 @@ std::vector<hpc::StagedRun> stage_in_run_files(const std::string& dir, uint32_t 
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: sink_rates OUT.h5 [sequences] [keep_percent] [window] [cigar]\n");
+    std::fprintf(stderr, "usage: sink_rates OUT.h5 [sequences] [keep_percent] [window] [cigar] [workers] [evalues]\n");
     return 2;
   }
   const std::string out = argv[1];
   const uint32_t n = argc > 2 ? uint32_t(std::atoi(argv[2])) : 20000;
   const uint32_t keep = argc > 3 ? uint32_t(std::atoi(argv[3])) : 10;
   const uint32_t window = argc > 4 ? uint32_t(std::atoi(argv[4])) : 2048;
-  const bool cigar = argc > 5 && std::atoi(argv[5]) != 0;
+  RowKind kind;
+  kind.cigar = argc > 5 && std::atoi(argv[5]) != 0;
   const uint32_t workers = argc > 6 ? uint32_t(std::atoi(argv[6])) : 0;
+  kind.evalues = argc > 7 && std::atoi(argv[7]) != 0;
 
   hpc::ResultFile file(out);
   file.stage_in_batches(2.0);
@@ -126,14 +143,14 @@ int main(int argc, char** argv) {
   std::vector<hpc::StagedRun> file_runs;
   const std::string dir = hpc::run_directory_for(out);
   if (workers > 0) {
-    file_runs = stage_in_run_files(dir, workers, n, window, keep, cigar, produced, producing_cpu);
+    file_runs = stage_in_run_files(dir, workers, n, window, keep, kind, produced, producing_cpu);
     tile_id = uint32_t(file_runs.size());
   } else {
     for (uint32_t q0 = 0; q0 < n; q0 += window)
       for (uint32_t t0w = q0; t0w < n; t0w += window) {
         const auto tp = std::chrono::steady_clock::now();
         const double cp = cpu_seconds();
-        auto rows = std::make_shared<std::vector<hpc::Hit>>(tile_rows(n, window, keep, cigar, q0, t0w));
+        auto rows = std::make_shared<std::vector<hpc::Hit>>(tile_rows(n, window, keep, kind, q0, t0w));
         producing += seconds_since(tp);
         producing_cpu += cpu_seconds() - cp;
         produced += rows->size();

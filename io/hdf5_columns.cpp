@@ -10,6 +10,8 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <type_traits>
 
 #include "src/core/error.hpp"
@@ -459,6 +461,33 @@ static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int lev
   return ok;
 }
 
+// Blocks of 4 KiB OR-ed together (vectorised), stopping at the first that is not zero.
+static bool all_zero(const uint8_t* p, size_t n) {
+  for (size_t at = 0; at < n; at += 4096) {
+    uint8_t any = 0;
+    for (size_t i = at, end = std::min(n, at + 4096); i < end; ++i) any |= p[i];
+    if (any) return false;
+  }
+  return true;
+}
+
+// A chunk of zero bytes deflated once per size and level: columns a run leaves at zero (a
+// screen's score-only alignment coordinates, offsets and identities) are most of a table's
+// chunks. zlib's output depends only on its input and settings, so the bytes are the same.
+static bool deflate_zero_chunk(size_t bytes, int level, std::vector<uint8_t>& out) {
+  static std::mutex mu;
+  static std::map<std::pair<size_t, int>, std::vector<uint8_t>> made;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = made.find({bytes, level});
+  if (it == made.end()) {
+    std::vector<uint8_t> deflated;
+    if (!deflate_one(std::vector<uint8_t>(bytes, 0), bytes, level, deflated)) return false;
+    it = made.emplace(std::make_pair(bytes, level), std::move(deflated)).first;
+  }
+  out = it->second;
+  return true;
+}
+
 // HDF5 deflates chunks one after another on one core, which made writing a few million result
 // rows cost seconds. Here they are shuffled and deflated on all cores exactly as the dataset's
 // filters would (the last chunk zero-padded: HDF5 reads it only up to the extent, and a later
@@ -468,6 +497,9 @@ bool deflate_chunk(const T* values, size_t count, size_t chunk, size_t k, int le
                    std::vector<uint8_t>& out) {
   const size_t in_chunk = std::min(chunk, count - k * chunk), chunk_bytes = chunk * sizeof(T);
   const auto* src = reinterpret_cast<const uint8_t*>(values + k * chunk);
+  // Shuffled or not, a chunk of zero values (padded with zeros) is zero bytes.
+  if (all_zero(src, in_chunk * sizeof(T)))
+    return deflate_zero_chunk(chunk_bytes, level, out);
   if (plain.size() < chunk_bytes) plain.resize(chunk_bytes);
   for (size_t j = 0; j < sizeof(T); ++j) {  // the shuffle filter: byte j of element i at [j * chunk + i]
     uint8_t* plane = plain.data() + j * chunk;

@@ -128,7 +128,17 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows) {
   std::vector<Key> keys(rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
     keys[i] = {hit_order_key(rows[i].query, rows[i].aln.score), rows[i].target, uint32_t(i)};
-  std::sort(keys.begin(), keys.end());
+  // Rows already grouped by query (an engine's pair order) need only each query's few rows sorted.
+  const auto query_of = [](const Key& k) { return uint32_t(k.query_score >> 32); };
+  if (std::is_sorted(keys.begin(), keys.end(), [&](const Key& a, const Key& b) { return query_of(a) < query_of(b); })) {
+    for (auto first = keys.begin(); first != keys.end();) {
+      const auto last = std::find_if(first, keys.end(), [&](const Key& k) { return query_of(k) != query_of(*first); });
+      std::sort(first, last);
+      first = last;
+    }
+  } else {
+    std::sort(keys.begin(), keys.end());
+  }
   std::vector<const Hit*> sorted(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) sorted[i] = &rows[keys[i].row];
   HitTableColumns c = hit_table_columns(sorted, 0, false);

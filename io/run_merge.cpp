@@ -210,22 +210,42 @@ bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const std::vector<
   return true;
 }
 
+// The characters of rows `picked` of the segment (their CIGARs' total length).
+uint64_t picked_chars(const Segment& seg, const std::vector<uint32_t>& picked) {
+  if (seg.rows.cigar_chars.empty()) return 0;  // score-only: no row has a CIGAR
+  uint64_t chars = 0;
+  for (uint32_t i : picked) chars += seg.rows.cigar_end[i] - seg.begin(i);
+  return chars;
+}
+
 // Rows `picked` of the segment into out[at...), CIGARs at out's characters [chars_at...).
+// Column by column: each pass reads one column of the part's rows (a few MB, cache-resident),
+// where a row at a time read every column's line from memory.
 void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableColumns& out, size_t at,
             uint64_t chars_at) {
   const HitTableColumns& c = seg.rows;
+  const auto column = [&](const auto& from, auto& to) {
+    auto* o = to.data() + at;
+    const auto* f = from.data();
+    for (size_t k = 0; k < picked.size(); ++k) o[k] = f[picked[k]];
+  };
+  column(c.query, out.query);
+  column(c.target, out.target);
+  column(c.score, out.score);
+  column(c.bits, out.bits);
+  column(c.evalue, out.evalue);
+  column(c.qstart, out.qstart);
+  column(c.qend, out.qend);
+  column(c.tstart, out.tstart);
+  column(c.tend, out.tend);
+  if (c.cigar_chars.empty()) {  // no CIGARs: every offset the same, identity 0
+    std::fill_n(out.cigar_end.begin() + at, picked.size(), chars_at);
+    std::fill_n(out.identity.begin() + at, picked.size(), 0.f);
+    return;
+  }
   std::string cigar;  // one buffer for every row's CIGAR (a string a row cost an allocation a row)
   for (size_t k = 0; k < picked.size(); ++k) {
     const size_t i = picked[k], o = at + k;
-    out.query[o] = c.query[i];
-    out.target[o] = c.target[i];
-    out.score[o] = c.score[i];
-    out.bits[o] = c.bits[i];
-    out.evalue[o] = c.evalue[i];
-    out.qstart[o] = c.qstart[i];
-    out.qend[o] = c.qend[i];
-    out.tstart[o] = c.tstart[i];
-    out.tend[o] = c.tend[i];
     const uint64_t b = seg.begin(i), e = c.cigar_end[i];
     std::copy(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e, out.cigar_chars.begin() + (chars_at - out.chars_base));
     chars_at += e - b;
@@ -261,12 +281,14 @@ HitTableColumns take_last_rows(HitTableColumns& t, size_t n) {
 }
 
 // `to` becomes `from`'s rows followed by room for more, `rows` and `chars` in all (its buffers
-// reused: a fresh table a segment faulted in hundreds of megabytes of new pages each time).
+// reused: a fresh table a segment faulted in hundreds of megabytes of new pages each time;
+// and resized before `from` is copied in, so that only rows past its old size are zeroed, not
+// the whole table on the merging thread).
 void copy_rows_then_size(const HitTableColumns& from, HitTableColumns& to, size_t rows, uint64_t chars) {
   using C = HitTableColumns;
   const auto copy = [&](size_t n, auto... column) {
-    ((to.*column).assign((from.*column).begin(), (from.*column).end()), ...);
     ((to.*column).resize(n), ...);
+    (std::copy((from.*column).begin(), (from.*column).end(), (to.*column).begin()), ...);
   };
   copy(rows, &C::query, &C::target, &C::qstart, &C::qend, &C::tstart, &C::tend, &C::score, &C::bits, &C::evalue,
        &C::identity, &C::cigar_end);
@@ -315,22 +337,31 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     read_segment(in, starts, s, seg[s % 2]);
     return lap(t);
   };
-  HitTableColumns merged[2];  // merged rows: one table being written while the next is gathered
-  const auto write = [&](HitTableColumns& t) {
+  // Merged rows, three tables: segment s is gathered while s-1 is deflated and s-2 stored
+  // (the stores in order, one at a time; deflating and storing one after the other had made
+  // the writes the merge's critical path).
+  HitTableColumns merged[3];
+  const auto deflate = [&](HitTableColumns& t) {
     auto started = std::chrono::steady_clock::now();
-    const DeflatedHitTable d = deflate_hit_table(t, true, chunk, h5::Compression::kFast);
-    const double deflate = lap(started);
+    DeflatedHitTable d = deflate_hit_table(t, true, chunk, h5::Compression::kFast);
+    return std::make_pair(std::move(d), lap(started));
+  };
+  const auto store = [&](HitTableColumns& t, const DeflatedHitTable& d) {
+    auto started = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
     append_hit_table(to, out_group, t, true, d);
-    return std::make_pair(deflate, lap(started));
+    return lap(started);
   };
   std::future<double> reading = std::async(std::launch::async, read, 0);
-  std::future<std::pair<double, double>> writing;
-  const auto wait_writing = [&] {
-    if (!writing.valid()) return;
-    const auto [deflate, store] = writing.get();
-    times.deflate += deflate;
-    times.store += store;
+  std::future<std::pair<DeflatedHitTable, double>> deflating;
+  std::future<double> storing;
+  // Segment `s`'s chunks, once deflated, to the file after the store before them.
+  const auto store_deflated = [&](size_t s) {
+    if (!deflating.valid()) return;
+    auto [d, deflate_seconds] = deflating.get();
+    times.deflate += deflate_seconds;
+    if (storing.valid()) times.store += storing.get();
+    storing = std::async(std::launch::async, [&, s, d = std::move(d)] { return store(merged[s % 3], d); });
   };
   HitTableColumns carry;  // merged rows short of a whole chunk, written with the next segment's
   uint64_t written = 0;
@@ -344,20 +375,20 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     const size_t cores = rows < (1u << 14) ? 1 : usable_cores();
     const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
     std::vector<std::vector<uint32_t>> picked(parts.size() - 1);
+    std::vector<uint64_t> part_chars(picked.size());
     std::atomic<bool> counted{true};
     run_parts(picked.size(), [&](size_t p) {
       if (!merge_part(sg, parts[p], parts[p + 1], per_query, rules, picked[p])) counted = false;
+      part_chars[p] = picked_chars(sg, picked[p]);
     });
     if (!counted) throw Error("the sorted runs changed while they were merged (more rows than counted)");
-    // The table written two segments ago is free again (its write was waited for last time).
-    HitTableColumns& out = merged[s % 2];
+    // The table stored three segments ago is free again (its store was waited for last time).
+    HitTableColumns& out = merged[s % 3];
     std::vector<size_t> row_at{carry.rows()};
     std::vector<uint64_t> chars_at{carry.chars_base + carry.cigar_chars.size()};
-    for (const auto& pk : picked) {
-      uint64_t chars = 0;
-      for (uint32_t i : pk) chars += sg.rows.cigar_end[i] - sg.begin(i);
-      row_at.push_back(row_at.back() + pk.size());
-      chars_at.push_back(chars_at.back() + chars);
+    for (size_t p = 0; p < picked.size(); ++p) {
+      row_at.push_back(row_at.back() + picked[p].size());
+      chars_at.push_back(chars_at.back() + part_chars[p]);
     }
     copy_rows_then_size(carry, out, row_at.back(), chars_at.back() - carry.chars_base);
     run_parts(picked.size(), [&](size_t p) { gather(sg, picked[p], out, row_at[p], chars_at[p]); });
@@ -365,12 +396,13 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     // inflated and deflated again, on one core, by the next append.
     carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);
     times.merge += lap(clock);
-    wait_writing();
+    if (s > 0) store_deflated(s - 1);
     times.waited += lap(clock);
     written += out.rows();
-    writing = std::async(std::launch::async, write, std::ref(out));
+    deflating = std::async(std::launch::async, deflate, std::ref(out));
   }
-  wait_writing();
+  if (segments > 0) store_deflated(segments - 1);
+  if (storing.valid()) times.store += storing.get();
   times.waited += lap(clock);
   if (rules.times) {
     MergeTimes& t = *rules.times;

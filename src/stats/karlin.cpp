@@ -221,7 +221,7 @@ std::optional<KarlinParams> ungapped_karlin(const std::vector<double>& probs, in
 double bit_score(const KarlinParams& p, int score) { return (p.lambda * score - std::log(p.K)) / std::log(2.0); }
 
 double evalue(const KarlinParams& p, int score, double query_length, double db_residues) {
-  return p.K * query_length * db_residues * std::exp(-p.lambda * score);
+  return evalue_from_decay(p, query_length, db_residues, score_decay(p, score));
 }
 
 int min_score_for_evalue(const KarlinParams& p, double max_evalue, double query_length, double db_residues) {

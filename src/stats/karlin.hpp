@@ -4,6 +4,7 @@
 //   E    = K * m * n * exp(-lambda * S)   (m = query length, n = database residues)
 // This is `--stats ka`: no edge-length correction, E uses the raw lengths. Other statistics
 // (BLAST's finite-size correction, composition-based lambda) are in src/stats/search_statistics.hpp.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,12 @@ std::optional<KarlinParams> ungapped_karlin(const std::vector<double>& probs, in
 
 double bit_score(const KarlinParams& p, int score);
 double evalue(const KarlinParams& p, int score, double query_length, double db_residues);
+// evalue's two factors: e^{-lambda S}, which depends on the score alone (a screen computes it
+// once a score), and the E-value from it, identical to evalue's.
+inline double score_decay(const KarlinParams& p, int score) { return std::exp(-p.lambda * score); }
+inline double evalue_from_decay(const KarlinParams& p, double query_length, double db_residues, double decay) {
+  return p.K * query_length * db_residues * decay;
+}
 // Smallest score whose E-value is <= max_evalue (scores below it are not reported).
 int min_score_for_evalue(const KarlinParams& p, double max_evalue, double query_length, double db_residues);
 
