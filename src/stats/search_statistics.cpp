@@ -114,15 +114,25 @@ int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
   return best;
 }
 
+double SearchStatistics::composition_ratio(const Composition& query, const Composition& target) const {
+  return composition_lambda_ratio(matrix_, standard_lambda_, query, target);
+}
+
 double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target) const {
-  const double ratio = composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
-  return rescaled_alignment_score(gaps_, ratio, h.aln);
+  return rescaled_alignment_score(gaps_, composition_ratio(composition_of(query), composition_of(target)), h.aln);
 }
 
 double SearchStatistics::log_composition_factor(const Hit& h, SeqView query, SeqView target,
                                                const LengthRegression& fit) const {
-  const double n = std::max<uint32_t>(1, target.length);
-  return fit.log_evalue(comp_score(h, query, target), n, db_sequences_) - fit.log_evalue(h.aln.score, n, db_sequences_);
+  return log_composition_factor(h.aln, composition_ratio(composition_of(query), composition_of(target)),
+                                target.length, fit);
+}
+
+double SearchStatistics::log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
+                                               const LengthRegression& fit) const {
+  const double n = std::max<uint32_t>(1, target_length);
+  const double rescaled = ratio < 1 ? rescaled_alignment_score(gaps_, ratio, aln) : double(aln.score);
+  return fit.log_evalue(rescaled, n, db_sequences_) - fit.log_evalue(aln.score, n, db_sequences_);
 }
 
 void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit) const {
