@@ -44,14 +44,16 @@ KarlinParams ssearch36_cap_karlin(const ScoreMatrix& m) {
   return *k;
 }
 
-}  // namespace
-
+// The places in a query's set (of `size` subjects in score order) that its mean takes: the
+// middle of each of kShiftSetMax equal strata (all of them when there are no more).
 std::vector<size_t> shift_set_picks(size_t size) {
-  const size_t take = std::min<size_t>(size, kShiftSetMax);
+  const size_t take = std::min(size, kShiftSetMax);
   std::vector<size_t> picks(take);
-  for (size_t j = 0; j < take; ++j) picks[j] = size_t((double(j) + 0.5) * double(size) / double(take));
+  for (size_t j = 0; j < take; ++j) picks[j] = (2 * j + 1) * size / (2 * take);
   return picks;
 }
+
+}  // namespace
 
 Database calibration_sample(const Database& db, uint32_t sample_size) {
   const size_t total = db.seqs.size();

@@ -28,9 +28,7 @@ constexpr uint32_t kCalibrationSubjects = 2500;
 constexpr double kShiftSetP = 0.5;
 // ... and of those at most this many, evenly spaced in score order (the same range, a sample
 // of it): each one costs an alignment, and the mean of this many is as good for ranking.
-constexpr size_t kShiftSetMax = size_t(1) << 30;
-// The places in a query's set (of `size` subjects in score order) that its mean takes.
-std::vector<size_t> shift_set_picks(size_t size);
+constexpr size_t kShiftSetMax = 256;
 
 // The calibration subjects of `db`.
 Database calibration_sample(const Database& db, uint32_t sample_size = kCalibrationSubjects);
