@@ -32,7 +32,7 @@ const char* to_string(StatsMode mode) {
 }
 
 const char* stats_modes_help() {
-  return "E-value statistics (--stats; default regress-qcomp):\n"
+  return "E-value statistics (--stats; default regress):\n"
          "  ka     Karlin-Altschul, NCBI's gapped lambda and K, search space = query length x database\n"
          "         residues (Karlin & Altschul, PNAS 1990;87:2264).\n"
          "  blast  blastp's E-values (-comp_based_stats 0): the same lambda and K with Spouge's finite-size\n"
@@ -52,11 +52,12 @@ const char* stats_modes_help() {
          "  regress-comp  regress on comp's rescaled score (the fit as regress's, the hit's substitution\n"
          "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n"
          "  regress-qcomp  regress, every E-value of a query times one factor: exp of the mean of\n"
-         "         ln(E_regress-comp / E_regress) over the query's sample subjects of regress P <= 0.5\n"
-         "         (aligned for comp's score). Within a query the order is regress's (Pearson's empirical\n"
-         "         null); across queries the mean effect of composition-based rescaling (Schaffer et al.\n"
-         "         2001; Yu & Altschul, Bioinformatics 2005;21:902) under the query's own fit sets its level:\n"
-         "         an effective database size per query. Falls back to blast.\n";
+         "         ln(E_regress-comp / E_regress) over the query's sample subjects of regress P <= 0.5, at\n"
+         "         most 256 evenly spaced in score order (aligned for comp's score). Within a query the\n"
+         "         order is regress's (Pearson's empirical null); across queries the mean effect of\n"
+         "         composition-based rescaling (Schaffer et al. 2001; Yu & Altschul, Bioinformatics\n"
+         "         2005;21:902) under the query's own fit sets its level: an effective database size per\n"
+         "         query. Falls back to blast.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
