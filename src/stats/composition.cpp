@@ -69,12 +69,69 @@ double ungapped_lambda(const ScoreMatrix& m, const Composition& row, const Compo
   return 0.5 * (lo + hi);
 }
 
+namespace {
+
+// sum_ij p_i q_j e^(l s_ij), and its derivative in l, from the cells' weights per score value
+// (weight[k] for score low + k): with x = e^l, x^s by repeated products, one exp a step.
+struct PhiAndSlope {
+  double phi, slope;
+};
+PhiAndSlope phi_and_slope(const std::vector<double>& weight, int low, double l) {
+  const double x = std::exp(l), inverse = 1 / x;
+  double sum = weight[size_t(-low)], slope = 0, power = 1;
+  for (int s = 1; s - low < int(weight.size()); ++s) {
+    power *= x;
+    sum += weight[size_t(s - low)] * power;
+    slope += s * weight[size_t(s - low)] * power;
+  }
+  power = 1;
+  for (int s = -1; s >= low; --s) {
+    power *= inverse;
+    sum += weight[size_t(s - low)] * power;
+    slope += s * weight[size_t(s - low)] * power;
+  }
+  return {sum - 1, slope};
+}
+
+}  // namespace
+
 double composition_lambda_ratio(const ScoreMatrix& m, double standard, const Composition& query,
                                 const Composition& subject) {
-  const double pair = ungapped_lambda(m, query, subject);
+  // ungapped_lambda's root, solved only where the clamp leaves it (search's regress-qcomp asks
+  // this for every sample pair of every query): phi is convex, so phi(standard) <= 0 puts the
+  // root at or above the standard lambda (ratio 1) and phi(standard / 2) >= 0 at or below half
+  // of it (0.5); between them Newton's steps from standard descend onto it.
+  double row_sum = 0, col_sum = 0, expected = 0;
+  int low = 0, high = 0;
+  for (int i = 0; i < kTrueAminoAcids; ++i) {
+    row_sum += query[i];
+    col_sum += subject[i];
+    for (int j = 0; j < kTrueAminoAcids; ++j) {
+      low = std::min(low, m.score[i][j]);
+      high = std::max(high, m.score[i][j]);
+      if (query[i] != 0 && subject[j] != 0) expected += query[i] * subject[j] * m.score[i][j];
+    }
+  }
+  int present_high = 0;  // ungapped_lambda's test: a positive score between present letters
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    for (int j = 0; j < kTrueAminoAcids; ++j)
+      if (query[i] != 0 && subject[j] != 0) present_high = std::max(present_high, m.score[i][j]);
   // BLAST: a lambda that does not exist (expected score >= 0) takes the lower bound.
-  const double ratio = pair > 0 ? pair / standard : 0.5;
-  return std::clamp(ratio, 0.5, 1.0);
+  if (present_high <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return 0.5;
+  std::vector<double> weight(size_t(high - low + 1), 0.0);
+  const double norm = 1 / (row_sum * col_sum);
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    for (int j = 0; j < kTrueAminoAcids; ++j) weight[size_t(m.score[i][j] - low)] += query[i] * subject[j] * norm;
+  if (phi_and_slope(weight, low, standard).phi <= 0) return 1.0;
+  if (phi_and_slope(weight, low, 0.5 * standard).phi >= 0) return 0.5;
+  double l = standard;
+  for (int k = 0; k < 100; ++k) {
+    const PhiAndSlope p = phi_and_slope(weight, low, l);
+    const double step = p.phi / p.slope;
+    if (!(step > 1e-15 * l)) break;  // converged (rounding may turn the step back)
+    l -= step;
+  }
+  return std::clamp(l / standard, 0.5, 1.0);
 }
 
 double rescaled_alignment_score(GapCosts gaps, double ratio, const Alignment& aln) {

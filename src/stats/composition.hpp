@@ -24,7 +24,8 @@ Composition composition_of(SeqView s);
 // a negative value when it does not exist (expected score >= 0 or no positive score).
 double ungapped_lambda(const ScoreMatrix& m, const Composition& row, const Composition& col);
 // lambda(query, subject compositions) / standard (the matrix's ungapped lambda for
-// standard_composition()), clamped to [0.5, 1].
+// standard_composition()), clamped to [0.5, 1]; solved only inside the clamp (Newton), so
+// cheap enough for every sample pair of every query.
 double composition_lambda_ratio(const ScoreMatrix& m, double standard, const Composition& query,
                                 const Composition& subject);
 // The alignment's score with its substitution scores scaled by `ratio` (gap costs unchanged).

@@ -1,16 +1,23 @@
 #include "src/stats/query_calibration.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
+#include "src/core/tuning.hpp"
 #include "src/stats/composition.hpp"
 #include "src/stats/karlin.hpp"
 
 namespace hpc {
 namespace {
+
+double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 // The ungapped lambda and K of ssearch36's high-score cap (length_regression.hpp, step 2), as
 // FASTA 36 computes them (initfa.c last_init -> karlin.c do_karlin_a): the Robinson
@@ -37,6 +44,15 @@ KarlinParams ssearch36_cap_karlin(const ScoreMatrix& m) {
   return *k;
 }
 
+// The places in a query's set (of `size` subjects in score order) that its mean takes: the
+// middle of each of kShiftSetMax equal strata (all of them when there are no more).
+std::vector<size_t> shift_set_picks(size_t size) {
+  const size_t take = std::min(size, kShiftSetMax);
+  std::vector<size_t> picks(take);
+  for (size_t j = 0; j < take; ++j) picks[j] = (2 * j + 1) * size / (2 * take);
+  return picks;
+}
+
 }  // namespace
 
 Database calibration_sample(const Database& db, uint32_t sample_size) {
@@ -57,6 +73,7 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
       threads_(threads), setup_(search) {
   setup_.db = &sample_;
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
+  for (size_t t = 0; t < sample_.seqs.size(); ++t) sample_compositions_.push_back(composition_of(sample_.seqs.view(t)));
   const KarlinParams cap = ssearch36_cap_karlin(search.matrix);
   ungapped_lambda_ = cap.lambda;
   ungapped_K_ = cap.K;
@@ -114,32 +131,66 @@ std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& que
 
 void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
                                   const std::vector<std::vector<ScoredTarget>>& scored, std::vector<QueryFit>& fits) {
+  const auto t0 = std::chrono::steady_clock::now();
   const double subjects = double(db_->seqs.size());
-  std::vector<AlignRequest> reqs;
-  std::vector<size_t> owner;  // per request, its query's place in `queries`
-  for (size_t k = 0; k < scored.size(); ++k) {
-    const LengthRegression& fit = fits[k].regression;
-    if (!fit.ok) continue;  // blast's E-values: no factor
-    for (const ScoredTarget& st : scored[k]) {
-      const double n = std::max<uint32_t>(1, sample_.seqs.length(st.target));
-      if (st.score > 0 && fit.evalue(st.score, n, subjects) <= kShiftSetP * subjects) {
-        reqs.push_back({queries[k], st.target, st.score});
-        owner.push_back(k);
+  // Per query, its sample subjects of regress P <= kShiftSetP (in score order) and their
+  // composition ratios, on all cores.
+  struct Pick {
+    uint32_t target;
+    int32_t score;
+    double ratio;
+  };
+  std::vector<std::vector<Pick>> picks(scored.size());
+  run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) {
+      const LengthRegression& fit = fits[k].regression;
+      if (!fit.ok) continue;  // blast's E-values: no factor
+      std::vector<ScoredTarget> set;
+      for (const ScoredTarget& st : scored[k]) {
+        const double n = std::max<uint32_t>(1, sample_.seqs.length(st.target));
+        if (st.score > 0 && fit.evalue(st.score, n, subjects) <= kShiftSetP * subjects) set.push_back(st);
+      }
+      const Composition query = composition_of(setup_.queries->view(queries[k]));
+      for (size_t i : shift_set_picks(set.size())) {
+        const ScoredTarget& st = set[i];
+        picks[k].push_back({st.target, st.score, stats_->composition_ratio(query, sample_compositions_[st.target])});
       }
     }
-  }
+  });
+  // A ratio of 1 leaves the score as it is: only the pairs rescaled below it need their alignments.
+  std::vector<AlignRequest> reqs;
+  size_t picked = 0;
+  for (size_t k = 0; k < picks.size(); ++k)
+    for (const Pick& p : picks[k]) {
+      ++picked;
+      if (p.ratio < 1) reqs.push_back({queries[k], p.target, p.score});
+    }
+  const auto t1 = std::chrono::steady_clock::now();
   const std::vector<Alignment> alns = backend().align(reqs);
-  std::vector<double> sum(fits.size(), 0.0);
-  std::vector<uint32_t> count(fits.size(), 0);
-  for (size_t i = 0; i < reqs.size(); ++i) {  // in request order: the same sums on every backend
-    Hit h;
-    h.aln = alns[i];
-    const double term = stats_->log_composition_factor(h, setup_.queries->view(reqs[i].query),
-                                                      sample_.seqs.view(reqs[i].target), fits[owner[i]].regression);
-    if (std::isfinite(term)) sum[owner[i]] += term, ++count[owner[i]];
-  }
-  for (size_t k = 0; k < fits.size(); ++k)
-    if (count[k]) fits[k].log_shift = sum[k] / count[k];
+  const auto t2 = std::chrono::steady_clock::now();
+  std::vector<size_t> first_req(picks.size() + 1, 0);  // each query's first request
+  for (size_t k = 0; k < picks.size(); ++k)
+    first_req[k + 1] = first_req[k] + size_t(std::count_if(picks[k].begin(), picks[k].end(),
+                                                           [](const Pick& p) { return p.ratio < 1; }));
+  run_ranges(picks.size(), usable_cores(), [&](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) {
+      double sum = 0;  // in score order: the same sum on every backend and core count
+      uint32_t count = 0;
+      size_t r = first_req[k];
+      for (const Pick& p : picks[k]) {
+        Alignment unscaled;
+        unscaled.score = p.score;
+        const double term = stats_->log_composition_factor(p.ratio < 1 ? alns[r++] : unscaled, p.ratio,
+                                                           sample_.seqs.length(p.target), fits[k].regression);
+        if (std::isfinite(term)) sum += term, ++count;
+      }
+      if (count) fits[k].log_shift = sum / count;
+    }
+  });
+  if (tuning_flag(Tunable::kCudaTiming))
+    std::fprintf(stderr, "regress-qcomp: %zu queries, %zu sample pairs (%zu aligned): select %.3f s, align %.3f s, "
+                 "terms %.3f s\n", queries.size(), picked, reqs.size(), seconds(t0, t1), seconds(t1, t2),
+                 seconds(t2, std::chrono::steady_clock::now()));
 }
 
 }  // namespace hpc

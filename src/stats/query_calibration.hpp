@@ -26,6 +26,9 @@ constexpr uint32_t kCalibrationSubjects = 2500;
 // subjects) is at most this: the upper half of the query's null scores and its homologs, the
 // range where its E-values are ranked, not the low-score bulk.
 constexpr double kShiftSetP = 0.5;
+// ... and of those at most this many, evenly spaced in score order (the same range, a sample
+// of it): each one costs an alignment, and the mean of this many is as good for ranking.
+constexpr size_t kShiftSetMax = 256;
 
 // The calibration subjects of `db`.
 Database calibration_sample(const Database& db, uint32_t sample_size = kCalibrationSubjects);
@@ -57,6 +60,7 @@ class QueryCalibration {
 
   const Database* db_;
   Database sample_;  // before backend_: the backend holds views of it
+  std::vector<Composition> sample_compositions_;  // per sample subject (regress-qcomp's ratios)
   std::unique_ptr<SearchBackend> backend_;  // made on first use (whole databases: regress-qcomp's only)
   const SearchStatistics* stats_;
   BackendKind kind_;

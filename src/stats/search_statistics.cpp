@@ -52,11 +52,12 @@ const char* stats_modes_help() {
          "  regress-comp  regress on comp's rescaled score (the fit as regress's, the hit's substitution\n"
          "         scores scaled by the pair's composition-based lambda ratio); falls back to comp.\n"
          "  regress-qcomp  regress, every E-value of a query times one factor: exp of the mean of\n"
-         "         ln(E_regress-comp / E_regress) over the query's sample subjects of regress P <= 0.5\n"
-         "         (aligned for comp's score). Within a query the order is regress's (Pearson's empirical\n"
-         "         null); across queries the mean effect of composition-based rescaling (Schaffer et al.\n"
-         "         2001; Yu & Altschul, Bioinformatics 2005;21:902) under the query's own fit sets its level:\n"
-         "         an effective database size per query. Falls back to blast.\n";
+         "         ln(E_regress-comp / E_regress) over the query's sample subjects of regress P <= 0.5, at\n"
+         "         most 256 evenly spaced in score order (aligned for comp's score). Within a query the\n"
+         "         order is regress's (Pearson's empirical null); across queries the mean effect of\n"
+         "         composition-based rescaling (Schaffer et al. 2001; Yu & Altschul, Bioinformatics\n"
+         "         2005;21:902) under the query's own fit sets its level: an effective database size per\n"
+         "         query. Falls back to blast.\n";
 }
 
 SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps,
@@ -114,15 +115,25 @@ int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
   return best;
 }
 
+double SearchStatistics::composition_ratio(const Composition& query, const Composition& target) const {
+  return composition_lambda_ratio(matrix_, standard_lambda_, query, target);
+}
+
 double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target) const {
-  const double ratio = composition_lambda_ratio(matrix_, standard_lambda_, composition_of(query), composition_of(target));
-  return rescaled_alignment_score(gaps_, ratio, h.aln);
+  return rescaled_alignment_score(gaps_, composition_ratio(composition_of(query), composition_of(target)), h.aln);
 }
 
 double SearchStatistics::log_composition_factor(const Hit& h, SeqView query, SeqView target,
                                                const LengthRegression& fit) const {
-  const double n = std::max<uint32_t>(1, target.length);
-  return fit.log_evalue(comp_score(h, query, target), n, db_sequences_) - fit.log_evalue(h.aln.score, n, db_sequences_);
+  return log_composition_factor(h.aln, composition_ratio(composition_of(query), composition_of(target)),
+                                target.length, fit);
+}
+
+double SearchStatistics::log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
+                                               const LengthRegression& fit) const {
+  const double n = std::max<uint32_t>(1, target_length);
+  const double rescaled = ratio < 1 ? rescaled_alignment_score(gaps_, ratio, aln) : double(aln.score);
+  return fit.log_evalue(rescaled, n, db_sequences_) - fit.log_evalue(aln.score, n, db_sequences_);
 }
 
 void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit) const {

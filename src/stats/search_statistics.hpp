@@ -29,6 +29,7 @@
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
 #include "io/database.hpp"
+#include "src/stats/composition.hpp"
 #include "src/stats/karlin.hpp"
 #include "src/stats/length_regression.hpp"
 
@@ -72,6 +73,12 @@ class SearchStatistics {
   // / E_regress), the fit read at comp's rescaled and at the raw score, in logs (no underflow
   // for strong homologs).
   double log_composition_factor(const Hit& h, SeqView query, SeqView target, const LengthRegression& fit) const;
+  // The same from the pair's composition ratio (composition_ratio) and the target's length:
+  // a ratio of 1 leaves the score, so `aln` needs only its score then (no CIGAR).
+  double log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
+                                const LengthRegression& fit) const;
+  // The pair's composition-based lambda ratio (composition.hpp) from the two compositions.
+  double composition_ratio(const Composition& query, const Composition& target) const;
 
  private:
   // comp's rescaled score of the pair's alignment.

@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "io/fasta.hpp"
 #include "io/matrix.hpp"
 #include "src/stats/composition.hpp"
+#include "test_support.hpp"
 
 using namespace hpc;
 
@@ -49,6 +52,29 @@ TEST(Composition, RatioIsOneForTheStandardAndClampedForBiasedCompositions) {
   Composition poly_k{};
   poly_k[11] = 1;  // no lambda: BLAST's lower bound
   EXPECT_DOUBLE_EQ(composition_lambda_ratio(m, standard, poly_k, poly_k), 0.5);
+}
+
+// The ratio's solver (Newton inside the clamp) finds ungapped_lambda's root (bisection to
+// machine precision) for real domains' compositions, on either side of the clamp.
+TEST(Composition, RatioIsTheClampedRatioOfTheSolvedLambdas) {
+  const SequenceSet seqs = read_fasta(test::data_path("balifam2000.fa"));
+  for (const char* name : {"BLOSUM62", "BLOSUM45", "PAM30"}) {
+    const ScoreMatrix m = load_matrix(name);
+    const double standard = ungapped_lambda(m, standard_composition(), standard_composition());
+    int below = 0, clamped = 0;
+    for (uint32_t a = 0; a < 40; ++a)
+      for (uint32_t b = 0; b < 40; ++b) {
+        const Composition q = composition_of(seqs.view(a * 37)), t = composition_of(seqs.view(b * 41 + 5));
+        const double lambda = ungapped_lambda(m, q, t);
+        const double expected = std::clamp(lambda > 0 ? lambda / standard : 0.5, 0.5, 1.0);
+        const double r = composition_lambda_ratio(m, standard, q, t);
+        EXPECT_NEAR(r, expected, 1e-13) << name << " " << a << " " << b;
+        below += r < 1;
+        clamped += r == 1;
+      }
+    EXPECT_GT(below, 100) << name;  // both sides of the clamp are exercised
+    EXPECT_GT(clamped, 100) << name;
+  }
 }
 
 TEST(Composition, CountsTrueAminoAcidsOnly) {

@@ -73,8 +73,9 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
 }
 
 // regress-qcomp's factor over a larger database's sample: the mean of ln(E_regress-comp / E_regress)
-// over the sample subjects of regress P <= kShiftSetP, recomputed here from the sample's own
-// scores and alignments.
+// over the sample subjects of regress P <= kShiftSetP, of which at most kShiftSetMax evenly
+// spaced in score order, recomputed here from the sample's own scores and alignments. The
+// sample is large enough for the cap to apply.
 TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
   SequenceSet queries;
@@ -83,7 +84,7 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
   const SearchSetup search = setup_for(queries, db, 10);
   const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
   const SearchStatistics qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, ka, db);
-  constexpr uint32_t kSample = 300;
+  constexpr uint32_t kSample = 1200;
   QueryCalibration calibration(search, BackendKind::Cpu, 0, 1, &qcomp, kSample);
   ASSERT_FALSE(calibration.whole_database());
   const auto fits = calibration.fit({0, 1, 2});
@@ -98,19 +99,22 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
     Tile tile;
     tile.queries = {q};
     tile.part_end = kSample;
-    double sum = 0;
-    int n = 0;
+    std::vector<ScoredTarget> set;  // regress P <= kShiftSetP, in score order
     const auto scored = backend->search_tile(tile);
-    for (const ScoredTarget& st : scored[0]) {
+    for (const ScoredTarget& st : scored[0])
+      if (st.score > 0 && fits[q].regression.evalue(st.score, sample.seqs.length(st.target), subjects) <=
+                              kShiftSetP * subjects)
+        set.push_back(st);
+    ASSERT_GT(set.size(), kShiftSetMax) << q;  // the cap applies
+    double sum = 0;
+    for (size_t j = 0; j < kShiftSetMax; ++j) {  // the j-th of kShiftSetMax equal strata, at its middle
+      const ScoredTarget& st = set[(2 * j + 1) * set.size() / (2 * kShiftSetMax)];
       const SeqView t = sample.seqs.view(st.target);
-      if (st.score <= 0 || fits[q].regression.evalue(st.score, t.length, subjects) > kShiftSetP * subjects) continue;
       Hit h;
       h.aln = backend->align({{q, st.target}})[0];
       sum += qcomp.log_composition_factor(h, queries.view(q), t, fits[q].regression);
-      ++n;
     }
-    ASSERT_GT(n, 20) << q;
-    EXPECT_NEAR(fits[q].log_shift, sum / n, 1e-9) << q;
+    EXPECT_NEAR(fits[q].log_shift, sum / kShiftSetMax, 1e-9) << q;
   }
 }
 
