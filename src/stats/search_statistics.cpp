@@ -32,7 +32,7 @@ const char* to_string(StatsMode mode) {
 }
 
 const char* stats_modes_help() {
-  return "E-value statistics (--stats; default regress):\n"
+  return "E-value statistics (--stats; default regress-qcomp):\n"
          "  ka     Karlin-Altschul, NCBI's gapped lambda and K, search space = query length x database\n"
          "         residues (Karlin & Altschul, PNAS 1990;87:2264).\n"
          "  blast  blastp's E-values (-comp_based_stats 0): the same lambda and K with Spouge's finite-size\n"
