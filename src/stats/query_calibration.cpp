@@ -88,11 +88,23 @@ SearchBackend& QueryCalibration::backend() {
 }
 
 std::vector<QueryFit> QueryCalibration::fit(const std::vector<uint32_t>& queries) {
-  Tile tile;
-  tile.queries = queries;
-  tile.part_begin = 0;
-  tile.part_end = uint32_t(sample_.seqs.size());
-  return fits_of(queries, backend().search_tile(tile));
+  // A query's fit is its own (the same in any batch), so the worker makes it once: tiles that
+  // cut the database into partitions bring the same queries again (regress-qcomp's alignments
+  // would be repeated for every partition).
+  std::vector<uint32_t> todo;
+  for (uint32_t q : queries)
+    if (made_.find(q) == made_.end() && std::find(todo.begin(), todo.end(), q) == todo.end()) todo.push_back(q);
+  if (!todo.empty()) {
+    Tile tile;
+    tile.queries = todo;
+    tile.part_begin = 0;
+    tile.part_end = uint32_t(sample_.seqs.size());
+    const std::vector<QueryFit> fits = fits_of(todo, backend().search_tile(tile));
+    for (size_t k = 0; k < todo.size(); ++k) made_.emplace(todo[k], fits[k]);
+  }
+  std::vector<QueryFit> out;
+  for (uint32_t q : queries) out.push_back(made_.at(q));
+  return out;
 }
 
 std::vector<QueryFit> QueryCalibration::fit_from(const std::vector<uint32_t>& queries,

@@ -2,9 +2,10 @@
 // The scores that --stats regress fits: each query against a fixed sample of the database.
 // The sample takes subjects evenly spaced in length order, so it spans the database's
 // lengths (a database no larger than the sample is used whole); it is a function of the
-// database alone. The fits are made inside each search tile, for the tile's queries, by the
-// tile's own kind of backend (exact scores: the same fit on CPU and GPU, for any tiling and
-// rank count), so they happen after the resume journal opens and their E-values are in it.
+// database alone. The fits are made inside the search's tiles, for each query by the first tile
+// of a worker that holds it, by the worker's own kind of backend (exact scores: the same fit on
+// CPU and GPU, for any tiling and rank count), so they happen after the resume journal opens
+// and their E-values are in it.
 //
 // regress-qcomp's factor is made here too, over the same sample: each query's mean of
 // ln(E_regress-comp / E_regress) over its sample subjects of regress P-value <= kShiftSetP
@@ -12,6 +13,7 @@
 // are the tile's whatever the database partition, so the factor is as tiling-free as the fit.
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "io/database.hpp"
@@ -41,7 +43,8 @@ class QueryCalibration {
   // `stats`: the job's statistics (regress-qcomp: the fits carry its factor; may be null else).
   QueryCalibration(const SearchSetup& search, BackendKind kind, int device, int threads,
                    const SearchStatistics* stats = nullptr, uint32_t sample_size = kCalibrationSubjects);
-  // The fits of `queries` (indices into the job's queries), in that order.
+  // The fits of `queries` (indices into the job's queries), in that order; each query's made
+  // once per worker.
   std::vector<QueryFit> fit(const std::vector<uint32_t>& queries);
   // A database no larger than the sample is its own sample: a search of the whole database
   // that keeps every positive score (max_hits >= its size) already holds the sample's scores.
@@ -62,6 +65,7 @@ class QueryCalibration {
   Database sample_;  // before backend_: the backend holds views of it
   std::vector<Composition> sample_compositions_;  // per sample subject (regress-qcomp's ratios)
   std::unique_ptr<SearchBackend> backend_;  // made on first use (whole databases: regress-qcomp's only)
+  std::unordered_map<uint32_t, QueryFit> made_;  // fit()'s fits so far, by query
   const SearchStatistics* stats_;
   BackendKind kind_;
   int device_, threads_;

@@ -65,11 +65,16 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
   }
   EXPECT_EQ(fitted, int(own.size()));  // 400 subjects: enough for every query (84 at least)
 
-  // A query's factor is its own: fitted alone, or with the others in another order, the same.
-  const auto alone = calibration.fit({ids[5]});
+  // A query's factor is its own: fitted alone, or with the others in another order, by fresh
+  // workers, the same (so a worker may keep it for the query's next tile).
+  QueryCalibration fresh(search, BackendKind::Cpu, 0, 1, &qcomp), fresh2(search, BackendKind::Cpu, 0, 2, &qcomp);
+  const auto alone = fresh.fit({ids[5]});
   EXPECT_EQ(alone[0].log_shift, sampled[5].log_shift);
-  const auto reversed = calibration.fit(std::vector<uint32_t>(ids.rbegin(), ids.rend()));
+  const auto reversed = fresh2.fit(std::vector<uint32_t>(ids.rbegin(), ids.rend()));
   EXPECT_EQ(reversed[ids.size() - 1 - 5].log_shift, sampled[5].log_shift);
+  const auto again = fresh.fit({ids[5], ids[6]});  // the kept fit, and a new one
+  EXPECT_EQ(again[0].log_shift, sampled[5].log_shift);
+  EXPECT_EQ(again[1].log_shift, sampled[6].log_shift);
 }
 
 // regress-qcomp's factor over a larger database's sample: the mean of ln(E_regress-comp / E_regress)
