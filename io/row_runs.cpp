@@ -58,26 +58,10 @@ uint64_t key_of(const char* row) {
   return uint64_t(a) << 32 | b;
 }
 
-std::string sys_error(const std::string& what, const std::string& path) {
-  return "cannot " + what + " " + path + ": " + std::strerror(errno);
-}
-
-void write_all(int fd, const char* p, uint64_t n, const std::string& path) {
-  while (n > 0) {
-    const ssize_t k = ::write(fd, p, size_t(std::min<uint64_t>(n, 1u << 30)));
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) throw Error(sys_error("write the result run file", path));
-    p += k, n -= uint64_t(k);
-  }
-}
-
+// A run's bytes at `at`; the file ending first is a torn record.
 void read_all_at(int fd, char* p, uint64_t n, uint64_t at, const std::string& path) {
-  while (n > 0) {
-    const ssize_t k = ::pread(fd, p, size_t(std::min<uint64_t>(n, 1u << 30)), off_t(at));
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) throw Error(k == 0 ? path + " ends inside a tile's rows" : sys_error("read", path));
-    p += k, n -= uint64_t(k), at += uint64_t(k);
-  }
+  if (!pread_exactly(fd, p, n, at))
+    throw Error(errno == 0 ? path + " ends inside a tile's rows" : sys_error("read", path));
 }
 
 bool header_matches(const Header& h, const RowRun& run, size_t row_bytes) {
@@ -119,24 +103,11 @@ RowRun RowRun::get(WireReader& r) {
   return s;
 }
 
-RowRunWriter::RowRunWriter(std::string dir, std::string name, const RowSchema& schema)
-    : dir_(std::move(dir)), name_(std::move(name)), row_bytes_(schema.row_bytes()) {}
-
-RowRunWriter::~RowRunWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
+RowRunWriter::RowRunWriter(const std::string& dir, std::string name, const RowSchema& schema)
+    : name_(std::move(name)), row_bytes_(schema.row_bytes()), file_(dir + "/" + name_) {}
 
 RowRun RowRunWriter::write(uint32_t tile, const std::string& packed) {
-  const std::string path = dir_ + "/" + name_;
   if (packed.size() % row_bytes_ != 0) throw Error("internal: rows packed with another schema's width");
-  if (fd_ < 0) {
-    // Appending, never truncating: records of earlier sessions may be journalled.
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(sys_error("open the result run file", path));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw Error(sys_error("stat", path));
-    size_ = uint64_t(st.st_size);
-  }
   const size_t n = packed.size() / row_bytes_;
   std::vector<std::pair<uint64_t, size_t>> keys(n);
   for (size_t i = 0; i < n; ++i) keys[i] = {key_of(packed.data() + i * row_bytes_), i};
@@ -148,9 +119,9 @@ RowRun RowRunWriter::write(uint32_t tile, const std::string& packed) {
   std::memcpy(h.magic, kMagic, 4);
   h.tile = tile, h.rows = n, h.row_bytes = row_bytes_;
   std::memcpy(&sorted[0], &h, sizeof h);
-  write_all(fd_, sorted.data(), sorted.size(), path);
-  const RowRun run{name_, size_, n, tile};
-  size_ += sorted.size();
+  const RowRun run{name_, file_.size(), n, tile};
+  iovec record{&sorted[0], sorted.size()};
+  file_.append(&record, 1);
   return run;
 }
 
@@ -177,26 +148,14 @@ void create_row_columns(h5::File& to, const RowSchema& schema, uint64_t rows) {
 
 uint64_t merge_row_runs(const std::string& dir, const std::vector<RowRun>& runs, const RowSchema& schema, h5::File& to) {
   const size_t row_bytes = schema.row_bytes();
-  std::map<std::string, int> open;
+  RunFileHandles files(dir);
   std::vector<Cursor> cursor(runs.size());
-  struct Close {
-    std::map<std::string, int>& fds;
-    ~Close() {
-      for (const auto& f : fds) ::close(f.second);
-    }
-  } close_files{open};
   uint64_t total = 0;
   for (size_t r = 0; r < runs.size(); ++r) {
-    const std::string path = dir + "/" + runs[r].file;
-    auto it = open.find(runs[r].file);
-    if (it == open.end()) {
-      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) throw Error(sys_error("open the result run file", path));
-      it = open.emplace(runs[r].file, fd).first;
-    }
-    cursor[r].fd = it->second;
+    const std::string path = files.path(runs[r].file);
+    cursor[r].fd = files.fd(runs[r].file);
     Header h{};
-    read_all_at(it->second, reinterpret_cast<char*>(&h), sizeof h, runs[r].offset, path);
+    read_all_at(cursor[r].fd, reinterpret_cast<char*>(&h), sizeof h, runs[r].offset, path);
     if (!header_matches(h, runs[r], row_bytes))
       throw Error(path + ": the record of tile " + std::to_string(runs[r].tile) + " is not where the journal says");
     total += runs[r].rows;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "io/run_file_io.hpp"
 #include "src/core/wire.hpp"
 
 namespace hpc {
@@ -52,18 +53,14 @@ struct RowRun {
 // One worker's file of row records, opened (created or appended to) at the first write.
 class RowRunWriter {
  public:
-  RowRunWriter(std::string dir, std::string name, const RowSchema& schema);
-  ~RowRunWriter();
-  RowRunWriter(const RowRunWriter&) = delete;
-  RowRunWriter& operator=(const RowRunWriter&) = delete;
+  RowRunWriter(const std::string& dir, std::string name, const RowSchema& schema);
   // Appends the packed rows, sorted by the key, as one record; returns its place.
   RowRun write(uint32_t tile, const std::string& packed);
 
  private:
-  std::string dir_, name_;
+  std::string name_;
   size_t row_bytes_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  AppendOnlyFile file_;
 };
 
 // True when the record's header matches `run` and the file holds all of it.

@@ -40,21 +40,6 @@ uint64_t column_offset(uint64_t rows, size_t column) {
 
 uint64_t record_bytes(uint64_t rows, uint64_t chars) { return sizeof(Header) + kRowBytes * rows + chars; }
 
-std::string sys_error(const std::string& what, const std::string& path) {
-  return "cannot " + what + " " + path + ": " + std::strerror(errno);
-}
-
-void write_all(int fd, iovec* parts, int count, const std::string& path) {
-  while (count > 0) {
-    const ssize_t n = ::writev(fd, parts, std::min(count, IOV_MAX));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(sys_error("write the result run file", path));
-    size_t done = size_t(n);
-    for (; count > 0 && done >= parts->iov_len; --count, ++parts) done -= parts->iov_len;
-    if (count > 0) parts->iov_base = static_cast<char*>(parts->iov_base) + done, parts->iov_len -= done;
-  }
-}
-
 }  // namespace
 
 void StagedRun::put(WireWriter& w) const {
@@ -103,20 +88,7 @@ void remove_run_directory(const std::string& dir) {
   std::filesystem::remove(dir, ec);  // only when empty; a leftover directory costs disk, not results
 }
 
-RunFileWriter::~RunFileWriter() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows) {
-  const std::string path = dir_ + "/" + name_;
-  if (fd_ < 0) {
-    // Appending, never truncating: records of earlier sessions may be journalled.
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw Error(sys_error("open the result run file", path));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw Error(sys_error("stat", path));
-    size_ = uint64_t(st.st_size);
-  }
   // hit_order from packed keys (sorting the rows themselves moved strings around).
   struct Key {
     uint64_t query_score;
@@ -143,7 +115,7 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows) {
   for (size_t i = 0; i < rows.size(); ++i) sorted[i] = &rows[keys[i].row];
   HitTableColumns c = hit_table_columns(sorted, 0, false);
 
-  StagedRun run{name_, size_, c.rows(), c.cigar_chars.size(), tile};
+  StagedRun run{name_, file_.size(), c.rows(), c.cigar_chars.size(), tile};
   Header h{};
   std::memcpy(h.magic, kMagic, 4);
   h.tile = tile;
@@ -154,8 +126,7 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows) {
     parts.push_back({column.data(), column.size() * sizeof(column[0])});
   });
   parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
-  write_all(fd_, parts.data(), int(parts.size()), path);
-  size_ += record_bytes(run.rows, run.chars);
+  file_.append(parts.data(), int(parts.size()));
   return run;
 }
 
@@ -173,36 +144,15 @@ bool is_whole(const std::string& dir, const StagedRun& run) {
   return ok;
 }
 
-RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs) : dir_(dir), runs_(std::move(runs)) {
-  std::map<std::string, int> open;
-  for (const StagedRun& r : runs_) {
-    auto it = open.find(r.file);
-    if (it == open.end()) {
-      const std::string path = dir_ + "/" + r.file;
-      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) throw Error(sys_error("open the result run file", path));
-      fds_.push_back(fd);
-      it = open.emplace(r.file, fd).first;
-    }
-    run_fd_.push_back(it->second);
-  }
-}
-
-RunFiles::~RunFiles() {
-  for (int fd : fds_) ::close(fd);
+RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs) : runs_(std::move(runs)), files_(dir) {
+  for (const StagedRun& r : runs_) run_fd_.push_back(files_.fd(r.file));
 }
 
 void RunFiles::read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) const {
-  char* to = static_cast<char*>(out);
-  uint64_t at = runs_[r].offset + offset;
-  while (bytes > 0) {
-    const ssize_t n = ::pread(run_fd_[r], to, size_t(std::min<uint64_t>(bytes, 1u << 30)), off_t(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      throw Error(n == 0 ? dir_ + "/" + runs_[r].file + " ends inside tile " + std::to_string(runs_[r].tile) + "'s rows"
-                         : sys_error("read", dir_ + "/" + runs_[r].file));
-    to += n, at += uint64_t(n), bytes -= uint64_t(n);
-  }
+  if (pread_exactly(run_fd_[r], out, bytes, runs_[r].offset + offset)) return;
+  const std::string path = files_.path(runs_[r].file);
+  throw Error(errno == 0 ? path + " ends inside tile " + std::to_string(runs_[r].tile) + "'s rows"
+                         : sys_error("read", path));
 }
 
 void RunFiles::read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "io/run_file_io.hpp"
 #include "io/run_merge.hpp"
 #include "src/core/alignment.hpp"
 #include "src/core/wire.hpp"
@@ -44,18 +45,14 @@ void remove_run_directory(const std::string& dir);
 // One worker's file, opened (created or appended to) at the first write.
 class RunFileWriter {
  public:
-  RunFileWriter(std::string dir, std::string name) : dir_(std::move(dir)), name_(std::move(name)) {}
-  ~RunFileWriter();
-  RunFileWriter(const RunFileWriter&) = delete;
-  RunFileWriter& operator=(const RunFileWriter&) = delete;
+  RunFileWriter(const std::string& dir, std::string name) : name_(std::move(name)), file_(dir + "/" + name_) {}
   // Sorts the tile's rows in hit_order and appends them as one record; returns its place.
   // The rows are left in an unspecified order.
   StagedRun write(uint32_t tile, std::vector<Hit>& rows);
 
  private:
-  std::string dir_, name_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  std::string name_;
+  AppendOnlyFile file_;
 };
 
 // True when the record's header matches `run` and the file holds all of it.
@@ -65,7 +62,6 @@ bool is_whole(const std::string& dir, const StagedRun& run);
 class RunFiles : public SortedRuns {
  public:
   RunFiles(const std::string& dir, std::vector<StagedRun> runs);
-  ~RunFiles() override;
   size_t count() const override { return runs_.size(); }
   uint64_t rows(size_t r) const override { return runs_[r].rows; }
   void read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const override;
@@ -77,10 +73,9 @@ class RunFiles : public SortedRuns {
 
  private:
   void read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) const;
-  std::string dir_;
   std::vector<StagedRun> runs_;
+  RunFileHandles files_;     // opened in the constructor only: reads on all cores share them
   std::vector<int> run_fd_;  // the open file of each run
-  std::vector<int> fds_;
 };
 
 }  // namespace hpc

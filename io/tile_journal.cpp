@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "io/run_file_io.hpp"
 #include "src/core/error.hpp"
 #include "src/core/wire.hpp"
 
@@ -47,10 +48,6 @@ std::string encode_plan(const std::vector<Tile>& plan, const std::vector<checkpo
   put_list(w, params);
   put_list(w, notes);
   return w.take();
-}
-
-std::string sys_error(const std::string& what, const std::string& path) {
-  return "cannot " + what + " " + path + ": " + std::strerror(errno);
 }
 
 }  // namespace
