@@ -3,6 +3,7 @@
 // millions of result rows), split over the job's cores with plain threads.
 #include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <thread>
 #include <vector>
 
@@ -17,14 +18,25 @@ inline size_t usable_cores() {
   return n;
 }
 
-// Runs part(k) for every k < parts, each on its own thread (part 0 on the calling one).
-// `part` must not throw: an exception escaping a thread ends the process.
+// Runs part(k) for every k < parts, each on its own thread (part 0 on the calling one). Once
+// all have ended, the exception of the lowest failed part, if any, is rethrown here (one that
+// escaped a thread would end the process).
 template <class Part>
 void run_parts(size_t parts, Part part) {
+  std::vector<std::exception_ptr> failed(parts);
+  const auto guarded = [&](size_t k) {
+    try {
+      part(k);
+    } catch (...) {
+      failed[k] = std::current_exception();
+    }
+  };
   std::vector<std::thread> pool;
-  for (size_t k = 1; k < parts; ++k) pool.emplace_back(part, k);
-  if (parts > 0) part(size_t(0));
+  for (size_t k = 1; k < parts; ++k) pool.emplace_back(guarded, k);
+  if (parts > 0) guarded(size_t(0));
   for (auto& t : pool) t.join();
+  for (const auto& e : failed)
+    if (e) std::rethrow_exception(e);
 }
 
 // Runs range(begin, end) over [0, n) cut into `parts` near-equal consecutive ranges.

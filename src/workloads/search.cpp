@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <iostream>
 
 #include "io/database.hpp"
@@ -150,20 +149,12 @@ class SearchWorker : public TileWorker {
       hits[i].aln = std::move(alns[i]);
     }
     // Bits and E-values on the worker's cores (a self-search keeps hundreds of hits a query).
-    const size_t parts = hits.size() < (1u << 14) ? 1 : std::min(threads_, hits.size());
-    std::vector<std::exception_ptr> failed(parts);
-    run_parts(parts, [&](size_t k) {
-      try {
-        for (size_t i = hits.size() * k / parts; i < hits.size() * (k + 1) / parts; ++i) {
-          Hit& h = hits[i];
-          job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
-        }
-      } catch (...) {
-        failed[k] = std::current_exception();
+    run_ranges(hits.size(), hits.size() < (1u << 14) ? 1 : threads_, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        Hit& h = hits[i];
+        job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
       }
     });
-    for (const auto& e : failed)
-      if (e) std::rethrow_exception(e);
     if (rescorer_) {  // the tile holds the whole database: each query's top hits are global
       t0 = std::chrono::steady_clock::now();
       rescorer_->rescore(hits);

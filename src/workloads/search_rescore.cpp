@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <map>
 
 #include "src/core/on_all_cores.hpp"
@@ -54,16 +53,7 @@ void HitRescorer::rescore(std::vector<Hit>& hits) const {
     if (rank < settings_.top) by_subject[hits[order[i]].target].push_back(order[i]);
   }
   const std::vector<SubjectGroup> groups(by_subject.begin(), by_subject.end());
-  std::vector<std::exception_ptr> failed(engines_.size());
-  run_parts(engines_.size(), [&](size_t part) {
-    try {
-      rescore_groups(part, groups, hits);
-    } catch (...) {
-      failed[part] = std::current_exception();
-    }
-  });
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  run_parts(engines_.size(), [&](size_t part) { rescore_groups(part, groups, hits); });
 }
 
 void HitRescorer::rescore_groups(size_t part, const std::vector<SubjectGroup>& groups, std::vector<Hit>& hits) const {

@@ -1,13 +1,16 @@
 // src/core/cpu_budget: the CPU count comes from the job's allocation (affinity mask, cgroup
-// quota, OMP_NUM_THREADS), not from the machine.
+// quota, OMP_NUM_THREADS), not from the machine; src/core/on_all_cores splits work over them.
 #include <gtest/gtest.h>
 #include <sched.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc {
 namespace {
@@ -80,3 +83,27 @@ TEST(CpuBudget, FollowsTheAffinityMaskAndOmpNumThreads) {
 
 }  // namespace
 }  // namespace hpc
+
+// run_parts carries a part's exception to its caller once every part has ended (one escaping
+// a thread would end the process), the lowest failed part's when several fail.
+TEST(OnAllCores, RunPartsRethrowsTheLowestFailedPartAfterAllEnded) {
+  std::vector<int> ran(6, 0);
+  try {
+    hpc::run_parts(ran.size(), [&](size_t k) {
+      ran[k] = 1;
+      if (k == 2 || k == 4) throw std::runtime_error("part " + std::to_string(k));
+    });
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "part 2");
+  }
+  EXPECT_EQ(ran, std::vector<int>(6, 1));
+}
+
+TEST(OnAllCores, RunRangesCoversEveryIndexOnce) {
+  std::vector<int> seen(1001, 0);
+  hpc::run_ranges(seen.size(), 7, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) ++seen[i];
+  });
+  EXPECT_EQ(seen, std::vector<int>(1001, 1));
+}
