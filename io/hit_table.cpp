@@ -15,14 +15,22 @@ std::string HitTableColumns::cigar(size_t i) const {
   return std::string(cigar_chars.begin() + (begin - chars_base), cigar_chars.begin() + (cigar_end[i] - chars_base));
 }
 
-HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity) {
+namespace {
+
+CigarStats stats_of(const std::string& cigar) { return cigar_stats(cigar); }
+CigarStats stats_of(std::string_view cigar) { return cigar_stats(std::string(cigar)); }
+
+// cigar_of(k): row k's CIGAR (a string or a view).
+template <class CigarOf>
+HitTableColumns gather_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
+                               const CigarOf& cigar_of) {
   HitTableColumns c;
   const size_t n = rows.size();
   c.chars_base = chars_base;
   c.for_each_row_column(with_identity, [&](const char*, auto& column) { column.resize(n); });
   const auto row = [&](size_t k) -> const Hit& { return *rows[k]; };
   uint64_t end = chars_base;  // offsets first (one pass), then every column on all cores
-  for (size_t k = 0; k < n; ++k) c.cigar_end[k] = end += row(k).aln.cigar.size();
+  for (size_t k = 0; k < n; ++k) c.cigar_end[k] = end += cigar_of(k).size();
   c.cigar_chars.resize(end - chars_base);
   const auto fill = [&](size_t from, size_t to) {
     for (size_t k = from; k < to; ++k) {
@@ -36,13 +44,25 @@ HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t 
       c.qend[k] = h.aln.qend;
       c.tstart[k] = h.aln.tstart;
       c.tend[k] = h.aln.tend;
-      const std::string& cigar = h.aln.cigar;
+      const auto& cigar = cigar_of(k);
       std::copy(cigar.begin(), cigar.end(), c.cigar_chars.begin() + (c.cigar_end[k] - cigar.size() - chars_base));
-      if (with_identity) c.identity[k] = cigar.empty() ? 0.f : float(cigar_stats(cigar).identity());
+      if (with_identity) c.identity[k] = cigar.empty() ? 0.f : float(stats_of(cigar).identity());
     }
   };
   run_ranges(n, n < (1u << 16) ? 1 : usable_cores(), fill);
   return c;
+}
+
+}  // namespace
+
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity) {
+  return gather_columns(rows, chars_base, with_identity,
+                        [&](size_t k) -> const std::string& { return rows[k]->aln.cigar; });
+}
+
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
+                                  const std::function<std::string_view(size_t)>& cigar_of) {
+  return gather_columns(rows, chars_base, with_identity, cigar_of);
 }
 
 namespace {

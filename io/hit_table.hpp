@@ -7,7 +7,9 @@
 // even when empty (--score-only): most of what writing and merging a screen cost.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/core/alignment.hpp"
@@ -57,6 +59,9 @@ inline uint64_t hit_order_key(uint32_t query, int32_t score) {
 // The rows as columns; the CIGAR offsets start at `chars_base` (the characters already in the
 // dataset). Built on all cores for big tables.
 HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity);
+// The same with row k's CIGAR cigar_of(k) instead of its hit's (an engine's one buffer of them).
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
+                                  const std::function<std::string_view(size_t)>& cigar_of);
 // Empty columns of the table under `group` ("hits", "staging/hits").
 void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
                       h5::Compression compression);

@@ -88,7 +88,7 @@ void remove_run_directory(const std::string& dir) {
   std::filesystem::remove(dir, ec);  // only when empty; a leftover directory costs disk, not results
 }
 
-StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows) {
+StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const CigarBuffer* cigars) {
   // hit_order from packed keys (sorting the rows themselves moved strings around).
   struct Key {
     uint64_t query_score;
@@ -113,7 +113,8 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows) {
   }
   std::vector<const Hit*> sorted(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) sorted[i] = &rows[keys[i].row];
-  HitTableColumns c = hit_table_columns(sorted, 0, false);
+  HitTableColumns c = cigars ? hit_table_columns(sorted, 0, false, [&](size_t k) { return cigars->at(keys[k].row); })
+                             : hit_table_columns(sorted, 0, false);
 
   StagedRun run{name_, file_.size(), c.rows(), c.cigar_chars.size(), tile};
   Header h{};

@@ -21,6 +21,7 @@
 #include "io/run_file_io.hpp"
 #include "io/run_merge.hpp"
 #include "src/core/alignment.hpp"
+#include "src/core/cigar_buffer.hpp"
 #include "src/core/wire.hpp"
 
 namespace hpc {
@@ -47,8 +48,9 @@ class RunFileWriter {
  public:
   RunFileWriter(const std::string& dir, std::string name) : name_(std::move(name)), file_(dir + "/" + name_) {}
   // Sorts the tile's rows in hit_order and appends them as one record; returns its place.
-  // The rows are left in an unspecified order.
-  StagedRun write(uint32_t tile, std::vector<Hit>& rows);
+  // The rows are left in an unspecified order. With `cigars`, row k's CIGAR is cigars->at(k)
+  // (rows as they came, before the sort), not its own.
+  StagedRun write(uint32_t tile, std::vector<Hit>& rows, const CigarBuffer* cigars = nullptr);
 
  private:
   std::string name_;

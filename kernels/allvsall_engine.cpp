@@ -21,6 +21,22 @@ std::vector<Alignment> AllVsAllEngine::align_scored(const std::vector<ScoredPair
   return align(list);
 }
 
+AlignedPairs AllVsAllEngine::align_scored_flat(const std::vector<ScoredPair>& pairs) {
+  AlignedPairs out;
+  out.alns = align_scored(pairs);
+  out.cigars.resize(out.alns.size());
+  for (size_t k = 0; k < out.alns.size(); ++k) {
+    out.cigars.set(k, out.alns[k].cigar);
+    out.alns[k].cigar.clear();
+  }
+  return out;
+}
+
+std::vector<Alignment> with_cigar_strings(AlignedPairs aligned) {
+  for (size_t k = 0; k < aligned.alns.size(); ++k) aligned.alns[k].cigar.assign(aligned.cigars.at(k));
+  return std::move(aligned.alns);
+}
+
 std::vector<ScoredPair> keep_scoring_at_least(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores,
                                               std::optional<int32_t> min_score) {
   std::vector<ScoredPair> kept;

@@ -10,6 +10,7 @@
 
 #include "kernels/backend.hpp"
 #include "src/core/alignment.hpp"
+#include "src/core/cigar_buffer.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
 #include "src/plan/allvsall_plan.hpp"
@@ -33,6 +34,13 @@ struct ScoredPair {
   int32_t score;
 };
 
+// Alignments with their CIGARs in one buffer: alns[k] holds pair k's score and coordinates
+// (its cigar left empty), cigars.at(k) its CIGAR.
+struct AlignedPairs {
+  std::vector<Alignment> alns;
+  CigarBuffer cigars;
+};
+
 class AllVsAllEngine {
  public:
   virtual ~AllVsAllEngine() = default;
@@ -51,9 +59,15 @@ class AllVsAllEngine {
   // align() of pairs whose exact scores are known (score_tile's): the same alignments; an
   // engine may use the scores to stop a local fill at the end cell. This default ignores them.
   virtual std::vector<Alignment> align_scored(const std::vector<ScoredPair>& pairs);
+  // align_scored()'s alignments with the CIGARs in one buffer (a screen's tiles: no string a
+  // hit). This default moves align_scored()'s strings into it.
+  virtual AlignedPairs align_scored_flat(const std::vector<ScoredPair>& pairs);
   // Pairs align() sent down the reduced-space path so far (for logs and tests).
   virtual uint64_t reduced_space_pairs() const = 0;
 };
+
+// The alignments with their CIGARs as strings again.
+std::vector<Alignment> with_cigar_strings(AlignedPairs aligned);
 
 // The pairs (with their scores[k]) scoring at least min_score, in the order given.
 std::vector<ScoredPair> keep_scoring_at_least(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores,

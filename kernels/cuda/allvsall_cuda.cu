@@ -107,14 +107,19 @@ class CudaAllVsAll : public AllVsAllEngine {
       else
         scores[k] = gotoh_score(setup_.mode, q, t, setup_.matrix, setup_.gaps);
     }
-    run_device(pairs, device, false, [&](size_t k, const AvsaResult& r, const char*) { scores[k] = r.score; });
+    run_device(pairs, device, false, [&](size_t k, const AvsaResult& r, uint64_t) { scores[k] = r.score; });
     return scores;
   }
 
-  std::vector<Alignment> align(const std::vector<PairIndex>& pairs) override { return align_pairs(pairs, {}); }
+  std::vector<Alignment> align(const std::vector<PairIndex>& pairs) override {
+    return with_cigar_strings(align_pairs(pairs, {}));
+  }
+  std::vector<Alignment> align_scored(const std::vector<ScoredPair>& scored) override {
+    return with_cigar_strings(align_scored_flat(scored));
+  }
 
   // Local mode: the known scores let the fill stop at each pair's end row.
-  std::vector<Alignment> align_scored(const std::vector<ScoredPair>& scored) override {
+  AlignedPairs align_scored_flat(const std::vector<ScoredPair>& scored) override {
     std::vector<PairIndex> pairs(scored.size());
     std::vector<int32_t> scores(scored.size());
     for (size_t k = 0; k < scored.size(); ++k) pairs[k] = scored[k].pair, scores[k] = scored[k].score;
@@ -171,22 +176,31 @@ class CudaAllVsAll : public AllVsAllEngine {
 
  private:
   // scores: each pair's exact score (the fill then stops at the end row), or empty.
-  std::vector<Alignment> align_pairs(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores) {
+  AlignedPairs align_pairs(const std::vector<PairIndex>& pairs, const std::vector<int32_t>& scores) {
     clock_.restart();
-    std::vector<Alignment> out(pairs.size());
+    AlignedPairs out;
+    out.alns.resize(pairs.size());
+    out.cigars.resize(pairs.size());
     std::vector<size_t> device;
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
       if (fits_int32_(q.length, t.length) && cuda::avsa_trace_words(q.length, t.length, cuda::kAvsaDirBits) * 4 <= pair_cap_) {
         device.push_back(k);
       } else {
-        out[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
+        Alignment& a = out.alns[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
+        out.cigars.set(k, a.cigar);
+        a.cigar.clear();
         ++reduced_pairs_;
       }
     }
     clock_.mark("align: host pairs");
-    run_device(pairs, device, true, [&](size_t k, const AvsaResult& r, const char* text) { out[k] = to_alignment(r, text); },
-               scores);
+    run_device(
+        pairs, device, true,
+        [&](size_t k, const AvsaResult& r, uint64_t text_at) {
+          out.alns[k] = coordinates(r);
+          out.cigars.set(k, text_at + r.cigar_off, r.cigar_len);
+        },
+        scores, &out.cigars);
     return out;
   }
 
@@ -246,22 +260,21 @@ class CudaAllVsAll : public AllVsAllEngine {
   const uint8_t* device_targets() const { return setup_.targets == setup_.queries ? qres_.get() : tres_.get(); }
 
   // The walk's result as the reference aligner reports it (coordinates 1-based, 0 for a
-  // sequence that contributes nothing); `text` is the packed CIGAR text of the launch.
-  static Alignment to_alignment(const AvsaResult& r, const char* text) {
+  // sequence that contributes nothing), without its CIGAR.
+  static Alignment coordinates(const AvsaResult& r) {
     Alignment a;
     a.score = r.score;
-    a.cigar.assign(text + r.cigar_off, r.cigar_len);
     if (r.end_i >= 1 + r.start_i) a.qstart = 1 + r.start_i, a.qend = r.end_i;
     if (r.end_j >= 1 + r.start_j) a.tstart = 1 + r.start_j, a.tend = r.end_j;
     return a;
   }
 
   // Runs `which` (indices into pairs) on the device in launches that fit launch_budget_,
-  // calling done(k, result, the launch's packed CIGAR text) for each.
+  // calling done(k, result, where the launch's packed CIGAR text starts in `cigars`) for each.
   // known: every pair's exact score (pairs[k]'s at known[k]), or empty.
   template <class Done>
   void run_device(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, bool traceback, Done&& done,
-                  const std::vector<int32_t>& known = {}) {
+                  const std::vector<int32_t>& known = {}, CigarBuffer* cigars = nullptr) {
     CUDA_CHECK(cudaSetDevice(device_));
     std::vector<uint32_t> qlen(which.size()), tlen(which.size());
     for (size_t k = 0; k < which.size(); ++k) {
@@ -337,7 +350,8 @@ class CudaAllVsAll : public AllVsAllEngine {
         CUDA_CHECK(cudaStreamSynchronize(stream_));
       }
       clock_.mark("device: copies");
-      for (uint32_t k = 0; k < np; ++k) done(which[order[begin + k]], host_results_[k], host_text_.get());
+      const uint64_t text_at = cigars ? cigars->append(host_text_.get(), text_bytes) : 0;
+      for (uint32_t k = 0; k < np; ++k) done(which[order[begin + k]], host_results_[k], text_at);
       clock_.mark("device: results");
       begin = end;
     }

@@ -141,24 +141,27 @@ class AllVsAllWorker : public TileWorker {
       }
       if (!opt_.score_only) kept.push_back(sp);
     }
+    AlignedPairs aligned;  // the CIGARs stay in the engine's one buffer, staged from there
     if (!opt_.score_only) {
       t0 = std::chrono::steady_clock::now();
       injected_out_of_memory(cells_of(kept), "tile " + std::to_string(tile.id));
-      std::vector<Alignment> alns = engine_->align_scored(kept);
+      aligned = engine_->align_scored_flat(kept);
       times.align_seconds = seconds_since(t0);
       for (size_t k = 0; k < hits.size(); ++k) {
-        if (alns[k].score != hits[k].aln.score)
-          throw Error("internal: alignment score " + std::to_string(alns[k].score) + " differs from the score pass (" +
+        const Alignment& a = aligned.alns[k];
+        if (a.score != hits[k].aln.score)
+          throw Error("internal: alignment score " + std::to_string(a.score) + " differs from the score pass (" +
                       std::to_string(hits[k].aln.score) + ") for " + job_.queries.ids[hits[k].query] + " and " +
                       job_.targets->ids[hits[k].target]);
-        hits[k].aln = std::move(alns[k]);
+        hits[k].aln.qstart = a.qstart, hits[k].aln.qend = a.qend;
+        hits[k].aln.tstart = a.tstart, hits[k].aln.tend = a.tend;
       }
     }
     clock_.mark("worker: hits and alignments");
     WireWriter w;
     w.put(times.score_seconds);
     w.put(times.align_seconds);
-    runs_.put(w, tile.id, hits);
+    runs_.put(w, tile.id, hits, opt_.score_only ? nullptr : &aligned.cigars);
     std::string bytes = w.take();
     clock_.mark("worker: sort, stage and encode");
     return bytes;
@@ -281,7 +284,9 @@ class AllVsAllRun : public TiledWorkload {
   // 2.10-2.20 s with 4, 2.15-2.17 s with 5 or 6; score-only 1.52-1.55 s with 3, 1.48-1.52
   // with 4). Score-only screens keep many pairs (host work a row: bits, E-value, sorting and
   // staging it) and take eight: balifam1000's 57,592 sequences at --min-score 35, one H100,
-  // compute phase 11.5 s with 4 workers, 10.0 s with 8 (same binary and call).
+  // compute phase 11.5 s with 4 workers, 10.0 s with 8 (same binary and call). Eight gain
+  // nothing with alignments (one H100, 20,000 sequences, --min-score 50: phase 1.53-1.56 s
+  // with 8, 1.53-1.58 s with 4): the GPU, not the workers' host work, paces those.
   int workers_per_gpu() const override { return opt_.score_only ? 8 : 4; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     return std::make_unique<AllVsAllWorker>(

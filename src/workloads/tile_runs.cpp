@@ -31,18 +31,20 @@ checkpoint::RunParameter tile_rows_parameter() { return {"tile_rows", "worker ru
 TileRunWriter::TileRunWriter(const std::string& out_path, int worker)
     : run_dir_(run_directory_for(out_path)), file_(run_dir_, "w" + std::to_string(worker)) {}
 
-void TileRunWriter::put(WireWriter& w, uint32_t tile, std::vector<Hit>& rows) {
+void TileRunWriter::put(WireWriter& w, uint32_t tile, std::vector<Hit>& rows, const CigarBuffer* cigars) {
   // The master creates the directory before it hands out the first tile.
   if (!sees_run_dir_) sees_run_dir_ = std::filesystem::is_directory(run_dir_);
   if (*sees_run_dir_) {
     const auto t0 = std::chrono::steady_clock::now();
-    const StagedRun run = file_.write(tile, rows);
+    const StagedRun run = file_.write(tile, rows, cigars);
     w.put(seconds_since(t0));
     w.put<uint8_t>(kInRunFile);
     run.put(w);
   } else {
     w.put(0.0);
     w.put<uint8_t>(kInline);
+    if (cigars)
+      for (size_t k = 0; k < rows.size(); ++k) rows[k].aln.cigar.assign(cigars->at(k));
     put_hits(w, rows);
   }
 }

@@ -34,8 +34,9 @@ class TileRunWriter {
  public:
   TileRunWriter(const std::string& out_path, int worker);
   // Stages the tile's rows (left in an unspecified order) and appends the staging seconds,
-  // the kind and the place, or the rows where the run directory cannot be seen.
-  void put(WireWriter& w, uint32_t tile, std::vector<Hit>& rows);
+  // the kind and the place, or the rows where the run directory cannot be seen. With
+  // `cigars`, row k's CIGAR is cigars->at(k) (RunFileWriter::write).
+  void put(WireWriter& w, uint32_t tile, std::vector<Hit>& rows, const CigarBuffer* cigars = nullptr);
 
  private:
   std::string run_dir_;

@@ -57,7 +57,8 @@ void compare(AlignMode mode, const SequenceSet& s, uint64_t budget, bool alignme
     if (cs[k] != gs[k]) ++bad, ADD_FAILURE() << s.ids[pairs[k].query] << " vs " << s.ids[pairs[k].target] << ": cpu " << cs[k] << " gpu " << gs[k];
   ASSERT_EQ(bad, 0u);
   if (!alignments) return;
-  // align() and align_scored() (the fill told each pair's score stops at its end row).
+  // align() and align_scored() (the fill told each pair's score stops at its end row; its CIGARs
+  // come through align_scored_flat's one buffer, the reduced-space path's too).
   std::vector<ScoredPair> scored(pairs.size());
   for (size_t k = 0; k < pairs.size(); ++k) scored[k] = {pairs[k], cs[k]};
   const auto ca = cpu.align(pairs), ga = gpu->align(pairs), gk = gpu->align_scored(scored);

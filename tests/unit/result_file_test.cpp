@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <regex>
 #include <filesystem>
@@ -703,6 +704,32 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
     for (size_t i = 0; i < identity.size(); ++i)
       ASSERT_EQ(identity[i], float(cigar_stats(in_run_order[i].aln.cigar).identity())) << "row " << i;
   }
+  remove_run_directory(dir);
+}
+
+// An engine's CIGARs in one buffer (in any order there, empty ones too) stage the same record
+// as the rows carrying their own strings.
+TEST(RunFiles, CigarsFromOneBufferStageTheSameRecord) {
+  const std::string dir = temp_path("flat.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits = random_hits(5000, 17);
+  for (size_t k = 0; k < hits.size(); k += 11) hits[k].aln.cigar.clear();
+  std::vector<Hit> own = hits, flat = hits;
+  CigarBuffer cigars;
+  cigars.resize(flat.size());
+  for (size_t k = flat.size(); k-- > 0;) {  // placed back to front
+    cigars.set(k, flat[k].aln.cigar);
+    flat[k].aln.cigar = "junk the writer must not read";
+  }
+  RunFileWriter(dir, "w0").write(4, own);
+  RunFileWriter(dir, "w1").write(4, flat, &cigars);
+  const auto bytes = [&](const std::string& name) {
+    std::ifstream in(dir + "/" + name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string w0 = bytes("w0");
+  EXPECT_GT(w0.size(), 5000u * 52);
+  EXPECT_EQ(w0, bytes("w1"));
   remove_run_directory(dir);
 }
 
