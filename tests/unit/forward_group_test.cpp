@@ -1,8 +1,10 @@
-// The two-target Forward parser (src/hmm/forward_pair.hpp) against HMMER's SSE Forward parser
+// The Forward parser of several targets at once (src/hmm/forward_group.hpp, at this CPU's width:
+// 2 targets with AVX, 4 with AVX-512) against HMMER's SSE Forward parser
 // (src/hmm/forward_backward.hpp) run on each target alone: scores bit for bit, under hmmsearch's
-// float mode, for targets of unequal lengths (the shorter one's half runs on past its end),
-// models under and over 100 nodes (the D->D passes stop per target there), rescaled rows in
-// one target only, and scores out of the float range (the same error, the first target's first).
+// float mode, for groups of 1 to the width, targets of unequal lengths (a shorter one's lanes
+// run on past its end), models under and over 100 nodes (the D->D passes stop per target
+// there), rescaled rows in some targets only, and scores out of the float range (the same
+// error, the first such target's).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -10,7 +12,7 @@
 #include "fb_test_support.hpp"
 #include "src/core/error.hpp"
 #include "src/hmm/forward_backward.hpp"
-#include "src/hmm/forward_pair.hpp"
+#include "src/hmm/forward_group.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 
 using namespace hpc;
@@ -20,7 +22,7 @@ using namespace hpc::test;
 namespace {
 
 struct Coverage {
-  int pairs = 0, unequal = 0, big_models = 0, rescaled_one = 0, out_of_range = 0;
+  int groups = 0, unequal = 0, big_models = 0, rescaled_some = 0, out_of_range = 0;
 };
 
 // forward() of one target alone: its score, or its error's words.
@@ -45,45 +47,62 @@ Single alone(const FbProfile& base, const std::vector<uint8_t>& s) {
   return r;
 }
 
-void compare(const FbProfile& p, const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, Coverage& cov) {
-  const Single sa = alone(p, a), sb = alone(p, b);
-  const std::string where = "M " + std::to_string(p.M) + " L " + std::to_string(a.size()) + " and " +
-                            std::to_string(b.size());
+void compare(const FbProfile& p, const std::vector<const std::vector<uint8_t>*>& group, Coverage& cov) {
+  std::vector<Single> each;
+  std::string where = "M " + std::to_string(p.M) + " L";
+  std::string error;
+  GroupTarget in[4];
+  for (size_t t = 0; t < group.size(); ++t) {
+    const std::vector<uint8_t>& s = *group[t];
+    each.push_back(alone(p, s));
+    if (error.empty()) error = each.back().error;
+    where += " " + std::to_string(s.size());
+    in[t] = {s.data(), int(s.size()), fb_special_odds(int(s.size()), true)};
+  }
   std::vector<float> row;
+  float nats[4];
   const HmmerFloatMode mode;
-  const PairTarget ta{a.data(), int(a.size()), fb_special_odds(int(a.size()), true)};
-  const PairTarget tb{b.data(), int(b.size()), fb_special_odds(int(b.size()), true)};
-  if (!sa.error.empty() || !sb.error.empty()) {
+  if (!error.empty()) {
     cov.out_of_range++;
     try {
-      forward_pair(p, ta, tb, row);
-      ADD_FAILURE() << where << ": no error, where forward() says " << sa.error << sb.error;
+      forward_group(p, in, int(group.size()), row, nats);
+      ADD_FAILURE() << where << ": no error, where forward() says " << error;
     } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), sa.error.empty() ? sb.error : sa.error) << where;
+      EXPECT_EQ(std::string(e.what()), error) << where;
     }
     return;
   }
-  const std::array<float, 2> two = forward_pair(p, ta, tb, row);
-  ASSERT_EQ(float_bits(two[0]), float_bits(sa.nats)) << where << ": first " << two[0] << " vs " << sa.nats;
-  ASSERT_EQ(float_bits(two[1]), float_bits(sb.nats)) << where << ": second " << two[1] << " vs " << sb.nats;
-  cov.pairs++;
-  cov.unequal += a.size() != b.size();
+  forward_group(p, in, int(group.size()), row, nats);
+  int rescaled = 0;
+  for (size_t t = 0; t < group.size(); ++t) {
+    ASSERT_EQ(float_bits(nats[t]), float_bits(each[t].nats))
+        << where << ": target " << t << " " << nats[t] << " vs " << each[t].nats;
+    rescaled += each[t].rescales > 0;
+    cov.unequal += group[t]->size() != group[0]->size();
+  }
+  cov.groups++;
   cov.big_models += p.M >= 100;
-  cov.rescaled_one += (sa.rescales > 0) != (sb.rescales > 0);
+  cov.rescaled_some += rescaled > 0 && rescaled < int(group.size());
 }
 
-// Every target with the next one (the last with the first), and each with itself.
+// Groups of every size up to the width from consecutive targets (wrapping around), and a
+// target with itself.
 void compare_all(const FbProfile& p, const std::vector<std::vector<uint8_t>>& targets, Coverage& cov) {
   for (size_t i = 0; i < targets.size(); ++i) {
-    compare(p, targets[i], targets[(i + 1) % targets.size()], cov);
-    compare(p, targets[i], targets[i], cov);
+    for (int n = 1; n <= forward_group_width(); ++n) {
+      std::vector<const std::vector<uint8_t>*> group;
+      for (int t = 0; t < n; ++t) group.push_back(&targets[(i + size_t(t)) % targets.size()]);
+      compare(p, group, cov);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    compare(p, {&targets[i], &targets[i]}, cov);
   }
 }
 
 }  // namespace
 
-TEST(ForwardPair, RandomModelsEqualTheSseParser) {
-  ASSERT_TRUE(forward_pair_available()) << "the test machine's CPU has no AVX";
+TEST(ForwardGroup, RandomModelsEqualTheSseParser) {
+  ASSERT_GE(forward_group_width(), 2) << "the test machine's CPU has no AVX";
   std::mt19937 rng(20261127);
   Coverage cov;
   for (int round = 0; round < 50; ++round) {
@@ -95,26 +114,27 @@ TEST(ForwardPair, RandomModelsEqualTheSseParser) {
     compare_all(build_fb_profile(m), targets, cov);
     if (HasFatalFailure()) return;
   }
-  std::cout << "pairs " << cov.pairs << ", unequal lengths " << cov.unequal << ", models >= 100 nodes "
-            << cov.big_models << ", rescaled in one only " << cov.rescaled_one << "\n";
-  EXPECT_GT(cov.unequal, 300);
+  std::cout << "width " << forward_group_width() << ": groups " << cov.groups << ", unequal lengths " << cov.unequal
+            << ", models >= 100 nodes " << cov.big_models << ", rescaled in some targets only " << cov.rescaled_some
+            << "\n";
+  EXPECT_GT(cov.unequal, 400);
   EXPECT_GT(cov.big_models, 200);
-  EXPECT_GT(cov.rescaled_one, 50);
+  EXPECT_GT(cov.rescaled_some, 50);
 }
 
-TEST(ForwardPair, DataModelsEqualTheSseParser) {
+TEST(ForwardGroup, DataModelsEqualTheSseParser) {
   std::mt19937 rng(11);
   Coverage cov;
   for (const HmmModel& m : data_models()) {
     compare_all(build_fb_profile(m), fb_targets(rng, m, 6, true), cov);
     if (HasFatalFailure()) return;
   }
-  EXPECT_GT(cov.pairs, 150);
+  EXPECT_GT(cov.groups, 150);
 }
 
 // Profiles no model gives (fb_parser_test's extreme ones): rescaling on nearly every row and
 // scores out of the float range.
-TEST(ForwardPair, ExtremeProfilesEqualTheSseParser) {
+TEST(ForwardGroup, ExtremeProfilesEqualTheSseParser) {
   std::mt19937 rng(5);
   Coverage cov;
   for (int round = 0; round < 30; ++round) {
@@ -134,7 +154,7 @@ TEST(ForwardPair, ExtremeProfilesEqualTheSseParser) {
     compare_all(p, fb_targets(rng, random_hmm(rng, M, 0.9), 3, round % 8 == 0), cov);
     if (HasFatalFailure()) return;
   }
-  std::cout << "pairs " << cov.pairs << ", out of range " << cov.out_of_range << "\n";
-  EXPECT_GT(cov.pairs, 100);
+  std::cout << "groups " << cov.groups << ", out of range " << cov.out_of_range << "\n";
+  EXPECT_GT(cov.groups, 100);
   EXPECT_GT(cov.out_of_range, 0);
 }
