@@ -255,8 +255,8 @@ bool read_chunks_in_parallel(const Handle& dset, hsize_t n, std::vector<T>& out)
 // for 207M residues). False (the caller then uses H5Dread) for anything else, and for data too
 // small to gain.
 // Sizes a large buffer in transparent huge pages where the kernel gives them on request only
-// (madvise mode): 207M residues take ~100 page faults instead of ~50,000, and freeing them
-// (at the process's end) ~1 ms instead of ~0.1 s.
+// (madvise mode): 207M residues take ~100 page faults instead of ~50,000 (their load on an
+// H100 host's 16 cores: 0.17-0.22 s before, under 0.11 s after), and freeing them is quicker.
 template <class T>
 void resize_in_huge_pages(std::vector<T>& out, size_t n) {
   out.reserve(n);

@@ -1,7 +1,5 @@
 // hpcalign: GPU-accelerated protein sequence alignment for HPC clusters.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -82,14 +80,5 @@ int main(int argc, char** argv) {
     rc = 1;
   }
   hpc::mpi_stop(mpi);
-  if (!mpi.active && (cmd == "hmmsearch" || cmd == "hmmscan")) {
-    // Every output is written and closed (temporary files removed) when these return: the
-    // process ends here, without the library exit handlers (the CUDA runtime's teardown of a
-    // context the kernel releases anyway) and static destructors, ~0.1 s of a GPU run's end.
-    std::cout.flush();
-    std::cerr.flush();
-    std::fflush(nullptr);
-    std::_Exit(rc);
-  }
   return rc;
 }
