@@ -37,6 +37,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
   std::condition_variable cv;
   int started = 0;
   bool planned = false, stop = false, handing_out_stopped = false;
+  bool master_taking = false;  // on_started has returned: the master takes results from here on
   size_t next = 0, in_flight = 0, settled = 0;
   std::deque<Finished> done;
 
@@ -61,11 +62,13 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
         // Taken under the lock, so that a stop request sees exactly which tiles are in flight.
         std::unique_lock<std::mutex> lk(mu);
         // Bounded memory: no new tile while the master has `workers` results still to take
-        // (a master slower than the workers, paced by its sink, would otherwise gather them).
-        // And none handed out yet may still come: a tile in flight or waiting in `done` may be
-        // split into new ones (`settled` counts the tiles the master is through with).
+        // (a master slower than the workers, paced by its sink, would otherwise gather them),
+        // once it takes results: while it writes the output's header (on_started: 0.16 s for
+        // hmmsearch's 590k target ids) the workers go on. And none handed out yet may still
+        // come: a tile in flight or waiting in `done` may be split into new ones (`settled`
+        // counts the tiles the master is through with).
         while (!stop && !stop_requested() &&
-               (done.size() >= size_t(workers) || (next >= tiles.size() && settled < tiles.size())))
+               ((master_taking && done.size() >= size_t(workers)) || (next >= tiles.size() && settled < tiles.size())))
           cv.wait_for(lk, std::chrono::milliseconds(100));
         if (stop || handing_out_stopped || stop_requested() || next >= tiles.size()) break;
         i = next++;
@@ -118,6 +121,10 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     }
     cv.notify_all();
     if (hooks.on_started) hooks.on_started();
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      master_taking = true;
+    }
     while (settled < tiles.size()) {  // the master is its only writer: read without the lock
       Finished f;
       {

@@ -99,6 +99,26 @@ inline std::vector<std::vector<uint8_t>> fb_targets(std::mt19937& rng, const Hmm
   return t;
 }
 
+// A profile no model gives (emission odds 1e-3 to 1e3, transitions 1e-3 to 1, B->M entries 1e6
+// to 1e12 in odd rounds, else 1e-3 to 1), from a random model of M nodes: Forward rescales
+// nearly every row, and some scores leave the float range.
+inline hmm::FbProfile extreme_fb_profile(std::mt19937& rng, int M, int round) {
+  hmm::FbProfile p = hmm::build_fb_profile(random_hmm(rng, M, 0.5));
+  const double lift = round % 2 ? 6.0 : -3.0;
+  // Nonzero lanes only (the padding past node M stays 0): a power of ten in [lo, lo + span).
+  auto redraw = [&](__m128& v, double lo, double span) {
+    alignas(16) float f[4];
+    _mm_store_ps(f, v);
+    for (float& x : f)
+      if (x != 0.0f) x = float(std::pow(10.0, lo + span * std::uniform_real_distribution<double>(0, 1)(rng)));
+    v = _mm_load_ps(f);
+  };
+  for (__m128& v : p.rfv) redraw(v, -3.0, 6.0);
+  for (size_t j = 0; j < p.tfv.size(); ++j)
+    redraw(p.tfv[j], j < size_t(7 * p.Q) && j % 7 == hmm::kFbBM ? lift : -3.0, round % 2 ? 6.0 : 3.0);
+  return p;
+}
+
 // The protein models in tests/data/hmm (3box is DNA).
 inline std::vector<HmmModel> data_models() {
   std::vector<HmmModel> all;

@@ -1,9 +1,21 @@
 #include "src/workloads/hmmsearch_survivors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
+#include "src/hmm/forward_group.hpp"
+#include "src/hmm/hmmer_float_mode.hpp"
+
 namespace hpc {
+namespace {
+
+hmm::GroupTarget group_target(const Database& db, const Survivor& s) {
+  const SeqView v = db.seqs.view(s.target);
+  return {v.data, int(v.length), hmm::fb_special_odds(int(v.length), true)};
+}
+
+}  // namespace
 
 std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& models,
                                                    const std::vector<hmm::FbProfile>& profiles, const Database& db,
@@ -13,19 +25,43 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
   std::vector<hmm::PostFilterResult> out(survivors.size());
   // Runs of the list, a few per thread so that uneven targets even out; a run keeps its
   // pipeline (profile and matrices) while the model stays the same, so a list ordered by
-  // model builds few of them.
+  // model builds few of them. Neighbours of one model go through the Forward filter two or four
+  // at a time (src/hmm/forward_group.hpp).
   const size_t n = survivors.size();
   const size_t runs = std::min(n, size_t(pool.threads()) * 4);
+  const int width = std::min(hmm::forward_group_width(), 4);
   pool.run(runs, [&](size_t job) {
     std::optional<hmm::PostFilterPipeline> pipe;
     uint32_t model = 0;
-    for (size_t i = job * n / runs; i < (job + 1) * n / runs; ++i) {
+    const size_t end = (job + 1) * n / runs;
+    std::vector<float> group_row;
+    for (size_t i = job * n / runs; i < end; ++i) {
       const Survivor& s = survivors[i];
       if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings, profiles.at(s.model)), model = s.model;
-      const SeqView v = db.seqs.view(s.target);
-      const std::string& id = db.seqs.ids[s.target];
-      out[i] = parses ? pipe->score_parsed(id, "", v.data, int(v.length), s.filter_nats, parses->at(i))
-                      : pipe->score(id, "", v.data, int(v.length), s.filter_nats);
+      const auto score = [&](size_t k) {
+        const Survivor& t = survivors[k];
+        const SeqView v = db.seqs.view(t.target);
+        const std::string& id = db.seqs.ids[t.target];
+        out[k] = parses ? pipe->score_parsed(id, "", v.data, int(v.length), t.filter_nats, parses->at(k))
+                        : pipe->score(id, "", v.data, int(v.length), t.filter_nats);
+      };
+      // This one and the next ones of its model (of similar lengths in a list ordered by
+      // length) through the Forward filter together; the few that pass it through score(),
+      // Forward again included.
+      size_t group = 1;
+      while (!parses && group < size_t(width) && i + group < end && survivors[i + group].model == s.model) ++group;
+      if (group == 1) {
+        score(i);
+        continue;
+      }
+      hmm::GroupTarget in[4];
+      float nats[4];
+      for (size_t k = 0; k < group; ++k) in[k] = group_target(db, survivors[i + k]);
+      const hmm::HmmerFloatMode mode;
+      hmm::forward_group(profiles.at(s.model), in, int(group), group_row, nats);
+      for (size_t k = 0; k < group; ++k)
+        if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) score(i + k);
+      i += group - 1;
     }
   });
   return out;

@@ -140,8 +140,9 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
     std::fprintf(stderr,
                  "hpcalign: %s: after the load: workers ready and tiles planned %.3f s, last tile stored %.3f s "
-                 "(master storing results %.3f s)\n",
-                 w.name().c_str(), after(clock.planned), after(clock.last_result), clock.store_seconds);
+                 "(master storing results %.3f s), workers ended %.3f s\n",
+                 w.name().c_str(), after(clock.planned), after(clock.last_result), clock.store_seconds,
+                 after(steady::now()));
   }
   w.finish(clock);
   resume.complete();

@@ -123,18 +123,7 @@ TEST(FbParserLanes, ExtremeProfilesEqualTheSseParsers) {
   Coverage cov;
   for (int round = 0; round < 40; ++round) {
     const int M = std::uniform_int_distribution<int>(1, 300)(rng);
-    FbProfile p = build_fb_profile(random_hmm(rng, M, 0.5));
-    const double lift = round % 2 ? 6.0 : -3.0;  // B->M odds 1e6 to 1e12, or 1e-3 to 1
-    // Nonzero lanes only (the padding past node M stays 0): a power of ten in [lo, lo + span).
-    auto redraw = [&](__m128& v, double lo, double span) {
-      alignas(16) float f[4];
-      _mm_store_ps(f, v);
-      for (float& x : f)
-        if (x != 0.0f) x = float(std::pow(10.0, lo + span * std::uniform_real_distribution<double>(0, 1)(rng)));
-      v = _mm_load_ps(f);
-    };
-    for (__m128& v : p.rfv) redraw(v, -3.0, 6.0);
-    for (size_t j = 0; j < p.tfv.size(); ++j) redraw(p.tfv[j], j < size_t(7 * p.Q) && j % 7 == kFbBM ? lift : -3.0, round % 2 ? 6.0 : 3.0);
+    const FbProfile p = extreme_fb_profile(rng, M, round);
     for (const auto& s : fb_targets(rng, random_hmm(rng, M, 0.9), 3, round % 8 == 0)) {
       compare(p, s.data(), int(s.size()), cov);
       if (HasFatalFailure()) return;

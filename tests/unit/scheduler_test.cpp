@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <thread>
 
@@ -126,6 +127,39 @@ TEST(LocalScheduler, TooLargeTilesAreReplacedByTheirPieces) {
     EXPECT_EQ(delivered.size(), 5u);
     EXPECT_EQ(cells, 19u);
   }
+}
+
+// While the master writes the output's header (on_started) the workers go on past the bound
+// of `workers` results waiting for the master: every tile runs meanwhile.
+TEST(LocalScheduler, WorkersGoOnWhileTheMasterWritesTheHeader) {
+  constexpr int kTiles = 12;
+  std::atomic<int> ran{0};
+  class Counting : public TileWorker {
+   public:
+    explicit Counting(std::atomic<int>& n) : n_(n) {}
+    DeviceCapacity capacity() const override { return {}; }
+    std::string run(const Tile&) override {
+      ++n_;
+      return {};
+    }
+
+   private:
+    std::atomic<int>& n_;
+  };
+  SchedulerHooks h;
+  int ran_during_header = 0, delivered = 0;
+  h.make_worker = [&](int, int) { return std::make_unique<Counting>(ran); };
+  h.plan = [](const std::vector<DeviceCapacity>&) { return std::vector<Tile>(kTiles); };
+  h.on_started = [&] {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (ran < kTiles && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ran_during_header = ran;
+  };
+  h.on_result = [&](const Tile&, const std::string&) { ++delivered; };
+  run_tiles_local(2, h);
+  EXPECT_EQ(ran_during_header, kTiles);
+  EXPECT_EQ(delivered, kTiles);
 }
 
 TEST(LocalScheduler, StartFailureIsReported) {

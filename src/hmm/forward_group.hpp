@@ -1,0 +1,34 @@
+#pragma once
+// The Forward parser score of several targets against one profile at once: each wide vector
+// holds one HMMER 4-lane vector per target (AVX: 2 targets in 256 bits; AVX-512: 4 in 512),
+// and no operation crosses from one target's 128 bits into another's, so every cell of each
+// target goes through forward()'s own float steps and each score equals
+// forward(..., full = false)'s bit for bit, at about the cost of one. hmmsearch's survivors
+// spend most of the host's time in this parser (the Forward filter).
+#include <cstdint>
+#include <vector>
+
+#include "src/hmm/fb_parser_lanes.hpp"
+#include "src/hmm/fb_profile.hpp"
+
+namespace hpc::hmm {
+
+// One target of a group: its residue codes and its length model (fb_special_odds(L, true),
+// what FbProfile::configure would set).
+struct GroupTarget {
+  const uint8_t* seq = nullptr;
+  int L = 0;
+  FbSpecialOdds xf{};
+};
+
+// How many targets forward_group takes at once on this CPU: 4 (AVX-512), 2 (AVX), or 0
+// (neither: callers run forward() on each).
+int forward_group_width();
+
+// nats[t] = forward(targets[t].seq, targets[t].L, p, ..., false) for t < n (1 <= n <=
+// forward_group_width()), under the caller's HmmerFloatMode; `row` is scratch kept between
+// calls. Throws forward()'s hpc::Error for a target whose score leaves the float range (the
+// first such target's).
+void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::vector<float>& row, float* nats);
+
+}  // namespace hpc::hmm
