@@ -84,6 +84,13 @@ const Db2M& db2m() {
   return data;
 }
 
+// `count` sequences of `all`, every `step`-th.
+SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
+  SequenceSet out;
+  for (uint32_t i = 0; i < count; ++i) out.add(all.ids[i * step], all.view(i * step).data, all.view(i * step).length);
+  return out;
+}
+
 std::vector<uint32_t> iota_queries(size_t n) {
   std::vector<uint32_t> q(n);
   for (uint32_t i = 0; i < n; ++i) q[i] = i;
@@ -343,8 +350,7 @@ TEST(CudaSearch, AlignMatchesReference) {
 TEST(CudaSearch, SampledTileMatchesCpu) {
   REQUIRE_GPU();
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet queries;
-  for (uint32_t i = 0; i < 150; ++i) queries.add(all.ids[i * 13], all.view(i * 13).data, all.view(i * 13).length);
+  const SequenceSet queries = spaced(all, 150, 13);
   const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
   SearchSetup s = blosum62_setup(queries, db, 40);
   auto gpu = make_cuda_search_backend(0);
@@ -373,8 +379,7 @@ TEST(CudaSearch, SampledTileMatchesCpu) {
 TEST(CudaSearch, ManyShortPairsMatchCpuAndReference) {
   REQUIRE_GPU();
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet queries;
-  for (uint32_t i = 0; i < 300; ++i) queries.add(all.ids[i * 6], all.view(i * 6).data, all.view(i * 6).length);
+  const SequenceSet queries = spaced(all, 300, 6);
   const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
   SearchSetup s = blosum62_setup(queries, db, 30);
   auto gpu = make_cuda_search_backend(0);

@@ -25,6 +25,13 @@ SearchSetup setup_for(const SequenceSet& queries, const Database& db, uint32_t m
   return s;
 }
 
+// `count` sequences of `all`, every `step`-th.
+SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
+  SequenceSet out;
+  for (uint32_t i = 0; i < count; ++i) out.add(all.ids[i * step], all.view(i * step).data, all.view(i * step).length);
+  return out;
+}
+
 }  // namespace
 
 TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
@@ -83,8 +90,7 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
 // sample is large enough for the cap to apply.
 TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet queries;
-  for (uint32_t i = 0; i < 3; ++i) queries.add(all.ids[i * 301], all.view(i * 301).data, all.view(i * 301).length);
+  const SequenceSet queries = spaced(all, 3, 301);
   const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
   const SearchSetup search = setup_for(queries, db, 10);
   const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
@@ -128,8 +134,7 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
 // from them, with regress-qcomp's alignments by the tile's own backend, are fit()'s bit for bit.
 TEST(QueryCalibration, TileSampleScoresGiveTheSampleFits) {
   const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet queries;
-  for (uint32_t i = 0; i < 6; ++i) queries.add(all.ids[i * 211], all.view(i * 211).data, all.view(i * 211).length);
+  const SequenceSet queries = spaced(all, 6, 211);
   const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
   const SearchSetup search = setup_for(queries, db, 10);
   const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
