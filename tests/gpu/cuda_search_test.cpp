@@ -91,6 +91,25 @@ SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
   return out;
 }
 
+// `count` queries, every `step`-th of balifam2000, against all of it, on the GPU and the CPU
+// backend (built in place: the setup points into the members).
+struct BalifamOnBoth {
+  BalifamOnBoth(uint32_t count, uint32_t step, uint32_t max_hits)
+      : all(read_fasta(test::data_path("balifam2000.fa"))),
+        queries(spaced(all, count, step)),
+        db(make_database(read_fasta(test::data_path("balifam2000.fa")))),
+        s(blosum62_setup(queries, db, max_hits)),
+        gpu(make_cuda_search_backend(0)),
+        cpu(make_search_backend(BackendKind::Cpu, 0, 0)) {
+    gpu->prepare(s);
+    cpu->prepare(s);
+  }
+  SequenceSet all, queries;
+  Database db;
+  SearchSetup s;
+  std::unique_ptr<SearchBackend> gpu, cpu;
+};
+
 std::vector<uint32_t> iota_queries(size_t n) {
   std::vector<uint32_t> q(n);
   for (uint32_t i = 0; i < n; ++i) q[i] = i;
@@ -349,14 +368,8 @@ TEST(CudaSearch, AlignMatchesReference) {
 // holding the sample, and the sample lists are the scores at those places in the length order.
 TEST(CudaSearch, SampledTileMatchesCpu) {
   REQUIRE_GPU();
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  const SequenceSet queries = spaced(all, 150, 13);
-  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
-  SearchSetup s = blosum62_setup(queries, db, 40);
-  auto gpu = make_cuda_search_backend(0);
-  auto cpu = make_search_backend(BackendKind::Cpu, 0, 0);
-  gpu->prepare(s);
-  cpu->prepare(s);
+  BalifamOnBoth both(150, 13, 40);
+  auto& [all, queries, db, s, gpu, cpu] = both;
   const uint32_t n = uint32_t(db.seqs.size());
   std::vector<uint32_t> sample;  // every third place of [n / 4, n)
   for (uint32_t p = n / 4; p < n; p += 3) sample.push_back(p);
@@ -378,14 +391,8 @@ TEST(CudaSearch, SampledTileMatchesCpu) {
 
 TEST(CudaSearch, ManyShortPairsMatchCpuAndReference) {
   REQUIRE_GPU();
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  const SequenceSet queries = spaced(all, 300, 6);
-  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
-  SearchSetup s = blosum62_setup(queries, db, 30);
-  auto gpu = make_cuda_search_backend(0);
-  auto cpu = make_search_backend(BackendKind::Cpu, 0, 0);
-  gpu->prepare(s);
-  cpu->prepare(s);
+  BalifamOnBoth both(300, 6, 30);
+  auto& [all, queries, db, s, gpu, cpu] = both;
   const Tile tile = make_tile(iota_queries(queries.size()), 0, uint32_t(db.seqs.size()));
   const auto hits = gpu->search_tile(tile);
   const auto want = cpu->search_tile(tile);

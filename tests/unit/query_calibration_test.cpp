@@ -32,6 +32,21 @@ SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
   return out;
 }
 
+// `count` queries, every `step`-th of balifam2000, against all of it with regress-qcomp's
+// statistics (built in place: the setup points into the members).
+struct QcompCase {
+  QcompCase(uint32_t count, uint32_t step)
+      : all(read_fasta(test::data_path("balifam2000.fa"))),
+        queries(spaced(all, count, step)),
+        db(make_database(read_fasta(test::data_path("balifam2000.fa")))),
+        search(setup_for(queries, db, 10)),
+        qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, *published_gapped_params("BLOSUM62", {11, 1}), db) {}
+  SequenceSet all, queries;
+  Database db;
+  SearchSetup search;
+  SearchStatistics qcomp;
+};
+
 }  // namespace
 
 TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
@@ -89,12 +104,8 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
 // spaced in score order, recomputed here from the sample's own scores and alignments. The
 // sample is large enough for the cap to apply.
 TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  const SequenceSet queries = spaced(all, 3, 301);
-  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
-  const SearchSetup search = setup_for(queries, db, 10);
-  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
-  const SearchStatistics qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, ka, db);
+  const QcompCase c(3, 301);
+  const auto& [all, queries, db, search, qcomp] = c;
   constexpr uint32_t kSample = 1200;
   QueryCalibration calibration(search, BackendKind::Cpu, 0, 1, &qcomp, kSample);
   ASSERT_FALSE(calibration.whole_database());
@@ -133,12 +144,8 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
 // the sample's places in the length order) are the sample search's lists, and the fits made
 // from them, with regress-qcomp's alignments by the tile's own backend, are fit()'s bit for bit.
 TEST(QueryCalibration, TileSampleScoresGiveTheSampleFits) {
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  const SequenceSet queries = spaced(all, 6, 211);
-  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
-  const SearchSetup search = setup_for(queries, db, 10);
-  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
-  const SearchStatistics qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, ka, db);
+  const QcompCase c(6, 211);
+  const auto& [all, queries, db, search, qcomp] = c;
   constexpr uint32_t kSample = 700;
   QueryCalibration apart(search, BackendKind::Cpu, 0, 2, &qcomp, kSample), in_tile(search, BackendKind::Cpu, 0, 2,
                                                                                         &qcomp, kSample);
