@@ -32,6 +32,21 @@ SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
   return out;
 }
 
+// A CPU backend (no fault injection) prepared for `s`.
+std::unique_ptr<SearchBackend> prepared_cpu(const SearchSetup& s, int threads) {
+  auto backend = make_search_backend(BackendKind::Cpu, 0, threads, /*faults=*/false);
+  backend->prepare(s);
+  return backend;
+}
+
+// A tile of `ids` over the whole of `db`.
+Tile whole_tile(const std::vector<uint32_t>& ids, const Database& db) {
+  Tile tile;
+  tile.queries = ids;
+  tile.part_end = uint32_t(db.seqs.size());
+  return tile;
+}
+
 // `count` queries, every `step`-th of balifam2000, against all of it with regress-qcomp's
 // statistics (built in place: the setup points into the members).
 struct QcompCase {
@@ -65,11 +80,8 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
   for (uint32_t q = 0; q < queries.size(); ++q) ids.push_back(q);
   const auto sampled = calibration.fit(ids);
 
-  auto backend = make_search_backend(BackendKind::Cpu, 0, 1, /*faults=*/false);
-  backend->prepare(search);
-  Tile tile;
-  tile.queries = ids;
-  tile.part_end = uint32_t(db.seqs.size());
+  auto backend = prepared_cpu(search, 1);
+  const Tile tile = whole_tile(ids, db);
   const auto own = calibration.fit_from(ids, backend->search_tile(tile), *backend);
 
   ASSERT_EQ(own.size(), sampled.size());
@@ -113,8 +125,7 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
 
   const Database sample = calibration_sample(db, kSample);
   SearchSetup on_sample = setup_for(queries, sample, kSample);
-  auto backend = make_search_backend(BackendKind::Cpu, 0, 1, /*faults=*/false);
-  backend->prepare(on_sample);
+  auto backend = prepared_cpu(on_sample, 1);
   const double subjects = double(db.seqs.size());
   for (uint32_t q = 0; q < 3; ++q) {
     ASSERT_TRUE(fits[q].regression.ok) << q;
@@ -153,19 +164,15 @@ TEST(QueryCalibration, TileSampleScoresGiveTheSampleFits) {
   const std::vector<uint32_t> ids = {4, 0, 5, 2, 1, 3};
   const auto expected = apart.fit(ids);
 
-  auto backend = make_search_backend(BackendKind::Cpu, 0, 2, /*faults=*/false);
-  backend->prepare(search);
-  Tile tile;
-  tile.queries = ids;
-  tile.part_end = uint32_t(db.seqs.size());
+  auto backend = prepared_cpu(search, 2);
+  const Tile tile = whole_tile(ids, db);
   ASSERT_TRUE(in_tile.in_tile(tile));
   const auto scored = backend->search_tile_sampled(tile, in_tile.positions());
   EXPECT_EQ(scored.top.size(), ids.size());
   for (size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(scored.top[k].size(), 10u) << k;
 
   const Database sample = calibration_sample(db, kSample);
-  auto on_sample = make_search_backend(BackendKind::Cpu, 0, 2, /*faults=*/false);
-  on_sample->prepare(setup_for(queries, sample, kSample));
+  auto on_sample = prepared_cpu(setup_for(queries, sample, kSample), 2);
   Tile whole_sample = tile;
   whole_sample.part_end = kSample;
   const auto lists = on_sample->search_tile(whole_sample);
