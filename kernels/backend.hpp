@@ -51,6 +51,14 @@ class SearchBackend {
   // For each query of the tile (in tile.queries order), its top max_hits targets of
   // the tile's partition with score > 0, in scored_target_order. Exact scores.
   virtual std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) = 0;
+  // search_tile, and beside each query's top hits its scores at `sample` (indices into
+  // db->by_length, every one inside the tile's partition): per query the pairs (score, k) of
+  // subject by_length[sample[k]] with score > 0, in scored_target_order over k. regress's
+  // calibration reads its sample from the tile's own scores this way instead of a second search.
+  struct SampledTile {
+    std::vector<std::vector<ScoredTarget>> top, sample;
+  };
+  virtual SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) = 0;
   // Local alignments (coordinates + CIGAR) of the given pairs, following the tie rule of
   // src/align/reference.hpp.
   virtual std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) = 0;

@@ -27,16 +27,23 @@ class FaultInjectingBackend : public SearchBackend {
   }
 
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override {
-    if (exit_tile_ >= 0 && tile.id == uint64_t(exit_tile_)) _exit(42);
-    if (fail_tile_ >= 0 && tile.id == uint64_t(fail_tile_))
-      throw Error("injected backend fault (HPCALIGN_FAULT_FAIL_TILE=" + std::to_string(fail_tile_) + ")");
-    injected_out_of_memory(cells_of(tile), "tile " + std::to_string(tile.id));
+    inject(tile);
     return inner_->search_tile(tile);
+  }
+  SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) override {
+    inject(tile);
+    return inner_->search_tile_sampled(tile, sample);
   }
 
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override { return inner_->align(pairs); }
 
  private:
+  void inject(const Tile& tile) const {
+    if (exit_tile_ >= 0 && tile.id == uint64_t(exit_tile_)) _exit(42);
+    if (fail_tile_ >= 0 && tile.id == uint64_t(fail_tile_))
+      throw Error("injected backend fault (HPCALIGN_FAULT_FAIL_TILE=" + std::to_string(fail_tile_) + ")");
+    injected_out_of_memory(cells_of(tile), "tile " + std::to_string(tile.id));
+  }
   // Recomputed from the sequences (not Tile::cells, an estimate that halves only roughly).
   unsigned long long cells_of(const Tile& tile) const {
     unsigned long long q = 0, t = 0;

@@ -67,6 +67,14 @@ const SearchSetup& CpuSearchBackend::setup() const {
 }
 
 std::vector<std::vector<ScoredTarget>> CpuSearchBackend::search_tile(const Tile& tile) {
+  return scan(tile, nullptr).top;
+}
+
+SearchBackend::SampledTile CpuSearchBackend::search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) {
+  return scan(tile, &sample);
+}
+
+SearchBackend::SampledTile CpuSearchBackend::scan(const Tile& tile, const std::vector<uint32_t>* sample) {
   const SearchSetup& s = setup();
   const Database& db = *s.db;
   if (tile.part_begin > tile.part_end || tile.part_end > db.by_length.size())
@@ -80,7 +88,18 @@ std::vector<std::vector<ScoredTarget>> CpuSearchBackend::search_tile(const Tile&
 
   const size_t nq = tile.queries.size();
   const size_t ntargets = tile.part_end - tile.part_begin;
-  std::vector<std::vector<ScoredTarget>> result(nq);
+  SampledTile result;
+  result.top.resize(nq);
+  if (sample) result.sample.resize(nq);
+  // Sample index of each partition position (-1: not in the sample).
+  std::vector<int32_t> sample_at(sample ? ntargets : 0, -1);
+  if (sample)
+    for (size_t k = 0; k < sample->size(); ++k) {
+      const uint32_t p = (*sample)[k];
+      if (p < tile.part_begin || p >= tile.part_end)
+        throw Error("cpu backend: sample position " + std::to_string(p) + " is outside tile " + std::to_string(tile.id));
+      sample_at[p - tile.part_begin] = int32_t(k);
+    }
   if (nq == 0 || ntargets == 0 || s.max_hits == 0) return result;
 
   // Chunks of the partition: enough (query, chunk) items to keep every thread busy to
@@ -99,7 +118,7 @@ std::vector<std::vector<ScoredTarget>> CpuSearchBackend::search_tile(const Tile&
     batches[c].emplace(scorer_->make_batch(views.data(), views.size()));
   });
 
-  std::vector<std::vector<ScoredTarget>> partial(nq * nchunks);
+  std::vector<std::vector<ScoredTarget>> partial(nq * nchunks), sampled(sample ? nq * nchunks : 0);
   pool_.run(nq * nchunks, [&](size_t item) {
     const size_t qi = item / nchunks, c = item % nchunks;
     const SwTargetBatch& batch = *batches[c];
@@ -107,16 +126,23 @@ std::vector<std::vector<ScoredTarget>> CpuSearchBackend::search_tile(const Tile&
     scorer_->score(s.queries->view(tile.queries[qi]), batch, scores.data());
     std::vector<ScoredTarget>& top = partial[item];
     for (size_t k = 0; k < scores.size(); ++k)
-      if (scores[k] > 0) top.push_back({scores[k], db.by_length[tile.part_begin + c * chunk + k]});
+      if (scores[k] > 0) {
+        const size_t p = c * chunk + k;
+        top.push_back({scores[k], db.by_length[tile.part_begin + p]});
+        if (sample && sample_at[p] >= 0) sampled[item].push_back({scores[k], uint32_t(sample_at[p])});
+      }
     keep_top(top, s.max_hits);
   });
 
   for (size_t qi = 0; qi < nq; ++qi) {
     for (size_t c = 0; c < nchunks; ++c) {
       std::vector<ScoredTarget>& top = partial[qi * nchunks + c];
-      result[qi].insert(result[qi].end(), top.begin(), top.end());
+      result.top[qi].insert(result.top[qi].end(), top.begin(), top.end());
+      if (sample) result.sample[qi].insert(result.sample[qi].end(), sampled[qi * nchunks + c].begin(),
+                                           sampled[qi * nchunks + c].end());
     }
-    keep_top(result[qi], s.max_hits);
+    keep_top(result.top[qi], s.max_hits);
+    if (sample) std::sort(result.sample[qi].begin(), result.sample[qi].end(), scored_target_order);
   }
   return result;
 }

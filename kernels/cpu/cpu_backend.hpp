@@ -20,10 +20,13 @@ class CpuSearchBackend : public SearchBackend {
   DeviceCapacity capacity() const override;
   void prepare(const SearchSetup& setup) override;
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override;
+  SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) override;
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override;
 
  private:
   const SearchSetup& setup() const;  // throws hpc::Error before prepare()
+  // search_tile_sampled; `sample` may be null (no sample lists).
+  SampledTile scan(const Tile& tile, const std::vector<uint32_t>* sample);
 
   int threads_;
   SimdIsa isa_;

@@ -129,6 +129,7 @@ class CudaSearchBackend final : public SearchBackend {
 
   void prepare(const SearchSetup& setup) override;
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override;
+  SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) override;
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override;
 
  private:
@@ -136,6 +137,9 @@ class CudaSearchBackend final : public SearchBackend {
     return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
   std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, uint32_t n_queries);
+  // keys_ (n_queries rows of `row` keys) sorted per row into keys_sorted_; each row's first k
+  // with score > 0, decoded.
+  std::vector<std::vector<ScoredTarget>> sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k);
   std::vector<Alignment> align_many(const std::vector<AlignRequest>& pairs);
 
   int device_;
@@ -151,6 +155,7 @@ class CudaSearchBackend final : public SearchBackend {
   DeviceBuffer<uint64_t> keys_, keys_sorted_;
   DeviceBuffer<uint8_t> sort_temp_;
   DeviceBuffer<int> segment_offsets_;
+  DeviceBuffer<uint32_t> sample_positions_;  // search_tile_sampled's, relative to the partition
   PinnedBuffer<uint64_t> top_host_;
   std::unique_ptr<cuda::GpuTraceback> traceback_;
   std::unique_ptr<AllVsAllEngine> many_pairs_;  // made on the first large align() batch
@@ -205,15 +210,58 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile
   return hits;
 }
 
+// The sample's keys of every query: (score, ~k) of partition position positions[k], as
+// make_keys_kernel keys a partition with the sample index in place of the file index.
+__global__ void sample_keys_kernel(uint32_t part_size, uint32_t n_queries, const int32_t* scores,
+                                   const uint32_t* positions, uint32_t n_sample, uint64_t* keys) {
+  const size_t n = size_t(n_queries) * n_sample;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const size_t q = i / n_sample;
+    const uint32_t k = uint32_t(i % n_sample);
+    keys[i] = (uint64_t(uint32_t(scores[q * part_size + positions[k]])) << 32) | uint64_t(0xFFFFFFFFu - k);
+  }
+}
+
+CudaSearchBackend::SampledTile CudaSearchBackend::search_tile_sampled(const Tile& tile,
+                                                                      const std::vector<uint32_t>& sample) {
+  SampledTile out;
+  out.top = search_tile(tile);  // leaves the tile's scores in the scorer
+  const uint32_t nq = uint32_t(tile.queries.size()), n = uint32_t(sample.size());
+  out.sample.resize(nq);
+  std::vector<uint32_t> relative(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    if (sample[k] < tile.part_begin || sample[k] >= tile.part_end)
+      throw Error("CUDA backend: sample position " + std::to_string(sample[k]) + " is outside tile " +
+                  std::to_string(tile.id));
+    relative[k] = sample[k] - tile.part_begin;
+  }
+  if (nq == 0 || n == 0 || setup_.max_hits == 0) return out;
+  sample_positions_.upload(relative.data(), n, stream_);
+  const size_t cells = size_t(nq) * n;
+  keys_.reserve(cells);
+  keys_sorted_.reserve(cells);
+  const size_t blocks = std::min<size_t>((cells + 255) / 256, 65535);
+  sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(tile.part_end - tile.part_begin, nq, scorer_->scores(),
+                                                             sample_positions_.get(), n, keys_.get());
+  CUDA_CHECK(cudaGetLastError());
+  out.sample = sorted_rows(nq, n, n);
+  return out;
+}
+
 std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partition part, uint32_t n_queries) {
   const size_t cells = size_t(n_queries) * part.size;
   keys_.reserve(cells);
   keys_sorted_.reserve(cells);
   cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), keys_.get());
+  return sorted_rows(n_queries, part.size, std::min<uint32_t>(setup_.max_hits, part.size));
+}
+
+std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k) {
+  const size_t cells = size_t(n_queries) * row;
   size_t temp_bytes = 0;
-  if (part.size <= kSegmentedSortMaxPartition && cells <= size_t(INT32_MAX)) {
+  if (row <= kSegmentedSortMaxPartition && cells <= size_t(INT32_MAX)) {
     std::vector<int> offsets(n_queries + 1);
-    for (uint32_t q = 0; q <= n_queries; ++q) offsets[q] = int(size_t(q) * part.size);
+    for (uint32_t q = 0; q <= n_queries; ++q) offsets[q] = int(size_t(q) * row);
     segment_offsets_.upload(offsets.data(), offsets.size(), stream_);
     const int* begins = segment_offsets_.get();
     CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
@@ -225,17 +273,16 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partiti
                                                                  begins, begins + 1, 0, 64, stream_));
   } else {
     CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
-                                                        int(part.size), 0, 64, stream_));
+                                                        int(row), 0, 64, stream_));
     sort_temp_.reserve(std::max<size_t>(temp_bytes, 1));
     for (uint32_t q = 0; q < n_queries; ++q) {
-      const size_t off = size_t(q) * part.size;
+      const size_t off = size_t(q) * row;
       CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys_.get() + off,
-                                                          keys_sorted_.get() + off, int(part.size), 0, 64, stream_));
+                                                          keys_sorted_.get() + off, int(row), 0, 64, stream_));
     }
   }
-  const uint32_t k = std::min<uint32_t>(setup_.max_hits, part.size);
   top_host_.reserve(size_t(n_queries) * k);
-  CUDA_CHECK(cudaMemcpy2DAsync(top_host_.get(), k * sizeof(uint64_t), keys_sorted_.get(), part.size * sizeof(uint64_t),
+  CUDA_CHECK(cudaMemcpy2DAsync(top_host_.get(), k * sizeof(uint64_t), keys_sorted_.get(), row * sizeof(uint64_t),
                                k * sizeof(uint64_t), n_queries, cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 

@@ -72,14 +72,14 @@ double ungapped_lambda(const ScoreMatrix& m, const Composition& row, const Compo
 namespace {
 
 // sum_ij p_i q_j e^(l s_ij), and its derivative in l, from the cells' weights per score value
-// (weight[k] for score low + k): with x = e^l, x^s by repeated products, one exp a step.
+// (weight[k] for score low + k, `size` of them): with x = e^l, x^s by repeated products, one exp a step.
 struct PhiAndSlope {
   double phi, slope;
 };
-PhiAndSlope phi_and_slope(const std::vector<double>& weight, int low, double l) {
+PhiAndSlope phi_and_slope(const double* weight, int size, int low, double l) {
   const double x = std::exp(l), inverse = 1 / x;
   double sum = weight[size_t(-low)], slope = 0, power = 1;
-  for (int s = 1; s - low < int(weight.size()); ++s) {
+  for (int s = 1; s - low < size; ++s) {
     power *= x;
     sum += weight[size_t(s - low)] * power;
     slope += s * weight[size_t(s - low)] * power;
@@ -100,33 +100,44 @@ double composition_lambda_ratio(const ScoreMatrix& m, double standard, const Com
   // ungapped_lambda's root, solved only where the clamp leaves it (search's regress-qcomp asks
   // this for every sample pair of every query): phi is convex, so phi(standard) <= 0 puts the
   // root at or above the standard lambda (ratio 1) and phi(standard / 2) >= 0 at or below half
-  // of it (0.5); between them Newton's steps from standard descend onto it.
-  double row_sum = 0, col_sum = 0, expected = 0;
-  int low = 0, high = 0;
+  // of it (0.5); between them Newton's steps from standard descend onto it. One pass over the
+  // cells gathers the expected score, the test's highest score and the weights (each sum in
+  // the cells' order), in a buffer on the stack for the usual score ranges.
+  double row_sum = 0, col_sum = 0;
   for (int i = 0; i < kTrueAminoAcids; ++i) {
     row_sum += query[i];
     col_sum += subject[i];
+  }
+  int low = 0, high = 0;
+  for (int i = 0; i < kTrueAminoAcids; ++i)
     for (int j = 0; j < kTrueAminoAcids; ++j) {
       low = std::min(low, m.score[i][j]);
       high = std::max(high, m.score[i][j]);
-      if (query[i] != 0 && subject[j] != 0) expected += query[i] * subject[j] * m.score[i][j];
     }
-  }
+  const int size = high - low + 1;
+  double local[64];
+  std::vector<double> heap(size > 64 ? size_t(size) : 0);
+  double* weight = size > 64 ? heap.data() : local;
+  std::fill(weight, weight + size, 0.0);
+  const double norm = 1 / (row_sum * col_sum);
+  double expected = 0;
   int present_high = 0;  // ungapped_lambda's test: a positive score between present letters
   for (int i = 0; i < kTrueAminoAcids; ++i)
-    for (int j = 0; j < kTrueAminoAcids; ++j)
-      if (query[i] != 0 && subject[j] != 0) present_high = std::max(present_high, m.score[i][j]);
+    for (int j = 0; j < kTrueAminoAcids; ++j) {
+      const int score = m.score[i][j];
+      if (query[i] != 0 && subject[j] != 0) {
+        expected += query[i] * subject[j] * score;
+        present_high = std::max(present_high, score);
+      }
+      weight[score - low] += query[i] * subject[j] * norm;
+    }
   // BLAST: a lambda that does not exist (expected score >= 0) takes the lower bound.
   if (present_high <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return 0.5;
-  std::vector<double> weight(size_t(high - low + 1), 0.0);
-  const double norm = 1 / (row_sum * col_sum);
-  for (int i = 0; i < kTrueAminoAcids; ++i)
-    for (int j = 0; j < kTrueAminoAcids; ++j) weight[size_t(m.score[i][j] - low)] += query[i] * subject[j] * norm;
-  if (phi_and_slope(weight, low, standard).phi <= 0) return 1.0;
-  if (phi_and_slope(weight, low, 0.5 * standard).phi >= 0) return 0.5;
+  if (phi_and_slope(weight, size, low, standard).phi <= 0) return 1.0;
+  if (phi_and_slope(weight, size, low, 0.5 * standard).phi >= 0) return 0.5;
   double l = standard;
   for (int k = 0; k < 100; ++k) {
-    const PhiAndSlope p = phi_and_slope(weight, low, l);
+    const PhiAndSlope p = phi_and_slope(weight, size, low, l);
     const double step = p.phi / p.slope;
     if (!(step > 1e-15 * l)) break;  // converged (rounding may turn the step back)
     l -= step;

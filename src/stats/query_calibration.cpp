@@ -55,12 +55,18 @@ std::vector<size_t> shift_set_picks(size_t size) {
 
 }  // namespace
 
-Database calibration_sample(const Database& db, uint32_t sample_size) {
+std::vector<uint32_t> calibration_positions(const Database& db, uint32_t sample_size) {
   const size_t total = db.seqs.size();
   const size_t take = std::min<size_t>(total, sample_size);
+  std::vector<uint32_t> positions(take);
+  for (size_t k = 0; k < take; ++k) positions[k] = uint32_t((k + 0.5) * double(total) / double(take));
+  return positions;
+}
+
+Database calibration_sample(const Database& db, uint32_t sample_size) {
   SequenceSet sample;
-  for (size_t k = 0; k < take; ++k) {
-    const uint32_t t = db.by_length[size_t((k + 0.5) * double(total) / double(take))];
+  for (const uint32_t p : calibration_positions(db, sample_size)) {
+    const uint32_t t = db.by_length[p];
     const SeqView v = db.seqs.view(t);
     sample.add(db.seqs.ids[t], v.data, v.length);
   }
@@ -69,7 +75,8 @@ Database calibration_sample(const Database& db, uint32_t sample_size) {
 
 QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, int device, int threads,
                                    const SearchStatistics* stats, uint32_t sample_size)
-    : db_(search.db), sample_(calibration_sample(*search.db, sample_size)), stats_(stats), kind_(kind), device_(device),
+    : db_(search.db), positions_(calibration_positions(*search.db, sample_size)),
+      sample_(calibration_sample(*search.db, sample_size)), stats_(stats), kind_(kind), device_(device),
       threads_(threads), setup_(search) {
   setup_.db = &sample_;
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
@@ -108,7 +115,8 @@ std::vector<QueryFit> QueryCalibration::fit(const std::vector<uint32_t>& queries
 }
 
 std::vector<QueryFit> QueryCalibration::fit_from(const std::vector<uint32_t>& queries,
-                                                 const std::vector<std::vector<ScoredTarget>>& whole) {
+                                                 const std::vector<std::vector<ScoredTarget>>& whole,
+                                                 SearchBackend& aligner) {
   // Sample subject k is database subject by_length[k]: the same lists in sample indices, in
   // scored_target_order again (ties now by sample index), as fit() would have scored them.
   std::vector<uint32_t> sample_index(db_->seqs.size());
@@ -118,12 +126,35 @@ std::vector<QueryFit> QueryCalibration::fit_from(const std::vector<uint32_t>& qu
     for (const ScoredTarget& st : whole[q]) scored[q].push_back({st.score, sample_index[st.target]});
     std::sort(scored[q].begin(), scored[q].end(), scored_target_order);
   }
-  return fits_of(queries, scored);
+  return fits_of(queries, scored, &aligner);
+}
+
+std::vector<QueryFit> QueryCalibration::fit_sampled(const std::vector<uint32_t>& queries,
+                                                    const std::vector<std::vector<ScoredTarget>>& sample,
+                                                    SearchBackend& aligner) {
+  // Only the queries not fitted yet (a query's fit is its own: the same in any batch).
+  std::vector<uint32_t> todo;
+  std::vector<std::vector<ScoredTarget>> lists;
+  for (size_t k = 0; k < queries.size(); ++k)
+    if (made_.find(queries[k]) == made_.end() &&
+        std::find(todo.begin(), todo.end(), queries[k]) == todo.end()) {
+      todo.push_back(queries[k]);
+      lists.push_back(sample[k]);
+    }
+  if (!todo.empty()) {
+    const std::vector<QueryFit> fits = fits_of(todo, lists, &aligner);
+    for (size_t k = 0; k < todo.size(); ++k) made_.emplace(todo[k], fits[k]);
+  }
+  std::vector<QueryFit> out;
+  for (uint32_t q : queries) out.push_back(made_.at(q));
+  return out;
 }
 
 std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& queries,
-                                                const std::vector<std::vector<ScoredTarget>>& scored) {
+                                                const std::vector<std::vector<ScoredTarget>>& scored,
+                                                SearchBackend* aligner) {
   std::vector<QueryFit> fits(scored.size());
+  const auto t0 = std::chrono::steady_clock::now();
   // ~0.2 ms a fit, on one core: 11,000 queries added ~2 s to a 0.4 s GPU search (H100).
   run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
@@ -137,12 +168,16 @@ std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& que
       fits[k].regression = fit_length_regression(scores, lengths, &cap);
     }
   });
-  if (stats_ && stats_->mode() == StatsMode::RegressQcomp) add_shifts(queries, scored, fits);
+  if (tuning_flag(Tunable::kCudaTiming))
+    std::fprintf(stderr, "regress: %zu queries fitted in %.3f s\n", queries.size(),
+                 seconds(t0, std::chrono::steady_clock::now()));
+  if (stats_ && stats_->mode() == StatsMode::RegressQcomp) add_shifts(queries, scored, fits, aligner);
   return fits;
 }
 
 void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
-                                  const std::vector<std::vector<ScoredTarget>>& scored, std::vector<QueryFit>& fits) {
+                                  const std::vector<std::vector<ScoredTarget>>& scored, std::vector<QueryFit>& fits,
+                                  SearchBackend* aligner) {
   const auto t0 = std::chrono::steady_clock::now();
   const double subjects = double(db_->seqs.size());
   // Per query, its sample subjects of regress P <= kShiftSetP (in score order) and their
@@ -175,10 +210,11 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
   for (size_t k = 0; k < picks.size(); ++k)
     for (const Pick& p : picks[k]) {
       ++picked;
-      if (p.ratio < 1) reqs.push_back({queries[k], p.target, p.score});
+      if (p.ratio < 1)
+        reqs.push_back({queries[k], aligner ? db_->by_length[positions_[p.target]] : p.target, p.score});
     }
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<Alignment> alns = backend().align(reqs);
+  const std::vector<Alignment> alns = (aligner ? *aligner : backend()).align(reqs);
   const auto t2 = std::chrono::steady_clock::now();
   std::vector<size_t> first_req(picks.size() + 1, 0);  // each query's first request
   for (size_t k = 0; k < picks.size(); ++k)

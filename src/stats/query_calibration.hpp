@@ -32,7 +32,8 @@ constexpr double kShiftSetP = 0.5;
 // of it): each one costs an alignment, and the mean of this many is as good for ranking.
 constexpr size_t kShiftSetMax = 256;
 
-// The calibration subjects of `db`.
+// The calibration subjects of `db`: sample subject k is db.by_length[position k].
+std::vector<uint32_t> calibration_positions(const Database& db, uint32_t sample_size = kCalibrationSubjects);
 Database calibration_sample(const Database& db, uint32_t sample_size = kCalibrationSubjects);
 
 // One worker's calibration: a backend of its kind prepared with the job's queries against
@@ -50,18 +51,32 @@ class QueryCalibration {
   // that keeps every positive score (max_hits >= its size) already holds the sample's scores.
   bool whole_database() const { return sample_.seqs.size() == db_->seqs.size(); }
   // The same fits from such a search's lists (per query, in scored_target_order over db).
+  // `aligner` as in fit_sampled.
   std::vector<QueryFit> fit_from(const std::vector<uint32_t>& queries,
-                                 const std::vector<std::vector<ScoredTarget>>& whole);
+                                 const std::vector<std::vector<ScoredTarget>>& whole, SearchBackend& aligner);
+  // The sample's places in the database's length order (SearchBackend::search_tile_sampled).
+  const std::vector<uint32_t>& positions() const { return positions_; }
+  // True when `tile`'s partition holds the whole sample (the sample spans every length: the
+  // whole database), so that its search_tile_sampled scores give the fits.
+  bool in_tile(const Tile& tile) const { return tile.part_begin == 0 && tile.part_end == db_->seqs.size(); }
+  // The same fits as fit() from the sample lists of search_tile_sampled(tile, positions())
+  // (per query, (score, sample index)); regress-qcomp aligns its pairs with `aligner`, a
+  // backend over the job's database (the worker's own: no second backend on the device).
+  std::vector<QueryFit> fit_sampled(const std::vector<uint32_t>& queries,
+                                    const std::vector<std::vector<ScoredTarget>>& sample, SearchBackend& aligner);
 
  private:
   SearchBackend& backend();  // made and prepared on first use
+  // `aligner`: regress-qcomp's alignments, by backend() (null) or a backend over the job's
+  // database (sample subject k as database subject by_length[positions_[k]]).
   std::vector<QueryFit> fits_of(const std::vector<uint32_t>& queries,
-                                const std::vector<std::vector<ScoredTarget>>& scored);
+                                const std::vector<std::vector<ScoredTarget>>& scored, SearchBackend* aligner = nullptr);
   // regress-qcomp: each fit's log_shift from the sample subjects' alignments.
   void add_shifts(const std::vector<uint32_t>& queries, const std::vector<std::vector<ScoredTarget>>& scored,
-                  std::vector<QueryFit>& fits);
+                  std::vector<QueryFit>& fits, SearchBackend* aligner);
 
   const Database* db_;
+  std::vector<uint32_t> positions_;  // sample subject k is db_->by_length[positions_[k]]
   Database sample_;  // before backend_: the backend holds views of it
   std::vector<Composition> sample_compositions_;  // per sample subject (regress-qcomp's ratios)
   std::unique_ptr<SearchBackend> backend_;  // made on first use (whole databases: regress-qcomp's only)

@@ -113,10 +113,20 @@ class SearchWorker : public TileWorker {
     // from the tile's own scores when they hold the whole sample.
     const bool own_scores = calibration_ && calibration_->whole_database() && tile.part_begin == 0 &&
                             tile.part_end == job_.db.seqs.size() && job_.setup.max_hits >= job_.db.seqs.size();
+    // Else from the tile's scores of the sample when its partition holds the sample (no second
+    // search), else from the calibration's own search of the sample.
+    const bool sampled = calibration_ && !own_scores && calibration_->in_tile(tile);
     std::vector<QueryFit> fits;
-    if (calibration_ && !own_scores) fits = calibration_->fit(tile.queries);
-    const auto top = backend_->search_tile(tile);  // too large a tile: the driver splits it
-    if (own_scores) fits = calibration_->fit_from(tile.queries, top);
+    if (calibration_ && !own_scores && !sampled) fits = calibration_->fit(tile.queries);
+    std::vector<std::vector<ScoredTarget>> top;  // too large a tile: the driver splits it
+    if (sampled) {
+      auto scored = backend_->search_tile_sampled(tile, calibration_->positions());
+      top = std::move(scored.top);
+      fits = calibration_->fit_sampled(tile.queries, scored.sample, *backend_);
+    } else {
+      top = backend_->search_tile(tile);
+    }
+    if (own_scores) fits = calibration_->fit_from(tile.queries, top, *backend_);
     times.search = seconds_since(t0);
     std::vector<AlignRequest> reqs;
     std::vector<const QueryFit*> fit_of;  // per request

@@ -84,6 +84,32 @@ const Db2M& db2m() {
   return data;
 }
 
+// `count` sequences of `all`, every `step`-th.
+SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
+  SequenceSet out;
+  for (uint32_t i = 0; i < count; ++i) out.add(all.ids[i * step], all.view(i * step).data, all.view(i * step).length);
+  return out;
+}
+
+// `count` queries, every `step`-th of balifam2000, against all of it, on the GPU and the CPU
+// backend (built in place: the setup points into the members).
+struct BalifamOnBoth {
+  BalifamOnBoth(uint32_t count, uint32_t step, uint32_t max_hits)
+      : all(read_fasta(test::data_path("balifam2000.fa"))),
+        queries(spaced(all, count, step)),
+        db(make_database(read_fasta(test::data_path("balifam2000.fa")))),
+        s(blosum62_setup(queries, db, max_hits)),
+        gpu(make_cuda_search_backend(0)),
+        cpu(make_search_backend(BackendKind::Cpu, 0, 0)) {
+    gpu->prepare(s);
+    cpu->prepare(s);
+  }
+  SequenceSet all, queries;
+  Database db;
+  SearchSetup s;
+  std::unique_ptr<SearchBackend> gpu, cpu;
+};
+
 std::vector<uint32_t> iota_queries(size_t n) {
   std::vector<uint32_t> q(n);
   for (uint32_t i = 0; i < n; ++i) q[i] = i;
@@ -337,17 +363,36 @@ TEST(CudaSearch, AlignMatchesReference) {
 // Short domains against themselves: the whole tile's top hits come from one segmented sort,
 // and a batch of thousands of alignments goes through the all-vs-all engine's kernels; both
 // must give the CPU backend's hits and reference_align's alignments.
+// search_tile_sampled (regress's calibration sample read from the tile's own scores): the same
+// top hits and sample lists as the CPU backend's, for a whole database and for a partition
+// holding the sample, and the sample lists are the scores at those places in the length order.
+TEST(CudaSearch, SampledTileMatchesCpu) {
+  REQUIRE_GPU();
+  BalifamOnBoth both(150, 13, 40);
+  auto& [all, queries, db, s, gpu, cpu] = both;
+  const uint32_t n = uint32_t(db.seqs.size());
+  std::vector<uint32_t> sample;  // every third place of [n / 4, n)
+  for (uint32_t p = n / 4; p < n; p += 3) sample.push_back(p);
+  for (const Tile& tile : {make_tile(iota_queries(queries.size()), 0, n), make_tile({7, 3, 120}, n / 4, n)}) {
+    const auto got = gpu->search_tile_sampled(tile, sample);
+    const auto want = cpu->search_tile_sampled(tile, sample);
+    expect_same_hits(got.top, want.top);
+    expect_same_hits(got.top, gpu->search_tile(tile));
+    expect_same_hits(got.sample, want.sample);
+    for (size_t q = 0; q < got.sample.size(); ++q) {
+      EXPECT_FALSE(got.sample[q].empty()) << q;
+      for (const ScoredTarget& st : got.sample[q])
+        EXPECT_EQ(st.score, reference_score(AlignMode::Local, queries.view(tile.queries[q]),
+                                            db.seqs.view(db.by_length[sample[st.target]]), s.matrix, s.gaps));
+    }
+  }
+  EXPECT_THROW(gpu->search_tile_sampled(make_tile({0}, n / 2, n), sample), Error);
+}
+
 TEST(CudaSearch, ManyShortPairsMatchCpuAndReference) {
   REQUIRE_GPU();
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet queries;
-  for (uint32_t i = 0; i < 300; ++i) queries.add(all.ids[i * 6], all.view(i * 6).data, all.view(i * 6).length);
-  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
-  SearchSetup s = blosum62_setup(queries, db, 30);
-  auto gpu = make_cuda_search_backend(0);
-  auto cpu = make_search_backend(BackendKind::Cpu, 0, 0);
-  gpu->prepare(s);
-  cpu->prepare(s);
+  BalifamOnBoth both(300, 6, 30);
+  auto& [all, queries, db, s, gpu, cpu] = both;
   const Tile tile = make_tile(iota_queries(queries.size()), 0, uint32_t(db.seqs.size()));
   const auto hits = gpu->search_tile(tile);
   const auto want = cpu->search_tile(tile);

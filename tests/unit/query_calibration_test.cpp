@@ -25,6 +25,43 @@ SearchSetup setup_for(const SequenceSet& queries, const Database& db, uint32_t m
   return s;
 }
 
+// `count` sequences of `all`, every `step`-th.
+SequenceSet spaced(const SequenceSet& all, uint32_t count, uint32_t step) {
+  SequenceSet out;
+  for (uint32_t i = 0; i < count; ++i) out.add(all.ids[i * step], all.view(i * step).data, all.view(i * step).length);
+  return out;
+}
+
+// A CPU backend (no fault injection) prepared for `s`.
+std::unique_ptr<SearchBackend> prepared_cpu(const SearchSetup& s, int threads) {
+  auto backend = make_search_backend(BackendKind::Cpu, 0, threads, /*faults=*/false);
+  backend->prepare(s);
+  return backend;
+}
+
+// A tile of `ids` over the whole of `db`.
+Tile whole_tile(const std::vector<uint32_t>& ids, const Database& db) {
+  Tile tile;
+  tile.queries = ids;
+  tile.part_end = uint32_t(db.seqs.size());
+  return tile;
+}
+
+// `count` queries, every `step`-th of balifam2000, against all of it with regress-qcomp's
+// statistics (built in place: the setup points into the members).
+struct QcompCase {
+  QcompCase(uint32_t count, uint32_t step)
+      : all(read_fasta(test::data_path("balifam2000.fa"))),
+        queries(spaced(all, count, step)),
+        db(make_database(read_fasta(test::data_path("balifam2000.fa")))),
+        search(setup_for(queries, db, 10)),
+        qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, *published_gapped_params("BLOSUM62", {11, 1}), db) {}
+  SequenceSet all, queries;
+  Database db;
+  SearchSetup search;
+  SearchStatistics qcomp;
+};
+
 }  // namespace
 
 TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
@@ -43,12 +80,9 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
   for (uint32_t q = 0; q < queries.size(); ++q) ids.push_back(q);
   const auto sampled = calibration.fit(ids);
 
-  auto backend = make_search_backend(BackendKind::Cpu, 0, 1, /*faults=*/false);
-  backend->prepare(search);
-  Tile tile;
-  tile.queries = ids;
-  tile.part_end = uint32_t(db.seqs.size());
-  const auto own = calibration.fit_from(ids, backend->search_tile(tile));
+  auto backend = prepared_cpu(search, 1);
+  const Tile tile = whole_tile(ids, db);
+  const auto own = calibration.fit_from(ids, backend->search_tile(tile), *backend);
 
   ASSERT_EQ(own.size(), sampled.size());
   int fitted = 0;
@@ -82,13 +116,8 @@ TEST(QueryCalibration, OwnScoresOfAWholeDatabaseGiveTheSampleFits) {
 // spaced in score order, recomputed here from the sample's own scores and alignments. The
 // sample is large enough for the cap to apply.
 TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet queries;
-  for (uint32_t i = 0; i < 3; ++i) queries.add(all.ids[i * 301], all.view(i * 301).data, all.view(i * 301).length);
-  const Database db = make_database(read_fasta(test::data_path("balifam2000.fa")));
-  const SearchSetup search = setup_for(queries, db, 10);
-  const KarlinParams ka = *published_gapped_params("BLOSUM62", {11, 1});
-  const SearchStatistics qcomp(StatsMode::RegressQcomp, search.matrix, search.gaps, ka, db);
+  const QcompCase c(3, 301);
+  const auto& [all, queries, db, search, qcomp] = c;
   constexpr uint32_t kSample = 1200;
   QueryCalibration calibration(search, BackendKind::Cpu, 0, 1, &qcomp, kSample);
   ASSERT_FALSE(calibration.whole_database());
@@ -96,8 +125,7 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
 
   const Database sample = calibration_sample(db, kSample);
   SearchSetup on_sample = setup_for(queries, sample, kSample);
-  auto backend = make_search_backend(BackendKind::Cpu, 0, 1, /*faults=*/false);
-  backend->prepare(on_sample);
+  auto backend = prepared_cpu(on_sample, 1);
   const double subjects = double(db.seqs.size());
   for (uint32_t q = 0; q < 3; ++q) {
     ASSERT_TRUE(fits[q].regression.ok) << q;
@@ -121,6 +149,57 @@ TEST(QueryCalibration, QcompFactorIsTheMeanLogRatioOverTheSample) {
     }
     EXPECT_NEAR(fits[q].log_shift, sum / kShiftSetMax, 1e-9) << q;
   }
+}
+
+// A tile over the whole of a larger database scores the sample too: its sample lists (scores at
+// the sample's places in the length order) are the sample search's lists, and the fits made
+// from them, with regress-qcomp's alignments by the tile's own backend, are fit()'s bit for bit.
+TEST(QueryCalibration, TileSampleScoresGiveTheSampleFits) {
+  const QcompCase c(6, 211);
+  const auto& [all, queries, db, search, qcomp] = c;
+  constexpr uint32_t kSample = 700;
+  QueryCalibration apart(search, BackendKind::Cpu, 0, 2, &qcomp, kSample), in_tile(search, BackendKind::Cpu, 0, 2,
+                                                                                        &qcomp, kSample);
+  ASSERT_FALSE(apart.whole_database());
+  const std::vector<uint32_t> ids = {4, 0, 5, 2, 1, 3};
+  const auto expected = apart.fit(ids);
+
+  auto backend = prepared_cpu(search, 2);
+  const Tile tile = whole_tile(ids, db);
+  ASSERT_TRUE(in_tile.in_tile(tile));
+  const auto scored = backend->search_tile_sampled(tile, in_tile.positions());
+  EXPECT_EQ(scored.top.size(), ids.size());
+  for (size_t k = 0; k < ids.size(); ++k) EXPECT_EQ(scored.top[k].size(), 10u) << k;
+
+  const Database sample = calibration_sample(db, kSample);
+  auto on_sample = prepared_cpu(setup_for(queries, sample, kSample), 2);
+  Tile whole_sample = tile;
+  whole_sample.part_end = kSample;
+  const auto lists = on_sample->search_tile(whole_sample);
+  ASSERT_EQ(scored.sample.size(), lists.size());
+  for (size_t k = 0; k < lists.size(); ++k) {
+    ASSERT_EQ(scored.sample[k].size(), lists[k].size()) << k;
+    for (size_t j = 0; j < lists[k].size(); ++j) {
+      EXPECT_EQ(scored.sample[k][j].score, lists[k][j].score) << k << " " << j;
+      EXPECT_EQ(scored.sample[k][j].target, lists[k][j].target) << k << " " << j;
+    }
+  }
+
+  const auto got = in_tile.fit_sampled(ids, scored.sample, *backend);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t q = 0; q < got.size(); ++q) {
+    const LengthRegression &a = got[q].regression, &b = expected[q].regression;
+    EXPECT_TRUE(a.ok) << q;
+    EXPECT_EQ(a.intercept, b.intercept) << q;
+    EXPECT_EQ(a.slope, b.slope) << q;
+    EXPECT_EQ(a.sd, b.sd) << q;
+    EXPECT_EQ(got[q].log_shift, expected[q].log_shift) << q;
+    EXPECT_NE(got[q].log_shift, 0.0) << q;
+  }
+  Tile part = tile;
+  part.part_end = 100;
+  EXPECT_FALSE(in_tile.in_tile(part));
+  EXPECT_THROW(backend->search_tile_sampled(part, in_tile.positions()), Error);  // sample outside the tile
 }
 
 TEST(QueryCalibration, SampleSpansTheLengthsOfALargerDatabase) {
