@@ -9,7 +9,9 @@
 namespace hpc::cli {
 
 // write(tmp) writes the whole file at tmp; then tmp is renamed to `path`. On an exception the
-// temporary file is removed and the exception passes on.
+// temporary file is removed and the exception passes on. A `path` that exists and is not a
+// regular file (/dev/null, /dev/stdout, a FIFO) is written in place: write(path); a symbolic
+// link to a regular file keeps the link and replaces the file it points to.
 void write_then_rename(const std::string& path, const std::function<void(const std::string& tmp)>& write);
 
 }  // namespace hpc::cli
