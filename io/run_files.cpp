@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <string_view>
 
 #include "io/hit_table.hpp"
 #include "src/core/error.hpp"
@@ -113,10 +114,26 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const Ciga
   }
   std::vector<const Hit*> sorted(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) sorted[i] = &rows[keys[i].row];
-  HitTableColumns c = cigars ? hit_table_columns(sorted, 0, false, [&](size_t k) { return cigars->at(keys[k].row); })
+  HitTableColumns c = cigars ? hit_table_columns(sorted, 0, false, [](size_t) { return std::string_view(); })
                              : hit_table_columns(sorted, 0, false);
+  // `cigars`' characters go to the file from where they are, not copied into the columns: a
+  // screen's long-sequence tiles hold hundreds of thousands of ~400-character CIGARs a worker.
+  std::vector<iovec> cigar_parts;
+  uint64_t chars = c.cigar_chars.size();
+  if (cigars) {
+    for (size_t k = 0; k < c.rows(); ++k) {
+      const std::string_view v = cigars->at(keys[k].row);
+      c.cigar_end[k] = chars += v.size();
+      if (v.empty()) continue;
+      iovec* last = cigar_parts.empty() ? nullptr : &cigar_parts.back();
+      if (last && static_cast<const char*>(last->iov_base) + last->iov_len == v.data())
+        last->iov_len += v.size();  // CIGARs that follow each other in the buffer: one part
+      else
+        cigar_parts.push_back({const_cast<char*>(v.data()), v.size()});
+    }
+  }
 
-  StagedRun run{name_, file_.size(), c.rows(), c.cigar_chars.size(), tile};
+  StagedRun run{name_, file_.size(), c.rows(), chars, tile};
   Header h{};
   std::memcpy(h.magic, kMagic, 4);
   h.tile = tile;
@@ -127,6 +144,7 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const Ciga
     parts.push_back({column.data(), column.size() * sizeof(column[0])});
   });
   parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
+  parts.insert(parts.end(), cigar_parts.begin(), cigar_parts.end());
   file_.append(parts.data(), int(parts.size()));
   return run;
 }
