@@ -10,6 +10,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hit_table.hpp"
 #include "src/core/error.hpp"
+#include "src/core/free_heap.hpp"
 #include "src/core/on_all_cores.hpp"
 
 namespace hpc {
@@ -451,6 +452,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     if (s + 1 < segments) keep_whole_char_chunks(out, carry, cigar_chars_chunk(chunk));
     times.merge += lap(clock);
     if (s > 0) store_deflated(s - 1);
+    release_free_heap();  // the parts' and deflaters' buffers of the segments before
     times.waited += lap(clock);
     written += out.rows();
     deflating = std::async(std::launch::async, deflate, std::ref(out));

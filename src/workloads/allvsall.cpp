@@ -1,8 +1,5 @@
 #include "src/workloads/allvsall.hpp"
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -21,6 +18,7 @@
 #include "kernels/allvsall_engine.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
+#include "src/core/free_heap.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
@@ -108,14 +106,6 @@ class ScoreStats {
   std::vector<Entry> entries_;
   Entry other_;
 };
-
-// The workers' freed tile buffers back to the system before the merge: glibc keeps freed
-// blocks below its mmap threshold in each thread's arena.
-void release_free_heap() {
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
 
 long peak_resident_mib() {
   rusage u{};
@@ -388,7 +378,7 @@ class AllVsAllRun : public TiledWorkload {
                    clock.load_seconds(), std::chrono::duration<double>(clock.phase_start - clock.loaded).count(),
                    phase_seconds, (unsigned long long)total_pairs_, (unsigned long long)total_cells_, gcups,
                    summed_.score_seconds, summed_.align_seconds, summed_.stage_seconds, clock.store_seconds);
-    release_free_heap();
+    release_free_heap();  // the workers' freed tile buffers
     if (opt_.run.verbose)
       std::fprintf(stderr, "hpcalign: peak resident memory before the final merge %ld MiB\n", peak_resident_mib());
     rows_ = runs_.finish(*out_, {}, opt_.run.verbose);  // the staged runs, merged into /hits
