@@ -70,6 +70,8 @@ namespace {
 constexpr size_t kCharsPerRow = 16;
 }  // namespace
 
+size_t cigar_chars_chunk(size_t chunk) { return chunk * kCharsPerRow; }
+
 void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
                       h5::Compression compression) {
   HitTableColumns empty;
@@ -77,7 +79,7 @@ void create_hit_table(h5::File& file, const std::string& group, bool with_identi
     using T = typename std::decay_t<decltype(column)>::value_type;
     h5::create_column<T>(file, group + "/" + name, chunk, compression);
   });
-  h5::create_column<uint8_t>(file, group + "/cigar_chars", chunk * kCharsPerRow, compression);
+  h5::create_column<uint8_t>(file, group + "/cigar_chars", cigar_chars_chunk(chunk), compression);
 }
 
 bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
@@ -115,8 +117,8 @@ DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, si
     scratch = std::max(scratch, column_chunk * sizeof(T));
   };
   cols.for_each_row_column(with_identity, [&](const char*, auto& column) { add(column, chunk); });
-  if (cols.chars_base % (chunk * kCharsPerRow) == 0) {
-    add(cols.cigar_chars, chunk * kCharsPerRow);
+  if (cols.chars_base % cigar_chars_chunk(chunk) == 0) {
+    add(cols.cigar_chars, cigar_chars_chunk(chunk));
   } else {  // characters that do not start a chunk: appended through HDF5
     d.columns.emplace_back();
   }

@@ -62,6 +62,8 @@ HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t 
 // The same with row k's CIGAR cigar_of(k) instead of its hit's (an engine's one buffer of them).
 HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
                                   const std::function<std::string_view(size_t)>& cigar_of);
+// The CIGAR characters' chunk in a table whose other columns have chunks of `chunk` rows.
+size_t cigar_chars_chunk(size_t chunk);
 // Empty columns of the table under `group` ("hits", "staging/hits").
 void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
                       h5::Compression compression);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <string_view>
 
 #include "io/hit_table.hpp"
 #include "src/core/error.hpp"
@@ -37,6 +38,9 @@ uint64_t column_offset(uint64_t rows, size_t column) {
   for (size_t k = 0; k < column; ++k) at += kColumnBytes[k] * rows;
   return at;
 }
+
+// CIGAR characters written at a time from an engine's buffer (RunFileWriter::write).
+constexpr size_t kCigarWriteBytes = size_t(1) << 20;
 
 uint64_t record_bytes(uint64_t rows, uint64_t chars) { return sizeof(Header) + kRowBytes * rows + chars; }
 
@@ -113,10 +117,16 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const Ciga
   }
   std::vector<const Hit*> sorted(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) sorted[i] = &rows[keys[i].row];
-  HitTableColumns c = cigars ? hit_table_columns(sorted, 0, false, [&](size_t k) { return cigars->at(keys[k].row); })
+  HitTableColumns c = cigars ? hit_table_columns(sorted, 0, false, [](size_t) { return std::string_view(); })
                              : hit_table_columns(sorted, 0, false);
+  // `cigars`' characters go to the file through a bounded buffer after the columns, not into
+  // them: a screen's long-sequence tiles hold hundreds of thousands of ~400-character CIGARs a
+  // worker (a write part a CIGAR, tried first, cost half again as much staging time).
+  uint64_t chars = c.cigar_chars.size();
+  if (cigars)
+    for (size_t k = 0; k < c.rows(); ++k) c.cigar_end[k] = chars += cigars->length[keys[k].row];
 
-  StagedRun run{name_, file_.size(), c.rows(), c.cigar_chars.size(), tile};
+  StagedRun run{name_, file_.size(), c.rows(), chars, tile};
   Header h{};
   std::memcpy(h.magic, kMagic, 4);
   h.tile = tile;
@@ -128,6 +138,21 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const Ciga
   });
   parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
   file_.append(parts.data(), int(parts.size()));
+  if (cigars) {
+    std::vector<char> buffer;
+    buffer.reserve(kCigarWriteBytes);
+    const auto flush = [&] {
+      iovec part{buffer.data(), buffer.size()};
+      file_.append(&part, 1);
+      buffer.clear();
+    };
+    for (const Key& k : keys) {
+      const std::string_view v = cigars->at(k.row);
+      if (!buffer.empty() && buffer.size() + v.size() > kCigarWriteBytes) flush();
+      buffer.insert(buffer.end(), v.begin(), v.end());
+    }
+    if (!buffer.empty()) flush();
+  }
   return run;
 }
 

@@ -10,6 +10,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hit_table.hpp"
 #include "src/core/error.hpp"
+#include "src/core/free_heap.hpp"
 #include "src/core/on_all_cores.hpp"
 
 namespace hpc {
@@ -21,6 +22,12 @@ constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much a
 // reads get smaller.
 constexpr uint64_t kMinSegmentRows = uint64_t(1) << 18;
 constexpr uint64_t kMaxSegmentRows = uint64_t(4) << 20;
+// And at most this many bytes of rows (52 a row as read) and CIGAR characters a segment: the
+// merge holds two segments and three merged tables (~5x this), whatever the CIGARs' lengths. A
+// screen's long domains have ~400 characters a hit, and row-cut segments of them had made the
+// 57,592-sequence screen with alignments peak at 4.8 GB; score-only segments stay within it.
+constexpr uint64_t kSegmentBytes = uint64_t(128) << 20;
+constexpr uint64_t kRowBytes = 52;
 
 // Runs r of [0, n) on all cores where the source allows it, else one after the other.
 template <class F>
@@ -48,35 +55,67 @@ void scan_queries(const SortedRuns& in, size_t r, F&& more) {
   }
 }
 
-// Rows per query over all runs.
-std::vector<uint64_t> rows_per_query(const SortedRuns& in) {
-  std::vector<std::vector<uint64_t>> per(in.concurrent_reads() ? std::min(in.count(), usable_cores()) : 1);
+// Rows and CIGAR characters per query over all runs.
+struct QueryLoad {
+  std::vector<uint64_t> rows, chars;  // chars empty when no run has characters (score-only)
+};
+
+// Characters of each row of the block at rows [at, at + n) of run r, added to its query's.
+void add_chars(const SortedRuns& in, size_t r, uint64_t at, const std::vector<uint32_t>& block,
+               std::vector<uint64_t>& ends, std::vector<uint64_t>& chars) {
+  ends.resize(block.size());
+  in.read(r, 9, at, block.size(), ends.data());
+  uint64_t before = in.chars_before(r, at);
+  for (size_t i = 0; i < block.size(); ++i) chars[block[i]] += ends[i] - before, before = ends[i];
+}
+
+QueryLoad load_per_query(const SortedRuns& in) {
+  bool any_chars = false;
+  for (size_t r = 0; r < in.count() && !any_chars; ++r)
+    any_chars = in.rows(r) > 0 && in.chars_before(r, in.rows(r)) > in.chars_before(r, 0);
+  const size_t parts = in.concurrent_reads() ? std::min(in.count(), usable_cores()) : 1;
+  std::vector<QueryLoad> per(parts);
   for_each_run(in, [&](size_t r, size_t p) {
-    scan_queries(in, r, [&](uint64_t, const std::vector<uint32_t>& block) {
-      if (!block.empty() && block.back() >= per[p].size()) per[p].resize(size_t(block.back()) + 1);  // a run is sorted
-      for (uint32_t q : block) ++per[p][q];
+    std::vector<uint64_t> ends;
+    scan_queries(in, r, [&](uint64_t at, const std::vector<uint32_t>& block) {
+      QueryLoad& l = per[p];
+      if (!block.empty() && block.back() >= l.rows.size()) {  // a run is sorted
+        l.rows.resize(size_t(block.back()) + 1);
+        if (any_chars) l.chars.resize(l.rows.size());
+      }
+      for (uint32_t q : block) ++l.rows[q];
+      if (any_chars) add_chars(in, r, at, block, ends, l.chars);
       return true;
     });
   });
-  std::vector<uint64_t> total;
-  for (const auto& v : per) {
-    if (v.size() > total.size()) total.resize(v.size());
-    for (size_t q = 0; q < v.size(); ++q) total[q] += v[q];
+  QueryLoad total;
+  for (const QueryLoad& l : per) {
+    if (l.rows.size() > total.rows.size()) total.rows.resize(l.rows.size());
+    for (size_t q = 0; q < l.rows.size(); ++q) total.rows[q] += l.rows[q];
+  }
+  if (any_chars) {
+    total.chars.resize(total.rows.size());
+    for (const QueryLoad& l : per)
+      for (size_t q = 0; q < l.chars.size(); ++q) total.chars[q] += l.chars[q];
   }
   return total;
 }
 
-// Query ranges [cuts[s], cuts[s + 1]) of at most max_rows rows, or of one query.
+// Query ranges [cuts[s], cuts[s + 1]) of at most max_rows rows and max_bytes bytes (rows of
+// kRowBytes and their characters; `chars` empty: none), or of one query.
 std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32_t from, uint32_t to,
-                                  uint64_t max_rows) {
+                                  uint64_t max_rows, const std::vector<uint64_t>& chars = {},
+                                  uint64_t max_bytes = UINT64_MAX) {
   std::vector<uint32_t> cuts{from};
-  uint64_t in = 0;
+  uint64_t in = 0, bytes = 0;
   for (uint32_t q = from; q < to; ++q) {
-    if (in > 0 && in + per_query[q] > max_rows) {
+    const uint64_t b = per_query[q] * kRowBytes + (chars.empty() ? 0 : chars[q]);
+    if (in > 0 && (in + per_query[q] > max_rows || bytes + b > max_bytes)) {
       cuts.push_back(q);
-      in = 0;
+      in = bytes = 0;
     }
     in += per_query[q];
+    bytes += b;
   }
   cuts.push_back(to);
   return cuts;
@@ -280,6 +319,18 @@ HitTableColumns take_last_rows(HitTableColumns& t, size_t n) {
   return rest;
 }
 
+// The characters of `t` past its last whole chunk of `chars_chunk` go to the front of `carry`
+// (the rows after t's): each append then starts the CIGAR column at a chunk boundary, so its
+// chunks are deflated on all cores beside the others and stored whole, where a partial chunk
+// went through HDF5's one-core filters and was read back, inflated and rewritten next time.
+void keep_whole_char_chunks(HitTableColumns& t, HitTableColumns& carry, uint64_t chars_chunk) {
+  const uint64_t end = t.chars_base + t.cigar_chars.size(), whole = end / chars_chunk * chars_chunk;
+  if (whole <= t.chars_base) return;  // less than a chunk: nothing is whole yet, all of it waits
+  carry.cigar_chars.insert(carry.cigar_chars.begin(), t.cigar_chars.begin() + (whole - t.chars_base), t.cigar_chars.end());
+  carry.chars_base = whole;
+  t.cigar_chars.resize(whole - t.chars_base);
+}
+
 // `to` becomes `from`'s rows followed by room for more, `rows` and `chars` in all (its buffers
 // reused: a fresh table a segment faulted in hundreds of megabytes of new pages each time;
 // and resized before `from` is copied in, so that only rows past its old size are zeroed, not
@@ -313,12 +364,15 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     t = now;
     return s;
   };
-  const std::vector<uint64_t> per_query = rows_per_query(in);
+  const QueryLoad load = load_per_query(in);
+  const std::vector<uint64_t>& per_query = load.rows;
   // Segments of a few thousand rows a run (reads of a useful size), within bounds.
   const uint64_t segment_rows =
       rules.segment_rows ? rules.segment_rows
                          : std::clamp<uint64_t>(in.count() * in.rows_per_read(), kMinSegmentRows, kMaxSegmentRows);
-  const std::vector<uint32_t> cuts = cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows);
+  const std::vector<uint32_t> cuts =
+      cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows, load.chars,
+                  rules.segment_bytes ? rules.segment_bytes : kSegmentBytes);
   const auto starts = segment_starts(in, cuts);
   uint64_t total = 0;
   for (size_t r = 0; r < in.count(); ++r) total += in.rows(r);
@@ -395,8 +449,10 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     // Whole chunks only (the last segment: everything): a partial chunk appended now would be
     // inflated and deflated again, on one core, by the next append.
     carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);
+    if (s + 1 < segments) keep_whole_char_chunks(out, carry, cigar_chars_chunk(chunk));
     times.merge += lap(clock);
     if (s > 0) store_deflated(s - 1);
+    release_free_heap();  // the parts' and deflaters' buffers of the segments before
     times.waited += lap(clock);
     written += out.rows();
     deflating = std::async(std::launch::async, deflate, std::ref(out));

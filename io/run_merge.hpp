@@ -3,14 +3,14 @@
 // is sorted in hit_order (query, score descending, target); the merge writes the table in that
 // order in bounded memory and on every core.
 //
-// How: the runs' query columns are read once to count rows per query, which cuts the query
-// range into segments of at most MergeRules::segment_rows rows (a query with more is a segment of its
-// own: memory is bounded by the rows of the busiest query, at most one per target), and once
+// How: the runs' query columns (and CIGAR ends) are read once to count rows and characters per
+// query, which cuts the query range into segments of at most MergeRules::segment_rows rows and
+// segment_bytes bytes (a query with more is a segment of its own: memory is bounded by the rows of the busiest query, at most one per target), and once
 // more to find where each segment starts in every run. Each segment's rows are then read with
 // one call per column and run (large contiguous reads), merged on all cores (the segment cut
 // again by query, every part its queries' rows bucketed and sorted) and appended to the output with the
 // numbers deflated on all cores. The stages overlap: segment s+1 is read and segment s-1
-// deflated and stored while segment s merges (two segments and two merged tables in memory).
+// deflated and stored while segment s merges (two segments and three merged tables in memory).
 // Rows are identical for any number of cores and runs.
 //
 // The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one
@@ -42,6 +42,8 @@ struct MergeRules {
   double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
   // Rows merged at a time (~60 bytes each, in and out); 0: rows_per_read() a run, within 256 Ki..4 Mi.
   uint64_t segment_rows = 0;
+  // And bytes of rows (52 each, as read) and their CIGAR characters a segment; 0: 128 MiB.
+  uint64_t segment_bytes = 0;
   MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
 

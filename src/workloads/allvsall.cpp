@@ -1,5 +1,7 @@
 #include "src/workloads/allvsall.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <memory>
 #include <chrono>
@@ -16,6 +18,7 @@
 #include "kernels/allvsall_engine.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
+#include "src/core/free_heap.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
@@ -104,6 +107,12 @@ class ScoreStats {
   Entry other_;
 };
 
+long peak_resident_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return long(u.ru_maxrss / 1024);
+}
+
 class AllVsAllWorker : public TileWorker {
  public:
   AllVsAllWorker(const AllVsAllJob& job, const AllVsAllOptions& opt, std::unique_ptr<AllVsAllEngine> engine,
@@ -117,13 +126,12 @@ class AllVsAllWorker : public TileWorker {
     clock_.mark("worker: between tiles");
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
-    const std::vector<ScoredPair> scored = score_tile(tile);
+    std::vector<ScoredPair> scored = score_tile(tile);
     times.score_seconds = seconds_since(t0);
     clock_.mark("worker: score");
     std::vector<Hit> hits;
-    std::vector<ScoredPair> kept;  // the pairs to align (not needed score-only)
+    size_t kept = 0;  // scored[0, kept): the pairs to align (those of the hits), compacted in place
     hits.reserve(scored.size());
-    if (!opt_.score_only) kept.reserve(scored.size());
     for (const ScoredPair& sp : scored) {
       Hit& h = hits.emplace_back();
       h.query = sp.pair.query;
@@ -139,13 +147,18 @@ class AllVsAllWorker : public TileWorker {
         hits.pop_back();
         continue;
       }
-      if (!opt_.score_only) kept.push_back(sp);
+      scored[kept++] = sp;
     }
+    // A tile's buffers go as soon as they are used: a screen's long-sequence tiles keep
+    // hundreds of thousands of hits of ~400 CIGAR characters each, on every worker at once.
+    scored.resize(kept);
+    if (opt_.score_only) release(scored);
     AlignedPairs aligned;  // the CIGARs stay in the engine's one buffer, staged from there
     if (!opt_.score_only) {
       t0 = std::chrono::steady_clock::now();
-      injected_out_of_memory(cells_of(kept), "tile " + std::to_string(tile.id));
-      aligned = engine_->align_scored_flat(kept);
+      injected_out_of_memory(cells_of(scored), "tile " + std::to_string(tile.id));
+      aligned = engine_->align_scored_flat(scored);
+      release(scored);
       times.align_seconds = seconds_since(t0);
       for (size_t k = 0; k < hits.size(); ++k) {
         const Alignment& a = aligned.alns[k];
@@ -156,6 +169,7 @@ class AllVsAllWorker : public TileWorker {
         hits[k].aln.qstart = a.qstart, hits[k].aln.qend = a.qend;
         hits[k].aln.tstart = a.tstart, hits[k].aln.tend = a.tend;
       }
+      release(aligned.alns);
     }
     clock_.mark("worker: hits and alignments");
     WireWriter w;
@@ -174,6 +188,11 @@ class AllVsAllWorker : public TileWorker {
   std::vector<ScoredPair> score_tile(const Tile& tile) {
     injected_out_of_memory(tile.cells, "tile " + std::to_string(tile.id));
     return engine_->score_tile(tile, job_.target_order, job_.square, opt_.min_score);
+  }
+
+  template <class T>
+  static void release(std::vector<T>& v) {
+    std::vector<T>().swap(v);
   }
 
   uint64_t cells_of(const std::vector<ScoredPair>& pairs) const {
@@ -359,6 +378,9 @@ class AllVsAllRun : public TiledWorkload {
                    clock.load_seconds(), std::chrono::duration<double>(clock.phase_start - clock.loaded).count(),
                    phase_seconds, (unsigned long long)total_pairs_, (unsigned long long)total_cells_, gcups,
                    summed_.score_seconds, summed_.align_seconds, summed_.stage_seconds, clock.store_seconds);
+    release_free_heap();  // the workers' freed tile buffers
+    if (opt_.run.verbose)
+      std::fprintf(stderr, "hpcalign: peak resident memory before the final merge %ld MiB\n", peak_resident_mib());
     rows_ = runs_.finish(*out_, {}, opt_.run.verbose);  // the staged runs, merged into /hits
   }
 

@@ -658,7 +658,7 @@ TEST(RunFiles, WorkersStagingConcurrentlyMergeToOneSort) {
 
 // The merge's stages overlap (read the next segment, deflate and store the last one while one
 // merges) and its chunks are deflated apart from HDF5: over several output chunks, segments
-// smaller and larger than a chunk, and rows equal in hit_order in different runs (kept in the
+// smaller and larger than a chunk (cut by rows or by bytes), and rows equal in hit_order in different runs (kept in the
 // runs' order), the table is the rows of one stable sort of the runs in order, with each
 // row's identity from its CIGAR.
 TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
@@ -684,14 +684,17 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   }
   std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
   ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
-  for (const uint64_t segment : {uint64_t(1000), uint64_t(20000), uint64_t(200000)}) {
-    SCOPED_TRACE("segment " + std::to_string(segment));
+  // (rows, bytes) a segment: the last cut by its bytes (rows and CIGAR characters), ~5,000 rows.
+  for (const auto& [segment, bytes] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {1000, 0}, {20000, 0}, {200000, 0}, {200000, 300000}}) {
+    SCOPED_TRACE("segment " + std::to_string(segment) + " rows, " + std::to_string(bytes) + " bytes");
     const std::string out = temp_path("overlap_merged.h5");
     MergeTimes times;
     {
       h5::File to(out, h5::Mode::kCreate);
       MergeRules rules;
       rules.segment_rows = segment;
+      rules.segment_bytes = bytes;
       rules.times = &times;
       EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), hits.size());
     }
