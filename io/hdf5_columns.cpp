@@ -450,13 +450,17 @@ static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int lev
   z_stream z{};
   if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, level == kFastDeflateLevel ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
     return false;
-  out.resize(deflateBound(&z, uLong(bytes)));
+  // Deflated into the thread's scratch, then `out` takes only the bytes made: a chunk sized for
+  // deflateBound kept that capacity (the plain chunk's size) while it waited to be stored, which
+  // held the merge's deflated tables at their plain size.
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(deflateBound(&z, uLong(bytes)));
   z.next_in = const_cast<Bytef*>(plain.data());
   z.avail_in = uInt(bytes);
-  z.next_out = out.data();
-  z.avail_out = uInt(out.size());
+  z.next_out = scratch.data();
+  z.avail_out = uInt(scratch.size());
   const bool ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
-  out.resize(z.total_out);
+  out.assign(scratch.begin(), scratch.begin() + z.total_out);
   deflateEnd(&z);
   return ok;
 }
