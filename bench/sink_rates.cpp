@@ -94,7 +94,7 @@ std::vector<hpc::StagedRun> stage_in_run_files(const std::string& dir, uint32_t 
   std::vector<std::thread> pool;
   for (uint32_t w = 0; w < workers; ++w)
     pool.emplace_back([&, w] {
-      hpc::RunFileWriter writer(dir, "w" + std::to_string(w));
+      hpc::RecordFile writer(dir, "w" + std::to_string(w));
       for (;;) {
         size_t i;
         {
@@ -106,7 +106,7 @@ std::vector<hpc::StagedRun> stage_in_run_files(const std::string& dir, uint32_t 
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         std::vector<hpc::Hit> rows = tile_rows(n, window, keep, kind, tiles[i].first, tiles[i].second);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-        hpc::StagedRun run = writer.write(uint32_t(i), rows);
+        hpc::StagedRun run = hpc::HitRecords().write(writer, uint32_t(i), rows);
         std::lock_guard<std::mutex> lk(mu);
         produced += run.rows;
         producing_cpu += double(b.tv_sec - a.tv_sec) + 1e-9 * double(b.tv_nsec - a.tv_nsec);

@@ -1,30 +1,18 @@
 #include "io/row_runs.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
-#include <map>
 #include <queue>
 #include <tuple>
 
 #include "io/hdf5_columns.hpp"
-#include "src/core/error.hpp"
 
 namespace hpc {
 namespace {
 
 constexpr char kMagic[4] = {'H', 'P', 'T', '1'};
-struct Header {
-  char magic[4];
-  uint32_t tile;
-  uint64_t rows, row_bytes;
-};
-static_assert(sizeof(Header) == 24, "the record header is 24 bytes on every platform we build for");
 
 // The merge's window: rows read ahead of every run together, and rows merged before they are
 // stored, each at most this many bytes (and at most kMaxRows rows a run or a store).
@@ -64,10 +52,6 @@ void read_all_at(int fd, char* p, uint64_t n, uint64_t at, const std::string& pa
     throw Error(errno == 0 ? path + " ends inside a tile's rows" : sys_error("read", path));
 }
 
-bool header_matches(const Header& h, const RowRun& run, size_t row_bytes) {
-  return std::memcmp(h.magic, kMagic, 4) == 0 && h.tile == run.tile && h.rows == run.rows && h.row_bytes == row_bytes;
-}
-
 // A run's rows, read a window at a time.
 struct Cursor {
   int fd = -1;
@@ -87,55 +71,21 @@ size_t RowSchema::row_bytes() const {
   return n;
 }
 
-void RowRun::put(WireWriter& w) const {
-  w.put(file);
-  w.put(offset);
-  w.put(rows);
-  w.put(tile);
-}
-
-RowRun RowRun::get(WireReader& r) {
-  RowRun s;
-  s.file = r.get_string();
-  s.offset = r.get<uint64_t>();
-  s.rows = r.get<uint64_t>();
-  s.tile = r.get<uint32_t>();
-  return s;
-}
-
-RowRunWriter::RowRunWriter(const std::string& dir, std::string name, const RowSchema& schema)
-    : name_(std::move(name)), row_bytes_(schema.row_bytes()), file_(dir + "/" + name_) {}
-
-RowRun RowRunWriter::write(uint32_t tile, const std::string& packed) {
-  if (packed.size() % row_bytes_ != 0) throw Error("internal: rows packed with another schema's width");
-  const size_t n = packed.size() / row_bytes_;
+StagedRun RowSchema::write(RecordFile& file, uint32_t tile, const Rows& packed) const {
+  const size_t width = row_bytes();
+  if (packed.size() % width != 0) throw Error("internal: rows packed with another schema's width");
+  const size_t n = packed.size() / width;
   std::vector<std::pair<uint64_t, size_t>> keys(n);
-  for (size_t i = 0; i < n; ++i) keys[i] = {key_of(packed.data() + i * row_bytes_), i};
+  for (size_t i = 0; i < n; ++i) keys[i] = {key_of(packed.data() + i * width), i};
   std::sort(keys.begin(), keys.end());
-  std::string sorted(sizeof(Header), '\0');
-  sorted.reserve(sizeof(Header) + packed.size());
-  for (const auto& k : keys) sorted.append(packed, k.second * row_bytes_, row_bytes_);
-  Header h{};
-  std::memcpy(h.magic, kMagic, 4);
-  h.tile = tile, h.rows = n, h.row_bytes = row_bytes_;
-  std::memcpy(&sorted[0], &h, sizeof h);
-  const RowRun run{name_, file_.size(), n, tile};
-  iovec record{&sorted[0], sorted.size()};
-  file_.append(&record, 1);
-  return run;
+  std::string sorted;
+  sorted.reserve(packed.size());
+  for (const auto& k : keys) sorted.append(packed, k.second * width, width);
+  return file.append(kMagic, tile, n, width, {{&sorted[0], sorted.size()}});
 }
 
-bool is_whole(const std::string& dir, const RowRun& run, const RowSchema& schema) {
-  const std::string path = dir + "/" + run.file;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  const size_t row_bytes = schema.row_bytes();
-  Header h{};
-  struct stat st {};
-  const bool ok = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) >= run.offset + sizeof h + run.rows * row_bytes &&
-                  ::pread(fd, &h, sizeof h, off_t(run.offset)) == ssize_t(sizeof h) && header_matches(h, run, row_bytes);
-  ::close(fd);
-  return ok;
+bool RowSchema::is_whole(const std::string& dir, const StagedRun& run) const {
+  return run.extra == row_bytes() && is_whole_record(dir, run, kMagic, sizeof(RecordHeader) + run.rows * run.extra);
 }
 
 void create_row_columns(h5::File& to, const RowSchema& schema, uint64_t rows) {
@@ -146,7 +96,8 @@ void create_row_columns(h5::File& to, const RowSchema& schema, uint64_t rows) {
   }
 }
 
-uint64_t merge_row_runs(const std::string& dir, const std::vector<RowRun>& runs, const RowSchema& schema, h5::File& to) {
+uint64_t merge_row_runs(const std::string& dir, const std::vector<StagedRun>& runs, const RowSchema& schema,
+                        h5::File& to) {
   const size_t row_bytes = schema.row_bytes();
   RunFileHandles files(dir);
   std::vector<Cursor> cursor(runs.size());
@@ -154,9 +105,9 @@ uint64_t merge_row_runs(const std::string& dir, const std::vector<RowRun>& runs,
   for (size_t r = 0; r < runs.size(); ++r) {
     const std::string path = files.path(runs[r].file);
     cursor[r].fd = files.fd(runs[r].file);
-    Header h{};
+    RecordHeader h{};
     read_all_at(cursor[r].fd, reinterpret_cast<char*>(&h), sizeof h, runs[r].offset, path);
-    if (!header_matches(h, runs[r], row_bytes))
+    if (runs[r].extra != row_bytes || !h.matches(kMagic, runs[r]))
       throw Error(path + ": the record of tile " + std::to_string(runs[r].tile) + " is not where the journal says");
     total += runs[r].rows;
   }
@@ -169,7 +120,7 @@ uint64_t merge_row_runs(const std::string& dir, const std::vector<RowRun>& runs,
     const uint64_t n = std::min(window, runs[r].rows - c.next);
     if (n == 0) return false;
     c.rows.resize(n * row_bytes);
-    read_all_at(c.fd, &c.rows[0], c.rows.size(), runs[r].offset + sizeof(Header) + c.next * row_bytes,
+    read_all_at(c.fd, &c.rows[0], c.rows.size(), runs[r].offset + sizeof(RecordHeader) + c.next * row_bytes,
                 dir + "/" + runs[r].file);
     c.next += n, c.at = 0;
     return true;

@@ -13,6 +13,28 @@
 
 namespace hpc {
 
+void StagedRun::put(WireWriter& w) const {
+  w.put(file);
+  w.put(offset);
+  w.put(rows);
+  w.put(extra);
+  w.put(tile);
+}
+
+StagedRun StagedRun::get(WireReader& r) {
+  StagedRun s;
+  s.file = r.get_string();
+  s.offset = r.get<uint64_t>();
+  s.rows = r.get<uint64_t>();
+  s.extra = r.get<uint64_t>();
+  s.tile = r.get<uint32_t>();
+  return s;
+}
+
+bool RecordHeader::matches(const char* kind, const StagedRun& run) const {
+  return std::memcmp(magic, kind, 4) == 0 && tile == run.tile && rows == run.rows && extra == run.extra;
+}
+
 std::string sys_error(const std::string& what, const std::string& path) {
   return "cannot " + what + " " + path + ": " + std::strerror(errno);
 }
@@ -46,6 +68,28 @@ void AppendOnlyFile::append(iovec* parts, int count) {
     for (; count > 0 && done >= parts->iov_len; --count, ++parts) done -= parts->iov_len;
     if (count > 0) parts->iov_base = static_cast<char*>(parts->iov_base) + done, parts->iov_len -= done;
   }
+}
+
+StagedRun RecordFile::append(const char* kind, uint32_t tile, uint64_t rows, uint64_t extra, std::vector<iovec> parts) {
+  const StagedRun run{name_, file_.size(), rows, extra, tile};
+  RecordHeader h{};
+  std::memcpy(h.magic, kind, 4);
+  h.tile = tile, h.rows = rows, h.extra = extra;
+  parts.insert(parts.begin(), {&h, sizeof h});
+  file_.append(parts.data(), int(parts.size()));
+  return run;
+}
+
+bool is_whole_record(const std::string& dir, const StagedRun& run, const char* kind, uint64_t bytes) {
+  const std::string path = dir + "/" + run.file;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  RecordHeader h{};
+  struct stat st {};
+  const bool ok = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) >= run.offset + bytes &&
+                  pread_exactly(fd, &h, sizeof h, run.offset) && h.matches(kind, run);
+  ::close(fd);
+  return ok;
 }
 
 bool pread_exactly(int fd, void* to, uint64_t n, uint64_t at) {

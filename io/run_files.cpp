@@ -1,16 +1,8 @@
 #include "io/run_files.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <climits>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <map>
 #include <string_view>
 
 #include "io/hit_table.hpp"
@@ -20,12 +12,6 @@ namespace hpc {
 namespace {
 
 constexpr char kMagic[4] = {'H', 'P', 'R', '1'};
-struct Header {
-  char magic[4];
-  uint32_t tile;
-  uint64_t rows, chars;
-};
-static_assert(sizeof(Header) == 24, "the record header is 24 bytes on every platform we build for");
 
 // Bytes per row of each column, in for_each_row_column order without identity.
 constexpr uint64_t kColumnBytes[10] = {4, 4, 4, 8, 8, 4, 4, 4, 4, 8};
@@ -34,35 +20,15 @@ constexpr uint64_t kRowBytes = 52;
 // Where column `column` of a record of `rows` rows starts, from the record's first byte
 // (column 10: the characters).
 uint64_t column_offset(uint64_t rows, size_t column) {
-  uint64_t at = sizeof(Header);
+  uint64_t at = sizeof(RecordHeader);
   for (size_t k = 0; k < column; ++k) at += kColumnBytes[k] * rows;
   return at;
 }
 
-// CIGAR characters written at a time from an engine's buffer (RunFileWriter::write).
+// CIGAR characters written at a time from an engine's buffer (HitRecords::write).
 constexpr size_t kCigarWriteBytes = size_t(1) << 20;
 
-uint64_t record_bytes(uint64_t rows, uint64_t chars) { return sizeof(Header) + kRowBytes * rows + chars; }
-
 }  // namespace
-
-void StagedRun::put(WireWriter& w) const {
-  w.put(file);
-  w.put(offset);
-  w.put(rows);
-  w.put(chars);
-  w.put(tile);
-}
-
-StagedRun StagedRun::get(WireReader& r) {
-  StagedRun s;
-  s.file = r.get_string();
-  s.offset = r.get<uint64_t>();
-  s.rows = r.get<uint64_t>();
-  s.chars = r.get<uint64_t>();
-  s.tile = r.get<uint32_t>();
-  return s;
-}
 
 std::string run_directory_for(const std::string& out_path) { return out_path + ".runs"; }
 
@@ -92,7 +58,7 @@ void remove_run_directory(const std::string& dir) {
   std::filesystem::remove(dir, ec);  // only when empty; a leftover directory costs disk, not results
 }
 
-StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const CigarBuffer* cigars) {
+StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const CigarBuffer* cigars) const {
   // hit_order from packed keys (sorting the rows themselves moved strings around).
   struct Key {
     uint64_t query_score;
@@ -126,24 +92,17 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const Ciga
   if (cigars)
     for (size_t k = 0; k < c.rows(); ++k) c.cigar_end[k] = chars += cigars->length[keys[k].row];
 
-  StagedRun run{name_, file_.size(), c.rows(), chars, tile};
-  Header h{};
-  std::memcpy(h.magic, kMagic, 4);
-  h.tile = tile;
-  h.rows = run.rows;
-  h.chars = run.chars;
-  std::vector<iovec> parts{{&h, sizeof h}};
+  std::vector<iovec> parts;
   c.for_each_row_column(false, [&](const char*, auto& column) {
     parts.push_back({column.data(), column.size() * sizeof(column[0])});
   });
   parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
-  file_.append(parts.data(), int(parts.size()));
+  const StagedRun run = file.append(kMagic, tile, c.rows(), chars, std::move(parts));
   if (cigars) {
     std::vector<char> buffer;
     buffer.reserve(kCigarWriteBytes);
     const auto flush = [&] {
-      iovec part{buffer.data(), buffer.size()};
-      file_.append(&part, 1);
+      file.append_more({{buffer.data(), buffer.size()}});
       buffer.clear();
     };
     for (const Key& k : keys) {
@@ -156,18 +115,8 @@ StagedRun RunFileWriter::write(uint32_t tile, std::vector<Hit>& rows, const Ciga
   return run;
 }
 
-bool is_whole(const std::string& dir, const StagedRun& run) {
-  const std::string path = dir + "/" + run.file;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  Header h{};
-  struct stat st {};
-  const bool ok = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) >= run.offset + record_bytes(run.rows, run.chars) &&
-                  ::pread(fd, &h, sizeof h, off_t(run.offset)) == ssize_t(sizeof h) &&
-                  std::memcmp(h.magic, kMagic, 4) == 0 && h.tile == run.tile && h.rows == run.rows &&
-                  h.chars == run.chars;
-  ::close(fd);
-  return ok;
+bool HitRecords::is_whole(const std::string& dir, const StagedRun& run) const {
+  return is_whole_record(dir, run, kMagic, sizeof(RecordHeader) + kRowBytes * run.rows + run.extra);
 }
 
 RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs) : runs_(std::move(runs)), files_(dir) {

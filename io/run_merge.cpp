@@ -213,17 +213,21 @@ class StagingRuns : public SortedRuns {
 // descending, target, then index (run, then place in the run: the runs' order on ties).
 // Sorting a query's few thousand rows, read in order, cost far less than a heap over the runs.
 // False when the runs hold more rows than they counted (they changed under the merge).
+// `rows`: the part's scratch, kept from segment to segment (a fresh one a segment and part
+// left freed blocks that the allocator kept).
+struct PartRow {
+  uint64_t score_target;  // score descending, then target
+  uint32_t at;
+  bool operator<(const PartRow& o) const {
+    return score_target != o.score_target ? score_target < o.score_target : at < o.at;
+  }
+};
 bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const std::vector<uint64_t>& per_query,
-                const MergeRules& rules, std::vector<uint32_t>& out) {
+                const MergeRules& rules, std::vector<PartRow>& rows, std::vector<uint32_t>& out) {
   const HitTableColumns& c = seg.rows;
   std::vector<size_t> bucket(size_t(qb - qa) + 1, 0);  // query q's rows: [bucket[q - qa], bucket[q - qa + 1])
   for (uint32_t q = qa; q < qb; ++q) bucket[q - qa + 1] = bucket[q - qa] + per_query[q];
-  struct Row {
-    uint64_t score_target;  // score descending, then target
-    uint32_t at;
-    bool operator<(const Row& o) const { return score_target != o.score_target ? score_target < o.score_target : at < o.at; }
-  };
-  std::vector<Row> rows(bucket.back());
+  rows.resize(bucket.back());
   std::vector<size_t> fill(bucket.begin(), bucket.end() - 1);
   for (size_t r = 0; r + 1 < seg.run_begin.size(); ++r) {
     const auto first = c.query.begin() + seg.run_begin[r], last = c.query.begin() + seg.run_begin[r + 1];
@@ -418,6 +422,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     storing = std::async(std::launch::async, [&, s, d = std::move(d)] { return store(merged[s % 3], d); });
   };
   HitTableColumns carry;  // merged rows short of a whole chunk, written with the next segment's
+  std::vector<std::vector<uint32_t>> picked;  // each part's rows of the segment
+  std::vector<std::vector<PartRow>> part_rows;
   uint64_t written = 0;
   for (size_t s = 0; s < segments; ++s) {
     times.read += reading.get();
@@ -428,11 +434,12 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
     const uint64_t rows = sg.run_begin.back();
     const size_t cores = rows < (1u << 14) ? 1 : usable_cores();
     const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
-    std::vector<std::vector<uint32_t>> picked(parts.size() - 1);
+    picked.resize(parts.size() - 1);
+    part_rows.resize(picked.size());
     std::vector<uint64_t> part_chars(picked.size());
     std::atomic<bool> counted{true};
     run_parts(picked.size(), [&](size_t p) {
-      if (!merge_part(sg, parts[p], parts[p + 1], per_query, rules, picked[p])) counted = false;
+      if (!merge_part(sg, parts[p], parts[p + 1], per_query, rules, part_rows[p], picked[p])) counted = false;
       part_chars[p] = picked_chars(sg, picked[p]);
     });
     if (!counted) throw Error("the sorted runs changed while they were merged (more rows than counted)");

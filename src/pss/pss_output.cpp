@@ -2,8 +2,6 @@
 
 #include "io/hdf5_columns.hpp"
 #include "io/result_lifecycle.hpp"
-#include "src/core/error.hpp"
-#include "src/core/wire.hpp"
 
 namespace hpc {
 
@@ -38,34 +36,19 @@ void PssResultFile::finish(bool keep_scores) {
   f.close();
 }
 
-RowSchema pss_row_schema(uint32_t permutations, bool keep_scores) {
-  RowSchema s{{{"pss/query", RowType::kU32},
-               {"pss/target", RowType::kU32},
-               {"pss/score", RowType::kI32},
-               {"pss/mu", RowType::kF64},
-               {"pss/lambda", RowType::kF64},
-               {"pss/K", RowType::kF64},
-               {"pss/pvalue", RowType::kF64},
-               {"pss/log10_pvalue", RowType::kF64},
-               {"pss/n_perm", RowType::kU32},
-               {"pss/converged", RowType::kU8},
-               {"pss/fit_status", RowType::kU8}}};
-  if (keep_scores) s.columns.push_back({"pss_scores/scores", RowType::kI32, permutations});
-  return s;
-}
-
-std::string pack_pss_rows(const std::vector<PssPairResult>& rows, uint32_t permutations, bool keep_scores) {
-  WireWriter w;
-  w.reserve(rows.size() * pss_row_schema(permutations, keep_scores).row_bytes());
-  for (const PssPairResult& r : rows) {
-    w.put(r.query), w.put(r.target), w.put(r.score), w.put(r.fit.mu), w.put(r.fit.lambda), w.put(r.K);
-    w.put(r.pvalue), w.put(r.log10_pvalue), w.put(r.n_perm);
-    w.put<uint8_t>(r.fit.converged() ? 1 : 0), w.put(uint8_t(r.fit.status));
-    if (!keep_scores) continue;
-    if (r.permuted_scores.size() != permutations) throw Error("internal: permuted scores missing for --keep-scores");
-    for (int32_t x : r.permuted_scores) w.put(x);
-  }
-  return w.take();
+RowFields<PssPairResult> pss_row_fields(uint32_t permutations, bool keep_scores) {
+  using P = const PssPairResult&;
+  RowFields<PssPairResult> f;
+  f.add("pss/query", [](P r) { return r.query; }).add("pss/target", [](P r) { return r.target; });
+  f.add("pss/score", [](P r) { return r.score; });
+  f.add("pss/mu", [](P r) { return r.fit.mu; }).add("pss/lambda", [](P r) { return r.fit.lambda; });
+  f.add("pss/K", [](P r) { return r.K; });
+  f.add("pss/pvalue", [](P r) { return r.pvalue; }).add("pss/log10_pvalue", [](P r) { return r.log10_pvalue; });
+  f.add("pss/n_perm", [](P r) { return r.n_perm; });
+  f.add("pss/converged", [](P r) { return uint8_t(r.fit.converged() ? 1 : 0); });
+  f.add("pss/fit_status", [](P r) { return uint8_t(r.fit.status); });
+  if (keep_scores) f.add_values("pss_scores/scores", permutations, [](P r) -> const auto& { return r.permuted_scores; });
+  return f;
 }
 
 }  // namespace hpc

@@ -11,7 +11,7 @@
 //     1 too few samples, 2 all permuted scores equal, 3 non-finite, 4 no convergence).
 //   /pss_scores/scores (only with --keep-scores): the permuted scores, flat int32, row r of
 //     /pss owning elements [r * n_perm, (r + 1) * n_perm) in permutation order k = 0..N-1.
-// The workers stage the rows in run files (src/workloads/tile_row_runs.hpp), merged into /pss
+// The workers stage the rows in run files (src/workloads/tile_runs.hpp), merged into /pss
 // (and /pss_scores) by (query, target) when the run completes: an unfinished file has none.
 #include <cstdint>
 #include <memory>
@@ -46,10 +46,8 @@ class PssResultFile {
   std::unique_ptr<Impl> impl_;
 };
 
-// /pss's columns (and with keep_scores /pss_scores/scores, `permutations` a row) as run
-// records hold them (io/row_runs.hpp), keyed by (query, target).
-RowSchema pss_row_schema(uint32_t permutations, bool keep_scores);
-// The rows packed for that schema (throws hpc::Error when a row lacks its permuted scores).
-std::string pack_pss_rows(const std::vector<PssPairResult>& rows, uint32_t permutations, bool keep_scores);
+// /pss's columns (and with keep_scores /pss_scores/scores, `permutations` a row) and how a pair
+// fills them (io/row_runs.hpp), keyed by (query, target).
+RowFields<PssPairResult> pss_row_fields(uint32_t permutations, bool keep_scores);
 
 }  // namespace hpc

@@ -205,7 +205,7 @@ class AllVsAllWorker : public TileWorker {
   const AllVsAllJob& job_;
   const AllVsAllOptions& opt_;
   std::unique_ptr<AllVsAllEngine> engine_;
-  TileRunWriter runs_;  // the tile's rows, sorted into this worker's run file
+  TileRunWriter<HitRecords> runs_;  // the tile's rows, sorted into this worker's run file
   ScoreStats stats_;    // local mode's bits and E-value factor per score
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
 };
@@ -213,14 +213,14 @@ class AllVsAllWorker : public TileWorker {
 // A tile's worker bytes: its engine times, then its run's place or its rows (tile_runs.hpp).
 struct TileResult {
   TileTimes times;
-  TileRun rows;
+  TileRun<HitRecords> rows;
 };
 TileResult decode_result(const std::string& bytes) {
   WireReader rd(bytes);
   TileResult t;
   t.times.score_seconds = rd.get<double>();
   t.times.align_seconds = rd.get<double>();
-  t.rows = TileRun::get(rd);
+  t.rows = TileRun<HitRecords>::get(rd);
   t.times.stage_seconds = t.rows.stage_seconds;
   return t;
 }
@@ -381,7 +381,7 @@ class AllVsAllRun : public TiledWorkload {
     release_free_heap();  // the workers' freed tile buffers
     if (opt_.run.verbose)
       std::fprintf(stderr, "hpcalign: peak resident memory before the final merge %ld MiB\n", peak_resident_mib());
-    rows_ = runs_.finish(*out_, {}, opt_.run.verbose);  // the staged runs, merged into /hits
+    rows_ = merge_tile_runs(runs_, *out_, {}, opt_.run.verbose);  // the staged runs, merged into /hits
   }
 
   void summary() override {
@@ -393,7 +393,7 @@ class AllVsAllRun : public TiledWorkload {
   const AllVsAllOptions& opt_;
   AllVsAllJob job_;
   std::unique_ptr<ResultFile> out_;
-  TileRuns runs_;  // every finished tile's, in the workers' run files
+  TileRuns<HitRecords> runs_;  // every finished tile's, in the workers' run files
   uint64_t total_cells_ = 0, total_pairs_ = 0, rows_ = 0;
   TileTimes summed_;  // over this run's tiles
 };

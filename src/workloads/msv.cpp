@@ -17,7 +17,6 @@
 #include "src/hmm/filter_pipeline.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/hmm_inputs.hpp"
-#include "src/workloads/tile_row_runs.hpp"
 #include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -25,23 +24,17 @@ namespace hpc {
 namespace {
 
 // What a tile sends back: the counters of each of its models, and its rows (staged by the
-// worker: src/workloads/tile_row_runs.hpp).
+// worker: src/workloads/tile_runs.hpp).
 struct TileResult {
   std::vector<MsvModelCounts> counts;
-  TileRows rows;
+  TileRun<RowSchema> rows;
 };
 
-std::string encode(uint32_t tile, const MsvTileResult& r, TileRowWriter& runs) {
-  std::vector<MsvRow> rows;
-  rows.reserve(r.pairs.size());
-  for (const MsvPair& p : r.pairs) {
-    const hmm::PairResult& q = p.result;
-    rows.push_back({p.model, p.target, q.msv_bits, q.msv_pvalue, uint8_t(q.bias_pass), q.vit_bits, q.vit_pvalue,
-                    uint8_t(q.passed)});
-  }
+std::string encode(uint32_t tile, const MsvTileResult& r, TileRunWriter<RowSchema>& runs) {
   WireWriter w;
   w.put_vector(r.counts);
-  runs.put(w, tile, pack_msv_rows(rows));
+  std::string packed = msv_row_fields().pack(r.pairs);
+  runs.put(w, tile, packed);
   return w.take();
 }
 
@@ -49,7 +42,7 @@ TileResult decode(const std::string& bytes) {
   WireReader rd(bytes);
   TileResult r;
   r.counts = rd.get_vector<MsvModelCounts>();
-  r.rows = TileRows::get(rd);
+  r.rows = TileRun<RowSchema>::get(rd);
   return r;
 }
 
@@ -66,13 +59,13 @@ class MsvWorker : public TileWorker {
  public:
   // `out_path`, `worker`: where the worker stages its tiles' rows.
   MsvWorker(std::unique_ptr<MsvEngine> engine, const std::string& out_path, int worker)
-      : engine_(std::move(engine)), runs_(out_path, worker, msv_row_schema()) {}
+      : engine_(std::move(engine)), runs_(out_path, worker, msv_row_fields().schema()) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
   std::string run(const Tile& tile) override { return encode(tile.id, run_msv_tile(*engine_, tile), runs_); }
 
  private:
   std::unique_ptr<MsvEngine> engine_;
-  TileRowWriter runs_;
+  TileRunWriter<RowSchema> runs_;
 };
 
 // Everything that changes the results (content fingerprints, not paths).
@@ -145,7 +138,7 @@ void load_job(const MsvOptions& opt, MsvJob& job) {
 // msv on the tiled-run driver (src/workloads/tiled_run.hpp).
 class MsvRun : public TiledWorkload {
  public:
-  explicit MsvRun(const MsvOptions& opt) : opt_(opt), runs_(opt.run.out_path, msv_row_schema()) {}
+  explicit MsvRun(const MsvOptions& opt) : opt_(opt), runs_(opt.run.out_path, msv_row_fields().schema()) {}
   std::string name() const override { return "msv"; }
   void load() override {
     load_job(opt_, job_);
@@ -194,7 +187,7 @@ class MsvRun : public TiledWorkload {
 
   // The master keeps only each tile's counters and run place: the workers staged the rows.
   void store(uint32_t tile_id, const std::string& bytes, bool) override {
-    const TileResult r = decode(bytes);
+    TileResult r = decode(bytes);
     runs_.store(tile_id, r.rows);
     for (const MsvModelCounts& c : r.counts) totals_.at(c.model).add(c);
   }
@@ -214,7 +207,7 @@ class MsvRun : public TiledWorkload {
       std::cerr << "hpcalign: msv: filter phase " << filter_s << " s, " << cells << " MSV cells (sum M x residues), "
                 << cells / std::max(filter_s, 1e-9) / 1e12 << " TCUPS\n";
     const auto write_start = std::chrono::steady_clock::now();
-    runs_.merge_into(*out_);
+    merge_tile_runs(runs_, *out_);
     std::vector<uint32_t> model_idx;
     std::vector<uint64_t> n, a, b, c;
     for (uint32_t m = 0; m < totals_.size(); ++m) {
@@ -246,7 +239,7 @@ class MsvRun : public TiledWorkload {
   MsvJob job_;
   std::unique_ptr<h5::File> out_;
   std::vector<MsvModelCounts> totals_;
-  TileRowRuns runs_;  // every finished tile's, in the workers' run files
+  TileRuns<RowSchema> runs_;  // every finished tile's, in the workers' run files
 };
 
 }  // namespace

@@ -5,29 +5,18 @@
 #include "src/workloads/hmm_inputs.hpp"
 
 namespace hpc {
-namespace {
-
-const RowSchema kSchema{{{"msv/model", RowType::kU32},
-                         {"msv/target", RowType::kU32},
-                         {"msv/msv_bits", RowType::kF32},
-                         {"msv/msv_pvalue", RowType::kF64},
-                         {"msv/bias_pass", RowType::kU8},
-                         {"msv/vit_bits", RowType::kF32},
-                         {"msv/vit_pvalue", RowType::kF64},
-                         {"msv/passed", RowType::kU8}}};
-
-}  // namespace
-
-RowSchema msv_row_schema() { return kSchema; }
-
-std::string pack_msv_rows(const std::vector<MsvRow>& rows) {
-  WireWriter w;
-  w.reserve(rows.size() * kSchema.row_bytes());
-  for (const MsvRow& r : rows) {
-    w.put(r.model), w.put(r.target), w.put(r.msv_bits), w.put(r.msv_pvalue);
-    w.put(r.bias_pass), w.put(r.vit_bits), w.put(r.vit_pvalue), w.put(r.passed);
-  }
-  return w.take();
+const RowFields<MsvPair>& msv_row_fields() {
+  using P = const MsvPair&;
+  static const RowFields<MsvPair> fields = RowFields<MsvPair>()
+      .add("msv/model", [](P p) { return p.model; })
+      .add("msv/target", [](P p) { return p.target; })
+      .add("msv/msv_bits", [](P p) { return p.result.msv_bits; })
+      .add("msv/msv_pvalue", [](P p) { return p.result.msv_pvalue; })
+      .add("msv/bias_pass", [](P p) { return uint8_t(p.result.bias_pass); })
+      .add("msv/vit_bits", [](P p) { return p.result.vit_bits; })
+      .add("msv/vit_pvalue", [](P p) { return p.result.vit_pvalue; })
+      .add("msv/passed", [](P p) { return uint8_t(p.result.passed); });
+  return fields;
 }
 
 void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<HmmModel>& models,
@@ -43,7 +32,7 @@ void create_msv_output(h5::File& f, const MsvOptions& opt, const std::vector<Hmm
   h5::set_attribute(f, "", "stages", hmm::stages_name(stages));
   h5::set_attribute(f, "", "all_pairs", int64_t(opt.all_pairs));
   write_models_and_targets(f, models, targets);
-  create_row_columns(f, kSchema, 0);  // replaced by the merged rows when the run completes
+  create_row_columns(f, msv_row_fields().schema(), 0);  // replaced by the merged rows when the run completes
   f.flush();
 }
 

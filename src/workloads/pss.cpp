@@ -18,7 +18,6 @@
 #include "src/core/wire.hpp"
 #include "src/plan/pss_plan.hpp"
 #include "src/pss/pss_output.hpp"
-#include "src/workloads/tile_row_runs.hpp"
 #include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -87,11 +86,11 @@ struct PssTileTimes {
 };
 
 // What a tile sends back: its times, its pairs without a Gumbel fit (the summary's warning) and
-// its rows (staged by the worker: src/workloads/tile_row_runs.hpp).
+// its rows (staged by the worker: src/workloads/tile_runs.hpp).
 struct TileResult {
   PssTileTimes times;
   uint64_t failed_fits = 0;
-  TileRows rows;
+  TileRun<RowSchema> rows;
 };
 
 TileResult decode_result(const std::string& bytes) {
@@ -100,7 +99,7 @@ TileResult decode_result(const std::string& bytes) {
   t.times.tile_seconds = rd.get<double>();
   t.times.kernel_seconds = rd.get<double>();
   t.failed_fits = rd.get<uint64_t>();
-  t.rows = TileRows::get(rd);
+  t.rows = TileRun<RowSchema>::get(rd);
   return t;
 }
 
@@ -108,11 +107,11 @@ TileResult decode_result(const std::string& bytes) {
 // threads fitting the Gumbels.
 class PssWorker : public TileWorker {
  public:
-  // `opt`: the rows' schema and the output, next to which worker `worker` stages its tiles' rows.
+  // `opt`: the rows' columns and the output, next to which worker `worker` stages its tiles' rows.
   PssWorker(std::unique_ptr<PssEngine> engine, const PssOptions& opt, int worker)
       : engine_(std::move(engine)),
-        opt_(opt),
-        runs_(opt.run.out_path, worker, pss_row_schema(opt.permutations, opt.keep_scores)) {}
+        fields_(pss_row_fields(opt.permutations, opt.keep_scores)),
+        runs_(opt.run.out_path, worker, fields_.schema()) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
   // A tile that does not fit the device throws hpc::OutOfMemory: the driver splits it.
   std::string run(const Tile& tile) override {
@@ -129,14 +128,15 @@ class PssWorker : public TileWorker {
     w.put(times.tile_seconds);
     w.put(times.kernel_seconds);
     w.put(failed);
-    runs_.put(w, tile.id, pack_pss_rows(rows, opt_.permutations, opt_.keep_scores));
+    std::string packed = fields_.pack(rows);
+    runs_.put(w, tile.id, packed);
     return w.take();
   }
 
  private:
   std::unique_ptr<PssEngine> engine_;
-  const PssOptions& opt_;
-  TileRowWriter runs_;
+  RowFields<PssPairResult> fields_;
+  TileRunWriter<RowSchema> runs_;
 };
 
 // Everything that changes the results (content fingerprints, not paths). The query batch
@@ -166,7 +166,7 @@ std::vector<checkpoint::RunParameter> run_parameters(const PssOptions& opt, cons
 class PssRun : public TiledWorkload {
  public:
   explicit PssRun(const PssOptions& opt)
-      : opt_(opt), runs_(opt.run.out_path, pss_row_schema(opt.permutations, opt.keep_scores)) {}
+      : opt_(opt), runs_(opt.run.out_path, pss_row_fields(opt.permutations, opt.keep_scores).schema()) {}
   std::string name() const override { return "pss"; }
   void load() override { load_job(opt_, job_); }
   // Local GPU run: four workers per GPU, the host threads shared among them for the fits.
@@ -233,7 +233,7 @@ class PssRun : public TiledWorkload {
 
   // The master keeps only each tile's run place: the workers staged the rows themselves.
   void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
-    const TileResult t = decode_result(bytes);
+    TileResult t = decode_result(bytes);
     runs_.store(tile_id, t.rows);
     failed_fits_ += t.failed_fits;
     if (!replayed) {  // a replayed tile's times were the earlier run's
@@ -267,7 +267,7 @@ class PssRun : public TiledWorkload {
                      summed_.kernel_seconds, gcups(summed_.kernel_seconds));
       std::fprintf(stderr, "\n");
     }
-    runs_.merge_into(out_->h5_file());  // sorted by (query, target)
+    merge_tile_runs(runs_, out_->h5_file());  // sorted by (query, target)
     out_->finish(opt_.keep_scores);
     runs_.remove();
   }
@@ -285,7 +285,7 @@ class PssRun : public TiledWorkload {
   const PssOptions& opt_;
   PssJob job_;
   std::unique_ptr<PssResultFile> out_;
-  TileRowRuns runs_;  // every finished tile's, in the workers' run files
+  TileRuns<RowSchema> runs_;  // every finished tile's, in the workers' run files
   uint64_t failed_fits_ = 0;
   uint64_t score_cells_ = 0;
   PssTileTimes summed_;  // over this run's tiles

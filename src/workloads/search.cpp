@@ -37,7 +37,7 @@ struct TileTimes {
 // A tile's worker bytes: its times, then its rows' run place or the rows (tile_runs.hpp).
 struct TileResult {
   TileTimes times;
-  TileRun rows;
+  TileRun<HitRecords> rows;
 };
 TileResult decode_result(const std::string& bytes) {
   WireReader r(bytes);
@@ -45,7 +45,7 @@ TileResult decode_result(const std::string& bytes) {
   t.times.search = r.get<double>();
   t.times.align = r.get<double>();
   t.times.rescore = r.get<double>();
-  t.rows = TileRun::get(r);
+  t.rows = TileRun<HitRecords>::get(r);
   t.times.stage = t.rows.stage_seconds;
   return t;
 }
@@ -184,7 +184,7 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<SearchBackend> backend_;
   std::unique_ptr<QueryCalibration> calibration_;
   std::unique_ptr<HitRescorer> rescorer_;
-  TileRunWriter runs_;
+  TileRunWriter<HitRecords> runs_;
   size_t threads_;
 };
 
@@ -326,7 +326,7 @@ class SearchRun : public TiledWorkload {
     MergeRules rules;
     rules.max_per_query = opt_.max_hits;
     rules.max_evalue = opt_.max_evalue;
-    rows_ = runs_.finish(*out_, rules, opt_.run.verbose);
+    rows_ = merge_tile_runs(runs_, *out_, rules, opt_.run.verbose);
   }
 
   void summary() override {
@@ -339,7 +339,7 @@ class SearchRun : public TiledWorkload {
   const SearchOptions& opt_;
   SearchJob job_;
   std::unique_ptr<ResultFile> out_;
-  TileRuns runs_;     // every finished tile's, in the workers' run files
+  TileRuns<HitRecords> runs_;     // every finished tile's, in the workers' run files
   TileTimes summed_;  // over this run's tiles
   uint64_t rows_ = 0;
 };

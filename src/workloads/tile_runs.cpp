@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <type_traits>
 
 #include "io/result_file.hpp"
 #include "src/core/error.hpp"
@@ -14,7 +15,13 @@
 namespace hpc {
 namespace {
 
-enum TileRows : uint8_t { kInRunFile = 'R', kInline = 'H' };
+enum TileRowsKind : uint8_t { kInRunFile = 'R', kInline = 'I' };
+
+// Rows that came inline, as the wire carries them.
+void put_rows(WireWriter& w, const std::vector<Hit>& hits) { put_hits(w, hits); }
+void put_rows(WireWriter& w, const std::string& packed) { w.put(packed); }
+void get_rows(WireReader& r, std::vector<Hit>& hits) { hits = get_hits(r); }
+void get_rows(WireReader& r, std::string& packed) { packed = r.get_string(); }
 
 // CPU seconds (user + system) of this process: --verbose shows what the final merge cost on
 // shared cores, where walls are loose.
@@ -26,69 +33,90 @@ double process_cpu_seconds() {
 
 }  // namespace
 
-checkpoint::RunParameter tile_rows_parameter() { return {"tile_rows", "worker run files"}; }
+checkpoint::RunParameter tile_rows_parameter() { return {"tile_rows", "worker run files, places v2"}; }
 
-TileRunWriter::TileRunWriter(const std::string& out_path, int worker)
-    : run_dir_(run_directory_for(out_path)), file_(run_dir_, "w" + std::to_string(worker)) {}
+template <class Records>
+TileRunWriter<Records>::TileRunWriter(const std::string& out_path, int worker, Records records)
+    : records_(std::move(records)), run_dir_(run_directory_for(out_path)), file_(run_dir_, "w" + std::to_string(worker)) {}
 
-void TileRunWriter::put(WireWriter& w, uint32_t tile, std::vector<Hit>& rows, const CigarBuffer* cigars) {
+template <class Records>
+void TileRunWriter<Records>::put(WireWriter& w, uint32_t tile, typename Records::Rows& rows, const CigarBuffer* cigars) {
   // The master creates the directory before it hands out the first tile.
   if (!sees_run_dir_) sees_run_dir_ = std::filesystem::is_directory(run_dir_);
   if (*sees_run_dir_) {
     const auto t0 = std::chrono::steady_clock::now();
-    const StagedRun run = file_.write(tile, rows, cigars);
+    StagedRun run;
+    if constexpr (std::is_same_v<Records, HitRecords>)
+      run = records_.write(file_, tile, rows, cigars);
+    else
+      run = records_.write(file_, tile, rows);
     w.put(seconds_since(t0));
     w.put<uint8_t>(kInRunFile);
     run.put(w);
   } else {
     w.put(0.0);
     w.put<uint8_t>(kInline);
-    if (cigars)
-      for (size_t k = 0; k < rows.size(); ++k) rows[k].aln.cigar.assign(cigars->at(k));
-    put_hits(w, rows);
+    if constexpr (std::is_same_v<Records, HitRecords>)
+      if (cigars)
+        for (size_t k = 0; k < rows.size(); ++k) rows[k].aln.cigar.assign(cigars->at(k));
+    put_rows(w, rows);
   }
 }
 
-TileRun TileRun::get(WireReader& r) {
+template <class Records>
+TileRun<Records> TileRun<Records>::get(WireReader& r) {
   TileRun t;
   t.stage_seconds = r.get<double>();
   const uint8_t kind = r.get<uint8_t>();
   if (kind == kInRunFile)
     t.run = StagedRun::get(r);
   else if (kind == kInline)
-    t.inline_rows = true, t.rows = get_hits(r);
+    t.inline_rows = true, get_rows(r, t.rows);
   else
     throw Error("internal: a tile result of unknown kind " + std::to_string(int(kind)));
   return t;
 }
 
-void TileRuns::store(uint32_t tile_id, TileRun& t) {
-  if (t.inline_rows) {
-    if (!master_file_) master_file_ = std::make_unique<RunFileWriter>(run_dir_, "master");
-    t.run = master_file_->write(tile_id, t.rows);
-  }
+template <class Records>
+TileRuns<Records>::TileRuns(const std::string& out_path, Records records)
+    : records_(std::move(records)), run_dir_(run_directory_for(out_path)), master_file_(run_dir_, "master") {}
+
+template <class Records>
+void TileRuns<Records>::store(uint32_t tile_id, TileRun<Records>& t) {
+  if (t.inline_rows) t.run = records_.write(master_file_, tile_id, t.rows);
   runs_.push_back(std::move(t.run));
+  rows_ += runs_.back().rows;
 }
 
-uint64_t TileRuns::finish(ResultFile& out, const MergeRules& rules, bool verbose) {
+template class TileRunWriter<HitRecords>;
+template struct TileRun<HitRecords>;
+template class TileRuns<HitRecords>;
+template class TileRunWriter<RowSchema>;
+template struct TileRun<RowSchema>;
+template class TileRuns<RowSchema>;
+
+uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, const MergeRules& rules, bool verbose) {
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu_before = process_cpu_seconds();
   MergeTimes stages;
   MergeRules timed = rules;
   if (!timed.times) timed.times = &stages;
-  master_file_.reset();
-  const uint64_t rows = out.finish_merged(RunFiles(run_dir_, runs_), timed);
-  remove_run_directory(run_dir_);
+  const uint64_t rows = out.finish_merged(RunFiles(runs.directory(), runs.runs()), timed);
+  runs.remove();
   if (verbose) {
     const MergeTimes& t = *timed.times;
     std::fprintf(stderr,
                  "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU); stages, "
                  "overlapping: counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing "
                  "%.3f s, the merging thread waited %.3f s\n",
-                 runs_.size(), seconds_since(t0), process_cpu_seconds() - cpu_before, t.count, t.read, t.merge,
+                 runs.runs().size(), seconds_since(t0), process_cpu_seconds() - cpu_before, t.count, t.read, t.merge,
                  t.deflate, t.store, t.waited);
   }
   return rows;
+}
+
+uint64_t merge_tile_runs(const TileRuns<RowSchema>& runs, h5::File& out) {
+  return merge_row_runs(runs.directory(), runs.runs(), runs.records(), out);
 }
 
 }  // namespace hpc

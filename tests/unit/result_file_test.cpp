@@ -618,17 +618,17 @@ TEST(RunFiles, WorkersStagingConcurrentlyMergeToOneSort) {
   std::vector<std::thread> pool;
   for (size_t w = 0; w < kWorkers; ++w)
     pool.emplace_back([&, w] {
-      RunFileWriter writer(dir, "w" + std::to_string(w));
+      RecordFile writer(dir, "w" + std::to_string(w));
       for (size_t k = w * kTile; k < hits.size(); k += kWorkers * kTile) {
         std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
-        runs[w].push_back(writer.write(uint32_t(k / kTile), tile));
+        runs[w].push_back(HitRecords().write(writer, uint32_t(k / kTile), tile));
       }
     });
   for (auto& t : pool) t.join();
   std::vector<StagedRun> all;
   for (auto& r : runs) all.insert(all.end(), r.begin(), r.end());
   ASSERT_EQ(all.size(), (hits.size() + kTile - 1) / kTile);
-  for (const StagedRun& r : all) EXPECT_TRUE(is_whole(dir, r)) << r.file << " @" << r.offset;
+  for (const StagedRun& r : all) EXPECT_TRUE(HitRecords().is_whole(dir, r)) << r.file << " @" << r.offset;
   std::vector<Hit> sorted = hits;
   std::sort(sorted.begin(), sorted.end(), hit_order);
   for (const uint64_t segment : {uint64_t(300), uint64_t(5000), uint64_t(1) << 20}) {
@@ -674,12 +674,12 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   std::vector<StagedRun> runs;
   std::vector<Hit> in_run_order;
   {
-    RunFileWriter writer(dir, "w0");
+    RecordFile writer(dir, "w0");
     for (size_t k = 0; k < hits.size(); k += kTile) {
       std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
       std::sort(tile.begin(), tile.end(), hit_order);
       in_run_order.insert(in_run_order.end(), tile.begin(), tile.end());
-      runs.push_back(writer.write(uint32_t(k / kTile), tile));
+      runs.push_back(HitRecords().write(writer, uint32_t(k / kTile), tile));
     }
   }
   std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
@@ -724,8 +724,11 @@ TEST(RunFiles, CigarsFromOneBufferStageTheSameRecord) {
     cigars.set(k, flat[k].aln.cigar);
     flat[k].aln.cigar = "junk the writer must not read";
   }
-  RunFileWriter(dir, "w0").write(4, own);
-  RunFileWriter(dir, "w1").write(4, flat, &cigars);
+  {
+    RecordFile w0(dir, "w0"), w1(dir, "w1");
+    HitRecords().write(w0, 4, own);
+    HitRecords().write(w1, 4, flat, &cigars);
+  }
   const auto bytes = [&](const std::string& name) {
     std::ifstream in(dir + "/" + name, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -745,29 +748,29 @@ TEST(RunFiles, LaterSessionsAppendAndCutRecordsAreNotWhole) {
   const std::vector<Hit> hits = random_hits(3000, 5);
   StagedRun first, second;
   {
-    RunFileWriter w(dir, "w0");
+    RecordFile w(dir, "w0");
     std::vector<Hit> tile(hits.begin(), hits.begin() + 1000);
-    first = w.write(3, tile);
+    first = HitRecords().write(w, 3, tile);
   }
   {  // a kill in the middle of the next record
     std::ofstream torn(dir + "/w0", std::ios::binary | std::ios::app);
     torn << "HPR1 torn";
   }
   {
-    RunFileWriter w(dir, "w0");
+    RecordFile w(dir, "w0");
     std::vector<Hit> tile(hits.begin() + 1000, hits.end());
-    second = w.write(8, tile);
+    second = HitRecords().write(w, 8, tile);
   }
   EXPECT_EQ(first.offset, 0u);
   EXPECT_GT(second.offset, first.offset);
-  EXPECT_TRUE(is_whole(dir, first));
-  EXPECT_TRUE(is_whole(dir, second));
+  EXPECT_TRUE(HitRecords().is_whole(dir, first));
+  EXPECT_TRUE(HitRecords().is_whole(dir, second));
   StagedRun wrong = second;
   wrong.tile = 9;
-  EXPECT_FALSE(is_whole(dir, wrong));
+  EXPECT_FALSE(HitRecords().is_whole(dir, wrong));
   wrong = first;
   wrong.offset = 1;
-  EXPECT_FALSE(is_whole(dir, wrong));
+  EXPECT_FALSE(HitRecords().is_whole(dir, wrong));
   std::vector<Hit> sorted = hits;
   std::sort(sorted.begin(), sorted.end(), hit_order);
   const std::string out = temp_path("sessions_merged.h5");
@@ -779,13 +782,13 @@ TEST(RunFiles, LaterSessionsAppendAndCutRecordsAreNotWhole) {
   // The file cut inside the second record (a node that crashed before the page cache reached
   // the disk): that record is no longer whole, the first still is.
   std::filesystem::resize_file(dir + "/w0", second.offset + 100);
-  EXPECT_TRUE(is_whole(dir, first));
-  EXPECT_FALSE(is_whole(dir, second));
+  EXPECT_TRUE(HitRecords().is_whole(dir, first));
+  EXPECT_FALSE(HitRecords().is_whole(dir, second));
   // A new run empties the directory of run files, and only of them: a file of another name
   // (not ours) stays, and so does the directory then.
   std::ofstream(dir + "/notes.txt") << "not a run file";
   prepare_run_directory(dir, true);
-  EXPECT_FALSE(is_whole(dir, first));
+  EXPECT_FALSE(HitRecords().is_whole(dir, first));
   EXPECT_FALSE(std::filesystem::exists(dir + "/w0"));
   remove_run_directory(dir);
   EXPECT_TRUE(std::filesystem::exists(dir + "/notes.txt"));

@@ -28,20 +28,15 @@ struct Row {
   std::vector<int32_t> scores;  // three a row
 };
 
-const RowSchema kSchema{{{"t/a", RowType::kU32},
-                         {"t/b", RowType::kU32},
-                         {"t/x", RowType::kF64},
-                         {"t/flag", RowType::kU8},
-                         {"u/scores", RowType::kI32, 3}}};
+const RowFields<Row> kFields = RowFields<Row>()
+                                   .add("t/a", [](const Row& r) { return r.a; })
+                                   .add("t/b", [](const Row& r) { return r.b; })
+                                   .add("t/x", [](const Row& r) { return r.x; })
+                                   .add("t/flag", [](const Row& r) { return r.flag; })
+                                   .add_values("u/scores", 3, [](const Row& r) -> const auto& { return r.scores; });
+const RowSchema& kSchema = kFields.schema();
 
-std::string pack(const std::vector<Row>& rows) {
-  WireWriter w;
-  for (const Row& r : rows) {
-    w.put(r.a), w.put(r.b), w.put(r.x), w.put(r.flag);
-    for (int32_t s : r.scores) w.put(s);
-  }
-  return w.take();
-}
+std::string pack(const std::vector<Row>& rows) { return kFields.pack(rows); }
 
 // n rows of distinct keys, in random order.
 std::vector<Row> random_rows(size_t n, unsigned seed) {
@@ -85,20 +80,20 @@ TEST(RowRuns, WorkersRunsMergeToOneSortByKey) {
   prepare_run_directory(dir, true);
   const std::vector<Row> rows = random_rows(150000, 3);
   const size_t sizes[] = {0, 1, 17, 5000, 100000};  // the rest in tiles of 9000
-  std::vector<RowRun> runs;
+  std::vector<StagedRun> runs;
   {
-    std::vector<std::unique_ptr<RowRunWriter>> writers;
-    for (int w = 0; w < 3; ++w) writers.push_back(std::make_unique<RowRunWriter>(dir, "w" + std::to_string(w), kSchema));
+    std::vector<std::unique_ptr<RecordFile>> writers;
+    for (int w = 0; w < 3; ++w) writers.push_back(std::make_unique<RecordFile>(dir, "w" + std::to_string(w)));
     size_t at = 0;
     for (uint32_t tile = 0; at < rows.size(); ++tile) {
       const size_t n = std::min(rows.size() - at, tile < 5 ? sizes[tile] : size_t(9000));
       const std::vector<Row> part(rows.begin() + at, rows.begin() + at + n);
-      runs.push_back(writers[tile % 3]->write(tile, pack(part)));
+      runs.push_back(kSchema.write(*writers[tile % 3], tile, pack(part)));
       EXPECT_EQ(runs.back().rows, n);
       at += n;
     }
   }
-  for (const RowRun& r : runs) EXPECT_TRUE(is_whole(dir, r, kSchema)) << r.file << " @" << r.offset;
+  for (const StagedRun& r : runs) EXPECT_TRUE(kSchema.is_whole(dir, r)) << r.file << " @" << r.offset;
   const std::string out = temp_path("rows_merged.h5");
   {
     h5::File to(out, h5::Mode::kCreate);
@@ -116,17 +111,23 @@ TEST(RowRuns, LaterSessionsAppendAndCutRecordsAreNotWhole) {
   const std::string dir = temp_path("rows_sessions.h5.runs");
   prepare_run_directory(dir, true);
   const std::vector<Row> rows = random_rows(3000, 5);
-  RowRun first, second;
-  first = RowRunWriter(dir, "w0", kSchema).write(3, pack({rows.begin(), rows.begin() + 1000}));
+  StagedRun first, second;
+  {
+    RecordFile session(dir, "w0");
+    first = kSchema.write(session, 3, pack({rows.begin(), rows.begin() + 1000}));
+  }
   std::ofstream(dir + "/w0", std::ios::binary | std::ios::app) << "HPT1 torn";
-  second = RowRunWriter(dir, "w0", kSchema).write(8, pack({rows.begin() + 1000, rows.end()}));
+  {
+    RecordFile session(dir, "w0");
+    second = kSchema.write(session, 8, pack({rows.begin() + 1000, rows.end()}));
+  }
   EXPECT_EQ(first.offset, 0u);
   EXPECT_GT(second.offset, first.offset);
-  EXPECT_TRUE(is_whole(dir, first, kSchema));
-  EXPECT_TRUE(is_whole(dir, second, kSchema));
-  RowRun wrong = second;
+  EXPECT_TRUE(kSchema.is_whole(dir, first));
+  EXPECT_TRUE(kSchema.is_whole(dir, second));
+  StagedRun wrong = second;
   wrong.tile = 9;
-  EXPECT_FALSE(is_whole(dir, wrong, kSchema));
+  EXPECT_FALSE(kSchema.is_whole(dir, wrong));
   const std::string out = temp_path("rows_sessions.h5");
   {
     h5::File to(out, h5::Mode::kCreate);
@@ -139,11 +140,12 @@ TEST(RowRuns, LaterSessionsAppendAndCutRecordsAreNotWhole) {
   }
   expect_sorted_table(out, rows);
   std::filesystem::resize_file(dir + "/w0", second.offset + 100);
-  EXPECT_TRUE(is_whole(dir, first, kSchema));
-  EXPECT_FALSE(is_whole(dir, second, kSchema));
-  EXPECT_NE(error_of([] { RowRunWriter(temp_path("rows_sessions.h5.runs"), "w1", kSchema).write(0, "odd"); })
-                .find("another schema"),
-            std::string::npos);
+  EXPECT_TRUE(kSchema.is_whole(dir, first));
+  EXPECT_FALSE(kSchema.is_whole(dir, second));
+  RecordFile other(dir, "w1");
+  EXPECT_NE(error_of([&] { kSchema.write(other, 0, "odd"); }).find("another schema"), std::string::npos);
+  // A row without its column's values is refused, not packed short.
+  EXPECT_NE(error_of([&] { pack({Row{1, 2, 0.5, 0, {7}}}); }).find("lacks its 3 values"), std::string::npos);
   remove_run_directory(dir);
 }
 
