@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 
 #include "io/tile_journal.hpp"
 #include "src/cli/commands.hpp"
@@ -15,15 +14,6 @@
 
 namespace hpc::cli {
 namespace {
-
-void write_text_file(const std::string& path, const std::string& text) {
-  write_then_rename(path, [&](const std::string& tmp) {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) throw Error("cannot write " + tmp);
-  });
-}
 
 // Without --h5 the driver's HDF5 file (and journal) live in a temporary file, removed at the end.
 std::string temporary_h5() {

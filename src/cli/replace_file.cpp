@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "src/core/error.hpp"
 
@@ -38,6 +39,15 @@ void write_then_rename(const std::string& path, const std::function<void(const s
     std::remove(tmp.c_str());
     throw Error("cannot rename " + tmp + " to " + target + ": " + why);
   }
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  write_then_rename(path, [&](const std::string& tmp) {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f) throw Error("cannot write " + tmp);
+  });
 }
 
 }  // namespace hpc::cli

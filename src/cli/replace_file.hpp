@@ -14,4 +14,7 @@ namespace hpc::cli {
 // link to a regular file keeps the link and replaces the file it points to.
 void write_then_rename(const std::string& path, const std::function<void(const std::string& tmp)>& write);
 
+// `text` as the whole file at `path`, by write_then_rename.
+void write_text_file(const std::string& path, const std::string& text);
+
 }  // namespace hpc::cli

@@ -14,20 +14,12 @@
 #include "src/core/error.hpp"
 #include "test_support.hpp"
 
+using hpc::cli::write_text_file;
 using hpc::cli::write_then_rename;
 using hpc::test::temp_path;
 namespace fs = std::filesystem;
 
 namespace {
-
-void write_text(const std::string& path, const std::string& text) {
-  write_then_rename(path, [&](const std::string& tmp) {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) throw hpc::Error("cannot write " + tmp);
-  });
-}
 
 std::string read_all(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -38,15 +30,15 @@ std::string read_all(const std::string& path) {
 
 TEST(ReplaceFile, ReplacesARegularFileWhole) {
   const std::string path = temp_path("replace_regular.txt");
-  write_text(path, "old contents that are longer\n");
-  write_text(path, "new\n");
+  write_text_file(path, "old contents that are longer\n");
+  write_text_file(path, "new\n");
   EXPECT_EQ(read_all(path), "new\n");
   EXPECT_FALSE(fs::exists(path + ".tmp." + std::to_string(::getpid())));
 }
 
 TEST(ReplaceFile, AFailedWriteLeavesTheOldFile) {
   const std::string path = temp_path("replace_failed.txt");
-  write_text(path, "kept\n");
+  write_text_file(path, "kept\n");
   EXPECT_THROW(write_then_rename(path, [](const std::string& tmp) {
                  std::ofstream(tmp) << "half";
                  throw hpc::Error("disk full");
@@ -57,7 +49,7 @@ TEST(ReplaceFile, AFailedWriteLeavesTheOldFile) {
 }
 
 TEST(ReplaceFile, DevNullStaysADevice) {
-  write_text("/dev/null", "discarded\n");
+  write_text_file("/dev/null", "discarded\n");
   struct stat st {};
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a character device";
@@ -68,7 +60,7 @@ TEST(ReplaceFile, AFifoIsWrittenInPlace) {
   fs::remove(path);
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
   auto reader = std::async(std::launch::async, [&] { return read_all(path); });
-  write_text(path, "through the pipe\n");
+  write_text_file(path, "through the pipe\n");
   EXPECT_EQ(reader.get(), "through the pipe\n");
   EXPECT_TRUE(fs::is_fifo(fs::symlink_status(path)));
   fs::remove(path);
@@ -77,10 +69,10 @@ TEST(ReplaceFile, AFifoIsWrittenInPlace) {
 TEST(ReplaceFile, ALinkKeepsPointingAtTheNewFile) {
   const std::string file = temp_path("replace_link_target.txt");
   const std::string link = temp_path("replace_link");
-  write_text(file, "old\n");
+  write_text_file(file, "old\n");
   fs::remove(link);
   fs::create_symlink(file, link);
-  write_text(link, "new\n");
+  write_text_file(link, "new\n");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(read_all(file), "new\n");
 }
