@@ -176,13 +176,18 @@ void HmmsearchGroup::add_to(po::options_description& opts) {
     ("seed", po::value(&seed_)->default_value(seed_), "random number seed of domain definition's sampling "
      "(hmmsearch's 0, an arbitrary seed, is refused: results would not repeat)")
     ("cpu", po::value(&cpu_), ("worker threads (" + prog + "'s name for --threads)").c_str());
-  // hmmsearch's own: hmmscan has no -A, and its --qformat (the query's format) is not offered.
+  // hmmsearch's own: hmmscan has no -A; the sequence file's format is --tformat in hmmsearch
+  // (the targets), --qformat in hmmscan (the queries).
   if (!o_.scan) {
     out.add_options()
       (",A", po::value(&o_.msa_path), "save the multiple alignment of all included domains to FILE (Stockholm, as "
        "hmmsearch writes it)");
     acc.add_options()
       ("tformat", po::value(&o_.tformat), "assert the target file's format: fasta (hmmsearch's other formats are not "
+       "read)");
+  } else {
+    acc.add_options()
+      ("qformat", po::value(&o_.tformat), "assert the query file's format: fasta (hmmscan's other formats are not "
        "read)");
   }
   add_filter_thresholds(acc, p.F1, p.F2);
@@ -221,17 +226,20 @@ bool echoed(const std::string& name, const po::variable_value& v) {
 
 }  // namespace
 
-// -A --acc --noali --textw --notextw --tformat, and the list of options given (the report's header).
+// -A --acc --noali --textw --notextw --tformat/--qformat, and the list of options given (the report's header).
 void HmmsearchGroup::apply_output_options(const po::variables_map& vm) {
   if (notextw_ && given(vm, "textw")) throw po::error("--notextw and --textw exclude each other");
   if (textw_ < 120) throw po::error("--textw must be >= 120");
   o_.style.textw = notextw_ ? 0 : textw_;
   o_.style.alignments = !noali_;
   if (!o_.tformat.empty()) {
+    const std::string option = o_.scan ? "--qformat" : "--tformat";
     std::string f = o_.tformat;
     for (char& c : f) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (!is_easel_format(f)) throw po::error("--tformat " + o_.tformat + ": not a recognized sequence file format");
-    if (f != "fasta") throw po::error("--tformat " + o_.tformat + ": only FASTA targets are read (--tformat fasta)");
+    if (!is_easel_format(f)) throw po::error(option + " " + o_.tformat + ": not a recognized sequence file format");
+    if (f != "fasta")
+      throw po::error(option + " " + o_.tformat + ": only FASTA " + (o_.scan ? "queries" : "targets") + " are read (" +
+                      option + " fasta)");
   }
   for (const auto& [name, value] : vm)
     if (echoed(name, value)) o_.options_given.insert(name);

@@ -68,7 +68,8 @@ class HmmsearchRun : public TiledWorkload {
     });
     try {
       if (!opt_.tformat.empty() && is_hdf5_file(opt_.db_path))
-        throw InputError(opt_.db_path, 0, "--tformat fasta given, but this is a makedb (HDF5) database");
+        throw InputError(opt_.db_path, 0, std::string(opt_.scan ? "--qformat" : "--tformat") +
+                                              " fasta given, but this is a makedb (HDF5) database");
       job_.db = load_database(opt_.db_path, ResidueRules::kHmmer);
     } catch (...) {
       models.get();

@@ -51,7 +51,7 @@ struct HmmsearchOptions {
   std::string tblout_path, domtblout_path, pfamtblout_path;
   std::string msa_path;                    // -A
   hmm::ReportStyle style;                  // --acc --noali --textw --notextw
-  std::string tformat;                     // --tformat (fasta only)
+  std::string tformat;                     // --tformat, hmmscan's --qformat (fasta only)
   std::set<std::string> options_given;     // options given, not at hmmsearch's default (-E, incT, ...): the header
   hmm::PipelineSettings pipeline;          // --F1 --F2 --F3 --nobias --nonull2 --max --seed
   hmm::ReportThresholds thresholds;        // -E -T --domE --domT --incE --incT --incdomE --incdomT --domZ

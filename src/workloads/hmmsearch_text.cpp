@@ -52,6 +52,7 @@ void write_option_lines(std::ostream& out, const HmmsearchOptions& o) {
   line("domZ", printf_string("# domain search space set to:      %.0f", t.domZ));
   line("seed", printf_string("# random number seed set to:       %u", p.seed));
   line("tformat", "# targ <seqfile> format asserted:  " + o.tformat);
+  line("qformat", "# input seqfile format asserted:   " + o.tformat);
   line("cpu", printf_string("# number of worker threads:        %d", o.run.threads));
 }
 

@@ -3,7 +3,7 @@
 # report (-o: per query the model hit list, domain tables, alignments, statistics), --tblout,
 # --domtblout and --pfamtblout identical (the lines hmmsearch_report.bash names aside), with
 # default thresholds and with each option hpcalign offers (the report's own: --acc, --noali,
-# --textw, --notextw); the same outputs from 2 MPI ranks and after a kill -9 and --resume; the
+# --textw, --notextw, --qformat); the same outputs from 2 MPI ranks and after a kill -9 and --resume; the
 # HDF5 result's groups; refusals (and hmmsearch's -A and --tformat, which hmmscan has not).
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
@@ -74,6 +74,7 @@ compare "--max" "$ALL" "$WORK/built.fa" --max
 compare "--seed 7" "$ALL" "$WORK/built.fa" --seed 7
 compare "--noali" "$ALL" "$D/globins45.fa" --noali
 compare "--acc" "$ALL" "$Q" --acc
+compare "--qformat fasta" "$ALL" "$Q" --qformat fasta
 grep -q '^>> PF[0-9]' "$WORK/theirs$compare_n/out" && pass "hmmscan --acc's report shows accessions" ||
   fail "hmmscan --acc's report shows no accession: the test does not cover it"
 compare "--textw 150" "$ALL" "$WORK/built.fa" --textw 150
@@ -122,5 +123,7 @@ for o in "-A $WORK/x.sto" "--tformat fasta"; do
   expect_error "hmmsearch's option $o not offered (hmmscan has none)" "unrecognised option" \
     "$HPCALIGN" hmmscan $o "$PFAM" "$D/globins45.fa"
 done
+expect_error "--qformat of a format not read" "only FASTA queries" "$HPCALIGN" hmmscan --qformat embl "$PFAM" "$D/globins45.fa"
+expect_error "--qformat of no format" "not a recognized" "$HPCALIGN" hmmscan --qformat nosuch "$PFAM" "$D/globins45.fa"
 expect_error "a missing sequence file" "nosuch.fa" "$HPCALIGN" hmmscan "$PFAM" "$WORK/nosuch.fa"
 finish
