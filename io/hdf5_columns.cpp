@@ -250,10 +250,6 @@ bool read_chunks_in_parallel(const Handle& dset, hsize_t n, std::vector<T>& out)
   });
 }
 
-// A contiguous, unfiltered dataset of T (write_contiguous_column) is read straight from the
-// file with pread on all cores, at the dataset's address: HDF5 copies it on one thread (~0.1 s
-// for 207M residues). False (the caller then uses H5Dread) for anything else, and for data too
-// small to gain.
 // Sizes a large buffer in transparent huge pages where the kernel gives them on request only
 // (madvise mode): 207M residues take ~100 page faults instead of ~50,000 (their load on an
 // H100 host's 16 cores: 0.17-0.22 s before, under 0.11 s after), and freeing them is quicker.
@@ -269,6 +265,10 @@ void resize_in_huge_pages(std::vector<T>& out, size_t n) {
   out.resize(n);
 }
 
+// A contiguous, unfiltered dataset of T (write_contiguous_column) is read straight from the
+// file with pread on all cores, at the dataset's address: HDF5 copies it on one thread (~0.1 s
+// for 207M residues). False (the caller then uses H5Dread) for anything else, and for data too
+// small to gain.
 template <class T>
 bool read_contiguous_in_parallel(const File& f, const Handle& dset, hsize_t n, std::vector<T>& out) {
   const size_t bytes = size_t(n) * sizeof(T);

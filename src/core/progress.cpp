@@ -58,10 +58,14 @@ void Progress::finish() {
                resumed_tiles_ ? (" (" + std::to_string(resumed_tiles_) + " tiles done before --resume)").c_str() : "");
 }
 
-void report_peak_memory() {
+long peak_resident_mib() {
   rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) == 0)
-    std::fprintf(stderr, "hpcalign: peak resident memory %ld MiB\n", long(usage.ru_maxrss / 1024));
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? long(usage.ru_maxrss / 1024) : -1;
+}
+
+void report_peak_memory() {
+  const long mib = peak_resident_mib();
+  if (mib >= 0) std::fprintf(stderr, "hpcalign: peak resident memory %ld MiB\n", mib);
 }
 
 }  // namespace hpc

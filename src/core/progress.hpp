@@ -35,8 +35,10 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
 
-// --verbose: "hpcalign: peak resident memory N MiB" (getrusage's maximum resident set size of
-// this process), the figure a run's memory bound is checked against.
+// getrusage's maximum resident set size of this process in MiB (-1: unknown).
+long peak_resident_mib();
+// --verbose: "hpcalign: peak resident memory N MiB" (peak_resident_mib), the figure a run's
+// memory bound is checked against.
 void report_peak_memory();
 
 }  // namespace hpc

@@ -1,7 +1,5 @@
 #include "src/workloads/allvsall.hpp"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <memory>
 #include <chrono>
@@ -19,6 +17,7 @@
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
 #include "src/core/free_heap.hpp"
+#include "src/core/progress.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
@@ -106,12 +105,6 @@ class ScoreStats {
   std::vector<Entry> entries_;
   Entry other_;
 };
-
-long peak_resident_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return long(u.ru_maxrss / 1024);
-}
 
 class AllVsAllWorker : public TileWorker {
  public:

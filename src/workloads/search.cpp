@@ -111,8 +111,8 @@ class SearchWorker : public TileWorker {
     auto t0 = std::chrono::steady_clock::now();
     // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone),
     // from the tile's own scores when they hold the whole sample.
-    const bool own_scores = calibration_ && calibration_->whole_database() && tile.part_begin == 0 &&
-                            tile.part_end == job_.db.seqs.size() && job_.setup.max_hits >= job_.db.seqs.size();
+    const bool own_scores = calibration_ && calibration_->whole_database() && calibration_->in_tile(tile) &&
+                            job_.setup.max_hits >= job_.db.seqs.size();
     // Else from the tile's scores of the sample when its partition holds the sample (no second
     // search), else from the calibration's own search of the sample.
     const bool sampled = calibration_ && !own_scores && calibration_->in_tile(tile);

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <type_traits>
 
 #include "io/result_file.hpp"
 #include "src/core/error.hpp"
@@ -17,9 +16,21 @@ namespace {
 
 enum TileRowsKind : uint8_t { kInRunFile = 'R', kInline = 'I' };
 
-// Rows that came inline, as the wire carries them.
-void put_rows(WireWriter& w, const std::vector<Hit>& hits) { put_hits(w, hits); }
-void put_rows(WireWriter& w, const std::string& packed) { w.put(packed); }
+// A record kind's rows into its run file (`cigars`: hits' CIGARs in an engine's buffer).
+StagedRun write_rows(const HitRecords& k, RecordFile& f, uint32_t tile, std::vector<Hit>& hits, const CigarBuffer* cigars) {
+  return k.write(f, tile, hits, cigars);
+}
+StagedRun write_rows(const RowSchema& k, RecordFile& f, uint32_t tile, const std::string& packed, const CigarBuffer*) {
+  return k.write(f, tile, packed);
+}
+
+// Rows that came inline, as the wire carries them (hits with their CIGARs as strings).
+void put_rows(WireWriter& w, std::vector<Hit>& hits, const CigarBuffer* cigars) {
+  if (cigars)
+    for (size_t k = 0; k < hits.size(); ++k) hits[k].aln.cigar.assign(cigars->at(k));
+  put_hits(w, hits);
+}
+void put_rows(WireWriter& w, const std::string& packed, const CigarBuffer*) { w.put(packed); }
 void get_rows(WireReader& r, std::vector<Hit>& hits) { hits = get_hits(r); }
 void get_rows(WireReader& r, std::string& packed) { packed = r.get_string(); }
 
@@ -45,21 +56,14 @@ void TileRunWriter<Records>::put(WireWriter& w, uint32_t tile, typename Records:
   if (!sees_run_dir_) sees_run_dir_ = std::filesystem::is_directory(run_dir_);
   if (*sees_run_dir_) {
     const auto t0 = std::chrono::steady_clock::now();
-    StagedRun run;
-    if constexpr (std::is_same_v<Records, HitRecords>)
-      run = records_.write(file_, tile, rows, cigars);
-    else
-      run = records_.write(file_, tile, rows);
+    const StagedRun run = write_rows(records_, file_, tile, rows, cigars);
     w.put(seconds_since(t0));
     w.put<uint8_t>(kInRunFile);
     run.put(w);
   } else {
     w.put(0.0);
     w.put<uint8_t>(kInline);
-    if constexpr (std::is_same_v<Records, HitRecords>)
-      if (cigars)
-        for (size_t k = 0; k < rows.size(); ++k) rows[k].aln.cigar.assign(cigars->at(k));
-    put_rows(w, rows);
+    put_rows(w, rows, cigars);
   }
 }
 
@@ -83,7 +87,7 @@ TileRuns<Records>::TileRuns(const std::string& out_path, Records records)
 
 template <class Records>
 void TileRuns<Records>::store(uint32_t tile_id, TileRun<Records>& t) {
-  if (t.inline_rows) t.run = records_.write(master_file_, tile_id, t.rows);
+  if (t.inline_rows) t.run = write_rows(records_, master_file_, tile_id, t.rows, nullptr);
   runs_.push_back(std::move(t.run));
   rows_ += runs_.back().rows;
 }
