@@ -53,34 +53,6 @@ std::vector<size_t> fill_order(const std::vector<uint32_t>& m, const std::vector
   return order;
 }
 
-// avsa_fill16's slots: fill_order's positions with each pair matched to the next of the same
-// group width and, for 32-lane pairs, the same passes and columns per lane (so both pairs of a
-// slot run one code path); a pair left alone gets an empty partner (kNoPartner). The groups
-// stay in fill order, and so do the slots within a group (by their second pair).
-constexpr size_t kNoPartner = SIZE_MAX;
-std::vector<size_t> fill_slots(const std::vector<size_t>& order, const std::vector<uint32_t>& n) {
-  std::vector<size_t> slots, pending;  // pending: by shape (passes and lane columns), the unmatched pair
-  slots.reserve(order.size() + 16);
-  const auto flush = [&] {
-    for (size_t& k : pending)
-      if (k != kNoPartner) slots.push_back(k), slots.push_back(kNoPartner), k = kNoPartner;
-  };
-  uint32_t rank = 0;
-  for (size_t k : order) {
-    if (cuda::avsa_group_rank(n[k]) != rank) flush(), rank = cuda::avsa_group_rank(n[k]);
-    const size_t shape = rank == 0 ? size_t(cuda::avsa_passes(n[k])) * 9 + cuda::avsa_lane_cols(n[k]) : 0;
-    if (shape >= pending.size()) pending.resize(shape + 1, kNoPartner);
-    if (pending[shape] == kNoPartner) {
-      pending[shape] = k;
-    } else {
-      slots.push_back(pending[shape]), slots.push_back(k);
-      pending[shape] = kNoPartner;
-    }
-  }
-  flush();
-  return slots;
-}
-
 class CudaAllVsAll : public AllVsAllEngine {
  public:
   CudaAllVsAll(int device, const AllVsAllSetup& setup)
@@ -310,53 +282,31 @@ class CudaAllVsAll : public AllVsAllEngine {
       qlen[k] = qview(p).length, tlen[k] = tview(p).length;
     }
     const std::vector<size_t> order = fill_order(qlen, tlen);  // positions in `which`
-    // Byte heights (about half the fill's work per cell) where the scores are known, two pairs
-    // a register (avsa_fill16) where they fit 16 bits.
+    // Byte heights (about half the fill's work per cell) where the scores are known.
     int trace = traceback ? cuda::kAvsaDirBits : cuda::kAvsaNoTrace;
     if (traceback && setup_.mode == AlignMode::Local && !known.empty() && heights_exact_) trace = cuda::kAvsaHeights;
-    int32_t max_known = 0;
-    if (trace == cuda::kAvsaHeights)
-      for (size_t k : which) max_known = std::max(max_known, known[k]);
-    const bool two = trace == cuda::kAvsaHeights && cuda::avsa_fill16_fits(max_known, setup_.gaps.open, setup_.gaps.extend);
-    const std::vector<size_t> seq = two ? fill_slots(order, tlen) : order;  // kNoPartner: an empty pair
-    const size_t step = two ? 2 : 1;  // pairs a launch takes together (a slot)
     // Launches of up to 16 waves of warps.
     const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
-    for (size_t begin = 0; begin < seq.size();) {
+    for (size_t begin = 0; begin < order.size();) {
       // Grow the launch while its bits, strips and op buffers fit.
       std::vector<AvsaPair> launch;
       cuda::AvsaFillShape shape;
       uint64_t words = 0, text = 0, strip = 0;
       size_t end = begin;
-      for (; end < seq.size() && launch.size() < max_pairs; end += step) {
-        uint64_t w = 0, c = 0;
-        uint32_t m = 0;
-        for (size_t u = end; u < end + step; ++u)
-          if (seq[u] != kNoPartner) {
-            w += cuda::avsa_trace_words(qlen[seq[u]], tlen[seq[u]], trace);
-            c += traceback ? cuda::avsa_cigar_bytes(qlen[seq[u]], tlen[seq[u]]) : 0;
-            m = std::max(m, qlen[seq[u]]);
-          }
-        const uint32_t n = tlen[seq[end]];
-        const uint64_t st = cuda::avsa_strip_entries(m, n);  // the slot's, at its first pair
+      for (; end < order.size() && launch.size() < max_pairs; ++end) {
+        const PairIndex& p = pairs[which[order[end]]];
+        const uint32_t m = qlen[order[end]], n = tlen[order[end]];
+        const uint64_t w = cuda::avsa_trace_words(m, n, trace);
+        const uint64_t c = traceback ? cuda::avsa_cigar_bytes(m, n) : 0;
+        const uint64_t st = cuda::avsa_strip_entries(m, n);
         // Bits, strips, and the CIGAR scratch and packed text (each bounded by c per pair).
         const uint64_t bytes = (words + w) * 4 + 2 * (text + c) + (strip + st) * sizeof(uint2) +
-                               (launch.size() + step) * (sizeof(AvsaPair) + sizeof(AvsaResult));
+                               (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
         if (!launch.empty() && bytes > launch_budget_) break;
-        for (size_t u = end; u < end + step; ++u) {
-          shape.add(n);
-          if (seq[u] == kNoPartner) {
-            launch.push_back({0, 0, 0, 0, words, text, strip, 0});
-            continue;
-          }
-          const size_t k = seq[u];
-          const PairIndex& p = pairs[which[k]];
-          launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], qlen[k], tlen[k], words,
-                            text, strip, known.empty() ? 0 : known[which[k]]});
-          words += cuda::avsa_trace_words(qlen[k], tlen[k], trace);
-          text += traceback ? cuda::avsa_cigar_bytes(qlen[k], tlen[k]) : 0;
-        }
-        strip += st;
+        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip,
+                          known.empty() ? 0 : known[which[order[end]]]});
+        shape.add(n);
+        words += w, text += c, strip += st;
       }
       const uint32_t np = uint32_t(launch.size());
       clock_.mark("device: launch lists");
@@ -372,13 +322,9 @@ class CudaAllVsAll : public AllVsAllEngine {
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
       clock_.mark("device: buffers");  // a growing buffer's cudaFree waits for the whole device
-      if (two)
-        cuda::launch_avsa_fill16(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
-                                 setup_.gaps.extend, bits_.get(), strip_.get(), results_.get(), stream_);
-      else
-        cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
-                               setup_.gaps.extend, kernel_mode(setup_.mode), trace, !known.empty(), bits_.get(),
-                               strip_.get(), results_.get(), stream_);
+      cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
+                             setup_.gaps.extend, kernel_mode(setup_.mode), trace, !known.empty(), bits_.get(),
+                             strip_.get(), results_.get(), stream_);
       synced_mark("device: fill kernel");
       if (traceback)
         cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), trace,
@@ -405,8 +351,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       }
       clock_.mark("device: copies");
       const uint64_t text_at = cigars ? cigars->append(host_text_.get(), text_bytes) : 0;
-      for (uint32_t k = 0; k < np; ++k)
-        if (seq[begin + k] != kNoPartner) done(which[seq[begin + k]], host_results_[k], text_at);
+      for (uint32_t k = 0; k < np; ++k) done(which[order[begin + k]], host_results_[k], text_at);
       clock_.mark("device: results");
       begin = end;
     }

@@ -2,7 +2,6 @@
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "kernels/cuda/allvsall_best.cuh"
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
 
@@ -25,6 +24,26 @@ constexpr uint32_t kNoPair = 0xFFFFFFFFu;
 template <int Mode>
 __device__ __forceinline__ int32_t border(uint32_t k, int32_t open, int32_t extend) {
   return Mode == kAvsaGlobal && k > 0 ? -(open + int32_t(k) * extend) : 0;
+}
+
+// End-cell candidates: the larger score wins, then the earlier cell in row-major order, which
+// is what reference.cpp's row-major scan with a strict '>' picks (tie rule 1).
+struct Best {
+  int32_t score;
+  uint32_t i, j;
+  __device__ bool beats(const Best& o) const {
+    return score != o.score ? score > o.score : i != o.i ? i < o.i : j < o.j;
+  }
+};
+
+// The best of a group's lanes (xor distances below G stay inside the aligned group).
+template <uint32_t G>
+__device__ Best group_best(Best b) {
+  for (uint32_t d = G / 2; d > 0; d >>= 1) {
+    Best o{__shfl_xor_sync(kFull, b.score, d), __shfl_xor_sync(kFull, b.i, d), __shfl_xor_sync(kFull, b.j, d)};
+    if (o.beats(b)) b = o;
+  }
+  return b;
 }
 
 // A cell's direction bits in avsa_fill's words (tie rule 2 as reference.cpp decides it): the

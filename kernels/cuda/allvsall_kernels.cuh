@@ -116,19 +116,6 @@ void launch_avsa_fill(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
                       const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, int mode,
                       int trace, bool known_scores, uint32_t* bits, uint2* strip, AvsaResult* results,
                       void* stream);
-// avsa_fill16: the kAvsaHeights fill (local, known scores) two pairs at once in 16-bit halves
-// (allvsall_fill16.cu). `pairs` in slots of two (pairs 2k and 2k + 1: one group width and, for
-// 32-lane pairs, the same avsa_passes and avsa_lane_cols; a second pair may be empty, m = 0,
-// counted in its partner's group), the slot's strip at its first pair's strip_off with
-// avsa_strip_entries of the longer query. Exact while avsa_fill16_fits.
-void launch_avsa_fill16(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
-                        const int32_t* matrix /* device, 24 x 24 */, int32_t open, int32_t extend, uint32_t* bits,
-                        uint2* strip, AvsaResult* results, void* stream);
-// Every value of avsa_fill16 stays inside int16: H in [0, S] for scores S below 16384 (so a
-// padding column, -16384, never reaches them), E and F down to -2 (open + extend) - extend.
-inline bool avsa_fill16_fits(int32_t max_score, int32_t open, int32_t extend) {
-  return max_score < 16384 && open >= 0 && extend >= 0 && 2 * (int64_t(open) + extend) + extend <= 16384;
-}
 // `scratch`: the pairs' slices (text_off); `text`: the packed CIGARs, with *text_used (device,
 // zero before the launch) the bytes taken; sized like the scratch, which bounds them.
 void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, uint32_t npairs, int mode,
