@@ -19,6 +19,9 @@ struct MsvSetup {
   const Database* db = nullptr;
   hmm::FilterSettings settings;
   bool all_pairs = false;  // report every pair, not only those passing every stage
+  // Also report the pairs past the MSV filter (~2%): hmmscan's statistics count each
+  // sequence's passes, summed over the models.
+  bool past_msv_pairs = false;
 };
 
 // hmmsearch's pipeline counters of one model over a set of targets.

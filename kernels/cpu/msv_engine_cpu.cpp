@@ -8,7 +8,7 @@ void msv_count_pair(const MsvSetup& s, MsvTileResult& r, MsvModelCounts& c, uint
   c.past_msv += p.msv_pass;
   c.past_bias += p.bias_pass;
   c.past_vit += p.passed && (s.settings.stages & hmm::kStageVit);
-  if (p.passed || s.all_pairs) r.pairs.push_back({c.model, target, p});
+  if (p.passed || s.all_pairs || (s.past_msv_pairs && p.msv_pass)) r.pairs.push_back({c.model, target, p});
 }
 
 void msv_model_cpu(const MsvSetup& s, const Tile& tile, uint32_t model, MsvTileResult& r, hmm::FilterWorkspace& ws) {

@@ -48,10 +48,6 @@ int hmmer_command(const HmmerCommand& command, const std::vector<std::string>& a
   try {
     run.apply();
     hmmer.apply(vm);
-    if (command.scan) {  // the GPU worker does not yet count each sequence's filter passes
-      if (o.run.backend == "cuda") throw po::error("hmmscan runs on the CPU (--backend cpu)");
-      o.run.backend = "cpu";
-    }
     if (o.run.resume && o.run.out_path.empty()) throw po::error("--resume needs --h5 FILE (the run to continue)");
   } catch (const po::error& e) {
     return usage_error(e, usage);

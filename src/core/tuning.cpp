@@ -20,7 +20,7 @@ const std::vector<TunableSpec> kTable = {
     {Tunable::kTilesPerWorker, "HPCALIGN_TILES_PER_WORKER", K::kNumber, {}, 1, kNoMax, nullptr, "the planner's: 1",
      false, "search: tiles per worker the planner aims at (smaller tiles: finer balance and resume points)"},
     {Tunable::kWorkersPerGpu, "HPCALIGN_WORKERS_PER_GPU", K::kNumber, {}, 1, kNoMax, nullptr,
-     "search 1 (2 from 4,096 queries on); msv, pss, allvsall 4 (score-only allvsall 8); hmmsearch 16", false, "workers (backend instances) sharing one GPU in a local run"},
+     "search 1 (2 from 4,096 queries on); msv, pss, allvsall 4 (score-only allvsall 8); hmmsearch, hmmscan 16", false, "workers (backend instances) sharing one GPU in a local run"},
     {Tunable::kMasterIdle, "HPCALIGN_MASTER_IDLE", K::kFlag, {}, 0, 0, nullptr, "off", false,
      "under MPI, rank 0 only schedules and writes (runs no worker)"},
     {Tunable::kForceMpi, "HPCALIGN_FORCE_MPI", K::kFlag, {}, 0, 0, nullptr, "off", false,
@@ -47,7 +47,7 @@ const std::vector<TunableSpec> kTable = {
      "msv on a GPU: nodes per slot of every pack of the 16-bit kernel (a compiled size)"},
     {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "host", "",
      false,
-     "hmmsearch on a GPU: where the Viterbi survivors' Forward/Backward parsers run: on the worker's host threads "
+     "hmmsearch, hmmscan on a GPU: where the Viterbi survivors' Forward/Backward parsers run: on the worker's host threads "
      "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
      "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
      "the GPU choices are slower end to end for now"},

@@ -1,8 +1,10 @@
 #pragma once
 // The tiles of `hpcalign msv`: (model batch) x (database partition). Models are sorted by
 // length and batched within a length class of the GPU kernel (at most 8 a batch: one launch
-// scores them all); the length-sorted database is cut into 4 partitions per worker of about
-// equal residues, so that batches of different cost balance (largest first).
+// scores them all); the length-sorted database is cut into partitions of about equal residues,
+// 4 per worker, or fewer where the models make many batches (about 28 tiles a worker; a model
+// library such as Pfam: each tile holds the whole database), so that batches of different cost
+// balance (largest first).
 #include <cstdint>
 #include <vector>
 

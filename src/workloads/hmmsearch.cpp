@@ -57,6 +57,7 @@ class HmmsearchRun : public TiledWorkload {
     const auto t0 = std::chrono::steady_clock::now();
     const double age = opt_.run.verbose ? process_seconds() : 0;
     job_.pipeline = opt_.pipeline;
+    job_.scan = opt_.scan;
     double models_s = 0;
     std::future<void> models = std::async(std::launch::async, [&] {
       job_.models = read_hmm_file(opt_.model_path);
@@ -97,11 +98,11 @@ class HmmsearchRun : public TiledWorkload {
   // Whether the workers will be engine workers (GPUs: make_worker below), as the driver decides.
   bool engine_workers() const {
     const BackendKind kind = parse_backend_kind(opt_.run.backend);
-    return !opt_.scan && (kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available()));
+    return kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
   }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
-    if (slot.kind() == BackendKind::Cpu || opt_.scan) return make_hmmsearch_cpu_worker(job_, opt_.scan);
+    if (slot.kind() == BackendKind::Cpu) return make_hmmsearch_cpu_worker(job_);
     // The survivors' parsers on the host's threads unless told otherwise: on the GPU, their
     // Forward (a block a target; `forward`) and Backward too (one thread a target; `device`)
     // were slower end to end, each tile's launch waiting for its longest target (22 models x

@@ -29,8 +29,8 @@
 //                 statistics per query)
 //   -A:           hmmsearch's Stockholm alignment of the included domains, per query
 // With `scan` it is `hpcalign hmmscan`: the same pairs and the same per-pair results, listed the
-// other way, per query sequence (src/workloads/hmmscan_lists.hpp); its -o holds per query
-// sequence the query header and hmmscan's statistics only (no hit lists or alignments yet).
+// other way, per query sequence (src/workloads/hmmscan_lists.hpp), on either backend (the
+// workers add each sequence's filter pass counts, hmmscan's statistics).
 #include <functional>
 #include <optional>
 #include <set>

@@ -14,11 +14,11 @@ namespace {
 
 class CpuWorker : public TileWorker {
  public:
-  CpuWorker(const HmmsearchJob& job, bool scan) : job_(job), scan_(scan) {}
+  explicit CpuWorker(const HmmsearchJob& job) : job_(job) {}
   DeviceCapacity capacity() const override { return {}; }
   std::string run(const Tile& tile) override {
     HmmTileResult r;
-    std::vector<HmmPassCounts> passes(scan_ ? tile.part_end - tile.part_begin : 0);
+    std::vector<HmmPassCounts> passes(job_.scan ? tile.part_end - tile.part_begin : 0);
     for (uint32_t m : tile.queries) {
       hmm::HmmsearchPipeline pipe(job_.models.at(m), job_.pipeline);
       HmmCounts c;
@@ -28,7 +28,7 @@ class CpuWorker : public TileWorker {
         const SeqView v = job_.db.seqs.view(t);
         const hmm::PipelineCounts before = pipe.counts();
         std::optional<hmm::TargetHit> h = pipe.score(job_.db.seqs.ids[t], "", v.data, int(v.length));
-        if (scan_) passes[pos - tile.part_begin].add(before, pipe.counts());
+        if (job_.scan) passes[pos - tile.part_begin].add(before, pipe.counts());
         c.residues += v.length;
         if (h) add_hit_rows(m, t, *h, r);
       }
@@ -37,13 +37,12 @@ class CpuWorker : public TileWorker {
       c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
       r.counts.push_back(c);
     }
-    if (scan_) keep_passes(passes, tile, job_.db.by_length, r);
+    if (job_.scan) keep_passes(passes, tile, job_.db.by_length, r);
     return encode_hmm_tile(r);
   }
 
  private:
   const HmmsearchJob& job_;
-  bool scan_;  // hmmscan: also each sequence's filter pass counts
 };
 
 class EngineWorker : public TileWorker {
@@ -85,6 +84,7 @@ const MsvSetup& HmmsearchJob::msv_setup() {
     setup_.db = &db;
     setup_.settings = pipeline.filter_settings();
     setup_.all_pairs = false;  // only the survivors of every filter
+    setup_.past_msv_pairs = scan;  // and for hmmscan's statistics those past the MSV filter
   });
   return setup_;
 }
@@ -107,8 +107,8 @@ const std::vector<hmm::FbLaneProfile>& HmmsearchJob::lane_profiles() {
   return lanes_;
 }
 
-std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan) {
-  return std::make_unique<CpuWorker>(job, scan);
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job) {
+  return std::make_unique<CpuWorker>(job);
 }
 
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
@@ -147,6 +147,26 @@ std::vector<hmm::PostFilterResult> score_after_filters(HmmsearchJob& job, const 
   std::vector<hmm::PostFilterResult> rest = score_survivors(job.models, job.fb_profiles(), db, job.pipeline, past, pool);
   for (size_t k = 0; k < past.size(); ++k) scored[where[k]] = std::move(rest[k]);
   return scored;
+}
+
+// hmmscan's statistics: each sequence's passes summed over the tile's models, from the pairs
+// the engine reports past the MSV filter and the survivors' Forward filter, in database
+// position order (length, then index) as the CPU worker lists them.
+void add_scan_passes(const Database& db, const MsvTileResult& filtered, const std::vector<Survivor>& survivors,
+                     const std::vector<hmm::PostFilterResult>& scored, HmmTileResult& r) {
+  std::vector<HmmPassCounts> each;
+  for (const MsvPair& p : filtered.pairs)
+    if (p.result.msv_pass) each.push_back({p.target, 1, p.result.bias_pass, p.result.passed, 0});
+  for (size_t i = 0; i < survivors.size(); ++i) each.push_back({survivors[i].target, 0, 0, 0, scored[i].past_fwd});
+  std::stable_sort(each.begin(), each.end(), [&](const HmmPassCounts& a, const HmmPassCounts& b) {
+    const size_t la = db.seqs.length(a.target), lb = db.seqs.length(b.target);
+    return la != lb ? la < lb : a.target < b.target;
+  });
+  for (const HmmPassCounts& p : each)
+    if (!r.passes.empty() && r.passes.back().target == p.target)
+      r.passes.back().add(p);
+    else
+      r.passes.push_back(p);
 }
 
 }  // namespace
@@ -195,6 +215,7 @@ HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const
     r.counts[size_t(slot[s.model])].past_fwd += scored[i].past_fwd;
     if (scored[i].hit) add_hit_rows(s.model, s.target, *scored[i].hit, r);
   }
+  if (job.scan) add_scan_passes(db, filtered, survivors, scored, r);
   return r;
 }
 

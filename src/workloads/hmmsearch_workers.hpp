@@ -29,6 +29,7 @@ struct HmmsearchJob {
   std::vector<HmmModel> models;
   Database db;
   hmm::PipelineSettings pipeline;
+  bool scan = false;  // hmmscan: tile results also hold each sequence's filter pass counts
   // The msv engines' setup (each model's filter profiles, the filter settings), built on the
   // first call (safe from several threads): only engine workers need it.
   const MsvSetup& msv_setup();
@@ -46,8 +47,7 @@ struct HmmsearchJob {
   MsvSetup setup_;
 };
 
-// scan (hmmscan): the tile result also holds each sequence's filter pass counts.
-std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job, bool scan = false);
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job);
 // What a parser engine runs of the survivors' pipeline: their Forward parser (the Forward
 // filter's score; those that pass it then run the whole rest on the host), or Forward and
 // Backward (domain definition on the host, from the parsers' rows).

@@ -2,7 +2,8 @@
 // survivors through the rest of hmmsearch's pipeline on a thread pool) gives what the CPU
 // worker (the whole per-target pipeline, hmmsearch's own results per the oracle tests) gives:
 // the same pass counts per model and tile, the same rows in the same order, hence the same
-// --tblout and --domtblout, under the default filters and hmmsearch's filter options. The msv
+// --tblout and --domtblout, under the default filters and hmmsearch's filter options; for
+// hmmscan (job.scan) also the same filter pass counts per sequence. The msv
 // engine here is its CPU twin, which the GPU one matches pair for pair (MsvGpu.*); the GPU
 // run itself is HmmsearchGpu.* (gpu label).
 #include <gtest/gtest.h>
@@ -80,6 +81,7 @@ struct Case {
   const char* name;
   hmm::PipelineSettings settings;
   bool synthetic;  // with db2M's random targets (not under --max: all of them would reach Forward)
+  bool scan = false;  // hmmscan's: each sequence's pass counts too
 };
 
 hmm::PipelineSettings with_filters(double F1, double F2, double F3) {
@@ -100,6 +102,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   job.models = test_models();
   job.db = load_database(test_targets(GetParam().synthetic), ResidueRules::kHmmer);
   job.pipeline = GetParam().settings;
+  job.scan = GetParam().scan;
   ASSERT_EQ(job.models.size(), 5u);
   ASSERT_GT(job.db.seqs.size(), 370u);
   // Tiles as a run with three workers gets them: several models a tile, several partitions.
@@ -120,6 +123,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   ThreadPool pool(2);
   std::vector<HmmTileResult> per_target, after_engine, after_forward, after_halves;
   HmmCounts sum;
+  uint64_t scan_msv = 0, scan_fwd = 0;  // hmmscan: the per-sequence counts, summed
   for (const Tile& tile : tiles) {
     per_target.push_back(decode_hmm_tile(cpu->run(tile)));
     after_engine.push_back(decode_hmm_tile(split->run(tile)));
@@ -157,7 +161,17 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
             << "tile " << tile.id << " row " << i;
       ASSERT_EQ(a.domains.size(), b->domains.size()) << "tile " << tile.id;
       EXPECT_EQ(a.alignments, b->alignments) << "tile " << tile.id;  // the report's domain alignments
+      ASSERT_EQ(a.passes.size(), b->passes.size()) << "tile " << tile.id;
+      for (size_t i = 0; i < a.passes.size(); ++i) {
+        const HmmPassCounts &x = a.passes[i], &y = b->passes[i];
+        EXPECT_TRUE(x.target == y.target && x.past_msv == y.past_msv && x.past_bias == y.past_bias &&
+                    x.past_vit == y.past_vit && x.past_fwd == y.past_fwd)
+            << "tile " << tile.id << " sequence " << x.target << "/" << y.target << ": msv " << x.past_msv << "/"
+            << y.past_msv << " bias " << x.past_bias << "/" << y.past_bias << " vit " << x.past_vit << "/"
+            << y.past_vit << " fwd " << x.past_fwd << "/" << y.past_fwd;
+      }
     }
+    for (const HmmPassCounts& p : a.passes) scan_msv += p.past_msv, scan_fwd += p.past_fwd;
     for (const HmmCounts& c : a.counts) sum.add(c);
   }
   const Tables expected = tables_of(per_target, job.models, job.db);
@@ -174,6 +188,12 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   EXPECT_GT(expected.hits, 40u);
   if (job.pipeline.F3 < 1) EXPECT_GT(sum.past_vit, sum.past_fwd + 10);
   EXPECT_EQ(sum.targets, job.models.size() * job.db.seqs.size());
+  if (job.scan) {  // the per-sequence counts add up to the per-model ones
+    EXPECT_EQ(scan_msv, sum.past_msv);
+    EXPECT_EQ(scan_fwd, sum.past_fwd);
+  } else {
+    EXPECT_EQ(scan_msv, 0u) << "hmmsearch's tiles carry no per-sequence counts";
+  }
   std::printf("  %s: %llu pairs, past MSV %llu, bias %llu, Vit %llu, Fwd %llu; %zu hits\n", GetParam().name,
               (unsigned long long)sum.targets, (unsigned long long)sum.past_msv, (unsigned long long)sum.past_bias,
               (unsigned long long)sum.past_vit, (unsigned long long)sum.past_fwd, expected.hits);
@@ -183,7 +203,8 @@ INSTANTIATE_TEST_SUITE_P(
     FilterOptions, HmmsearchEngineWorker,
     ::testing::Values(Case{"defaults", {}, true}, Case{"nobias", no_bias(), true},
                       Case{"F1_F2_F3", with_filters(0.1, 0.01, 1e-3), true},
-                      Case{"max", hmm::PipelineSettings::max_sensitivity({}), false}),
+                      Case{"max", hmm::PipelineSettings::max_sensitivity({}), false},
+                      Case{"scan", {}, true, true}, Case{"scan_nobias", no_bias(), true, true}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
 }  // namespace

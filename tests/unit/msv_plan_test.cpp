@@ -1,0 +1,86 @@
+// src/plan/msv_plan.hpp: (model batch) x (database partition) tiles for msv, hmmsearch and
+// hmmscan. Every (model, target) pair lies in one tile; a few models cut the database 4 times a
+// worker (hmmsearch's tuned shape), a model library (hmmscan's: Pfam against a proteome) keeps
+// the whole database in every tile, its batches alone giving the workers their tiles.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "src/plan/msv_plan.hpp"
+#include "unit/plan_test_support.hpp"
+
+using namespace hpc;
+
+namespace {
+
+// Each model once a partition, the partitions tiling the database, cells as the tiles say.
+void expect_exact_cover(const MsvPlan& plan, const std::vector<int>& lengths, const Database& db) {
+  std::vector<std::vector<uint32_t>> covered(lengths.size());  // per model: its tiles' [begin, end)
+  for (const Tile& t : plan.tiles) {
+    uint64_t res = 0, nodes = 0;
+    for (uint32_t p = t.part_begin; p < t.part_end; ++p) res += db.seqs.length(db.by_length[p]);
+    for (uint32_t m : t.queries) {
+      nodes += uint64_t(lengths.at(m));
+      covered[m].push_back(t.part_begin), covered[m].push_back(t.part_end);
+    }
+    EXPECT_EQ(t.cells, res * nodes) << "tile " << t.id;
+    EXPECT_LE(t.queries.size(), 8u) << "tile " << t.id << ": more models than one launch scores";
+  }
+  for (size_t m = 0; m < lengths.size(); ++m) {
+    std::vector<uint32_t>& c = covered[m];
+    std::sort(c.begin(), c.end());
+    ASSERT_EQ(c.size(), 2 * size_t(plan.partitions)) << "model " << m;
+    EXPECT_EQ(c.front(), 0u);
+    EXPECT_EQ(c.back(), db.seqs.size());
+    for (size_t i = 1; i + 1 < c.size(); i += 2) EXPECT_EQ(c[i], c[i + 1]) << "model " << m << ": a gap or an overlap";
+  }
+  for (size_t i = 1; i < plan.tiles.size(); ++i) EXPECT_GE(plan.tiles[i - 1].cells, plan.tiles[i].cells);
+}
+
+std::vector<int> random_lengths(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> l(n);
+  for (int& x : l) x = 10 + int(rng() % 1500);
+  return l;
+}
+
+}  // namespace
+
+// The 22 models of bench/make_models.sh (7 length classes): 4 partitions a worker, as tuned.
+TEST(MsvPlan, FewModelsCutTheDatabaseFourTimesAWorker) {
+  const std::vector<int> m22 = {1,   5,   20,  71,  86,  100, 143, 144, 149, 189,  222,
+                                260, 375, 400, 464, 567, 657, 729, 803, 850, 1000, 1142};
+  const Database db = make_database(test::random_set(20000, 600, 1));
+  const MsvPlan plan = plan_msv(m22, db, 16);
+  EXPECT_EQ(plan.model_batches, 7u);
+  EXPECT_EQ(plan.partitions, 64u);
+  EXPECT_EQ(plan.tiles.size(), 7u * 64u);
+  expect_exact_cover(plan, m22, db);
+}
+
+// Pfam-sized library against a proteome: every tile is a batch of models against the whole
+// sequence set, and there are many tiles a worker.
+TEST(MsvPlan, AModelLibraryKeepsTheWholeDatabaseInEachTile) {
+  const std::vector<int> pfam = random_lengths(20000, 2);
+  const Database db = make_database(test::random_set(20000, 800, 3));
+  const MsvPlan plan = plan_msv(pfam, db, 16);
+  EXPECT_EQ(plan.partitions, 1u);
+  EXPECT_GE(plan.model_batches, 20000u / 8);
+  EXPECT_EQ(plan.tiles.size(), plan.model_batches);
+  for (const Tile& t : plan.tiles) EXPECT_TRUE(t.part_begin == 0 && t.part_end == db.seqs.size());
+  expect_exact_cover(plan, pfam, db);
+}
+
+// Between the two: cuts so that the workers still get about 28 tiles each.
+TEST(MsvPlan, ModerateModelCountsCutTheDatabaseLess) {
+  const std::vector<int> lengths = random_lengths(200, 4);
+  const Database db = make_database(test::random_set(5000, 500, 5));
+  const MsvPlan plan = plan_msv(lengths, db, 16);
+  EXPECT_GT(plan.partitions, 1u);
+  EXPECT_LT(plan.partitions, 64u);
+  EXPECT_GE(plan.tiles.size(), 28u * 16u);
+  EXPECT_LT(plan.tiles.size(), 2u * 28u * 16u);
+  expect_exact_cover(plan, lengths, db);
+}
