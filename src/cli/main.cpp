@@ -6,6 +6,7 @@
 
 #include "src/cli/commands.hpp"
 #include "src/cli/version.hpp"
+#include "src/core/driver_teardown_exit.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
 
@@ -80,5 +81,7 @@ int main(int argc, char** argv) {
     rc = 1;
   }
   hpc::mpi_stop(mpi);
+  // Every output is written and closed: the GPU driver's teardown need not hold up the caller.
+  if (!mpi.active) hpc::exit_leaving_driver_teardown(rc);
   return rc;
 }
