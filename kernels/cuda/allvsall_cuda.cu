@@ -20,6 +20,7 @@
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/gpu_timeline.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
 #include "src/align/reduced_space.hpp"
 #include "src/core/error.hpp"
@@ -56,7 +57,7 @@ std::vector<size_t> fill_order(const std::vector<uint32_t>& m, const std::vector
 class CudaAllVsAll : public AllVsAllEngine {
  public:
   CudaAllVsAll(int device, const AllVsAllSetup& setup)
-      : device_(device), setup_(setup), fits_int32_(setup.matrix, setup.gaps) {
+      : device_(device), setup_(setup), fits_int32_(setup.matrix, setup.gaps), timeline_(clock_.on(), device) {
     if (!setup_.queries || !setup_.targets) throw Error("allvsall: the cuda engine needs query and target sets");
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaGetDeviceProperties(&prop_, device_));
@@ -82,6 +83,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   }
   ~CudaAllVsAll() override {
     clock_.report("allvsall engine (summed)");
+    timeline_.report();
     cudaStreamDestroy(stream_);
   }
 
@@ -139,8 +141,10 @@ class CudaAllVsAll : public AllVsAllEngine {
     const uint32_t nq = uint32_t(tile.queries.size());
     std::vector<SeqView> qviews;
     for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
+    timeline_.begin("packed", stream_);
     packed_->launch(ordered_db_, {tile.part_begin, width}, qviews,
                     [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
+    timeline_.end(stream_);
     packed_->finish();
     clock_.mark("tile: packed scores");
     const uint32_t cells = nq * width;
@@ -151,10 +155,12 @@ class CudaAllVsAll : public AllVsAllEngine {
     reserve_ahead(kept_score_, cells);
     kept_count_.reserve(1);
     clock_.mark("tile: buffers");
+    timeline_.begin("select", stream_);
     cuda::launch_avsa_select(packed_->scores(), nq, width, diagonal, min_score ? *min_score : INT32_MIN,
                              kept_index_.get(), kept_score_.get(), kept_count_.get(), select_temp_.get(), temp_bytes,
                              stream_);
     CUDA_CHECK(cudaMemcpyAsync(kept_host_.get(), kept_count_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
+    timeline_.end(stream_);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     const uint32_t kept = kept_host_[0];
     std::vector<uint32_t> index(kept);
@@ -322,15 +328,18 @@ class CudaAllVsAll : public AllVsAllEngine {
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
       clock_.mark("device: buffers");  // a growing buffer's cudaFree waits for the whole device
+      timeline_.begin("fill", stream_);
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
                              setup_.gaps.extend, kernel_mode(setup_.mode), trace, !known.empty(), bits_.get(),
                              strip_.get(), results_.get(), stream_);
-      synced_mark("device: fill kernel");
+      timeline_.end(stream_);
+      timeline_.begin("walk", stream_);
       if (traceback)
         cuda::launch_avsa_walk(qres_.get(), device_targets(), pairs_.get(), np, kernel_mode(setup_.mode), trace,
                                matrix_.get(), setup_.gaps.open, setup_.gaps.extend, bits_.get(), scratch_.get(),
                                text_.get(), text_used_.get(), results_.get(), stream_);
-      synced_mark("device: walk kernel");
+      timeline_.end(stream_);
+      clock_.mark("device: kernel launches");  // their GPU times: the timeline's spans
       reserve_ahead(host_results_, np);
       clock_.mark("device: buffers");
       CUDA_CHECK(cudaMemcpyAsync(host_results_.get(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost,
@@ -368,17 +377,11 @@ class CudaAllVsAll : public AllVsAllEngine {
     buffer.reserve(bytes <= launch_budget_ / 16 ? n + n / 2 : n);
   }
 
-  // HPCALIGN_CUDA_TIMING: the stream's work so far booked to `stage` (a sync only then).
-  void synced_mark(const char* stage) {
-    if (!clock_.on()) return;
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    clock_.mark(stage);
-  }
-
   int device_;
   AllVsAllSetup setup_;
   Int32Fit fits_int32_;
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
+  cuda::GpuTimeline timeline_;  // HPCALIGN_CUDA_TIMING: the kernels' spans on the GPU
   cudaDeviceProp prop_{};
   cudaStream_t stream_ = nullptr;
   int threads_per_sm_ = 0;
