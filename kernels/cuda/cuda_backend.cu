@@ -94,6 +94,22 @@ class Timer {
   std::vector<std::pair<const char*, std::chrono::steady_clock::time_point>> marks_;
 };
 
+// A sort key: score << index_bits | (2^index_bits - 1 - index), in 32 bits where every score
+// (at most the matrix's best score times the query's length) and index fit, else in 64 with
+// index_bits 32. The same order either way; the narrow key sorts a quarter of the bytes (half
+// the width, only index_bits + score_bits bits of it).
+struct KeyWidth {
+  uint32_t index_bits = 32, score_bits = 32;
+  bool narrow() const { return index_bits + score_bits <= 32; }
+};
+
+// Bits that hold every value below `bound` (at least 1).
+uint32_t bits_for(uint64_t bound) {
+  uint32_t b = 1;
+  while (b < 64 && (uint64_t(1) << b) < bound) ++b;
+  return b;
+}
+
 class CudaSearchBackend final : public SearchBackend {
  public:
   explicit CudaSearchBackend(int device) : device_(device) {
@@ -136,10 +152,15 @@ class CudaSearchBackend final : public SearchBackend {
   cuda::DeviceDb device_db() const {
     return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
-  std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, uint32_t n_queries);
-  // keys_ (n_queries rows of `row` keys) sorted per row into keys_sorted_; each row's first k
-  // with score > 0, decoded.
-  std::vector<std::vector<ScoredTarget>> sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k);
+  std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, const std::vector<SeqView>& queries);
+  // The key layout of a tile's queries against `indices` keyed subjects (KeyWidth).
+  KeyWidth key_width(const std::vector<SeqView>& queries, size_t indices) const;
+  void reserve_keys(size_t cells, KeyWidth width);
+  // keys_ (n_queries rows of `row` keys of `width`) sorted per row into keys_sorted_; each row's
+  // first k with score > 0, decoded.
+  std::vector<std::vector<ScoredTarget>> sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k, KeyWidth width);
+  template <class Key>
+  std::vector<std::vector<ScoredTarget>> sorted_rows_of(uint32_t n_queries, uint32_t row, uint32_t k, KeyWidth width);
   std::vector<Alignment> align_many(const std::vector<AlignRequest>& pairs);
 
   int device_;
@@ -151,7 +172,7 @@ class CudaSearchBackend final : public SearchBackend {
   std::shared_ptr<const cuda::DeviceDatabase> db_;
   std::unique_ptr<cuda::PackedScorer> scorer_;
 
-  // Per-tile buffers (grow only).
+  // Per-tile buffers (grow only). The key buffers hold 64-bit keys or twice as many 32-bit ones (KeyWidth).
   DeviceBuffer<uint64_t> keys_, keys_sorted_;
   DeviceBuffer<uint8_t> sort_temp_;
   DeviceBuffer<int> segment_offsets_;
@@ -204,21 +225,23 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile
   timer.mark("score16");
   scorer_->finish();
   timer.mark("rescore32");
-  auto hits = top_hits(part, nq);
+  auto hits = top_hits(part, queries);
   timer.mark("top-k");
   timer.report();
   return hits;
 }
 
-// The sample's keys of every query: (score, ~k) of partition position positions[k], as
-// make_keys_kernel keys a partition with the sample index in place of the file index.
+// The sample's keys of every query: (score, sample index k) of partition position positions[k],
+// as make_keys_kernel keys a partition with the sample index in place of the file index.
+template <class Key>
 __global__ void sample_keys_kernel(uint32_t part_size, uint32_t n_queries, const int32_t* scores,
-                                   const uint32_t* positions, uint32_t n_sample, uint64_t* keys) {
+                                   const uint32_t* positions, uint32_t n_sample, uint32_t index_bits, Key* keys) {
   const size_t n = size_t(n_queries) * n_sample;
+  const Key index_mask = Key(~Key(0)) >> (8 * sizeof(Key) - index_bits);
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     const size_t q = i / n_sample;
     const uint32_t k = uint32_t(i % n_sample);
-    keys[i] = (uint64_t(uint32_t(scores[q * part_size + positions[k]])) << 32) | uint64_t(0xFFFFFFFFu - k);
+    keys[i] = (Key(uint32_t(scores[q * part_size + positions[k]])) << index_bits) | (index_mask - Key(k));
   }
 }
 
@@ -238,61 +261,103 @@ CudaSearchBackend::SampledTile CudaSearchBackend::search_tile_sampled(const Tile
   if (nq == 0 || n == 0 || setup_.max_hits == 0) return out;
   sample_positions_.upload(relative.data(), n, stream_);
   const size_t cells = size_t(nq) * n;
-  keys_.reserve(cells);
-  keys_sorted_.reserve(cells);
+  std::vector<SeqView> queries;
+  for (uint32_t qi : tile.queries) queries.push_back(setup_.queries->view(qi));
+  const KeyWidth width = key_width(queries, n);
+  reserve_keys(cells, width);
   const size_t blocks = std::min<size_t>((cells + 255) / 256, 65535);
-  sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(tile.part_end - tile.part_begin, nq, scorer_->scores(),
-                                                             sample_positions_.get(), n, keys_.get());
+  const uint32_t part_size = tile.part_end - tile.part_begin;
+  if (width.narrow())
+    sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(part_size, nq, scorer_->scores(), sample_positions_.get(),
+                                                               n, width.index_bits,
+                                                               reinterpret_cast<uint32_t*>(keys_.get()));
+  else
+    sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(part_size, nq, scorer_->scores(), sample_positions_.get(),
+                                                               n, width.index_bits, keys_.get());
   CUDA_CHECK(cudaGetLastError());
-  out.sample = sorted_rows(nq, n, n);
+  out.sample = sorted_rows(nq, n, n, width);
   return out;
 }
 
-std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partition part, uint32_t n_queries) {
-  const size_t cells = size_t(n_queries) * part.size;
-  keys_.reserve(cells);
-  keys_sorted_.reserve(cells);
-  cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), keys_.get());
-  return sorted_rows(n_queries, part.size, std::min<uint32_t>(setup_.max_hits, part.size));
+KeyWidth CudaSearchBackend::key_width(const std::vector<SeqView>& queries, size_t indices) const {
+  // A local score is at most the best substitution score times the query's length.
+  uint64_t longest = 0;
+  for (const SeqView& q : queries) longest = std::max<uint64_t>(longest, q.length);
+  KeyWidth w;
+  w.index_bits = bits_for(indices);
+  w.score_bits = bits_for(uint64_t(std::max(0, setup_.matrix.max_score())) * longest + 1);
+  return w.narrow() ? w : KeyWidth{};
 }
 
-std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k) {
+void CudaSearchBackend::reserve_keys(size_t cells, KeyWidth width) {
+  const size_t words = width.narrow() ? (cells + 1) / 2 : cells;  // the buffers' uint64_t
+  keys_.reserve(words);
+  keys_sorted_.reserve(words);
+}
+
+std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partition part,
+                                                                   const std::vector<SeqView>& queries) {
+  const uint32_t n_queries = uint32_t(queries.size());
+  const KeyWidth width = key_width(queries, setup_.db->seqs.size());  // keyed by file index
+  reserve_keys(size_t(n_queries) * part.size, width);
+  if (width.narrow())
+    cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), width.index_bits,
+                           reinterpret_cast<uint32_t*>(keys_.get()));
+  else
+    cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), width.index_bits, keys_.get());
+  return sorted_rows(n_queries, part.size, std::min<uint32_t>(setup_.max_hits, part.size), width);
+}
+
+std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k,
+                                                                      KeyWidth width) {
+  return width.narrow() ? sorted_rows_of<uint32_t>(n_queries, row, k, width)
+                        : sorted_rows_of<uint64_t>(n_queries, row, k, width);
+}
+
+template <class Key>
+std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_t n_queries, uint32_t row, uint32_t k,
+                                                                         KeyWidth width) {
   const size_t cells = size_t(n_queries) * row;
+  Key* keys = reinterpret_cast<Key*>(keys_.get());
+  Key* sorted = reinterpret_cast<Key*>(keys_sorted_.get());
+  const int end_bit = int(std::min<uint32_t>(8 * sizeof(Key), width.index_bits + width.score_bits));
   size_t temp_bytes = 0;
   if (row <= kSegmentedSortMaxPartition && cells <= size_t(INT32_MAX)) {
     std::vector<int> offsets(n_queries + 1);
     for (uint32_t q = 0; q <= n_queries; ++q) offsets[q] = int(size_t(q) * row);
     segment_offsets_.upload(offsets.data(), offsets.size(), stream_);
     const int* begins = segment_offsets_.get();
-    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
-                                                                 int(cells), int(n_queries), begins, begins + 1, 0,
-                                                                 64, stream_));
+    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(nullptr, temp_bytes, keys, sorted, int(cells),
+                                                                 int(n_queries), begins, begins + 1, 0, end_bit,
+                                                                 stream_));
     sort_temp_.reserve(std::max<size_t>(temp_bytes, 1));
-    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys_.get(),
-                                                                 keys_sorted_.get(), int(cells), int(n_queries),
-                                                                 begins, begins + 1, 0, 64, stream_));
+    CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys, sorted,
+                                                                 int(cells), int(n_queries), begins, begins + 1, 0,
+                                                                 end_bit, stream_));
   } else {
-    CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, temp_bytes, keys_.get(), keys_sorted_.get(),
-                                                        int(row), 0, 64, stream_));
+    CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(nullptr, temp_bytes, keys, sorted, int(row), 0, end_bit,
+                                                        stream_));
     sort_temp_.reserve(std::max<size_t>(temp_bytes, 1));
     for (uint32_t q = 0; q < n_queries; ++q) {
       const size_t off = size_t(q) * row;
-      CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys_.get() + off,
-                                                          keys_sorted_.get() + off, int(row), 0, 64, stream_));
+      CUDA_CHECK(cub::DeviceRadixSort::SortKeysDescending(sort_temp_.get(), temp_bytes, keys + off, sorted + off,
+                                                          int(row), 0, end_bit, stream_));
     }
   }
-  top_host_.reserve(size_t(n_queries) * k);
-  CUDA_CHECK(cudaMemcpy2DAsync(top_host_.get(), k * sizeof(uint64_t), keys_sorted_.get(), row * sizeof(uint64_t),
-                               k * sizeof(uint64_t), n_queries, cudaMemcpyDeviceToHost, stream_));
+  top_host_.reserve((size_t(n_queries) * k * sizeof(Key) + 7) / 8);  // in uint64_t
+  Key* host = reinterpret_cast<Key*>(top_host_.get());
+  CUDA_CHECK(cudaMemcpy2DAsync(host, k * sizeof(Key), sorted, row * sizeof(Key), k * sizeof(Key), n_queries,
+                               cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 
+  const Key index_mask = Key(~Key(0)) >> (8 * sizeof(Key) - width.index_bits);
   std::vector<std::vector<ScoredTarget>> out(n_queries);
   for (uint32_t q = 0; q < n_queries; ++q) {
     for (uint32_t j = 0; j < k; ++j) {
-      const uint64_t key = top_host_[size_t(q) * k + j];
-      const int32_t score = int32_t(key >> 32);
+      const Key key = host[size_t(q) * k + j];
+      const int32_t score = int32_t(uint32_t(key >> width.index_bits));
       if (score <= 0) break;
-      out[q].push_back({score, 0xFFFFFFFFu - uint32_t(key & 0xFFFFFFFFu)});
+      out[q].push_back({score, uint32_t(index_mask - (key & index_mask))});
     }
   }
   return out;

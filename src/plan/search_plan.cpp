@@ -151,8 +151,13 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   return plan;
 }
 
-int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt) {
-  return queries.size() >= 4 * uint64_t(opt.max_query_batch) ? 4 : 1;
+bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt) {
+  return queries.size() >= 4 * uint64_t(opt.max_query_batch) && db_sequences <= kSmallSearchDatabase;
+}
+
+int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt) {
+  if (queries.size() < 4 * uint64_t(opt.max_query_batch)) return 1;
+  return many_queries_small_database(queries, db_sequences, opt) ? 8 : 4;
 }
 
 }  // namespace hpc

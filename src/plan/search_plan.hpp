@@ -43,8 +43,18 @@ struct SearchPlan {
 // workers gave no gain on 20 long queries x 207M residues), 4 when the queries fill many
 // batches (short queries against themselves), so that the host work of some (fits, top hits,
 // statistics, alignments, staging rows) overlaps the others' kernels (NOTES.md: 11,000
-// domains against themselves, search phase 1.58 s with 2, 1.19 s with 4).
-int search_workers_per_gpu(const SequenceSet& queries, const PlanOptions& opt = {});
+// domains against themselves, search phase 1.58 s with 2, 1.19 s with 4), and 8 when the
+// database is small too (many_queries_small_database).
+int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
+
+// Many batches of queries against at most kSmallSearchDatabase subjects: a tile's GPU work is
+// short against its host stages, and its buffers small, so eight workers a GPU with four tiles
+// each keep the GPU busier (one H100, 11,000 balifam1000 domains against themselves: search
+// phase 1.60 s against 1.93-1.96 s with four workers of about three tiles; 57,592 with eight
+// workers ran out of device memory and split its tiles: 34.1 s against 25.2 s).
+constexpr size_t kSmallSearchDatabase = 16384;
+constexpr int kSmallDatabaseTilesPerWorker = 4;
+bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
 
 // `caps` has one entry per worker; the smallest device bounds the tile size.
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,

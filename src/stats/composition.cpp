@@ -97,23 +97,32 @@ PhiAndSlope phi_and_slope(const double* weight, int size, int low, double l) {
 
 double composition_lambda_ratio(const ScoreMatrix& m, double standard, const Composition& query,
                                 const Composition& subject) {
-  // ungapped_lambda's root, solved only where the clamp leaves it (search's regress-qcomp asks
-  // this for every sample pair of every query): phi is convex, so phi(standard) <= 0 puts the
-  // root at or above the standard lambda (ratio 1) and phi(standard / 2) >= 0 at or below half
-  // of it (0.5); between them Newton's steps from standard descend onto it. One pass over the
-  // cells gathers the expected score, the test's highest score and the weights (each sum in
-  // the cells' order), in a buffer on the stack for the usual score ranges.
+  return CompositionRatio(m, standard)(query, subject);
+}
+
+CompositionRatio::CompositionRatio(const ScoreMatrix& m, double standard) : standard_(standard) {
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    for (int j = 0; j < kTrueAminoAcids; ++j) {
+      score_[i][j] = m.score[i][j];
+      low_ = std::min(low_, m.score[i][j]);
+      high_ = std::max(high_, m.score[i][j]);
+    }
+}
+
+double CompositionRatio::operator()(const Composition& query, const Composition& subject) const {
+  // ungapped_lambda's root, solved only where the clamp leaves it: phi is convex, so
+  // phi(standard) <= 0 puts the root at or above the standard lambda (ratio 1) and
+  // phi(standard / 2) >= 0 at or below half of it (0.5); between them Newton's steps from
+  // standard descend onto it. One pass over the cells gathers the expected score, the test's
+  // highest score and the weights (each sum in the cells' order), in a buffer on the stack for
+  // the usual score ranges.
+  const double standard = standard_;
+  const int low = low_, high = high_;
   double row_sum = 0, col_sum = 0;
   for (int i = 0; i < kTrueAminoAcids; ++i) {
     row_sum += query[i];
     col_sum += subject[i];
   }
-  int low = 0, high = 0;
-  for (int i = 0; i < kTrueAminoAcids; ++i)
-    for (int j = 0; j < kTrueAminoAcids; ++j) {
-      low = std::min(low, m.score[i][j]);
-      high = std::max(high, m.score[i][j]);
-    }
   const int size = high - low + 1;
   double local[64];
   std::vector<double> heap(size > 64 ? size_t(size) : 0);
@@ -124,7 +133,7 @@ double composition_lambda_ratio(const ScoreMatrix& m, double standard, const Com
   int present_high = 0;  // ungapped_lambda's test: a positive score between present letters
   for (int i = 0; i < kTrueAminoAcids; ++i)
     for (int j = 0; j < kTrueAminoAcids; ++j) {
-      const int score = m.score[i][j];
+      const int score = score_[i][j];
       if (query[i] != 0 && subject[j] != 0) {
         expected += query[i] * subject[j] * score;
         present_high = std::max(present_high, score);

@@ -28,6 +28,20 @@ double ungapped_lambda(const ScoreMatrix& m, const Composition& row, const Compo
 // cheap enough for every sample pair of every query.
 double composition_lambda_ratio(const ScoreMatrix& m, double standard, const Composition& query,
                                 const Composition& subject);
+// composition_lambda_ratio for one matrix and standard lambda, the matrix's true-amino-acid
+// scores and their range gathered once (regress-qcomp asks it for every sample pair of every
+// query: the matrix is not scanned again for each pair).
+class CompositionRatio {
+ public:
+  CompositionRatio() = default;
+  CompositionRatio(const ScoreMatrix& m, double standard);
+  double operator()(const Composition& query, const Composition& subject) const;
+
+ private:
+  std::array<std::array<int, kTrueAminoAcids>, kTrueAminoAcids> score_{};
+  int low_ = 0, high_ = 0;  // over score_, and 0
+  double standard_ = 0;
+};
 // The alignment's score with its substitution scores scaled by `ratio` (gap costs unchanged).
 double rescaled_alignment_score(GapCosts gaps, double ratio, const Alignment& aln);
 

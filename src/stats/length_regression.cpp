@@ -114,6 +114,20 @@ double LengthRegression::log_evalue(double score, double n, double subjects) con
   return std::log(subjects) + (x < -40 ? x : std::log(-std::expm1(-std::exp(x))));
 }
 
+bool LengthRegression::evalue_within(double score, double n, double log_n, double subjects,
+                                     double max_evalue) const {
+  const double p = max_evalue / subjects;
+  if (p > 0 && p <= 0.9) {
+    // P = 1 - exp(-e^x) rises with x: P <= p where x <= ln(-ln(1 - p)). A margin of 1e-9 in x
+    // is over 2e-10 of P there (dP/dx = e^x exp(-e^x)), far above the rounding of either side.
+    const double x = -kGumbelScale * ((score - (intercept + slope * log_n)) / sd) - kEulerGamma;
+    const double x_at = std::log(-std::log1p(-p));
+    if (x < x_at - 1e-9) return true;
+    if (x > x_at + 1e-9) return false;
+  }
+  return evalue(score, n, subjects) <= max_evalue;
+}
+
 double LengthRegression::score_for_evalue(double max_evalue, double n, double subjects) const {
   const double p = max_evalue / subjects;
   if (p >= 1) return -1e300;  // every score

@@ -31,6 +31,10 @@ struct LengthRegression {
   double evalue(double score, double n, double subjects) const;
   // Its natural log, finite where the E-value underflows.
   double log_evalue(double score, double n, double subjects) const;
+  // evalue(score, n, subjects) <= max_evalue, with log_n = std::log(n) given: decided on the
+  // Gumbel argument without evalue()'s exps away from the boundary, by evalue() near it (the
+  // same answer; regress-qcomp tests every sample subject of every query).
+  bool evalue_within(double score, double n, double log_n, double subjects, double max_evalue) const;
   // The (fractional) score whose E-value is max_evalue against a subject of length n.
   double score_for_evalue(double max_evalue, double n, double subjects) const;
 };

@@ -80,7 +80,10 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
       threads_(threads), setup_(search) {
   setup_.db = &sample_;
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
-  for (size_t t = 0; t < sample_.seqs.size(); ++t) sample_compositions_.push_back(composition_of(sample_.seqs.view(t)));
+  for (size_t t = 0; t < sample_.seqs.size(); ++t) {
+    sample_compositions_.push_back(composition_of(sample_.seqs.view(t)));
+    sample_log_lengths_.push_back(std::log(double(std::max<uint32_t>(1, sample_.seqs.length(t)))));
+  }
   const KarlinParams cap = ssearch36_cap_karlin(search.matrix);
   ungapped_lambda_ = cap.lambda;
   ungapped_K_ = cap.K;
@@ -195,7 +198,8 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
       std::vector<ScoredTarget> set;
       for (const ScoredTarget& st : scored[k]) {
         const double n = std::max<uint32_t>(1, sample_.seqs.length(st.target));
-        if (st.score > 0 && fit.evalue(st.score, n, subjects) <= kShiftSetP * subjects) set.push_back(st);
+        const double log_n = sample_log_lengths_[st.target];
+        if (st.score > 0 && fit.evalue_within(st.score, n, log_n, subjects, kShiftSetP * subjects)) set.push_back(st);
       }
       const Composition query = composition_of(setup_.queries->view(queries[k]));
       for (size_t i : shift_set_picks(set.size())) {

@@ -82,6 +82,7 @@ SearchStatistics::SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, Ga
   if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp || mode_ == StatsMode::RegressQcomp) {
     standard_lambda_ = ungapped_lambda(matrix, standard_composition(), standard_composition());
     if (!(standard_lambda_ > 0)) throw Error("matrix " + matrix.name + " has no ungapped lambda");
+    composition_ratio_ = CompositionRatio(matrix, standard_lambda_);
   }
 }
 
@@ -116,7 +117,7 @@ int32_t SearchStatistics::min_score(uint32_t query_length, double max_evalue) {
 }
 
 double SearchStatistics::composition_ratio(const Composition& query, const Composition& target) const {
-  return composition_lambda_ratio(matrix_, standard_lambda_, query, target);
+  return composition_ratio_(query, target);
 }
 
 double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target) const {

@@ -92,6 +92,7 @@ class SearchStatistics {
   KarlinParams karlin_;
   FiniteSizeParams fsc_;
   double standard_lambda_ = 0;  // ungapped, standard background (comp, regress-comp, regress-qcomp)
+  CompositionRatio composition_ratio_;  // with standard_lambda_
   double db_residues_ = 0, db_sequences_ = 0;
   std::vector<uint32_t> subject_lengths_;  // distinct, ascending
   std::map<std::pair<uint32_t, double>, int32_t> min_score_cache_;  // (query length, max E)

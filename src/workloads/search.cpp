@@ -215,8 +215,8 @@ class SearchRun : public TiledWorkload {
   explicit SearchRun(const SearchOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
-  // Four workers per GPU for many queries (the host stages of some overlap the others' kernels).
-  int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries); }
+  // Four or eight workers per GPU for many queries (the host stages of some overlap the others' kernels).
+  int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries, job_.db.seqs.size()); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     auto calibration = fits_regression(job_.stats.mode())
                            ? std::make_unique<QueryCalibration>(job_.setup, slot.kind(), slot.device_index(), slot.threads,
@@ -240,6 +240,8 @@ class SearchRun : public TiledWorkload {
     // Every tile holds the whole database for regress on a small database (the tile's scores
     // are the sample) and for --rescore (a query's top hits are all in its tile).
     PlanOptions po;
+    if (many_queries_small_database(job_.queries, job_.db.seqs.size()))
+      po.tiles_per_worker = kSmallDatabaseTilesPerWorker;
     po.whole_database = (job_.setup.max_hits >= job_.db.seqs.size() && fits_regression(job_.stats.mode())) ||
                         opt_.rescore.top > 0;
     SearchPlan plan = plan_search(job_.queries, job_.db, caps, po);

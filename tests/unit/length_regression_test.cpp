@@ -64,3 +64,30 @@ TEST(LengthRegression, NeedsEnoughScoresToTrimTheBestOfThem) {
   EXPECT_FALSE(sample(83).ok);
   EXPECT_TRUE(sample(2000).ok);
 }
+
+TEST(LengthRegression, EvalueWithinDecidesAsTheEvalueDoes) {
+  // regress-qcomp's set test: the same answer as evalue() <= max, at and around the boundary
+  // score (score_for_evalue, and its neighbours by an ulp and by 1e-12) and over whole ranges.
+  LengthRegression r;
+  r.intercept = 12.5, r.slope = 3.1, r.sd = 5.2, r.ok = true;
+  const double subjects = 57592;
+  size_t checked = 0, inside = 0;
+  for (const double p : {1e-9, 1e-3, 0.25, 0.5, 0.9, 0.97, 1.0, 3.0})
+    for (const double n : {1.0, 9.0, 169.0, 2999.0, 35000.0}) {
+      const double max_evalue = p * subjects, log_n = std::log(n);
+      std::vector<double> scores;
+      for (int s = -20; s <= 400; ++s) scores.push_back(s);
+      const double edge = r.score_for_evalue(max_evalue, n, subjects);
+      if (std::isfinite(edge) && edge > -1e299)
+        for (const double d : {0.0, 1e-12, -1e-12})
+          scores.insert(scores.end(), {edge + d, std::nextafter(edge + d, 1e300), std::nextafter(edge + d, -1e300)});
+      for (const double s : scores) {
+        const bool want = r.evalue(s, n, subjects) <= max_evalue;
+        EXPECT_EQ(r.evalue_within(s, n, log_n, subjects, max_evalue), want) << "p " << p << " n " << n << " score " << s;
+        ++checked;
+        inside += want;
+      }
+    }
+  EXPECT_GT(inside, 0u);
+  EXPECT_LT(inside, checked);
+}
