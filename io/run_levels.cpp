@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "io/run_files.hpp"
+#include "src/core/free_heap.hpp"
 #include "src/core/tuning.hpp"
 
 namespace hpc {
@@ -27,6 +28,8 @@ void merge_groups(const std::string& dir, std::vector<StagedRun>& runs, std::vec
       merge_sorted_runs(in, out, every_row);
       run = out.finish();
     }
+    // The merge's threads' arenas keep what they freed: trimmed, merge after merge does not add up.
+    release_free_heap();
     for (size_t k = at; k < at + group; ++k)
       if (merged[k]) std::filesystem::remove(dir + "/" + runs[k].file);
     levels.merges++, levels.rows += run.rows;

@@ -22,7 +22,7 @@
 
 namespace hpc {
 
-// The runs a merge reads at once: HPCALIGN_MERGE_FAN_IN, else 1,024.
+// The runs a merge reads at once: HPCALIGN_MERGE_FAN_IN, else 512.
 size_t merge_fan_in();
 
 // What merge_to_fan_in did (--verbose).
