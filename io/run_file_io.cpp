@@ -104,6 +104,16 @@ bool pread_exactly(int fd, void* to, uint64_t n, uint64_t at) {
   return true;
 }
 
+void pwrite_exactly(int fd, const void* from, uint64_t n, uint64_t at, const std::string& path) {
+  const char* p = static_cast<const char*>(from);
+  while (n > 0) {
+    const ssize_t k = ::pwrite(fd, p, size_t(std::min<uint64_t>(n, 1u << 30)), off_t(at));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) throw Error(sys_error("write the result run file", path));
+    p += k, n -= uint64_t(k), at += uint64_t(k);
+  }
+}
+
 RunFileHandles::~RunFileHandles() {
   for (const auto& f : fds_) ::close(f.second);
 }

@@ -82,6 +82,9 @@ bool is_whole_record(const std::string& dir, const StagedRun& run, const char* k
 // first (errno then 0), so that hot callers build their messages only on failure.
 bool pread_exactly(int fd, void* to, uint64_t n, uint64_t at);
 
+// Writes n bytes at `at`, or throws an Error naming `path`.
+void pwrite_exactly(int fd, const void* from, uint64_t n, uint64_t at, const std::string& path);
+
 // Files of one run directory opened for reading, each once, closed together.
 class RunFileHandles {
  public:

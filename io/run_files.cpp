@@ -1,7 +1,11 @@
 #include "io/run_files.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 
@@ -32,14 +36,20 @@ constexpr size_t kCigarWriteBytes = size_t(1) << 20;
 
 std::string run_directory_for(const std::string& out_path) { return out_path + ".runs"; }
 
-// Only files this module names ("w<worker>", "master") are ever removed: a directory of that
-// name holding anything else loses nothing else.
-static void remove_run_files(const std::string& dir) {
+std::string merged_run_name(uint64_t n) { return "i" + std::to_string(n); }
+
+// A letter then digits: "w<worker>", merged_run_name's "i<n>".
+static bool numbered(const std::string& name, char letter) {
+  return name.size() > 1 && name[0] == letter && name.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
+// Only files this module names ("w<worker>", "master", the merges' "i<n>") are ever removed: a
+// directory of that name holding anything else loses nothing else. `workers`: theirs too.
+static void remove_run_files(const std::string& dir, bool workers) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    const bool ours = name == "master" || (name.size() > 1 && name[0] == 'w' &&
-                                           name.find_first_not_of("0123456789", 1) == std::string::npos);
+    const bool ours = numbered(name, 'i') || (workers && (name == "master" || numbered(name, 'w')));
     if (ours && entry.is_regular_file(ec)) std::filesystem::remove(entry.path(), ec);
   }
 }
@@ -49,11 +59,11 @@ void prepare_run_directory(const std::string& dir, bool empty) {
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir))
     throw Error("cannot create the directory of result runs " + dir + ": " + (ec ? ec.message() : "not a directory"));
-  if (empty) remove_run_files(dir);
+  remove_run_files(dir, empty);  // a merge's runs are never journalled: a resume makes them again
 }
 
 void remove_run_directory(const std::string& dir) {
-  remove_run_files(dir);
+  remove_run_files(dir, true);
   std::error_code ec;
   std::filesystem::remove(dir, ec);  // only when empty; a leftover directory costs disk, not results
 }
@@ -117,6 +127,40 @@ StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const C
 
 bool HitRecords::is_whole(const std::string& dir, const StagedRun& run) const {
   return is_whole_record(dir, run, kMagic, sizeof(RecordHeader) + kRowBytes * run.rows + run.extra);
+}
+
+MergedRunFile::MergedRunFile(const std::string& dir, std::string name, uint64_t rows, uint64_t chars)
+    : name_(std::move(name)), path_(dir + "/" + name_), rows_(rows), chars_(chars) {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(sys_error("create the result run file", path_));
+}
+
+MergedRunFile::~MergedRunFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!finished_) ::unlink(path_.c_str());
+}
+
+void MergedRunFile::store(HitTableColumns& piece, const DeflatedHitTable&) {
+  if (written_ + piece.rows() > rows_ || piece.chars_base + piece.cigar_chars.size() > chars_)
+    throw Error("internal: a merge wrote more rows than its run " + path_ + " holds");
+  size_t k = 0;
+  piece.for_each_row_column(false, [&](const char*, auto& column) {
+    const uint64_t bytes = kColumnBytes[k];
+    pwrite_exactly(fd_, column.data(), bytes * column.size(), column_offset(rows_, k++) + bytes * written_, path_);
+  });
+  pwrite_exactly(fd_, piece.cigar_chars.data(), piece.cigar_chars.size(), column_offset(rows_, 10) + piece.chars_base,
+                 path_);
+  written_ += piece.rows();
+}
+
+StagedRun MergedRunFile::finish() {
+  if (written_ != rows_) throw Error("internal: a merge wrote fewer rows than its run " + path_ + " holds");
+  RecordHeader h{};
+  std::memcpy(h.magic, kMagic, 4);
+  h.rows = rows_, h.extra = chars_;
+  pwrite_exactly(fd_, &h, sizeof h, 0, path_);
+  finished_ = true;
+  return {name_, 0, rows_, chars_, 0};
 }
 
 RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs) : runs_(std::move(runs)), files_(dir) {

@@ -27,8 +27,11 @@ namespace hpc {
 
 // The directory of a run's files: OUT.runs.
 std::string run_directory_for(const std::string& out_path);
-// Creates the directory; with `empty`, removes the run files an earlier run left there.
+// Creates the directory and removes the merges' runs an earlier session left there (never
+// trusted: io/run_levels.hpp); with `empty`, the workers' run files too.
 void prepare_run_directory(const std::string& dir, bool empty);
+// The file name of a merge's n-th run (io/run_levels.hpp).
+std::string merged_run_name(uint64_t n);
 // Removes the run files, then the directory if nothing else is in it (the run is complete).
 void remove_run_directory(const std::string& dir);
 
@@ -42,6 +45,26 @@ struct HitRecords {
   StagedRun write(RecordFile& file, uint32_t tile, Rows& rows, const CigarBuffer* cigars = nullptr) const;
   // True when the record's header matches `run` and the file holds all of it.
   bool is_whole(const std::string& dir, const StagedRun& run) const;
+};
+
+// One sorted run of known size written by a merge (io/run_levels.hpp) into a file of its own,
+// as one record: each piece's columns go to their places in it, the header last, so that a
+// file cut short by a kill never holds a whole record. Removed unless finish() was reached.
+class MergedRunFile : public MergeOutput {
+ public:
+  MergedRunFile(const std::string& dir, std::string name, uint64_t rows, uint64_t chars);
+  ~MergedRunFile() override;
+  MergedRunFile(const MergedRunFile&) = delete;
+  MergedRunFile& operator=(const MergedRunFile&) = delete;
+  void store(HitTableColumns& piece, const DeflatedHitTable&) override;
+  // The record's header written; its place. Throws unless every row and character came.
+  StagedRun finish();
+
+ private:
+  std::string name_, path_;
+  uint64_t rows_, chars_, written_ = 0;
+  int fd_ = -1;
+  bool finished_ = false;
 };
 
 // The journalled runs, read by the merge (each file opened once; reads on all cores).

@@ -264,8 +264,9 @@ uint64_t picked_chars(const Segment& seg, const std::vector<uint32_t>& picked) {
 // Rows `picked` of the segment into out[at...), CIGARs at out's characters [chars_at...).
 // Column by column: each pass reads one column of the part's rows (a few MB, cache-resident),
 // where a row at a time read every column's line from memory.
+// Identity (the final table's) only `with_identity`.
 void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableColumns& out, size_t at,
-            uint64_t chars_at) {
+            uint64_t chars_at, bool with_identity) {
   const HitTableColumns& c = seg.rows;
   const auto column = [&](const auto& from, auto& to) {
     auto* o = to.data() + at;
@@ -293,8 +294,8 @@ void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableCol
     std::copy(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e, out.cigar_chars.begin() + (chars_at - out.chars_base));
     chars_at += e - b;
     out.cigar_end[o] = chars_at;
-    cigar.assign(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e);
-    out.identity[o] = e == b ? 0.f : float(cigar_stats(cigar).identity());
+    if (with_identity) cigar.assign(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e);
+    out.identity[o] = e == b || !with_identity ? 0.f : float(cigar_stats(cigar).identity());
   }
 }
 
@@ -351,7 +352,42 @@ void copy_rows_then_size(const HitTableColumns& from, HitTableColumns& to, size_
   to.chars_base = from.chars_base;
 }
 
+// /hits of a result file: whole chunks deflated on all cores, stored through HDF5.
+class HitsOutput : public MergeOutput {
+ public:
+  HitsOutput(h5::File& to, std::string group, uint64_t rows)
+      : to_(to), group_(std::move(group)), chunk_(std::min<uint64_t>(std::max<uint64_t>(rows, 1), h5::kDefaultChunk)) {
+    create_hit_table(to_, group_, true, chunk_, h5::Compression::kFast);
+  }
+  size_t chunk() const override { return chunk_; }
+  size_t chars_chunk() const override { return cigar_chars_chunk(chunk_); }
+  bool with_identity() const override { return true; }
+  DeflatedHitTable prepare(HitTableColumns& t) override {
+    return deflate_hit_table(t, true, chunk_, h5::Compression::kFast);
+  }
+  void store(HitTableColumns& t, const DeflatedHitTable& d) override { append_hit_table(to_, group_, t, true, d); }
+
+ private:
+  h5::File& to_;
+  std::string group_;
+  size_t chunk_;
+};
+
 }  // namespace
+
+DeflatedHitTable MergeOutput::prepare(HitTableColumns&) { return {}; }
+
+uint64_t SortedRuns::total_rows() const {
+  uint64_t total = 0;
+  for (size_t r = 0; r < count(); ++r) total += rows(r);
+  return total;
+}
+
+uint64_t SortedRuns::total_chars() const {
+  uint64_t total = 0;
+  for (size_t r = 0; r < count(); ++r) total += chars_before(r, rows(r)) - chars_before(r, 0);
+  return total;
+}
 
 uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
                            const std::vector<std::pair<uint64_t, uint64_t>>& runs, h5::File& to,
@@ -360,6 +396,11 @@ uint64_t merge_sorted_runs(const h5::File& from, const std::string& group,
 }
 
 uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string& out_group, const MergeRules& rules) {
+  HitsOutput out(to, out_group, in.total_rows());
+  return merge_sorted_runs(in, out, rules);
+}
+
+uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const MergeRules& rules) {
   MergeTimes times;
   auto clock = std::chrono::steady_clock::now();
   const auto lap = [](std::chrono::steady_clock::time_point& t) {
@@ -378,10 +419,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
       cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows, load.chars,
                   rules.segment_bytes ? rules.segment_bytes : kSegmentBytes);
   const auto starts = segment_starts(in, cuts);
-  uint64_t total = 0;
-  for (size_t r = 0; r < in.count(); ++r) total += in.rows(r);
-  const size_t chunk = std::min<uint64_t>(std::max<uint64_t>(total, 1), h5::kDefaultChunk);
-  create_hit_table(to, out_group, true, chunk, h5::Compression::kFast);
+  const size_t chunk = output.chunk();
   times.count = lap(clock);
 
   // Serial HDF5: a source read through it (staging rows) takes turns with the writes.
@@ -401,13 +439,13 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
   HitTableColumns merged[3];
   const auto deflate = [&](HitTableColumns& t) {
     auto started = std::chrono::steady_clock::now();
-    DeflatedHitTable d = deflate_hit_table(t, true, chunk, h5::Compression::kFast);
+    DeflatedHitTable d = output.prepare(t);
     return std::make_pair(std::move(d), lap(started));
   };
   const auto store = [&](HitTableColumns& t, const DeflatedHitTable& d) {
     auto started = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
-    append_hit_table(to, out_group, t, true, d);
+    output.store(t, d);
     return lap(started);
   };
   std::future<double> reading = std::async(std::launch::async, read, 0);
@@ -452,11 +490,11 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
       chars_at.push_back(chars_at.back() + part_chars[p]);
     }
     copy_rows_then_size(carry, out, row_at.back(), chars_at.back() - carry.chars_base);
-    run_parts(picked.size(), [&](size_t p) { gather(sg, picked[p], out, row_at[p], chars_at[p]); });
+    run_parts(picked.size(), [&](size_t p) { gather(sg, picked[p], out, row_at[p], chars_at[p], output.with_identity()); });
     // Whole chunks only (the last segment: everything): a partial chunk appended now would be
     // inflated and deflated again, on one core, by the next append.
     carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);
-    if (s + 1 < segments) keep_whole_char_chunks(out, carry, cigar_chars_chunk(chunk));
+    if (s + 1 < segments) keep_whole_char_chunks(out, carry, output.chars_chunk());
     times.merge += lap(clock);
     if (s > 0) store_deflated(s - 1);
     // The parts' and deflaters' buffers of the segments before, where CIGARs make them large

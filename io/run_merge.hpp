@@ -14,12 +14,15 @@
 // Rows are identical for any number of cores and runs.
 //
 // The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one
-// thread), or the workers' run files (io/run_files.hpp, read on all cores).
+// thread), or the workers' run files (io/run_files.hpp, read on all cores). The rows go to a
+// MergeOutput: /hits of a result file, or an intermediate sorted run (io/run_levels.hpp).
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "io/hit_table.hpp"
 
 namespace hpc {
 
@@ -67,8 +70,28 @@ class SortedRuns {
   // segment holds this many rows a run, within MergeRules' bounds): an HDF5 read call costs
   // far more than a pread.
   virtual uint64_t rows_per_read() const { return 4096; }
+  uint64_t total_rows() const;
+  uint64_t total_chars() const;  // of every run's CIGARs
 };
 
+// Where a merge's rows go, a piece at a time, in order.
+class MergeOutput {
+ public:
+  virtual ~MergeOutput() = default;
+  // Every piece but the last holds a multiple of chunk() rows and of chars_chunk() characters.
+  virtual size_t chunk() const { return 1; }
+  virtual size_t chars_chunk() const { return 1; }
+  // Whether the pieces need their rows' identity (the final table's derived column).
+  virtual bool with_identity() const { return false; }
+  // The piece made ready to store (/hits: deflated on all cores), beside the previous store.
+  virtual DeflatedHitTable prepare(HitTableColumns& piece);  // nothing to do
+  // The piece appended; one at a time, in order. cigar_end: offsets into all pieces' characters.
+  virtual void store(HitTableColumns& piece, const DeflatedHitTable& prepared) = 0;
+};
+
+// Every row of `runs` in hit_order, cut by `rules`, to `out`; returns the rows written.
+uint64_t merge_sorted_runs(const SortedRuns& runs, MergeOutput& out, const MergeRules& rules);
+// The same into `to`'s `out_group` (created here).
 uint64_t merge_sorted_runs(const SortedRuns& runs, h5::File& to, const std::string& out_group,
                            const MergeRules& rules);
 // Runs: (first row, rows) of `from`'s `group`. Creates `to`'s `out_group` and returns its rows.

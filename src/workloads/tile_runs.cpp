@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "io/result_file.hpp"
+#include "io/run_levels.hpp"
 #include "src/core/error.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/workloads/hit_wire.hpp"
@@ -105,15 +106,19 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
   MergeTimes stages;
   MergeRules timed = rules;
   if (!timed.times) timed.times = &stages;
-  const uint64_t rows = out.finish_merged(RunFiles(runs.directory(), runs.runs()), timed);
+  MergeLevels levels;
+  const std::vector<StagedRun> final_runs = merge_to_fan_in(runs.directory(), runs.runs(), merge_fan_in(), &levels);
+  const uint64_t rows = out.finish_merged(RunFiles(runs.directory(), final_runs), timed);
   runs.remove();
   if (verbose) {
     const MergeTimes& t = *timed.times;
     std::fprintf(stderr,
-                 "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU); stages, "
-                 "overlapping: counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing "
-                 "%.3f s, the merging thread waited %.3f s\n",
-                 runs.runs().size(), seconds_since(t0), process_cpu_seconds() - cpu_before, t.count, t.read, t.merge,
+                 "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU): first %zu "
+                 "intermediate runs of %llu rows in %.3f s, then the last merge of %zu runs; its stages, overlapping: "
+                 "counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing %.3f s, the merging "
+                 "thread waited %.3f s\n",
+                 runs.runs().size(), seconds_since(t0), process_cpu_seconds() - cpu_before, levels.merges,
+                 (unsigned long long)levels.rows, levels.seconds, final_runs.size(), t.count, t.read, t.merge,
                  t.deflate, t.store, t.waited);
   }
   return rows;

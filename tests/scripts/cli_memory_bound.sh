@@ -3,7 +3,9 @@
 # end (the design before the streaming sink: ~215 bytes a hit, measured), would need far more
 # than the bound completes under it (peak resident set size, as --verbose reports it from
 # getrusage), with /hits identical to the same screen under MPI (other tiles' arrival order)
-# and in the documented order: query, then score descending, then target.
+# and in the documented order: query, then score descending, then target. With a fan-in of 4
+# (HPCALIGN_MERGE_FAN_IN) its hundreds of runs are merged in levels through intermediate run
+# files: under the same bound, /hits identical, the intermediate files gone.
 source "$(dirname "$0")/lib.bash"
 n=1500
 awk -v n=$n '/^>/{k++} k<=n' "$TEST_DATA/balifam2000.fa" >"$WORK/s.fa"
@@ -25,6 +27,19 @@ col() { h5dump -y -w 0 -d "/hits/$2" "$1" 2>/dev/null | sed -n '/DATA {/,/}/p' |
 paste <(col "$WORK/a.h5" query) <(col "$WORK/a.h5" score) <(col "$WORK/a.h5" target) >"$WORK/keys.txt"
 sort -k1,1n -k2,2nr -k3,3n -c "$WORK/keys.txt" 2>/dev/null && pass "rows sorted by query, score descending, target" \
   || fail "rows out of order: $(sort -k1,1n -k2,2nr -k3,3n -c "$WORK/keys.txt" 2>&1 | head -1)"
+
+expect_ok "the same screen, merged through a fan-in of 4" env HPCALIGN_MERGE_FAN_IN=4 "$HPCALIGN" allvsall -i "$WORK/s.fa" \
+  -o "$WORK/f.h5" --score-only --backend cpu --verbose
+runs=$(sed -n 's/^hpcalign: timing: final merge of \([0-9]*\) sorted runs.*/\1/p' "$WORK/err.txt")
+levels=$(sed -n 's/.*: first \([0-9]*\) intermediate runs of .*then the last merge of \([0-9]*\) runs;.*/\1 \2/p' "$WORK/err.txt")
+[ -n "$runs" ] && [ "$runs" -gt 64 ] && [ "${levels%% *}" -ge $(((runs - 4) / 3)) ] && [ "${levels##* }" -le 4 ] \
+  && pass "$runs runs: ${levels%% *} intermediate runs, the last merge of ${levels##* }" \
+  || fail "runs '$runs', levels '$levels' (intermediate runs, last merge's runs)"
+peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/err.txt")
+[ -n "$peak" ] && [ "$peak" -le $bound_mib ] && pass "merged in levels: peak $peak MiB <= $bound_mib MiB" \
+  || fail "merged in levels: peak resident memory '$peak' MiB, bound $bound_mib MiB"
+same_hits "merged in levels equals the one-level merge" "$WORK/a.h5" "$WORK/f.h5"
+[ ! -e "$WORK/f.h5.runs" ] && pass "no run files left" || fail "left: $(ls "$WORK/f.h5.runs")"
 
 expect_ok "the same screen on 3 ranks" mpirun -np 3 "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/m.h5" --score-only --backend cpu --threads 1 --quiet
 same_hits "bounded run equals the MPI run" "$WORK/a.h5" "$WORK/m.h5"

@@ -1,0 +1,66 @@
+#include "io/run_levels.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "io/run_files.hpp"
+#include "src/core/free_heap.hpp"
+#include "src/core/tuning.hpp"
+
+namespace hpc {
+namespace {
+
+// merge_to_fan_in's levels: a level merges groups from the front until the count is within the
+// fan-in (the last group only as large as that needs); past the end the next level starts at the
+// front. merged[k]: runs[k] is an intermediate run of ours.
+void merge_groups(const std::string& dir, std::vector<StagedRun>& runs, std::vector<bool>& merged, size_t fan_in,
+                  const MergeRules& every_row, MergeLevels& levels) {
+  uint64_t names = 0;
+  for (size_t at = 0; runs.size() > fan_in;) {
+    size_t group = std::min({fan_in, runs.size() - at, runs.size() - fan_in + 1});
+    if (group < 2) at = 0, group = std::min(fan_in, runs.size() - fan_in + 1);
+    const auto first = runs.begin() + std::ptrdiff_t(at), last = first + std::ptrdiff_t(group);
+    StagedRun run;
+    {
+      const RunFiles in(dir, {first, last});
+      MergedRunFile out(dir, merged_run_name(names++), in.total_rows(), in.total_chars());
+      merge_sorted_runs(in, out, every_row);
+      run = out.finish();
+    }
+    // The merge's threads' arenas keep what they freed: trimmed, merge after merge does not add up.
+    release_free_heap();
+    for (size_t k = at; k < at + group; ++k)
+      if (merged[k]) std::filesystem::remove(dir + "/" + runs[k].file);
+    levels.merges++, levels.rows += run.rows;
+    runs.erase(first + 1, last);
+    merged.erase(merged.begin() + std::ptrdiff_t(at) + 1, merged.begin() + std::ptrdiff_t(at + group));
+    runs[at] = run, merged[at] = true;
+    ++at;
+  }
+}
+
+}  // namespace
+
+size_t merge_fan_in() { return size_t(*tuning_number(Tunable::kMergeFanIn)); }  // the table has its default
+
+std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<StagedRun> runs, size_t fan_in,
+                                       MergeLevels* done, const MergeRules& segments) {
+  MergeRules every_row;  // nothing dropped before the final merge
+  every_row.segment_rows = segments.segment_rows, every_row.segment_bytes = segments.segment_bytes;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<bool> merged(runs.size(), false);
+  MergeLevels levels;
+  try {
+    merge_groups(dir, runs, merged, fan_in, every_row, levels);
+  } catch (...) {  // the merges' runs go with a failed merge (the next session would remove them)
+    for (size_t k = 0; k < runs.size(); ++k)
+      if (merged[k]) std::filesystem::remove(dir + "/" + runs[k].file);
+    throw;
+  }
+  levels.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (done) *done = levels;
+  return runs;
+}
+
+}  // namespace hpc

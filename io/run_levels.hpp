@@ -1,0 +1,40 @@
+#pragma once
+// Merges in levels, so that the final merge's memory stays bounded whatever the number of runs.
+// A merge holds a segment of rows_per_read rows of every run it reads (io/run_merge.hpp), and a
+// screen of small tiles makes tens of thousands of runs (9,500 sequences, every pair kept:
+// 21,528 runs held 1.4 GB). So past a fan-in, groups of runs are merged first, each into an
+// intermediate run (io/run_files.hpp's MergedRunFile: the same record format, sorted, a file of
+// its own in the same directory), only as many as bring the count down to the fan-in, and the
+// final merge reads those: every merge reads at most fan-in runs. A group is a contiguous range
+// of the runs and its run takes its place, so rows tied on (query, score, target) keep the
+// runs' order: the final rows are those of a one-level merge. Nothing is dropped before the
+// final merge (its rules apply there).
+// Intermediate runs are never journalled: the next session of a killed run removes their files
+// (prepare_run_directory) and merges again from the workers' runs; one merged by a later level
+// is removed at once, the rest with the run directory.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/run_file_io.hpp"
+#include "io/run_merge.hpp"
+
+namespace hpc {
+
+// The runs a merge reads at once: HPCALIGN_MERGE_FAN_IN, else 512.
+size_t merge_fan_in();
+
+// What merge_to_fan_in did (--verbose).
+struct MergeLevels {
+  size_t merges = 0;      // intermediate runs written
+  uint64_t rows = 0;      // rows they hold together
+  double seconds = 0;     // wall time
+};
+
+// `runs` (places in `dir`) with groups merged into intermediate runs until at most `fan_in`
+// (>= 2) remain, in order. `segments`: only its segment sizes apply (the tests' small ones).
+std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<StagedRun> runs, size_t fan_in,
+                                       MergeLevels* done = nullptr, const MergeRules& segments = {});
+
+}  // namespace hpc

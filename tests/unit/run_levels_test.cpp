@@ -1,0 +1,156 @@
+// io/run_levels.cpp: merges in levels through intermediate run files give the rows of one
+// merge, and an intermediate run is trusted only once whole.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "io/hdf5_columns.hpp"
+#include "io/hit_table.hpp"
+#include "io/run_files.hpp"
+#include "io/run_levels.hpp"
+#include "io/run_merge.hpp"
+#include "test_support.hpp"
+#include "unit/hit_rows_support.hpp"
+
+namespace hpc {
+namespace {
+
+using test::error_of;
+using test::expect_same_hits;
+using test::random_hits;
+using test::temp_path;
+
+// Hits cut into `tiles` sorted runs of two workers' files in `dir`, twins included (rows equal
+// in hit_order, the twin in a later run: ties keep the runs' order).
+std::vector<StagedRun> stage_runs(const std::string& dir, size_t tiles, std::vector<Hit>& hits) {
+  hits = random_hits(30000, 8);
+  for (size_t i = 0; i < 2000; ++i) {
+    Hit twin = hits[i * 11];
+    twin.aln.qstart += 1;
+    hits.push_back(twin);
+  }
+  std::vector<StagedRun> runs;
+  RecordFile w[2] = {RecordFile(dir, "w0"), RecordFile(dir, "w1")};
+  const size_t tile = (hits.size() + tiles - 1) / tiles;
+  for (size_t k = 0; k < hits.size(); k += tile) {
+    std::vector<Hit> rows(hits.begin() + k, hits.begin() + std::min(hits.size(), k + tile));
+    runs.push_back(HitRecords().write(w[runs.size() % 2], uint32_t(runs.size()), rows));
+  }
+  return runs;
+}
+
+// /hits of a merge of `runs` (rules' segment sizes), as rows and identities.
+std::pair<std::vector<Hit>, std::vector<float>> merged(const std::string& dir, const std::vector<StagedRun>& runs,
+                                                       const MergeRules& rules) {
+  const std::string out = temp_path("levels_merged.h5");
+  {
+    h5::File to(out, h5::Mode::kCreate);
+    merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules);
+  }
+  const h5::File f(out, h5::Mode::kReadOnly);
+  return {read_hit_rows(f, "hits"), h5::read_all<float>(f, "hits/identity")};
+}
+
+std::vector<std::string> merged_run_files(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string()[0] == 'i') names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// 61 runs merged with fan-ins from 2 (six levels) to 60 (one group of two), segments smaller
+// than a run (so an intermediate run is written in many pieces), and the top rows of each query
+// kept: the final table is the one-level merge's, row for row and identity for identity. Only
+// the last level's intermediate runs are left, each whole; the run directory's removal takes them.
+TEST(RunLevels, ManyRunsThroughATinyFanInMergeAsOneLevel) {
+  const std::string dir = temp_path("levels.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits;
+  const std::vector<StagedRun> runs = stage_runs(dir, 61, hits);
+  ASSERT_EQ(runs.size(), 61u);
+  MergeRules rules;
+  rules.segment_rows = 700;
+  rules.max_per_query = 400;
+  const auto one_level = merged(dir, runs, rules);
+  std::vector<Hit> sorted = hits, best;  // the runs are slices of `hits` in order
+  std::stable_sort(sorted.begin(), sorted.end(), hit_order);
+  for (size_t i = 0, rank = 0; i < sorted.size(); ++i) {
+    rank = i > 0 && sorted[i].query == sorted[i - 1].query ? rank + 1 : 0;
+    if (rank < rules.max_per_query) best.push_back(sorted[i]);
+  }
+  ASSERT_EQ(best.size(), 50u * 400u);  // 50 queries of more rows than the cut
+  expect_same_hits(one_level.first, best);
+  for (const size_t fan_in : {2, 3, 7, 60}) {
+    SCOPED_TRACE("fan-in " + std::to_string(fan_in));
+    MergeLevels levels;
+    const std::vector<StagedRun> fewer = merge_to_fan_in(dir, runs, fan_in, &levels, rules);
+    EXPECT_LE(fewer.size(), fan_in);
+    EXPECT_GE(levels.merges, (runs.size() - 2) / (fan_in - 1));  // each merge of g runs takes g - 1 away
+    EXPECT_GT(levels.rows, 0u);
+    std::vector<std::string> left;
+    for (const StagedRun& r : fewer)
+      if (r.file[0] == 'i') {
+        left.push_back(r.file);
+        EXPECT_TRUE(HitRecords().is_whole(dir, r)) << r.file;
+      }
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(merged_run_files(dir), left);  // those of earlier levels are gone
+    const auto two_level = merged(dir, fewer, rules);
+    expect_same_hits(two_level.first, one_level.first);
+    EXPECT_EQ(two_level.second, one_level.second);
+    prepare_run_directory(dir, false);  // as a resume does: the merges' runs go, the workers' stay
+    EXPECT_TRUE(merged_run_files(dir).empty());
+    EXPECT_TRUE(HitRecords().is_whole(dir, runs.back()));
+  }
+  EXPECT_EQ(merge_to_fan_in(dir, runs, 61).size(), 61u);  // within the fan-in: nothing to do
+  EXPECT_TRUE(merged_run_files(dir).empty());
+  remove_run_directory(dir);
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// A merge that fails midway (a worker's record cut short) removes its unfinished intermediate
+// run; one that a kill left (its rows written, its header not yet: written last) is not whole,
+// and the next session's prepare removes it before merging again from the workers' runs.
+TEST(RunLevels, AnUnfinishedIntermediateRunIsNeverTrusted) {
+  const std::string dir = temp_path("levels_killed.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits;
+  std::vector<StagedRun> runs = stage_runs(dir, 9, hits);
+  MergeRules small;
+  small.segment_rows = 500;
+  {  // a kill between a piece and the header: the file as the kill leaves it
+    const RunFiles group(dir, {runs.begin(), runs.begin() + 3});
+    MergedRunFile out(dir, merged_run_name(0), group.total_rows(), group.total_chars());
+    HitTableColumns piece;
+    piece.query = {1, 2};
+    piece.target = {3, 4};
+    piece.score = {5, 6};
+    piece.bits = piece.evalue = {1.0, 2.0};
+    piece.qstart = piece.qend = piece.tstart = piece.tend = {1, 1};
+    piece.cigar_end = {0, 0};
+    out.store(piece, DeflatedHitTable{});
+    std::filesystem::copy_file(dir + "/" + merged_run_name(0), dir + "/" + merged_run_name(7));
+    const StagedRun partial{merged_run_name(7), 0, group.total_rows(), group.total_chars(), 0};
+    EXPECT_FALSE(HitRecords().is_whole(dir, partial));
+    EXPECT_NE(error_of([&] { out.finish(); }).find("fewer rows"), std::string::npos);
+  }
+  EXPECT_EQ(merged_run_files(dir), std::vector<std::string>{merged_run_name(7)});  // the unfinished one removed
+  prepare_run_directory(dir, false);
+  EXPECT_TRUE(merged_run_files(dir).empty());
+
+  // A worker's file cut inside its last record, run 7 of 9, which a fan-in of 2 merges fourth:
+  // that merge fails, naming it, and the three intermediate runs before it go too.
+  const StagedRun& cut = runs[7];
+  ASSERT_EQ(cut.file, "w1");
+  std::filesystem::resize_file(dir + "/w1", cut.offset + 100);
+  const std::string error = error_of([&] { merge_to_fan_in(dir, runs, 2, nullptr, small); });
+  EXPECT_NE(error.find("ends inside tile"), std::string::npos) << error;
+  EXPECT_TRUE(merged_run_files(dir).empty());
+  remove_run_directory(dir);
+}
+
+}  // namespace
+}  // namespace hpc
