@@ -31,6 +31,13 @@ StagedRun StagedRun::get(WireReader& r) {
   return s;
 }
 
+RecordHeader RecordHeader::of(const char* kind, uint32_t tile, uint64_t rows, uint64_t extra) {
+  RecordHeader h{};
+  std::memcpy(h.magic, kind, 4);
+  h.tile = tile, h.rows = rows, h.extra = extra;
+  return h;
+}
+
 bool RecordHeader::matches(const char* kind, const StagedRun& run) const {
   return std::memcmp(magic, kind, 4) == 0 && tile == run.tile && rows == run.rows && extra == run.extra;
 }
@@ -72,9 +79,7 @@ void AppendOnlyFile::append(iovec* parts, int count) {
 
 StagedRun RecordFile::append(const char* kind, uint32_t tile, uint64_t rows, uint64_t extra, std::vector<iovec> parts) {
   const StagedRun run{name_, file_.size(), rows, extra, tile};
-  RecordHeader h{};
-  std::memcpy(h.magic, kind, 4);
-  h.tile = tile, h.rows = rows, h.extra = extra;
+  RecordHeader h = RecordHeader::of(kind, tile, rows, extra);
   parts.insert(parts.begin(), {&h, sizeof h});
   file_.append(parts.data(), int(parts.size()));
   return run;

@@ -31,6 +31,7 @@ struct RecordHeader {
   char magic[4];
   uint32_t tile;
   uint64_t rows, extra;
+  static RecordHeader of(const char* kind, uint32_t tile, uint64_t rows, uint64_t extra);
   bool matches(const char* kind, const StagedRun& run) const;
 };
 static_assert(sizeof(RecordHeader) == 24, "the record header is 24 bytes on every platform we build for");

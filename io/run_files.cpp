@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string_view>
 
@@ -17,12 +16,13 @@ namespace {
 
 constexpr char kMagic[4] = {'H', 'P', 'R', '1'};
 
-// Bytes per row of each column, in for_each_row_column order without identity.
-constexpr uint64_t kColumnBytes[10] = {4, 4, 4, 8, 8, 4, 4, 4, 4, 8};
+// Bytes per row of each column, in for_each_row_column order without identity; the CIGAR
+// characters follow them as column kCharsColumn.
+constexpr size_t kCharsColumn = 10;
+constexpr uint64_t kColumnBytes[kCharsColumn] = {4, 4, 4, 8, 8, 4, 4, 4, 4, 8};
 constexpr uint64_t kRowBytes = 52;
 
-// Where column `column` of a record of `rows` rows starts, from the record's first byte
-// (column 10: the characters).
+// Where column `column` of a record of `rows` rows starts, from the record's first byte.
 uint64_t column_offset(uint64_t rows, size_t column) {
   uint64_t at = sizeof(RecordHeader);
   for (size_t k = 0; k < column; ++k) at += kColumnBytes[k] * rows;
@@ -148,16 +148,14 @@ void MergedRunFile::store(HitTableColumns& piece, const DeflatedHitTable&) {
     const uint64_t bytes = kColumnBytes[k];
     pwrite_exactly(fd_, column.data(), bytes * column.size(), column_offset(rows_, k++) + bytes * written_, path_);
   });
-  pwrite_exactly(fd_, piece.cigar_chars.data(), piece.cigar_chars.size(), column_offset(rows_, 10) + piece.chars_base,
+  pwrite_exactly(fd_, piece.cigar_chars.data(), piece.cigar_chars.size(), column_offset(rows_, kCharsColumn) + piece.chars_base,
                  path_);
   written_ += piece.rows();
 }
 
 StagedRun MergedRunFile::finish() {
   if (written_ != rows_) throw Error("internal: a merge wrote fewer rows than its run " + path_ + " holds");
-  RecordHeader h{};
-  std::memcpy(h.magic, kMagic, 4);
-  h.rows = rows_, h.extra = chars_;
+  const RecordHeader h = RecordHeader::of(kMagic, 0, rows_, chars_);
   pwrite_exactly(fd_, &h, sizeof h, 0, path_);
   finished_ = true;
   return {name_, 0, rows_, chars_, 0};
@@ -185,7 +183,7 @@ uint64_t RunFiles::chars_before(size_t r, uint64_t row) const {
 }
 
 void RunFiles::read_chars(size_t r, uint64_t first, uint64_t n, uint8_t* out) const {
-  read_at(r, column_offset(runs_[r].rows, 10) + first, n, out);
+  read_at(r, column_offset(runs_[r].rows, kCharsColumn) + first, n, out);
 }
 
 }  // namespace hpc

@@ -151,12 +151,17 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   return plan;
 }
 
+// Queries that fill several batches (short queries against themselves, a proteome).
+static bool many_queries(const SequenceSet& queries, const PlanOptions& opt) {
+  return queries.size() >= 4 * uint64_t(opt.max_query_batch);
+}
+
 bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt) {
-  return queries.size() >= 4 * uint64_t(opt.max_query_batch) && db_sequences <= kSmallSearchDatabase;
+  return many_queries(queries, opt) && db_sequences <= kSmallSearchDatabase;
 }
 
 int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt) {
-  if (queries.size() < 4 * uint64_t(opt.max_query_batch)) return 1;
+  if (!many_queries(queries, opt)) return 1;
   return many_queries_small_database(queries, db_sequences, opt) ? 8 : 4;
 }
 
