@@ -6,7 +6,10 @@
 #include <exception>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "kernels/fault_injection.hpp"
 #include "mpi/scheduler.hpp"
@@ -55,10 +58,15 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       cv.wait(lk, [&] { return planned || stop; });
       if (stop || !made[w]) return;
     }
+    // A looking-ahead worker's next tile, taken (and in flight) before its current one runs.
+    std::optional<std::pair<size_t, Tile>> ahead;
     for (;;) {
       size_t i;
       Tile tile;  // a copy: the master inserts split tiles into `tiles`
-      {
+      if (ahead) {
+        std::tie(i, tile) = std::move(*ahead);
+        ahead.reset();
+      } else {
         // Taken under the lock, so that a stop request sees exactly which tiles are in flight.
         std::unique_lock<std::mutex> lk(mu);
         // Bounded memory: no new tile while the master has `workers` results still to take
@@ -75,9 +83,21 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
         tile = tiles[i];
         ++in_flight;
       }
+      if (made[w]->looks_ahead()) {
+        // Only a tile there for the taking now (waiting here would hold the current one), and
+        // not among the last `workers` tiles: those go to whichever worker is free first.
+        std::lock_guard<std::mutex> lk(mu);
+        if (!stop && !handing_out_stopped && !stop_requested() && tiles.size() - next > size_t(workers) &&
+            !(master_taking && done.size() >= size_t(workers))) {
+          ahead.emplace(next, tiles[next]);
+          ++next;
+          ++in_flight;
+        }
+      }
       Finished f{i, {}, {}, w};
       try {
         injected_tile_delay();  // HPCALIGN_FAULT_SLOW_MS: tests only
+        if (ahead) made[w]->run_next(ahead->second);
         f.bytes = made[w]->run(tile);
       } catch (const OutOfMemory& e) {
         f.error = e.what();

@@ -24,6 +24,12 @@ class TileWorker {
   virtual DeviceCapacity capacity() const = 0;
   // Executes one tile and returns its result as bytes (src/core/wire.hpp).
   virtual std::string run(const Tile& tile) = 0;
+  // A worker that looks ahead (local runs) is handed its next tile before run() of the current
+  // one, through run_next(), so it can queue that tile's device work while it finishes the
+  // current one (a GPU shared by several workers then always has work queued). The next run()
+  // is that tile's.
+  virtual bool looks_ahead() const { return false; }
+  virtual void run_next(const Tile& /*next*/) {}
 };
 
 struct SchedulerHooks {

@@ -1,9 +1,11 @@
 // The CUDA all-vs-all engine. Local scores of a whole tile: the search's packed 16-bit
-// kernel over the two windows, then the --min-score cut on the device, so only kept pairs
-// come back. Alignments (and global/semiglobal scores): pairs cut into launches that fit
-// the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
+// kernel over the two windows on its own stream (queued one tile ahead where the worker looks
+// ahead), the tile's score matrix copied back and cut (--min-score) on the host: a device cut
+// waited behind the other workers' persistent score kernels for SMs, a copy does not.
+// Alignments (and global/semiglobal scores): pairs cut into launches that fit the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
 // direction cells (or, when the scores are known, byte heights), and a second walks the
-// traceback.
+// traceback, on a stream of the highest priority, so that their blocks go before the queued
+// score kernels' blocks.
 // Pairs whose traceback would take more than a per-pair share of the device, or whose
 // values could leave int32, go to the host: the checkpointed reduced-space aligner
 // (src/align/reduced_space.hpp), which returns the identical alignment.
@@ -11,7 +13,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,7 +65,10 @@ class CudaAllVsAll : public AllVsAllEngine {
     if (!setup_.queries || !setup_.targets) throw Error("allvsall: the cuda engine needs query and target sets");
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaGetDeviceProperties(&prop_, device_));
-    CUDA_CHECK(cudaStreamCreate(&stream_));
+    int least = 0, greatest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamDefault, greatest));
+    CUDA_CHECK(cudaStreamCreate(&score_stream_));
     qres_.upload(setup_.queries->residues.data(), setup_.queries->residues.size(), stream_);
     if (setup_.targets != setup_.queries) tres_.upload(setup_.targets->residues.data(), setup_.targets->residues.size(), stream_);
     int32_t mat[cuda::kAvsaAlphabet * cuda::kAvsaAlphabet];
@@ -70,7 +77,6 @@ class CudaAllVsAll : public AllVsAllEngine {
     matrix_.upload(mat, cuda::kAvsaAlphabet * cuda::kAvsaAlphabet, stream_);
     const auto [min_sub, max_sub] = std::minmax_element(std::begin(mat), std::end(mat));
     heights_exact_ = cuda::avsa_heights_exact(*min_sub, *max_sub, setup_.gaps.open, setup_.gaps.extend);
-    kept_host_.reserve(1);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     threads_per_sm_ = cuda::avsa_fill_pairs_per_sm() * 32;
     size_t free_bytes = 0, total = 0;
@@ -84,6 +90,8 @@ class CudaAllVsAll : public AllVsAllEngine {
   ~CudaAllVsAll() override {
     clock_.report("allvsall engine (summed)");
     timeline_.report();
+    packed_.reset();  // its buffers before its stream
+    cudaStreamDestroy(score_stream_);
     cudaStreamDestroy(stream_);
   }
 
@@ -131,51 +139,52 @@ class CudaAllVsAll : public AllVsAllEngine {
   std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& order, bool square,
                                      std::optional<int32_t> min_score) override {
     if (setup_.mode != AlignMode::Local) return AllVsAllEngine::score_tile(tile, order, square, min_score);
-    if (order.size() != setup_.targets->size()) throw Error("allvsall: the target order does not cover the target set");
-    const auto [width, diagonal] = tile_shape(tile, order, square);
-    for (uint32_t qi : tile.queries)
-      if (qi >= setup_.queries->size()) throw Error("allvsall: tile " + std::to_string(tile.id) + " names a query outside the set");
+    const auto [width, diagonal] = checked_shape(tile, order, square);
     CUDA_CHECK(cudaSetDevice(device_));
     clock_.restart();
-    use_target_order(order);
-    const uint32_t nq = uint32_t(tile.queries.size());
-    std::vector<SeqView> qviews;
-    for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
-    timeline_.begin("packed", stream_);
-    packed_->launch(ordered_db_, {tile.part_begin, width}, qviews,
-                    [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
-    timeline_.end(stream_);
+    if (ahead_ != ahead_key(tile)) launch_scores(tile, order, width);
+    ahead_.reset();
     packed_->finish();
     clock_.mark("tile: packed scores");
-    const uint32_t cells = nq * width;
+    const uint32_t nq = uint32_t(tile.queries.size());
+    const size_t cells = size_t(nq) * width;
     if (cells == 0) return {};
-    const size_t temp_bytes = cuda::avsa_select_temp_bytes(cells);
-    reserve_ahead(select_temp_, std::max<size_t>(temp_bytes, 1));
-    reserve_ahead(kept_index_, cells);
-    reserve_ahead(kept_score_, cells);
-    kept_count_.reserve(1);
+    reserve_ahead(host_scores_, cells);
     clock_.mark("tile: buffers");
-    timeline_.begin("select", stream_);
-    cuda::launch_avsa_select(packed_->scores(), nq, width, diagonal, min_score ? *min_score : INT32_MIN,
-                             kept_index_.get(), kept_score_.get(), kept_count_.get(), select_temp_.get(), temp_bytes,
-                             stream_);
-    CUDA_CHECK(cudaMemcpyAsync(kept_host_.get(), kept_count_.get(), sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
-    timeline_.end(stream_);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const uint32_t kept = kept_host_[0];
-    std::vector<uint32_t> index(kept);
-    std::vector<int32_t> score(kept);
-    if (kept) {
-      CUDA_CHECK(cudaMemcpyAsync(index.data(), kept_index_.get(), kept * sizeof(uint32_t), cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaMemcpyAsync(score.data(), kept_score_.get(), kept * sizeof(int32_t), cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaMemcpyAsync(host_scores_.get(), packed_->scores(), cells * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                               score_stream_));
+    CUDA_CHECK(cudaStreamSynchronize(score_stream_));
+    clock_.mark("tile: copy");
+    // The cut: scores >= min_score; a diagonal tile's pairs above its diagonal only (query slot
+    // x and target position x are one sequence).
+    const int32_t cut = min_score ? *min_score : INT32_MIN;
+    std::vector<ScoredPair> out;
+    for (uint32_t r = 0; r < nq; ++r) {
+      const int32_t* row = host_scores_.get() + size_t(r) * width;
+      for (uint32_t c = diagonal ? r + 1 : 0; c < width; ++c)
+        if (row[c] >= cut) out.push_back({tile_pair(tile, order, square, r, c), row[c]});
     }
-    clock_.mark("tile: cut + copy");
-    std::vector<ScoredPair> out(kept);
-    for (uint32_t k = 0; k < kept; ++k) out[k] = {tile_pair(tile, order, square, index[k] / width, index[k] % width), score[k]};
+    clock_.mark("tile: cut");
     sort_by_pair(out, [](const ScoredPair& x) { return x.pair; });
     clock_.mark("tile: pair list");
     return out;
+  }
+
+  bool scores_ahead() const override { return setup_.mode == AlignMode::Local; }
+
+  void score_tile_ahead(const Tile& tile, const std::vector<uint32_t>& order, bool square) override {
+    if (!scores_ahead()) return;
+    const uint32_t width = checked_shape(tile, order, square).width;
+    CUDA_CHECK(cudaSetDevice(device_));
+    clock_.restart();
+    ahead_.reset();
+    try {
+      launch_scores(tile, order, width);
+      ahead_ = ahead_key(tile);
+    } catch (const OutOfMemory&) {
+      // Not this tile's failure: score_tile() of the next one meets it and the driver splits that.
+    }
+    clock_.mark("ahead: packed launch");
   }
 
   uint64_t reduced_space_pairs() const override { return reduced_pairs_; }
@@ -216,18 +225,37 @@ class CudaAllVsAll : public AllVsAllEngine {
     return setup_.queries->view(p.query);
   }
   SeqView tview(const PairIndex& p) const { return setup_.targets->view(p.target); }
+
+  TileShape checked_shape(const Tile& tile, const std::vector<uint32_t>& order, bool square) const {
+    if (order.size() != setup_.targets->size()) throw Error("allvsall: the target order does not cover the target set");
+    const TileShape shape = tile_shape(tile, order, square);
+    for (uint32_t qi : tile.queries)
+      if (qi >= setup_.queries->size()) throw Error("allvsall: tile " + std::to_string(tile.id) + " names a query outside the set");
+    return shape;
+  }
+
+  // Queues the packed kernel over the tile's two windows on score_stream_.
+  void launch_scores(const Tile& tile, const std::vector<uint32_t>& order, uint32_t width) {
+    use_target_order(order);
+    std::vector<SeqView> qviews;
+    for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
+    timeline_.begin("packed", score_stream_);
+    packed_->launch(ordered_db_, {tile.part_begin, width}, qviews,
+                    [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
+    timeline_.end(score_stream_);
+  }
   // `targets` (target indices) as the packed scorer's database, in that order: uploaded once
   // per order, so a tile is then a partition of it with nothing to build per tile.
   void use_target_order(const std::vector<uint32_t>& targets) {
-    if (!packed_) packed_ = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, stream_, prop_);
+    if (!packed_) packed_ = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, score_stream_, prop_);
     if (targets == order_) return;
     order_ = targets;
     std::vector<uint64_t> offsets(targets.size());
     std::vector<uint32_t> lengths(targets.size());
     for (size_t p = 0; p < targets.size(); ++p)
       offsets[p] = setup_.targets->offsets[targets[p]], lengths[p] = setup_.targets->length(targets[p]);
-    order_off_.upload(offsets.data(), std::max<size_t>(1, offsets.size()), stream_);
-    order_len_.upload(lengths.data(), std::max<size_t>(1, lengths.size()), stream_);
+    order_off_.upload(offsets.data(), std::max<size_t>(1, offsets.size()), score_stream_);
+    order_len_.upload(lengths.data(), std::max<size_t>(1, lengths.size()), score_stream_);
     ordered_db_ = {device_targets(), order_off_.get(), order_len_.get(), nullptr};
   }
 
@@ -249,6 +277,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     for (uint32_t k = 0; k < ts.size(); ++k) tslot[ts[k]] = k;
     std::vector<SeqView> qviews;
     for (uint32_t k = 0; k < qs.size(); ++k) qslot[qs[k]] = k, qviews.push_back(setup_.queries->view(qs[k]));
+    ahead_.reset();  // the scorer's buffers are this call's now
     use_target_order(ts);
     const uint32_t nt = uint32_t(ts.size());
     packed_->launch(ordered_db_, {0, nt}, qviews, [&](uint32_t p) { return setup_.targets->length(ts[p]); });
@@ -256,8 +285,8 @@ class CudaAllVsAll : public AllVsAllEngine {
     std::vector<int32_t> all(size_t(qs.size()) * nt);
     if (!all.empty())
       CUDA_CHECK(cudaMemcpyAsync(all.data(), packed_->scores(), all.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                                 stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+                                 score_stream_));
+    CUDA_CHECK(cudaStreamSynchronize(score_stream_));
     std::vector<int32_t> scores(pairs.size());
     for (size_t k = 0; k < pairs.size(); ++k) scores[k] = all[size_t(qslot[pairs[k].query]) * nt + tslot[pairs[k].target]];
     return scores;
@@ -366,15 +395,17 @@ class CudaAllVsAll : public AllVsAllEngine {
     }
   }
 
-  // Grows a device or pinned buffer to n elements with half again as much headroom while it
+  // Grows a device or pinned buffer to n elements with as much again as headroom while it
   // stays small against the launch budget: each cudaFree / cudaFreeHost of a growing buffer
   // waits for the whole device (every worker's stream), and the tiles' kept pairs vary, so
-  // exact sizes reallocated ~100 ms per worker of a 1.7 s phase (HPCALIGN_CUDA_TIMING).
+  // exact sizes reallocated ~100 ms per worker of a 1.7 s phase (HPCALIGN_CUDA_TIMING); with
+  // half again as much, the GPU still stood idle 8-15 ms at each of several such waits early
+  // in the phase (the windows' query counts grow from the long sequences' to the short ones').
   template <class Buffer>
   void reserve_ahead(Buffer& buffer, uint64_t n) {
     if (n <= buffer.capacity()) return;
     const uint64_t bytes = n * sizeof(*buffer.get());
-    buffer.reserve(bytes <= launch_budget_ / 16 ? n + n / 2 : n);
+    buffer.reserve(bytes <= launch_budget_ / 16 ? 2 * n : n);
   }
 
   int device_;
@@ -383,7 +414,12 @@ class CudaAllVsAll : public AllVsAllEngine {
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
   cuda::GpuTimeline timeline_;  // HPCALIGN_CUDA_TIMING: the kernels' spans on the GPU
   cudaDeviceProp prop_{};
-  cudaStream_t stream_ = nullptr;
+  cudaStream_t stream_ = nullptr;        // the fill and walk kernels (highest priority)
+  cudaStream_t score_stream_ = nullptr;  // the packed scorer's kernels and the score copies
+  // The tile whose scores score_tile_ahead() queued: its id and windows.
+  using AheadKey = std::tuple<uint32_t, uint32_t, uint32_t, size_t>;
+  static AheadKey ahead_key(const Tile& t) { return {t.id, t.part_begin, t.part_end, t.queries.size()}; }
+  std::optional<AheadKey> ahead_;
   int threads_per_sm_ = 0;
   uint64_t launch_budget_ = 0, pair_cap_ = 0, host_budget_ = 0;
   uint64_t reduced_pairs_ = 0;
@@ -394,10 +430,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   cuda::DeviceBuffer<uint64_t> order_off_;
   cuda::DeviceBuffer<uint32_t> order_len_;
   cuda::DeviceDb ordered_db_{};
-  cuda::DeviceBuffer<uint8_t> select_temp_;
-  cuda::DeviceBuffer<uint32_t> kept_index_, kept_count_;
-  cuda::DeviceBuffer<int32_t> kept_score_;
-  cuda::PinnedBuffer<uint32_t> kept_host_;
+  cuda::PinnedBuffer<int32_t> host_scores_;  // a tile's score matrix, cut on the host
   cuda::DeviceBuffer<int32_t> matrix_;
   cuda::DeviceBuffer<uint2> strip_;
   cuda::DeviceBuffer<AvsaPair> pairs_;

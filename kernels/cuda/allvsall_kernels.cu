@@ -1,6 +1,4 @@
-#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
-#include <thrust/iterator/counting_iterator.h>
 
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
@@ -447,23 +445,6 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
   results[p] = r;
 }
 
-// The selection's predicate over cell indices of a tile's score matrix.
-struct KeptCell {
-  const int32_t* scores;
-  uint32_t width;
-  bool diagonal;
-  int32_t min_score;
-  __host__ __device__ bool operator()(uint32_t k) const {
-    return scores[k] >= min_score && (!diagonal || k % width > k / width);
-  }
-};
-
-__global__ void gather_scores(const int32_t* __restrict__ scores, const uint32_t* __restrict__ index,
-                              const uint32_t* __restrict__ count, int32_t* __restrict__ out) {
-  for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < *count; k += gridDim.x * blockDim.x)
-    out[k] = scores[index[k]];
-}
-
 template <int Mode, int Trace, bool Known>
 void launch_fill_kernel(const uint8_t* qres, const uint8_t* tres, const AvsaPair* pairs, AvsaFillShape shape,
                         const int32_t* matrix, int32_t open, int32_t extend, uint32_t* bits, uint2* strip,
@@ -532,24 +513,6 @@ int avsa_fill_pairs_per_sm() {
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, avsa_fill<kAvsaLocal, kAvsaDirBits, true>, kAvsaThreads, 0));
   return blocks * kAvsaThreads / 32;
-}
-
-size_t avsa_select_temp_bytes(uint32_t n) {
-  size_t bytes = 0;
-  CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, thrust::counting_iterator<uint32_t>(0), (uint32_t*)nullptr,
-                                   (uint32_t*)nullptr, n, KeptCell{}));
-  return bytes;
-}
-
-void launch_avsa_select(const int32_t* scores, uint32_t nq, uint32_t width, bool diagonal, int32_t min_score,
-                        uint32_t* kept_index, int32_t* kept_score, uint32_t* count, void* temp, size_t temp_bytes,
-                        void* stream) {
-  const auto s = static_cast<cudaStream_t>(stream);
-  const uint32_t n = nq * width;
-  CUDA_CHECK(cub::DeviceSelect::If(temp, temp_bytes, thrust::counting_iterator<uint32_t>(0), kept_index, count, n,
-                                   KeptCell{scores, width, diagonal, min_score}, s));
-  gather_scores<<<1024, 256, 0, s>>>(scores, kept_index, count, kept_score);
-  CUDA_CHECK_LAUNCH("gather_scores");
 }
 
 }  // namespace hpc::cuda

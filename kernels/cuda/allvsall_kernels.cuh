@@ -125,14 +125,4 @@ void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
 // 32-lane pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
 int avsa_fill_pairs_per_sm();
 
-// The kept cells of a tile's score matrix (nq x width, row k / width = query slot, column
-// k % width = target position): scores[k] >= min_score and, for a diagonal tile of a square
-// screen, k % width > k / width (each unordered pair once, no self pair). Writes their k in
-// increasing order to kept_index and their scores to kept_score; the count to *count (device).
-// temp_bytes(n) is the scratch the selection needs for n = nq x width cells.
-size_t avsa_select_temp_bytes(uint32_t n);
-void launch_avsa_select(const int32_t* scores, uint32_t nq, uint32_t width, bool diagonal, int32_t min_score,
-                        uint32_t* kept_index, int32_t* kept_score, uint32_t* count, void* temp, size_t temp_bytes,
-                        void* stream);
-
 }  // namespace hpc::cuda

@@ -2,6 +2,7 @@
 // Owning device and pinned-host buffers that only grow (tiles reuse them).
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -27,6 +28,16 @@ class DeviceBuffer {
   void upload(const T* host, size_t n, cudaStream_t s) {
     reserve(n);
     if (n) CUDA_CHECK(cudaMemcpyAsync(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice, s));
+  }
+  // reserve() and upload() for a buffer whose size varies launch by launch: growing, it takes
+  // twice its old room (or n), since each cudaFree of the smaller one waits for the whole device,
+  // the kernels other workers queued on it included.
+  void reserve_growing(size_t n) {
+    if (n > capacity_) reserve(std::max(n, 2 * capacity_));
+  }
+  void upload_growing(const T* host, size_t n, cudaStream_t s) {
+    reserve_growing(n);
+    upload(host, n, s);
   }
   T* get() const { return ptr_; }
   size_t capacity() const { return capacity_; }

@@ -57,9 +57,9 @@ void PackedScorer::upload_queries(const std::vector<SeqView>& queries) {
     max_len_ = std::max(max_len_, v.length);
   }
   res.push_back(0);  // never an empty upload
-  q_residues_.upload(res.data(), res.size(), stream_);
-  q_offsets_.upload(offs.data(), offs.size(), stream_);
-  q_lengths_.upload(lens.data(), lens.size(), stream_);
+  q_residues_.upload_growing(res.data(), res.size(), stream_);
+  q_offsets_.upload_growing(offs.data(), offs.size(), stream_);
+  q_lengths_.upload_growing(lens.data(), lens.size(), stream_);
 }
 
 void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView>& queries,
@@ -69,8 +69,9 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   part_ = part;
   n_queries_ = uint32_t(queries.size());
   const size_t cells = size_t(n_queries_) * part.size;
-  scores_.reserve(std::max<size_t>(cells, 1));
-  overflow_.reserve(std::max<size_t>(cells, 1));
+  // The sizes vary tile by tile (growing buffers: see reserve_growing).
+  scores_.reserve_growing(std::max<size_t>(cells, 1));
+  overflow_.reserve_growing(std::max<size_t>(cells, 1));
   upload_queries(queries);
   CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), stream_));
   // Scores of empty queries (and of everything when the queries are empty) stay 0.
@@ -135,7 +136,7 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cost[a] > cost[b]; });
   std::vector<WorkUnit> sorted(units.size());
   for (size_t k = 0; k < order.size(); ++k) sorted[k] = units[order[k]];
-  units_.upload(sorted.data(), sorted.size(), stream_);
+  units_.upload_growing(sorted.data(), sorted.size(), stream_);
   n_units_ = uint32_t(sorted.size());
 }
 
@@ -241,16 +242,16 @@ std::vector<uint32_t> PackedScorer::upload_pair_rows(const std::vector<SeqView>&
     for (uint32_t i = 0; i < m; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
   }
   rows.push_back(0);  // never an empty upload
-  pair_rows_.upload(rows.data(), rows.size(), stream_);
-  pair_offsets_.upload(offsets.data(), offsets.size(), stream_);
-  pair_slots_.upload(slots.data(), slots.size(), stream_);
+  pair_rows_.upload_growing(rows.data(), rows.size(), stream_);
+  pair_offsets_.upload_growing(offsets.data(), offsets.size(), stream_);
+  pair_slots_.upload_growing(slots.data(), slots.size(), stream_);
   return lengths;
 }
 
 void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                                       const std::function<uint32_t(uint32_t)>& length_at) {
   const std::vector<uint32_t> lengths = upload_pair_rows(queries, by_length, 1);
-  pair_lengths_.upload(lengths.data(), lengths.size(), stream_);
+  pair_lengths_.upload_growing(lengths.data(), lengths.size(), stream_);
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
@@ -266,9 +267,9 @@ void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const 
   std::vector<uint32_t> groups;
   uint64_t n_rows = 0;
   for (const uint32_t m : lengths) groups.push_back(m / kRowsPerGroup), n_rows += m;
-  pair_profiles_.reserve(std::max<size_t>(1, size_t(n_rows) * kCodes));
+  pair_profiles_.reserve_growing(std::max<size_t>(1, size_t(n_rows) * kCodes));
   launch_build_row_groups(stream_, pair_rows_.get(), uint32_t(n_rows), pair_table_.get(), pair_profiles_.get());
-  pair_lengths_.upload(groups.data(), groups.size(), stream_);
+  pair_lengths_.upload_growing(groups.data(), groups.size(), stream_);
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips

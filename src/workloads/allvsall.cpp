@@ -112,6 +112,8 @@ class AllVsAllWorker : public TileWorker {
                  const std::string& out_path, int worker)
       : job_(job), opt_(opt), engine_(std::move(engine)), runs_(out_path, worker), stats_(job.karlin) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
+  bool looks_ahead() const override { return engine_->scores_ahead(); }
+  void run_next(const Tile& next) override { next_ = next; }
 
   ~AllVsAllWorker() override { clock_.report("allvsall worker (summed)"); }
 
@@ -120,6 +122,10 @@ class AllVsAllWorker : public TileWorker {
     TileTimes times;
     auto t0 = std::chrono::steady_clock::now();
     std::vector<ScoredPair> scored = score_tile(tile);
+    if (next_) {  // its scores run on the device while this tile is aligned and staged
+      engine_->score_tile_ahead(*next_, job_.target_order, job_.square);
+      next_.reset();
+    }
     times.score_seconds = seconds_since(t0);
     clock_.mark("worker: score");
     std::vector<Hit> hits;
@@ -200,6 +206,7 @@ class AllVsAllWorker : public TileWorker {
   std::unique_ptr<AllVsAllEngine> engine_;
   TileRunWriter<HitRecords> runs_;  // the tile's rows, sorted into this worker's run file
   ScoreStats stats_;    // local mode's bits and E-value factor per score
+  std::optional<Tile> next_;  // the tile the scheduler hands this worker next (run_next)
   StageClock clock_;  // HPCALIGN_CUDA_TIMING
 };
 

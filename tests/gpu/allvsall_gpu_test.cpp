@@ -128,8 +128,10 @@ SequenceSet edge_lengths() {
 
 TEST_P(AllVsAllGpu, AlignmentsEqualCpuAroundGroupWidths) { compare(GetParam(), edge_lengths(), 0, true); }
 
-// score_tile (the device cut over whole windows) = the CPU's pair-list path, tile for tile,
-// square (diagonal and off-diagonal tiles) and rectangle, with and without a score cut.
+// score_tile (whole windows scored, then cut) = the CPU's pair-list path, tile for tile,
+// square (diagonal and off-diagonal tiles) and rectangle, with and without a score cut; the
+// next tile's scores queued ahead (score_tile_ahead) as a looking-ahead worker does, every third
+// time another tile's, which the next score_tile drops.
 void compare_tiles(AlignMode mode, const SequenceSet& a, const SequenceSet* b, std::optional<int32_t> min_score) {
   AllVsAllSetup setup;
   setup.queries = &a;
@@ -138,6 +140,7 @@ void compare_tiles(AlignMode mode, const SequenceSet& a, const SequenceSet* b, s
   setup.mode = mode;
   CpuAllVsAll cpu(setup, 0);
   auto gpu = make_cuda_allvsall_engine(0, setup);
+  EXPECT_EQ(gpu->scores_ahead(), mode == AlignMode::Local);
   DeviceCapacity cap;
   cap.compute_units = 1;
   cap.resident_per_unit = 900;  // windows of ~60 sequences: several tiles
@@ -145,8 +148,11 @@ void compare_tiles(AlignMode mode, const SequenceSet& a, const SequenceSet* b, s
   ASSERT_GT(plan.tiles.size(), 3u);
   const std::vector<uint32_t> order = length_order(*setup.targets);
   size_t kept = 0;
-  for (const Tile& tile : plan.tiles) {
+  for (size_t t = 0; t < plan.tiles.size(); ++t) {
+    const Tile& tile = plan.tiles[t];
     const auto c = cpu.score_tile(tile, order, b == nullptr, min_score), g = gpu->score_tile(tile, order, b == nullptr, min_score);
+    const size_t ahead = t % 3 == 2 ? t + 2 : t + 1;
+    if (ahead < plan.tiles.size()) gpu->score_tile_ahead(plan.tiles[ahead], order, b == nullptr);
     ASSERT_EQ(c.size(), g.size()) << "tile " << tile.id;
     for (size_t k = 0; k < c.size(); ++k)
       ASSERT_TRUE(c[k].pair.query == g[k].pair.query && c[k].pair.target == g[k].pair.target && c[k].score == g[k].score)

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "mpi/scheduler.hpp"
@@ -160,6 +161,64 @@ TEST(LocalScheduler, WorkersGoOnWhileTheMasterWritesTheHeader) {
   run_tiles_local(2, h);
   EXPECT_EQ(ran_during_header, kTiles);
   EXPECT_EQ(delivered, kTiles);
+}
+
+// A worker that looks ahead is told its next tile before each run() that has one, and its next
+// run() is that tile; every tile runs once, also where a tile is split (hpc::OutOfMemory) while
+// its worker holds the next.
+TEST(LocalScheduler, LookingAheadWorkersRunTheTileTheyWereToldNext) {
+  class Ahead : public TileWorker {
+   public:
+    Ahead(std::atomic<int>& mismatches, std::atomic<int>& told) : mismatches_(mismatches), told_count_(told) {}
+    DeviceCapacity capacity() const override { return {}; }
+    bool looks_ahead() const override { return true; }
+    void run_next(const Tile& next) override {
+      told_ = next.id;
+      ++told_count_;
+    }
+    std::string run(const Tile& t) override {
+      if (expected_ && *expected_ != t.id) ++mismatches_;
+      expected_ = told_;
+      told_.reset();
+      if (t.cells > 4) throw OutOfMemory("tile " + std::to_string(t.id) + " too large");
+      WireWriter w;
+      w.put(t.id);
+      return w.take();
+    }
+
+   private:
+    std::atomic<int>&mismatches_, &told_count_;
+    std::optional<uint32_t> told_, expected_;
+  };
+  int told_in_all = 0;  // (none while the master has `workers` results to take: timing decides how many)
+  for (int workers : {1, 3}) {
+    std::atomic<int> mismatches{0}, told{0};
+    std::map<uint32_t, int> delivered;
+    SchedulerHooks h;
+    h.make_worker = [&](int, int) { return std::make_unique<Ahead>(mismatches, told); };
+    h.plan = [](const std::vector<DeviceCapacity>&) {
+      std::vector<Tile> tiles(30);
+      for (uint32_t i = 0; i < tiles.size(); ++i) tiles[i].id = i, tiles[i].cells = i == 5 ? 8 : 1;
+      return tiles;
+    };
+    h.on_too_large = [](const Tile& t, const std::string&) {
+      std::vector<Tile> halves(2, t);
+      halves[0].id = 100, halves[1].id = 101;
+      halves[0].cells = halves[1].cells = t.cells / 2;
+      return halves;
+    };
+    h.on_result = [&](const Tile& t, const std::string& bytes) {
+      WireReader r(bytes);
+      EXPECT_EQ(r.get<uint32_t>(), t.id);
+      ++delivered[t.id];
+    };
+    run_tiles_local(workers, h);
+    EXPECT_EQ(mismatches.load(), 0) << workers << " workers";
+    told_in_all += told.load();
+    ASSERT_EQ(delivered.size(), 31u) << workers << " workers";  // 29 tiles and the two halves of tile 5
+    for (const auto& [id, n] : delivered) EXPECT_TRUE(id != 5 && n == 1) << "tile " << id << " delivered " << n << " times";
+  }
+  EXPECT_GT(told_in_all, 0);
 }
 
 TEST(LocalScheduler, StartFailureIsReported) {
