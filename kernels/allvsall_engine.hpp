@@ -50,8 +50,8 @@ class AllVsAllEngine {
   virtual std::vector<int32_t> score(const std::vector<PairIndex>& pairs) = 0;
   // The pairs of `tile` (tile_pairs(tile, target_order, square)) that score at least
   // `min_score` (every pair when it is empty), sorted by (query, target). This default
-  // scores the pair list through score(); an engine that can score the two windows and make
-  // the cut on its device returns only the kept pairs (a screen keeps a few per cent).
+  // scores the pair list through score(); an engine that can score the two windows at once
+  // builds no pair list, only the kept pairs (a screen keeps a few per cent).
   virtual std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& target_order, bool square,
                                              std::optional<int32_t> min_score);
   // Whether score_tile_ahead() queues work: an engine whose device scores while its caller's
