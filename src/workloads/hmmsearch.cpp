@@ -122,6 +122,7 @@ class HmmsearchRun : public TiledWorkload {
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
     return plan_model_tiles(job_.models, job_.db, caps.size());
   }
+  bool plans_by_worker_count() const override { return true; }
 
   void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {
     const auto t0 = std::chrono::steady_clock::now();
