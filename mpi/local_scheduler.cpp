@@ -24,6 +24,7 @@ struct Finished {
   std::string error;  // non-empty when the worker failed
   int worker;
   bool too_large = false;  // the tile threw hpc::OutOfMemory (`error` says why): to be split
+  bool start_failed = false;  // the worker could not start (`error` says why)
 };
 
 }  // namespace
@@ -54,6 +55,8 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     {
       std::unique_lock<std::mutex> lk(mu);
       ++started;
+      // Planned already: the master is taking results, and hears of a failed start that way.
+      if (hooks.plan_by_worker_count && !made[w]) done.push_back({0, {}, start_errors[w], w, false, true});
       cv.notify_all();
       cv.wait(lk, [&] { return planned || stop; });
       if (stop || !made[w]) return;
@@ -128,13 +131,17 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
 
   try {
     if (hooks.prepare) hooks.prepare();
-    {
-      std::unique_lock<std::mutex> lk(mu);
-      cv.wait(lk, [&] { return started == workers; });
+    if (hooks.plan_by_worker_count) {
+      tiles = hooks.plan(std::vector<DeviceCapacity>(workers));
+    } else {
+      {
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] { return started == workers; });
+      }
+      for (int w = 0; w < workers; ++w)
+        if (!start_errors[w].empty()) throw Error(start_errors[w]);
+      tiles = hooks.plan(caps);
     }
-    for (int w = 0; w < workers; ++w)
-      if (!start_errors[w].empty()) throw Error(start_errors[w]);
-    tiles = hooks.plan(caps);
     {
       std::lock_guard<std::mutex> lk(mu);
       planned = true;
@@ -167,6 +174,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
         done.pop_front();
       }
       cv.notify_all();  // a worker may wait for room in `done`
+      if (f.start_failed) throw Error(f.error);
       if (f.too_large) {
         const std::vector<Tile> pieces = hooks.on_too_large(tiles[f.tile_index], f.error);
         std::lock_guard<std::mutex> lk(mu);
@@ -188,6 +196,8 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
     throw;
   }
   shut_down();
+  for (int w = 0; w < workers; ++w)  // planned early: a worker that failed once the tiles were all done
+    if (!start_errors[w].empty()) throw Error(start_errors[w]);
   if (handing_out_stopped && settled < tiles.size())
     throw StopRequested(std::string("stopped by ") + stop_signal_name() + " after delivering the tiles in flight");
 }

@@ -42,6 +42,10 @@ struct SchedulerHooks {
   std::function<void()> prepare;
   // Called once on the master with every worker's capacity, after `prepare`; returns the tiles to run.
   std::function<std::vector<Tile>(const std::vector<DeviceCapacity>&)> plan;
+  // Local runs: the plan needs only the number of workers (its capacities are default ones), so
+  // it is made right after `prepare` and each worker takes tiles as soon as it is ready, without
+  // waiting for the others (a second GPU's context and database copy).
+  bool plan_by_worker_count = false;
   // Optional: called once on the master when the first tiles are out and before the first
   // on_result, for master-side work that only on_result needs (the result file's creation
   // runs while the first tiles compute).

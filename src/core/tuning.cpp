@@ -17,8 +17,8 @@ using K = TunableKind;
 constexpr long long kNoMax = LLONG_MAX;
 
 const std::vector<TunableSpec> kTable = {
-    {Tunable::kTilesPerWorker, "HPCALIGN_TILES_PER_WORKER", K::kNumber, {}, 1, kNoMax, nullptr, "the planner's: 1",
-     false, "search: tiles per worker the planner aims at (smaller tiles: finer balance and resume points)"},
+    {Tunable::kTilesPerWorker, "HPCALIGN_TILES_PER_WORKER", K::kNumber, {}, 1, kNoMax, nullptr, "the planner's: search 1, msv 28, hmmsearch 28 (on GPUs: 28 / GPUs)",
+     false, "search, msv, hmmsearch: tiles per worker the planner aims at (smaller tiles: finer balance and resume points)"},
     {Tunable::kWorkersPerGpu, "HPCALIGN_WORKERS_PER_GPU", K::kNumber, {}, 1, kNoMax, nullptr,
      "search 1 (2 from 4,096 queries on); msv, pss, allvsall 4 (score-only allvsall 8); hmmsearch, hmmscan 16", false, "workers (backend instances) sharing one GPU in a local run"},
     {Tunable::kMasterIdle, "HPCALIGN_MASTER_IDLE", K::kFlag, {}, 0, 0, nullptr, "off", false,

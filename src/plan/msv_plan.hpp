@@ -18,7 +18,12 @@ struct MsvPlan {
   uint32_t partitions = 0, model_batches = 0;
 };
 
+// Tiles a worker the database cuts aim at (hmmsearch's 22 models on one GPU, 16 workers: tuned).
+constexpr size_t kMsvTilesPerWorker = 28;
+
 // model_lengths[m]: model m's nodes (M). A tile's cells: sum M x target residues.
-MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers);
+// HPCALIGN_TILES_PER_WORKER overrides tiles_per_worker.
+MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers,
+                 size_t tiles_per_worker = kMsvTilesPerWorker);
 
 }  // namespace hpc

@@ -8,10 +8,11 @@
 
 namespace hpc {
 
-TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers) {
+TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers,
+                           size_t tiles_per_worker) {
   std::vector<int> lengths;
   for (const HmmModel& m : models) lengths.push_back(m.length);
-  MsvPlan plan = plan_msv(lengths, db, workers);
+  MsvPlan plan = plan_msv(lengths, db, workers, tiles_per_worker);
   return {std::move(plan.tiles), {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
 }
 

@@ -9,12 +9,14 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/sequence.hpp"
+#include "src/plan/msv_plan.hpp"
 #include "src/workloads/tiled_run.hpp"
 
 namespace hpc {
 
 // (model batch) x (database partition) tiles for `workers` workers, with the planner's notes.
-TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers);
+TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers,
+                           size_t tiles_per_worker = kMsvTilesPerWorker);
 // The numbers the pipeline reads (parsed, so a re-gzipped file is the same).
 std::string models_fingerprint(const std::vector<HmmModel>& models);
 // /models/{name,length}, /targets/{id,length} and the 'host' attribute of '/'.

@@ -164,6 +164,7 @@ class MsvRun : public TiledWorkload {
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
     return plan_model_tiles(job_.models, job_.db, caps.size());
   }
+  bool plans_by_worker_count() const override { return true; }
 
   // Runs while the first tiles compute: every target's id (~0.1 s for 590k targets).
   void write_header(const TiledPlan& plan, const std::vector<DeviceCapacity>& caps) override {

@@ -43,6 +43,53 @@ EngineSlot slot_for(const Engines& e, bool worker_per_thread, int device_slot) {
   return slot;
 }
 
+// --verbose, GPUs: what each worker did (tile count, time in tiles, first start, last end),
+// reported per device, so that a GPU that starts late or idles at the end shows.
+struct WorkerLog {
+  int device = -1, tiles = 0;
+  double busy = 0;
+  steady::time_point first_start, last_end;
+};
+
+class LoggedWorker : public TileWorker {
+ public:
+  LoggedWorker(std::unique_ptr<TileWorker> inner, WorkerLog& log) : inner_(std::move(inner)), log_(log) {}
+  DeviceCapacity capacity() const override { return inner_->capacity(); }
+  std::string run(const Tile& tile) override {
+    const auto t0 = steady::now();
+    std::string bytes = inner_->run(tile);
+    if (log_.tiles++ == 0) log_.first_start = t0;
+    log_.last_end = steady::now();
+    log_.busy += std::chrono::duration<double>(log_.last_end - t0).count();
+    return bytes;
+  }
+
+ private:
+  std::unique_ptr<TileWorker> inner_;
+  WorkerLog& log_;
+};
+
+// Per device, after `since`: workers, tiles, seconds in tiles, first tile start, last tile end.
+void report_devices(const std::string& name, const std::vector<WorkerLog>& logs, steady::time_point since) {
+  const auto after = [&](steady::time_point t) { return std::chrono::duration<double>(t - since).count(); };
+  int devices = 0;
+  for (const WorkerLog& l : logs) devices = std::max(devices, l.device + 1);
+  for (int d = 0; d < devices; ++d) {
+    int workers = 0, tiles = 0;
+    double busy = 0, first = 1e30, last = 0;
+    for (const WorkerLog& l : logs) {
+      if (l.device != d || !l.tiles) continue;
+      ++workers, tiles += l.tiles, busy += l.busy;
+      first = std::min(first, after(l.first_start)), last = std::max(last, after(l.last_end));
+    }
+    if (workers)
+      std::fprintf(stderr,
+                   "hpcalign: %s: GPU %d: %d worker(s), %d tiles, %.3f s in tiles; first tile started %.3f s, last "
+                   "ended %.3f s after the load\n",
+                   name.c_str(), d, workers, tiles, busy, first, last);
+  }
+}
+
 }  // namespace
 
 double RunClock::phase_seconds() const { return seconds_since(phase_start); }
@@ -68,7 +115,10 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
   TileSplits splits;  // out-of-memory splitting
   bool have_output = false;
 
+  const bool log_workers = s.verbose && engines.gpu && !engines.distributed;
+  std::vector<WorkerLog> worker_logs(log_workers ? size_t(engines.local_workers) : 0);
   SchedulerHooks hooks;
+  hooks.plan_by_worker_count = w.plans_by_worker_count();
   hooks.make_worker = [&](int index, int device_slot) -> std::unique_ptr<TileWorker> {
     const auto t0 = steady::now();
     EngineSlot slot = slot_for(engines, per_thread, device_slot);
@@ -76,7 +126,9 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     std::unique_ptr<TileWorker> worker = w.make_worker(slot);
     if (s.verbose && engines.gpu)
       std::fprintf(stderr, "hpcalign: %s: worker %d ready in %.3f s\n", w.name().c_str(), index, seconds_since(t0));
-    return worker;
+    if (!log_workers) return worker;
+    worker_logs.at(size_t(index)).device = slot.device;
+    return std::make_unique<LoggedWorker>(std::move(worker), worker_logs[size_t(index)]);
   };
   // While the workers start: --resume reads the old output, then the new one is created.
   hooks.prepare = [&] {
@@ -143,6 +195,7 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
                  "(master storing results %.3f s), workers ended %.3f s\n",
                  w.name().c_str(), after(clock.planned), after(clock.last_result), clock.store_seconds,
                  after(steady::now()));
+    report_devices(w.name(), worker_logs, clock.loaded);
   }
   w.finish(clock);
   resume.complete();

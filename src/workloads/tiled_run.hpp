@@ -95,6 +95,9 @@ class TiledWorkload {
   virtual h5::File& output_file() = 0;
   // A new run's tiles (ids 0..n-1, largest first) for these workers.
   virtual TiledPlan plan(const std::vector<DeviceCapacity>& caps) = 0;
+  // True where plan() and write_header() use only caps.size(): in a local run the plan is then
+  // made before the workers are ready, and each starts its tiles without waiting for the rest.
+  virtual bool plans_by_worker_count() const { return false; }
   // The pieces that replace a tile too large for its device (together exactly its
   // work, cells summing to its cells; ids are the driver's), none when it cannot be cut.
   // Default: halves of its queries, else of its partition (src/plan/tile_split.hpp).

@@ -84,3 +84,15 @@ TEST(MsvPlan, ModerateModelCountsCutTheDatabaseLess) {
   EXPECT_LT(plan.tiles.size(), 2u * 28u * 16u);
   expect_exact_cover(plan, lengths, db);
 }
+
+// hmmsearch on 2 GPUs asks for 14 tiles a worker of its 32: one GPU's 448 tiles, 64 partitions.
+TEST(MsvPlan, FewerTilesAWorkerCutTheDatabaseLess) {
+  const std::vector<int> m22 = {1,   5,   20,  71,  86,  100, 143, 144, 149, 189,  222,
+                                260, 375, 400, 464, 567, 657, 729, 803, 850, 1000, 1142};
+  const Database db = make_database(test::random_set(20000, 600, 1));
+  const MsvPlan plan = plan_msv(m22, db, 32, 14);
+  EXPECT_EQ(plan.partitions, 64u);
+  EXPECT_EQ(plan.tiles.size(), 7u * 64u);
+  expect_exact_cover(plan, m22, db);
+  EXPECT_EQ(plan_msv(m22, db, 32).partitions, 128u);  // 28 a worker: twice the cuts
+}

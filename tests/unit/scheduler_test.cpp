@@ -244,3 +244,54 @@ TEST(TileWire, RoundTrip) {
   EXPECT_EQ(u.cells, t.cells);
   EXPECT_THROW(decode_tile(encode_tile(t).substr(0, 10)), Error);
 }
+
+// plan_by_worker_count: the ready worker runs tiles while the other is still starting (a
+// second GPU's context), and the late one still runs, or takes nothing if the tiles are gone.
+TEST(LocalScheduler, PlannedByCountReadyWorkersDoNotWaitForTheRest) {
+  constexpr int kTiles = 8;
+  std::atomic<int> runs{0}, done_before_late_start{-1};
+  std::map<uint32_t, uint32_t> results;
+  std::vector<DeviceCapacity> caps;
+  SchedulerHooks h = hooks_for(kTiles, &runs, &results, &caps);
+  h.plan_by_worker_count = true;
+  const auto make = h.make_worker;
+  h.make_worker = [&, make](int index, int slot) {
+    if (index == 1) {  // starts only once worker 0 has run every tile (or after 20 s: fails below)
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (runs < kTiles && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      done_before_late_start = runs.load();
+    }
+    return make(index, slot);
+  };
+  run_tiles_local(2, h);
+  EXPECT_EQ(done_before_late_start, kTiles);
+  EXPECT_EQ(caps.size(), 2u);
+  ASSERT_EQ(results.size(), size_t(kTiles));
+  for (const auto& [id, value] : results) EXPECT_EQ(value, id * 10);
+}
+
+TEST(LocalScheduler, PlannedByCountStartFailureIsReported) {
+  for (int failing : {0, 1}) {  // the only worker with tiles left, or one the tiles never needed
+    std::atomic<int> runs{0};
+    std::map<uint32_t, uint32_t> results;
+    std::vector<DeviceCapacity> caps;
+    SchedulerHooks h = hooks_for(4, &runs, &results, &caps);
+    h.plan_by_worker_count = true;
+    const auto make = h.make_worker;
+    h.make_worker = [&, make, failing](int index, int slot) -> std::unique_ptr<TileWorker> {
+      if (index == failing) {
+        if (failing == 1)  // late: after the other worker has run every tile
+          while (runs < 4) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        throw Error("no such device");
+      }
+      return make(index, slot);
+    };
+    try {
+      run_tiles_local(2, h);
+      ADD_FAILURE() << "no error for worker " << failing;
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "no such device");
+    }
+  }
+}
