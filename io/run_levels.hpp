@@ -22,7 +22,9 @@
 
 namespace hpc {
 
-// The runs a merge reads at once: HPCALIGN_MERGE_FAN_IN, else 4,096.
+// The runs a merge reads at once: HPCALIGN_MERGE_FAN_IN, else 16,384 (since segments are cut to
+// a memory budget, more runs cost a merge little memory: the 57,592-sequence screen's 4,371
+// runs and 9,500 sequences' 11,175 merged fastest in one level).
 size_t merge_fan_in();
 
 // What merge_to_fan_in did (--verbose).

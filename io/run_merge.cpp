@@ -407,6 +407,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
 }
 
 uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const MergeRules& rules) {
+  unmap_large_blocks_when_freed();
   MergeTimes times;
   auto clock = std::chrono::steady_clock::now();
   const auto lap = [](std::chrono::steady_clock::time_point& t) {
