@@ -167,6 +167,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
     if (seg.run_begin[r + 1] > seg.run_begin[r]) local = seg.rows.cigar_end[seg.run_begin[r + 1] - 1];
   }
   seg.rows.cigar_chars.resize(local);
+  if (local == 0) return;  // score-only: no characters to read (and no threads to start for none)
   for_each_run(in, [&](size_t r, size_t) {
     const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
     if (count > 0) in.read_chars(r, chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
