@@ -173,6 +173,10 @@ void RunFiles::read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) con
 }
 
 void RunFiles::read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const {
+  if (column == 9 && runs_[r].extra == 0) {  // offsets into no characters (score-only): all 0, not read
+    std::fill_n(static_cast<uint64_t*>(out), n, uint64_t(0));
+    return;
+  }
   read_at(r, column_offset(runs_[r].rows, column) + first * kColumnBytes[column], n * kColumnBytes[column], out);
 }
 

@@ -77,10 +77,6 @@ class RunFiles : public SortedRuns {
   uint64_t chars_before(size_t r, uint64_t row) const override;
   void read_chars(size_t r, uint64_t first, uint64_t n, uint8_t* out) const override;
   bool concurrent_reads() const override { return true; }
-  // One run a tile makes thousands of runs: small preads keep the merge's segments small (512
-  // rows held allvsall of 3,000 sequences, every pair kept, at 230 MiB; 256 at 150 MiB, but
-  // the 57,592-sequence screen's twice as many segments made its merge ~1 s slower).
-  uint64_t rows_per_read() const override { return 512; }
 
  private:
   void read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) const;

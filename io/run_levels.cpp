@@ -47,6 +47,7 @@ size_t merge_fan_in() { return size_t(*tuning_number(Tunable::kMergeFanIn)); }  
 std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<StagedRun> runs, size_t fan_in,
                                        MergeLevels* done, const MergeRules& segments) {
   MergeRules every_row;  // nothing dropped before the final merge
+  every_row.memory = segments.memory;
   every_row.segment_rows = segments.segment_rows, every_row.segment_bytes = segments.segment_bytes;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<bool> merged(runs.size(), false);

@@ -12,21 +12,20 @@
 #include "src/core/error.hpp"
 #include "src/core/free_heap.hpp"
 #include "src/core/on_all_cores.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc {
 namespace {
 
 constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much at a time
-// Segments grow with the number of runs (SortedRuns::rows_per_read a run) from
-// kMinSegmentRows (~30 MB of rows in and out) to kMaxSegmentRows (~500 MB); past that the
-// reads get smaller.
-constexpr uint64_t kMinSegmentRows = uint64_t(1) << 18;
-constexpr uint64_t kMaxSegmentRows = uint64_t(4) << 20;
-// And at most this many bytes of rows (52 a row as read) and CIGAR characters a segment: the
-// merge holds two segments and three merged tables (~5x this), whatever the CIGARs' lengths. A
-// screen's long domains have ~400 characters a hit, and row-cut segments of them had made the
-// 57,592-sequence screen with alignments peak at 4.8 GB; score-only segments stay within it.
-constexpr uint64_t kSegmentBytes = uint64_t(128) << 20;
+// What a segment's row and read byte cost the merge in all, for segments cut to its memory
+// budget (MergeRules::memory): score-only, ~380 bytes a row (two segments read, 52 bytes a row
+// each, three merged tables of 56, the parts' scratch of 20, the deflated chunks, the
+// allocator's slack: 3,000 sequences, 617 Ki rows a segment, peaked 228 MiB above the compute
+// phase's); with CIGARs, ~6 bytes a byte read (each character held in the two segments, three
+// merged tables and deflated).
+constexpr uint64_t kHeldRowBytes = 384;
+constexpr uint64_t kHeldPerByteRead = 6;
 constexpr uint64_t kRowBytes = 52;
 
 // Runs r of [0, n) on all cores where the source allows it, else one after the other.
@@ -168,6 +167,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
     if (seg.run_begin[r + 1] > seg.run_begin[r]) local = seg.rows.cigar_end[seg.run_begin[r + 1] - 1];
   }
   seg.rows.cigar_chars.resize(local);
+  if (local == 0) return;  // score-only: no characters to read (and no threads to start for none)
   for_each_run(in, [&](size_t r, size_t) {
     const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
     if (count > 0) in.read_chars(r, chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
@@ -239,11 +239,16 @@ bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const std::vector<
       rows[to++] = {uint64_t(uint32_t(int64_t(INT32_MAX) - c.score[i])) << 32 | c.target[i], uint32_t(i)};
     }
   }
+  const bool keep_all = rules.max_per_query == 0 && rules.max_evalue == std::numeric_limits<double>::infinity();
   out.clear();
   out.reserve(rules.max_per_query ? std::min<size_t>(rows.size(), size_t(qb - qa) * rules.max_per_query) : rows.size());
   for (uint32_t q = qa; q < qb; ++q) {
     const auto first = rows.begin() + bucket[q - qa], last = rows.begin() + bucket[q - qa + 1];
     std::sort(first, last);
+    if (keep_all) {  // no cut to check: the E-values are not read (a random read a row)
+      for (auto it = first; it != last; ++it) out.push_back(it->at);
+      continue;
+    }
     uint64_t query_rows = 0;
     for (auto it = first; it != last; ++it, ++query_rows)
       // !(e > max): NaN E-values (modes without statistics) are kept.
@@ -377,6 +382,8 @@ class HitsOutput : public MergeOutput {
 
 DeflatedHitTable MergeOutput::prepare(HitTableColumns&) { return {}; }
 
+uint64_t merge_memory() { return uint64_t(*tuning_number(Tunable::kMergeMemory)) << 20; }  // the table has its default
+
 uint64_t SortedRuns::total_rows() const {
   uint64_t total = 0;
   for (size_t r = 0; r < count(); ++r) total += rows(r);
@@ -401,6 +408,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, h5::File& to, const std::string
 }
 
 uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const MergeRules& rules) {
+  unmap_large_blocks_when_freed();
   MergeTimes times;
   auto clock = std::chrono::steady_clock::now();
   const auto lap = [](std::chrono::steady_clock::time_point& t) {
@@ -411,13 +419,11 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   };
   const QueryLoad load = load_per_query(in);
   const std::vector<uint64_t>& per_query = load.rows;
-  // Segments of a few thousand rows a run (reads of a useful size), within bounds.
-  const uint64_t segment_rows =
-      rules.segment_rows ? rules.segment_rows
-                         : std::clamp<uint64_t>(in.count() * in.rows_per_read(), kMinSegmentRows, kMaxSegmentRows);
+  // Segments within the memory budget, whatever the number of runs.
+  const uint64_t memory = rules.memory ? rules.memory : merge_memory();
   const std::vector<uint32_t> cuts =
-      cut_by_rows(per_query, 0, uint32_t(per_query.size()), segment_rows, load.chars,
-                  rules.segment_bytes ? rules.segment_bytes : kSegmentBytes);
+      cut_by_rows(per_query, 0, uint32_t(per_query.size()), rules.segment_rows ? rules.segment_rows : memory / kHeldRowBytes,
+                  load.chars, rules.segment_bytes ? rules.segment_bytes : memory / kHeldPerByteRead);
   const auto starts = segment_starts(in, cuts);
   const size_t chunk = output.chunk();
   times.count = lap(clock);
@@ -511,6 +517,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     MergeTimes& t = *rules.times;
     t.count += times.count, t.read += times.read, t.merge += times.merge;
     t.deflate += times.deflate, t.store += times.store, t.waited += times.waited;
+    t.segments += cuts.size() - 1;
   }
   return written;
 }

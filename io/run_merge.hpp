@@ -4,8 +4,10 @@
 // order in bounded memory and on every core.
 //
 // How: the runs' query columns (and CIGAR ends) are read once to count rows and characters per
-// query, which cuts the query range into segments of at most MergeRules::segment_rows rows and
-// segment_bytes bytes (a query with more is a segment of its own: memory is bounded by the rows of the busiest query, at most one per target), and once
+// query, which cuts the query range into segments that the merge's memory budget holds
+// (MergeRules::memory: two segments read, three merged tables; a query with more rows is a
+// segment of its own: memory is bounded by the rows of the busiest query, at most one per
+// target), and once
 // more to find where each segment starts in every run. Each segment's rows are then read with
 // one call per column and run (large contiguous reads), merged on all cores (the segment cut
 // again by query, every part its queries' rows bucketed and sorted) and appended to the output with the
@@ -38,14 +40,18 @@ struct MergeTimes {
   double deflate = 0;  // merged chunks deflated (while the next segment merges)
   double store = 0;    // deflated chunks stored in the file
   double waited = 0;   // the merging thread waiting for a read or a store
+  size_t segments = 0;  // the query range cut into this many
 };
 
 struct MergeRules {
   uint32_t max_per_query = 0;  // rows kept per query, best first (0: all)
   double max_evalue = std::numeric_limits<double>::infinity();  // of those, E-value <= this (NaN kept)
-  // Rows merged at a time (~60 bytes each, in and out); 0: rows_per_read() a run, within 256 Ki..4 Mi.
+  // Bytes the merge may hold (its segments and merged tables, whatever the number of runs);
+  // 0: merge_memory().
+  uint64_t memory = 0;
+  // Tests: at most this many rows a segment, and bytes of rows (52 each, as read) and their
+  // CIGAR characters; 0: as the memory allows.
   uint64_t segment_rows = 0;
-  // And bytes of rows (52 each, as read) and their CIGAR characters a segment; 0: 128 MiB.
   uint64_t segment_bytes = 0;
   MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
@@ -66,10 +72,6 @@ class SortedRuns {
   virtual void read_chars(size_t run, uint64_t first, uint64_t n, uint8_t* out) const = 0;
   // True when reads may run on several threads at once (not HDF5's).
   virtual bool concurrent_reads() const { return false; }
-  // Rows a run should contribute to one read, on average, for reads of a useful size (a
-  // segment holds this many rows a run, within MergeRules' bounds): an HDF5 read call costs
-  // far more than a pread.
-  virtual uint64_t rows_per_read() const { return 4096; }
   uint64_t total_rows() const;
   uint64_t total_chars() const;  // of every run's CIGARs
 };
@@ -88,6 +90,9 @@ class MergeOutput {
   // The piece appended; one at a time, in order. cigar_end: offsets into all pieces' characters.
   virtual void store(HitTableColumns& piece, const DeflatedHitTable& prepared) = 0;
 };
+
+// The merge's memory budget: HPCALIGN_MERGE_MEMORY_MIB, else 200 MiB.
+uint64_t merge_memory();
 
 // Every row of `runs` in hit_order, cut by `rules`, to `out`; returns the rows written.
 uint64_t merge_sorted_runs(const SortedRuns& runs, MergeOutput& out, const MergeRules& rules);

@@ -14,4 +14,15 @@ inline void release_free_heap() {
 #endif
 }
 
+// From now on, blocks of 1 MiB and more are mapped apart and unmapped when freed, where glibc's
+// threshold grows to 32 MiB as big blocks are freed, and then keeps them in whichever thread's
+// arena: the final merge of 9,500 sequences' 11,175 runs (200 MiB budget, 2 cores) peaked at
+// 301-349 MiB with the growing threshold, 226-231 MiB with this one, as fast. The merge's
+// big tables are reused segment after segment, so this costs few new mappings.
+inline void unmap_large_blocks_when_freed() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 }  // namespace hpc

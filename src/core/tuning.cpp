@@ -51,9 +51,12 @@ const std::vector<TunableSpec> kTable = {
      "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
      "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
      "the GPU choices are slower end to end for now"},
-    {Tunable::kMergeFanIn, "HPCALIGN_MERGE_FAN_IN", K::kNumber, {}, 2, kNoMax, "4096", "", false,
+    {Tunable::kMergeFanIn, "HPCALIGN_MERGE_FAN_IN", K::kNumber, {}, 2, kNoMax, "16384", "", false,
      "the runs a merge of search's and allvsall's result rows reads at once; past it, groups of runs are merged "
-     "into intermediate runs first (memory grows with it; same rows)"},
+     "into intermediate runs first (same rows)"},
+    {Tunable::kMergeMemory, "HPCALIGN_MERGE_MEMORY_MIB", K::kNumber, {}, 16, 1 << 20, "200", "", false,
+     "MiB the merge of search's and allvsall's result rows holds (its segments and merged tables), whatever the "
+     "number of runs; more: fewer, larger segments (same rows)"},
     {Tunable::kFaultFailTile, "HPCALIGN_FAULT_FAIL_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,
      "the backend fails with an error on the tile of this id"},
     {Tunable::kFaultExitTile, "HPCALIGN_FAULT_EXIT_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,

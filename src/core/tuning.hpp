@@ -31,6 +31,7 @@ enum class Tunable {
   kMsvQ,
   kHmmParsers,
   kMergeFanIn,
+  kMergeMemory,
   kFaultFailTile,
   kFaultExitTile,
   kFaultOomCells,

@@ -114,11 +114,11 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
     const MergeTimes& t = *timed.times;
     std::fprintf(stderr,
                  "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU): first %zu "
-                 "intermediate runs of %llu rows in %.3f s, then the last merge of %zu runs; its stages, overlapping: "
+                 "intermediate runs of %llu rows in %.3f s, then the last merge of %zu runs; its %zu segments' stages, overlapping: "
                  "counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing %.3f s, the merging "
                  "thread waited %.3f s\n",
                  runs.runs().size(), seconds_since(t0), process_cpu_seconds() - cpu_before, levels.merges,
-                 (unsigned long long)levels.rows, levels.seconds, final_runs.size(), t.count, t.read, t.merge,
+                 (unsigned long long)levels.rows, levels.seconds, final_runs.size(), t.segments, t.count, t.read, t.merge,
                  t.deflate, t.store, t.waited);
   }
   return rows;

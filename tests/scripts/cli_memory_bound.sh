@@ -5,17 +5,22 @@
 # getrusage), with /hits identical to the same screen under MPI (other tiles' arrival order)
 # and in the documented order: query, then score descending, then target. With a fan-in of 4
 # (HPCALIGN_MERGE_FAN_IN) its hundreds of runs are merged in levels through intermediate run
-# files: under the same bound, /hits identical, the intermediate files gone.
+# files: under the same bound, /hits identical, the intermediate files gone. The merge holds what
+# its budget (HPCALIGN_MERGE_MEMORY_MIB) allows: 64 MiB here, and a quarter of it cuts the
+# query range into more segments, for the same rows under a lower bound.
 source "$(dirname "$0")/lib.bash"
+export HPCALIGN_MERGE_MEMORY_MIB=64
 n=1500
 awk -v n=$n '/^>/{k++} k<=n' "$TEST_DATA/balifam2000.fa" >"$WORK/s.fa"
 pairs=$((n * (n - 1) / 2))
-bound_mib=150
+bound_mib=120
 held_mib=$((pairs * 215 / 1048576))
 [ "$held_mib" -gt $((3 * bound_mib / 2)) ] && pass "holding the $pairs rows would take ~$held_mib MiB, over 1.5 times the bound" \
   || fail "screen too small to tell: $held_mib MiB held vs bound $bound_mib MiB"
 
 expect_ok "every pair kept, score-only" "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/a.h5" --score-only --backend cpu --verbose
+segments() { sed -n "s/.*then the last merge of [0-9]* runs; its \([0-9]*\) segments' stages.*/\1/p" "$WORK/err.txt"; }
+wide=$(segments)
 peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/err.txt")
 [ -n "$peak" ] && [ "$peak" -le $bound_mib ] && pass "peak resident memory $peak MiB <= $bound_mib MiB" \
   || fail "peak resident memory '$peak' MiB, bound $bound_mib MiB"
@@ -40,6 +45,16 @@ peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/er
   || fail "merged in levels: peak resident memory '$peak' MiB, bound $bound_mib MiB"
 same_hits "merged in levels equals the one-level merge" "$WORK/a.h5" "$WORK/f.h5"
 [ ! -e "$WORK/f.h5.runs" ] && pass "no run files left" || fail "left: $(ls "$WORK/f.h5.runs")"
+
+expect_ok "the same screen, a 16 MiB merge" env HPCALIGN_MERGE_MEMORY_MIB=16 "$HPCALIGN" allvsall -i "$WORK/s.fa" \
+  -o "$WORK/b.h5" --score-only --backend cpu --verbose
+narrow=$(segments)
+[ -n "$wide" ] && [ -n "$narrow" ] && [ "$narrow" -ge $((3 * wide)) ] && pass "a quarter of the budget: $narrow segments against $wide" \
+  || fail "segments with 64 MiB '$wide', with 16 MiB '$narrow'"
+peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/err.txt")
+[ -n "$peak" ] && [ "$peak" -le 80 ] && pass "a 16 MiB merge: peak $peak MiB <= 80 MiB" \
+  || fail "a 16 MiB merge: peak resident memory '$peak' MiB, bound 80 MiB"
+same_hits "a 16 MiB merge equals the 64 MiB one" "$WORK/a.h5" "$WORK/b.h5"
 
 expect_ok "the same screen on 3 ranks" mpirun -np 3 "$HPCALIGN" allvsall -i "$WORK/s.fa" -o "$WORK/m.h5" --score-only --backend cpu --threads 1 --quiet
 same_hits "bounded run equals the MPI run" "$WORK/a.h5" "$WORK/m.h5"

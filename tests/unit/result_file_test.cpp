@@ -632,20 +632,28 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   }
   std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
   ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
-  // (rows, bytes) a segment: the last cut by its bytes (rows and CIGAR characters), ~5,000 rows.
-  for (const auto& [segment, bytes] : std::vector<std::pair<uint64_t, uint64_t>>{
-           {1000, 0}, {20000, 0}, {200000, 0}, {200000, 300000}}) {
-    SCOPED_TRACE("segment " + std::to_string(segment) + " rows, " + std::to_string(bytes) + " bytes");
+  // (rows, bytes) a segment: the last cut by its bytes (rows and CIGAR characters), ~5,000 rows;
+  // then segments cut by a memory budget alone: 1 MiB (a few thousand rows), the default.
+  struct Cut {
+    uint64_t rows, bytes, memory;
+  };
+  for (const Cut& cut : std::vector<Cut>{{1000, 0, 0}, {20000, 0, 0}, {200000, 0, 0}, {200000, 300000, 0},
+                                         {0, 0, uint64_t(1) << 20}, {0, 0, 0}}) {
+    SCOPED_TRACE("segment " + std::to_string(cut.rows) + " rows, " + std::to_string(cut.bytes) + " bytes, memory " +
+                 std::to_string(cut.memory));
     const std::string out = temp_path("overlap_merged.h5");
     MergeTimes times;
     {
       h5::File to(out, h5::Mode::kCreate);
       MergeRules rules;
-      rules.segment_rows = segment;
-      rules.segment_bytes = bytes;
+      rules.segment_rows = cut.rows;
+      rules.segment_bytes = cut.bytes;
+      rules.memory = cut.memory;
       rules.times = &times;
       EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), hits.size());
     }
+    if (cut.memory) EXPECT_GE(times.segments, hits.size() * 340 / cut.memory);  // what the budget holds a segment
+    if (!cut.rows && !cut.memory) EXPECT_EQ(times.segments, 1u);  // the default holds 153,000 rows at once
     EXPECT_GT(times.merge, 0.0);
     EXPECT_GT(times.store, 0.0);
     const h5::File f(out, h5::Mode::kReadOnly);
