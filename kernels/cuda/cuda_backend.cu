@@ -134,6 +134,7 @@ class CudaSearchBackend final : public SearchBackend {
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override;
   SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) override;
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override;
+  std::vector<Alignment> align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) override;
 
  private:
   cuda::DeviceDb device_db() const {
@@ -149,7 +150,10 @@ class CudaSearchBackend final : public SearchBackend {
   template <class Key>
   std::vector<std::vector<ScoredTarget>> sorted_rows_of(uint32_t n_queries, uint32_t row, uint32_t k, KeyWidth width,
                                                         TopHitKey<Key> code);
-  std::vector<Alignment> align_many(const std::vector<AlignRequest>& pairs);
+  // The all-vs-all engine's alignments, their CIGARs in one buffer.
+  AlignedPairs align_many(const std::vector<AlignRequest>& pairs);
+  // align()'s range checks.
+  void check_pairs(const std::vector<AlignRequest>& pairs) const;
 
   int device_;
   cudaDeviceProp props_{};
@@ -341,7 +345,7 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
 }
 
 // Many pairs: the all-vs-all engine over the job's queries and the database (made once).
-std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
+AlignedPairs CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
   if (!many_pairs_) {
     AllVsAllSetup avsa;
     avsa.queries = setup_.queries;
@@ -356,24 +360,39 @@ std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequ
   if (scored) {
     std::vector<ScoredPair> list(pairs.size());
     for (size_t k = 0; k < pairs.size(); ++k) list[k] = {{pairs[k].query, pairs[k].target}, pairs[k].score};
-    return many_pairs_->align_scored(list);
+    return many_pairs_->align_scored_flat(list);
   }
   std::vector<PairIndex> list(pairs.size());
   for (size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
-  return many_pairs_->align(list);
+  AlignedPairs out;
+  out.alns = many_pairs_->align(list);
+  out.cigars = take_cigars(out.alns);
+  return out;
+}
+
+void CudaSearchBackend::check_pairs(const std::vector<AlignRequest>& pairs) const {
+  if (!traceback_) throw Error("CUDA backend: align() before prepare()");
+  for (const AlignRequest& r : pairs)
+    if (r.query >= setup_.queries->size() || r.target >= setup_.db->seqs.size())
+      throw Error("CUDA backend: align() pair out of range");
+}
+
+std::vector<Alignment> CudaSearchBackend::align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  check_pairs(pairs);
+  if (pairs.size() < kManyPairs) return SearchBackend::align_flat(pairs, cigars);
+  AlignedPairs aligned = align_many(pairs);
+  cigars = std::move(aligned.cigars);
+  return std::move(aligned.alns);
 }
 
 std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>& pairs) {
   CUDA_CHECK(cudaSetDevice(device_));
-  if (!traceback_) throw Error("CUDA backend: align() before prepare()");
+  check_pairs(pairs);
+  if (pairs.size() >= kManyPairs) return with_cigar_strings(align_many(pairs));
   std::vector<std::pair<SeqView, SeqView>> views;
   views.reserve(pairs.size());
-  for (const AlignRequest& r : pairs) {
-    if (r.query >= setup_.queries->size() || r.target >= setup_.db->seqs.size())
-      throw Error("CUDA backend: align() pair out of range");
-    views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
-  }
-  if (pairs.size() >= kManyPairs) return align_many(pairs);
+  for (const AlignRequest& r : pairs) views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
   const auto t0 = std::chrono::steady_clock::now();
   auto out = traceback_->align(views);
   if (tuning_flag(Tunable::kCudaTiming)) {
