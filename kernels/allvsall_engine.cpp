@@ -24,11 +24,7 @@ std::vector<Alignment> AllVsAllEngine::align_scored(const std::vector<ScoredPair
 AlignedPairs AllVsAllEngine::align_scored_flat(const std::vector<ScoredPair>& pairs) {
   AlignedPairs out;
   out.alns = align_scored(pairs);
-  out.cigars.resize(out.alns.size());
-  for (size_t k = 0; k < out.alns.size(); ++k) {
-    out.cigars.set(k, out.alns[k].cigar);
-    out.alns[k].cigar.clear();
-  }
+  out.cigars = take_cigars(out.alns);
   return out;
 }
 

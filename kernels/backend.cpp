@@ -66,6 +66,12 @@ int backend_device_count(BackendKind kind) {
   return 1;
 }
 
+std::vector<Alignment> SearchBackend::align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) {
+  std::vector<Alignment> alns = align(pairs);
+  cigars = take_cigars(alns);
+  return alns;
+}
+
 std::unique_ptr<SearchBackend> make_search_backend(BackendKind kind, int device, int threads, bool faults) {
   auto wrap = [faults](std::unique_ptr<SearchBackend> b) { return faults ? with_fault_injection(std::move(b)) : std::move(b); };
 #ifdef HPCALIGN_HAVE_CUDA

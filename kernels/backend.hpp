@@ -9,6 +9,7 @@
 
 #include "io/database.hpp"
 #include "src/core/alignment.hpp"
+#include "src/core/cigar_buffer.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
 #include "src/core/tile.hpp"
@@ -62,6 +63,10 @@ class SearchBackend {
   // Local alignments (coordinates + CIGAR) of the given pairs, following the tie rule of
   // src/align/reference.hpp.
   virtual std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) = 0;
+  // align() with the CIGARs in one buffer: alns[k].cigar empty, `cigars` (resized to the pairs)
+  // holding pair k's at cigars.at(k), so that a self-search's millions of hits need no string
+  // each. This default moves align()'s strings into it.
+  virtual std::vector<Alignment> align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars);
 };
 
 enum class BackendKind { Auto, Cpu, Cuda };

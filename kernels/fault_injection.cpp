@@ -36,6 +36,9 @@ class FaultInjectingBackend : public SearchBackend {
   }
 
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override { return inner_->align(pairs); }
+  std::vector<Alignment> align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) override {
+    return inner_->align_flat(pairs, cigars);
+  }
 
  private:
   void inject(const Tile& tile) const {

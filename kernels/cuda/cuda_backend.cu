@@ -94,21 +94,8 @@ class Timer {
   std::vector<std::pair<const char*, std::chrono::steady_clock::time_point>> marks_;
 };
 
-// A sort key: score << index_bits | (2^index_bits - 1 - index), in 32 bits where every score
-// (at most the matrix's best score times the query's length) and index fit, else in 64 with
-// index_bits 32. The same order either way; the narrow key sorts a quarter of the bytes (half
-// the width, only index_bits + score_bits bits of it).
-struct KeyWidth {
-  uint32_t index_bits = 32, score_bits = 32;
-  bool narrow() const { return index_bits + score_bits <= 32; }
-};
-
-// Bits that hold every value below `bound` (at least 1).
-uint32_t bits_for(uint64_t bound) {
-  uint32_t b = 1;
-  while (b < 64 && (uint64_t(1) << b) < bound) ++b;
-  return b;
-}
+using cuda::KeyWidth;
+using cuda::TopHitKey;
 
 class CudaSearchBackend final : public SearchBackend {
  public:
@@ -147,21 +134,26 @@ class CudaSearchBackend final : public SearchBackend {
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override;
   SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) override;
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override;
+  std::vector<Alignment> align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) override;
 
  private:
   cuda::DeviceDb device_db() const {
     return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
-  std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, const std::vector<SeqView>& queries);
-  // The key layout of a tile's queries against `indices` keyed subjects (KeyWidth).
-  KeyWidth key_width(const std::vector<SeqView>& queries, size_t indices) const;
+  std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, const std::vector<uint32_t>& tile_queries);
+  // The key layout of a tile's queries (indices into the job's) against `indices` keyed subjects.
+  KeyWidth key_width(const std::vector<uint32_t>& tile_queries, size_t indices) const;
   void reserve_keys(size_t cells, KeyWidth width);
   // keys_ (n_queries rows of `row` keys of `width`) sorted per row into keys_sorted_; each row's
   // first k with score > 0, decoded.
   std::vector<std::vector<ScoredTarget>> sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k, KeyWidth width);
   template <class Key>
-  std::vector<std::vector<ScoredTarget>> sorted_rows_of(uint32_t n_queries, uint32_t row, uint32_t k, KeyWidth width);
-  std::vector<Alignment> align_many(const std::vector<AlignRequest>& pairs);
+  std::vector<std::vector<ScoredTarget>> sorted_rows_of(uint32_t n_queries, uint32_t row, uint32_t k, KeyWidth width,
+                                                        TopHitKey<Key> code);
+  // The all-vs-all engine's alignments, their CIGARs in one buffer.
+  AlignedPairs align_many(const std::vector<AlignRequest>& pairs);
+  // align()'s range checks.
+  void check_pairs(const std::vector<AlignRequest>& pairs) const;
 
   int device_;
   cudaDeviceProp props_{};
@@ -225,7 +217,7 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile
   timer.mark("score16");
   scorer_->finish();
   timer.mark("rescore32");
-  auto hits = top_hits(part, queries);
+  auto hits = top_hits(part, tile.queries);
   timer.mark("top-k");
   timer.report();
   return hits;
@@ -235,13 +227,12 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile
 // as make_keys_kernel keys a partition with the sample index in place of the file index.
 template <class Key>
 __global__ void sample_keys_kernel(uint32_t part_size, uint32_t n_queries, const int32_t* scores,
-                                   const uint32_t* positions, uint32_t n_sample, uint32_t index_bits, Key* keys) {
+                                   const uint32_t* positions, uint32_t n_sample, TopHitKey<Key> key, Key* keys) {
   const size_t n = size_t(n_queries) * n_sample;
-  const Key index_mask = Key(~Key(0)) >> (8 * sizeof(Key) - index_bits);
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     const size_t q = i / n_sample;
     const uint32_t k = uint32_t(i % n_sample);
-    keys[i] = (Key(uint32_t(scores[q * part_size + positions[k]])) << index_bits) | (index_mask - Key(k));
+    keys[i] = key.encode(scores[q * part_size + positions[k]], k);
   }
 }
 
@@ -261,32 +252,24 @@ CudaSearchBackend::SampledTile CudaSearchBackend::search_tile_sampled(const Tile
   if (nq == 0 || n == 0 || setup_.max_hits == 0) return out;
   sample_positions_.upload(relative.data(), n, stream_);
   const size_t cells = size_t(nq) * n;
-  std::vector<SeqView> queries;
-  for (uint32_t qi : tile.queries) queries.push_back(setup_.queries->view(qi));
-  const KeyWidth width = key_width(queries, n);
+  const KeyWidth width = key_width(tile.queries, n);
   reserve_keys(cells, width);
   const size_t blocks = std::min<size_t>((cells + 255) / 256, 65535);
   const uint32_t part_size = tile.part_end - tile.part_begin;
-  if (width.narrow())
+  cuda::with_top_hit_key(width, [&](auto key) {
+    using Key = typename decltype(key)::Type;
     sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(part_size, nq, scorer_->scores(), sample_positions_.get(),
-                                                               n, width.index_bits,
-                                                               reinterpret_cast<uint32_t*>(keys_.get()));
-  else
-    sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(part_size, nq, scorer_->scores(), sample_positions_.get(),
-                                                               n, width.index_bits, keys_.get());
+                                                               n, key, reinterpret_cast<Key*>(keys_.get()));
+  });
   CUDA_CHECK(cudaGetLastError());
   out.sample = sorted_rows(nq, n, n, width);
   return out;
 }
 
-KeyWidth CudaSearchBackend::key_width(const std::vector<SeqView>& queries, size_t indices) const {
-  // A local score is at most the best substitution score times the query's length.
+KeyWidth CudaSearchBackend::key_width(const std::vector<uint32_t>& tile_queries, size_t indices) const {
   uint64_t longest = 0;
-  for (const SeqView& q : queries) longest = std::max<uint64_t>(longest, q.length);
-  KeyWidth w;
-  w.index_bits = bits_for(indices);
-  w.score_bits = bits_for(uint64_t(std::max(0, setup_.matrix.max_score())) * longest + 1);
-  return w.narrow() ? w : KeyWidth{};
+  for (const uint32_t q : tile_queries) longest = std::max<uint64_t>(longest, setup_.queries->length(q));
+  return cuda::key_width(setup_.matrix.max_score(), longest, indices);
 }
 
 void CudaSearchBackend::reserve_keys(size_t cells, KeyWidth width) {
@@ -296,27 +279,26 @@ void CudaSearchBackend::reserve_keys(size_t cells, KeyWidth width) {
 }
 
 std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partition part,
-                                                                   const std::vector<SeqView>& queries) {
-  const uint32_t n_queries = uint32_t(queries.size());
-  const KeyWidth width = key_width(queries, setup_.db->seqs.size());  // keyed by file index
+                                                                   const std::vector<uint32_t>& tile_queries) {
+  const uint32_t n_queries = uint32_t(tile_queries.size());
+  const KeyWidth width = key_width(tile_queries, setup_.db->seqs.size());  // keyed by file index
   reserve_keys(size_t(n_queries) * part.size, width);
-  if (width.narrow())
-    cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), width.index_bits,
-                           reinterpret_cast<uint32_t*>(keys_.get()));
-  else
-    cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), width.index_bits, keys_.get());
+  cuda::with_top_hit_key(width, [&](auto key) {
+    using Key = typename decltype(key)::Type;
+    cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), key,
+                           reinterpret_cast<Key*>(keys_.get()));
+  });
   return sorted_rows(n_queries, part.size, std::min<uint32_t>(setup_.max_hits, part.size), width);
 }
 
 std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows(uint32_t n_queries, uint32_t row, uint32_t k,
                                                                       KeyWidth width) {
-  return width.narrow() ? sorted_rows_of<uint32_t>(n_queries, row, k, width)
-                        : sorted_rows_of<uint64_t>(n_queries, row, k, width);
+  return cuda::with_top_hit_key(width, [&](auto key) { return sorted_rows_of(n_queries, row, k, width, key); });
 }
 
 template <class Key>
 std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_t n_queries, uint32_t row, uint32_t k,
-                                                                         KeyWidth width) {
+                                                                         KeyWidth width, TopHitKey<Key> code) {
   const size_t cells = size_t(n_queries) * row;
   Key* keys = reinterpret_cast<Key*>(keys_.get());
   Key* sorted = reinterpret_cast<Key*>(keys_sorted_.get());
@@ -350,21 +332,20 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
                                cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 
-  const Key index_mask = Key(~Key(0)) >> (8 * sizeof(Key) - width.index_bits);
   std::vector<std::vector<ScoredTarget>> out(n_queries);
   for (uint32_t q = 0; q < n_queries; ++q) {
     for (uint32_t j = 0; j < k; ++j) {
       const Key key = host[size_t(q) * k + j];
-      const int32_t score = int32_t(uint32_t(key >> width.index_bits));
+      const int32_t score = code.score(key);
       if (score <= 0) break;
-      out[q].push_back({score, uint32_t(index_mask - (key & index_mask))});
+      out[q].push_back({score, code.index(key)});
     }
   }
   return out;
 }
 
 // Many pairs: the all-vs-all engine over the job's queries and the database (made once).
-std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
+AlignedPairs CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
   if (!many_pairs_) {
     AllVsAllSetup avsa;
     avsa.queries = setup_.queries;
@@ -379,24 +360,39 @@ std::vector<Alignment> CudaSearchBackend::align_many(const std::vector<AlignRequ
   if (scored) {
     std::vector<ScoredPair> list(pairs.size());
     for (size_t k = 0; k < pairs.size(); ++k) list[k] = {{pairs[k].query, pairs[k].target}, pairs[k].score};
-    return many_pairs_->align_scored(list);
+    return many_pairs_->align_scored_flat(list);
   }
   std::vector<PairIndex> list(pairs.size());
   for (size_t k = 0; k < pairs.size(); ++k) list[k] = {pairs[k].query, pairs[k].target};
-  return many_pairs_->align(list);
+  AlignedPairs out;
+  out.alns = many_pairs_->align(list);
+  out.cigars = take_cigars(out.alns);
+  return out;
+}
+
+void CudaSearchBackend::check_pairs(const std::vector<AlignRequest>& pairs) const {
+  if (!traceback_) throw Error("CUDA backend: align() before prepare()");
+  for (const AlignRequest& r : pairs)
+    if (r.query >= setup_.queries->size() || r.target >= setup_.db->seqs.size())
+      throw Error("CUDA backend: align() pair out of range");
+}
+
+std::vector<Alignment> CudaSearchBackend::align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  check_pairs(pairs);
+  if (pairs.size() < kManyPairs) return SearchBackend::align_flat(pairs, cigars);
+  AlignedPairs aligned = align_many(pairs);
+  cigars = std::move(aligned.cigars);
+  return std::move(aligned.alns);
 }
 
 std::vector<Alignment> CudaSearchBackend::align(const std::vector<AlignRequest>& pairs) {
   CUDA_CHECK(cudaSetDevice(device_));
-  if (!traceback_) throw Error("CUDA backend: align() before prepare()");
+  check_pairs(pairs);
+  if (pairs.size() >= kManyPairs) return with_cigar_strings(align_many(pairs));
   std::vector<std::pair<SeqView, SeqView>> views;
   views.reserve(pairs.size());
-  for (const AlignRequest& r : pairs) {
-    if (r.query >= setup_.queries->size() || r.target >= setup_.db->seqs.size())
-      throw Error("CUDA backend: align() pair out of range");
-    views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
-  }
-  if (pairs.size() >= kManyPairs) return align_many(pairs);
+  for (const AlignRequest& r : pairs) views.emplace_back(setup_.queries->view(r.query), setup_.db->seqs.view(r.target));
   const auto t0 = std::chrono::steady_clock::now();
   auto out = traceback_->align(views);
   if (tuning_flag(Tunable::kCudaTiming)) {

@@ -407,13 +407,10 @@ __global__ void build_row_groups_kernel(const uint16_t* __restrict__ rows, uint3
 
 template <class Key>
 __global__ void make_keys_kernel(DeviceDb db, Partition part, uint32_t n_queries, const int32_t* scores,
-                                 uint32_t index_bits, Key* keys) {
+                                 TopHitKey<Key> key, Key* keys) {
   const size_t n = size_t(n_queries) * part.size;
-  const Key index_mask = Key(~Key(0)) >> (8 * sizeof(Key) - index_bits);
-  for (size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
-    const uint32_t target = db.file_index[part.begin + k % part.size];
-    keys[k] = (Key(uint32_t(scores[k])) << index_bits) | (index_mask - Key(target));
-  }
+  for (size_t k = blockIdx.x * size_t(blockDim.x) + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x)
+    keys[k] = key.encode(scores[k], db.file_index[part.begin + k % part.size]);
 }
 
 // Kernel variants (columns per pass, minimum resident blocks): registers against
@@ -512,17 +509,17 @@ void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t
 
 template <class Key>
 void launch_make_keys(cudaStream_t stream, DeviceDb db, Partition part, uint32_t n_queries, const int32_t* scores,
-                      uint32_t index_bits, Key* keys) {
+                      TopHitKey<Key> key, Key* keys) {
   const size_t n = size_t(n_queries) * part.size;
   if (n == 0) return;
   const size_t blocks = std::min<size_t>((n + 255) / 256, 65535);
-  make_keys_kernel<Key><<<unsigned(blocks), 256, 0, stream>>>(db, part, n_queries, scores, index_bits, keys);
+  make_keys_kernel<Key><<<unsigned(blocks), 256, 0, stream>>>(db, part, n_queries, scores, key, keys);
   CUDA_CHECK_LAUNCH("make_keys_kernel");
 }
-template void launch_make_keys<uint32_t>(cudaStream_t, DeviceDb, Partition, uint32_t, const int32_t*, uint32_t,
-                                         uint32_t*);
-template void launch_make_keys<uint64_t>(cudaStream_t, DeviceDb, Partition, uint32_t, const int32_t*, uint32_t,
-                                         uint64_t*);
+template void launch_make_keys<uint32_t>(cudaStream_t, DeviceDb, Partition, uint32_t, const int32_t*,
+                                         TopHitKey<uint32_t>, uint32_t*);
+template void launch_make_keys<uint64_t>(cudaStream_t, DeviceDb, Partition, uint32_t, const int32_t*,
+                                         TopHitKey<uint64_t>, uint64_t*);
 
 int search16q_blocks_per_sm() {
   int blocks = 0;

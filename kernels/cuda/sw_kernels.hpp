@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/top_hit_key.hpp"
+
 namespace hpc::cuda {
 
 // The database as uploaded: residues of all targets back to back in by_length order.
@@ -111,12 +113,11 @@ void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
                       uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores);
 
-// keys[q * part.size + p] = score << index_bits | (2^index_bits - 1 - target), so a descending
-// sort gives scored_target_order. Key is uint32_t where every score and target fit in 32 bits
-// (a quarter of the 64-bit sort's traffic), else uint64_t with index_bits 32.
+// keys[q * part.size + p] = key.encode(score, target) (top_hit_key.hpp): a descending sort
+// gives scored_target_order.
 template <class Key>
 void launch_make_keys(cudaStream_t stream, DeviceDb db, Partition part, uint32_t n_queries, const int32_t* scores,
-                      uint32_t index_bits, Key* keys);
+                      TopHitKey<Key> key, Key* keys);
 
 // Occupancy of the packed kernels (blocks per SM at kBlockThreads threads and their shared memory).
 int search16_blocks_per_sm();

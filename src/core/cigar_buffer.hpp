@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/core/alignment.hpp"
+
 namespace hpc {
 
 struct CigarBuffer {
@@ -28,5 +30,16 @@ struct CigarBuffer {
   void set(size_t k, const std::string& cigar) { set(k, append(cigar.data(), cigar.size()), uint32_t(cigar.size())); }
   std::string_view at(size_t k) const { return {chars.data() + begin[k], length[k]}; }
 };
+
+// The alignments' CIGAR strings in one buffer (CIGAR k is alns[k]'s), the strings left empty.
+inline CigarBuffer take_cigars(std::vector<Alignment>& alns) {
+  CigarBuffer cigars;
+  cigars.resize(alns.size());
+  for (size_t k = 0; k < alns.size(); ++k) {
+    cigars.set(k, alns[k].cigar);
+    alns[k].cigar = std::string();
+  }
+  return cigars;
+}
 
 }  // namespace hpc

@@ -144,7 +144,7 @@ void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const Que
     return;
   }
   double score = h.aln.score;
-  if (mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp) score = comp_score(h, query, target);
+  if (reads_alignments()) score = comp_score(h, query, target);
   if (fits_regression(mode_) && fit && fit->regression.ok) {
     h.bits = bit_score(karlin_, h.aln.score);
     h.evalue = fit->regression.evalue(score, std::max<uint32_t>(1, target.length), fitted_subjects(*fit));

@@ -61,6 +61,8 @@ class SearchStatistics {
   SearchStatistics(StatsMode mode, const ScoreMatrix& matrix, GapCosts gaps, const KarlinParams& karlin,
                    const Database& db);
   StatsMode mode() const { return mode_; }
+  // Whether annotate() reads the hit's alignment (comp's rescaled score), not only its score.
+  bool reads_alignments() const { return mode_ == StatsMode::Comp || mode_ == StatsMode::RegressComp; }
   // The lowest raw score that can reach max_evalue for a query of this length against any
   // subject (a lower bound: annotate() decides each hit); for regress, blast's (the fallback).
   int32_t min_score(uint32_t query_length, double max_evalue);

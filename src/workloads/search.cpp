@@ -106,8 +106,11 @@ class SearchWorker : public TileWorker {
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
 
+  ~SearchWorker() override { clock_.report("search worker (summed)"); }
+
   std::string run(const Tile& tile) override {
     TileTimes times;
+    clock_.restart();
     auto t0 = std::chrono::steady_clock::now();
     // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone),
     // from the tile's own scores when they hold the whole sample.
@@ -128,6 +131,7 @@ class SearchWorker : public TileWorker {
     }
     if (own_scores) fits = calibration_->fit_from(tile.queries, top, *backend_);
     times.search = seconds_since(t0);
+    clock_.mark("search_tile");
     std::vector<AlignRequest> reqs;
     std::vector<const QueryFit*> fit_of;  // per request
     // Queries in index order: the rows are then in hit_order already (the run file's sort).
@@ -145,9 +149,14 @@ class SearchWorker : public TileWorker {
         fit_of.push_back(fit);
       }
     }
+    clock_.mark("requests");
     t0 = std::chrono::steady_clock::now();
-    auto alns = backend_->align(reqs);
+    // The CIGARs stay in one buffer, to the run file, unless the statistics read them.
+    const bool flat = !job_.stats.reads_alignments();
+    CigarBuffer cigars;
+    auto alns = flat ? backend_->align_flat(reqs, cigars) : backend_->align(reqs);
     times.align = seconds_since(t0);
+    clock_.mark("align");
     std::vector<Hit> hits(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       if (alns[i].score != reqs[i].score)
@@ -158,6 +167,7 @@ class SearchWorker : public TileWorker {
       hits[i].target = reqs[i].target;
       hits[i].aln = std::move(alns[i]);
     }
+    clock_.mark("hits");
     // Bits and E-values on the worker's cores (a self-search keeps hundreds of hits a query).
     run_ranges(hits.size(), hits.size() < (1u << 14) ? 1 : threads_, [&](size_t begin, size_t end) {
       for (size_t i = begin; i < end; ++i) {
@@ -165,6 +175,7 @@ class SearchWorker : public TileWorker {
         job_.stats.annotate(h, job_.queries.view(h.query), job_.db.seqs.view(h.target), fit_of[i]);
       }
     });
+    clock_.mark("statistics");
     if (rescorer_) {  // the tile holds the whole database: each query's top hits are global
       t0 = std::chrono::steady_clock::now();
       rescorer_->rescore(hits);
@@ -175,7 +186,8 @@ class SearchWorker : public TileWorker {
     w.put(times.align);
     w.put(times.rescore);
     // Each query's best --max-hits of this tile at most: the merge takes its best over all tiles.
-    runs_.put(w, tile.id, hits);
+    runs_.put(w, tile.id, hits, flat ? &cigars : nullptr);
+    clock_.mark("rescore, staging");
     return w.take();
   }
 
@@ -186,6 +198,7 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<HitRescorer> rescorer_;
   TileRunWriter<HitRecords> runs_;
   size_t threads_;
+  StageClock clock_;  // HPCALIGN_CUDA_TIMING: the worker's stages, summed over its tiles
 };
 
 // Everything that changes the results: content fingerprints (not paths: a file may move
