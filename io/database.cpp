@@ -68,7 +68,8 @@ void validate(const Database& db) {
     const uint32_t i = db.by_length[k];
     if (i >= s.size() || seen[i]) reject(path, "/db/by_length is not a permutation of the sequences");
     seen[i] = true;
-    if (k > 0 && s.length(db.by_length[k - 1]) > s.length(i)) reject(path, "/db/by_length is not sorted by length");
+    if (k > 0 && !before_in_length_order(s, db.by_length[k - 1], i))
+      reject(path, "/db/by_length is not sorted by length, then index");
   }
 }
 
@@ -122,9 +123,8 @@ Database make_database(SequenceSet seqs) {
   db.path = seqs.source;
   db.by_length.resize(seqs.size());
   std::iota(db.by_length.begin(), db.by_length.end(), 0u);
-  // Stable sort of indices in file order: equal lengths keep ascending index order.
-  std::stable_sort(db.by_length.begin(), db.by_length.end(),
-                   [&](uint32_t a, uint32_t b) { return seqs.length(a) < seqs.length(b); });
+  std::sort(db.by_length.begin(), db.by_length.end(),
+            [&](uint32_t a, uint32_t b) { return before_in_length_order(seqs, a, b); });
   db.seqs = std::move(seqs);
   return db;
 }

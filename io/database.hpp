@@ -13,9 +13,16 @@ namespace hpc {
 
 struct Database {
   SequenceSet seqs;                 // file order; hit target indices refer to it
-  std::vector<uint32_t> by_length;  // indices, ascending length, ties by index
+  std::vector<uint32_t> by_length;  // indices in length order (before_in_length_order)
   std::string path;
 };
+
+// by_length's order: ascending length, ties by index. Workers that list a tile's targets in
+// database position order (hmmsearch's survivors, hmmscan's passes) sort by this same rule.
+inline bool before_in_length_order(const SequenceSet& s, uint32_t a, uint32_t b) {
+  const size_t la = s.length(a), lb = s.length(b);
+  return la != lb ? la < lb : a < b;
+}
 
 Database make_database(SequenceSet seqs);
 // FASTA (plain or .gz) or a makedb HDF5 file (recognised by its signature). A FASTA file is

@@ -151,7 +151,7 @@ std::vector<hmm::PostFilterResult> score_after_filters(HmmsearchJob& job, const 
 
 // hmmscan's statistics: each sequence's passes summed over the tile's models, from the pairs
 // the engine reports past the MSV filter and the survivors' Forward filter, in database
-// position order (length, then index) as the CPU worker lists them.
+// position order (by_length's) as the CPU worker lists them.
 void add_scan_passes(const Database& db, const MsvTileResult& filtered, const std::vector<Survivor>& survivors,
                      const std::vector<hmm::PostFilterResult>& scored, HmmTileResult& r) {
   std::vector<HmmPassCounts> each;
@@ -159,8 +159,7 @@ void add_scan_passes(const Database& db, const MsvTileResult& filtered, const st
     if (p.result.msv_pass) each.push_back({p.target, 1, p.result.bias_pass, p.result.passed, 0});
   for (size_t i = 0; i < survivors.size(); ++i) each.push_back({survivors[i].target, 0, 0, 0, scored[i].past_fwd});
   std::stable_sort(each.begin(), each.end(), [&](const HmmPassCounts& a, const HmmPassCounts& b) {
-    const size_t la = db.seqs.length(a.target), lb = db.seqs.length(b.target);
-    return la != lb ? la < lb : a.target < b.target;
+    return before_in_length_order(db.seqs, a.target, b.target);
   });
   for (const HmmPassCounts& p : each)
     if (!r.passes.empty() && r.passes.back().target == p.target)
@@ -190,14 +189,13 @@ HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const
     HmmCounts& c = r.counts.at(size_t(slot.at(e.model)));
     c.targets += e.targets, c.past_msv += e.past_msv, c.past_bias += e.past_bias, c.past_vit += e.past_vit;
   }
-  // Survivors by model (tile order), then database position (length, then index: by_length's order).
+  // Survivors by model (tile order), then database position (by_length's order).
   std::vector<Survivor> survivors;
   for (const MsvPair& p : filtered.pairs)
     if (p.result.passed) survivors.push_back({p.model, p.target, p.result.filter_nats});
   std::sort(survivors.begin(), survivors.end(), [&](const Survivor& a, const Survivor& b) {
     if (a.model != b.model) return slot[a.model] < slot[b.model];
-    const size_t la = db.seqs.length(a.target), lb = db.seqs.length(b.target);
-    return la != lb ? la < lb : a.target < b.target;
+    return before_in_length_order(db.seqs, a.target, b.target);
   });
   // What the engine reports must add up: every target of the tile once per model, and as many
   // survivors listed as it counts past the Viterbi filter.
