@@ -55,6 +55,9 @@ class LoggedWorker : public TileWorker {
  public:
   LoggedWorker(std::unique_ptr<TileWorker> inner, WorkerLog& log) : inner_(std::move(inner)), log_(log) {}
   DeviceCapacity capacity() const override { return inner_->capacity(); }
+  // Forwarded, or --verbose would turn a looking-ahead worker's look-ahead off.
+  bool looks_ahead() const override { return inner_->looks_ahead(); }
+  void run_next(const Tile& next) override { inner_->run_next(next); }
   std::string run(const Tile& tile) override {
     const auto t0 = steady::now();
     std::string bytes = inner_->run(tile);
