@@ -60,6 +60,13 @@ class SearchBackend {
     std::vector<std::vector<ScoredTarget>> top, sample;
   };
   virtual SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) = 0;
+  // Whether search_tile_ahead() queues work: a backend whose device scores the next tile while
+  // its caller aligns, annotates and stages the current one (TileWorker::looks_ahead).
+  virtual bool scores_ahead() const { return false; }
+  // Queues `tile`'s scores; the next search_tile() or search_tile_sampled() of that tile only
+  // waits for them (of another tile it scores that one as always). Call it once the current
+  // tile's search_tile(_sampled) has returned: it overwrites that tile's scores on the device.
+  virtual void search_tile_ahead(const Tile& /*tile*/) {}
   // Local alignments (coordinates + CIGAR) of the given pairs, following the tie rule of
   // src/align/reference.hpp.
   virtual std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) = 0;

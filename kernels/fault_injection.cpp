@@ -34,6 +34,9 @@ class FaultInjectingBackend : public SearchBackend {
     inject(tile);
     return inner_->search_tile_sampled(tile, sample);
   }
+  // Forwarded, so the fault tests run the looking-ahead path: a tile queued ahead then fails or splits here.
+  bool scores_ahead() const override { return inner_->scores_ahead(); }
+  void search_tile_ahead(const Tile& tile) override { inner_->search_tile_ahead(tile); }
 
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override { return inner_->align(pairs); }
   std::vector<Alignment> align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) override {

@@ -20,7 +20,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "kernels/allvsall_engine.hpp"
@@ -133,6 +135,8 @@ class CudaSearchBackend final : public SearchBackend {
   void prepare(const SearchSetup& setup) override;
   std::vector<std::vector<ScoredTarget>> search_tile(const Tile& tile) override;
   SampledTile search_tile_sampled(const Tile& tile, const std::vector<uint32_t>& sample) override;
+  bool scores_ahead() const override { return true; }
+  void search_tile_ahead(const Tile& tile) override;
   std::vector<Alignment> align(const std::vector<AlignRequest>& pairs) override;
   std::vector<Alignment> align_flat(const std::vector<AlignRequest>& pairs, CigarBuffer& cigars) override;
 
@@ -140,6 +144,10 @@ class CudaSearchBackend final : public SearchBackend {
   cuda::DeviceDb device_db() const {
     return {db_->residues.get(), db_->offsets.get(), db_->lengths.get(), db_->file_index.get()};
   }
+  // The tile's query views, its partition checked; empty when the tile has nothing to score.
+  std::vector<SeqView> tile_queries(const Tile& tile) const;
+  // Queues the packed scores of the tile's `queries` against its partition.
+  void launch_scores(const Tile& tile, const std::vector<SeqView>& queries);
   std::vector<std::vector<ScoredTarget>> top_hits(cuda::Partition part, const std::vector<uint32_t>& tile_queries);
   // The key layout of a tile's queries (indices into the job's) against `indices` keyed subjects.
   KeyWidth key_width(const std::vector<uint32_t>& tile_queries, size_t indices) const;
@@ -163,6 +171,10 @@ class CudaSearchBackend final : public SearchBackend {
 
   std::shared_ptr<const cuda::DeviceDatabase> db_;
   std::unique_ptr<cuda::PackedScorer> scorer_;
+  // The tile whose scores search_tile_ahead() queued in scorer_: its id, partition and queries.
+  using AheadKey = std::tuple<uint32_t, uint32_t, uint32_t, std::vector<uint32_t>>;
+  static AheadKey ahead_key(const Tile& t) { return {t.id, t.part_begin, t.part_end, t.queries}; }
+  std::optional<AheadKey> ahead_;
 
   // Per-tile buffers (grow only). The key buffers hold 64-bit keys or twice as many 32-bit ones (KeyWidth).
   DeviceBuffer<uint64_t> keys_, keys_sorted_;
@@ -195,25 +207,49 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile& tile) {
-  CUDA_CHECK(cudaSetDevice(device_));
+std::vector<SeqView> CudaSearchBackend::tile_queries(const Tile& tile) const {
   if (!setup_.db) throw Error("CUDA backend: search_tile() before prepare()");
-  const uint32_t nq = uint32_t(tile.queries.size());
   if (tile.part_begin > tile.part_end || tile.part_end > setup_.db->by_length.size())
     throw Error("CUDA backend: tile partition out of range");
-  const cuda::Partition part{tile.part_begin, tile.part_end - tile.part_begin};
-  if (nq == 0 || part.size == 0 || setup_.max_hits == 0) return std::vector<std::vector<ScoredTarget>>(nq);
-
   std::vector<SeqView> queries;
+  if (tile.part_begin == tile.part_end || setup_.max_hits == 0) return queries;
   for (uint32_t qi : tile.queries) {
     if (qi >= setup_.queries->size()) throw Error("CUDA backend: tile names query " + std::to_string(qi) + " of " +
                                                   std::to_string(setup_.queries->size()));
     queries.push_back(setup_.queries->view(qi));
   }
+  return queries;
+}
+
+void CudaSearchBackend::launch_scores(const Tile& tile, const std::vector<SeqView>& queries) {
+  const cuda::Partition part{tile.part_begin, tile.part_end - tile.part_begin};
   const Database& db = *setup_.db;
-  Timer timer(stream_);
   scorer_->launch(device_db(), part, queries,
                   [&](uint32_t p) { return uint32_t(db.seqs.length(db.by_length[part.begin + p])); });
+}
+
+void CudaSearchBackend::search_tile_ahead(const Tile& tile) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  ahead_.reset();
+  const std::vector<SeqView> queries = tile_queries(tile);
+  if (queries.empty()) return;
+  try {
+    launch_scores(tile, queries);
+    ahead_ = ahead_key(tile);
+  } catch (const OutOfMemory&) {
+    // Not this tile's failure: its search_tile() meets it and the driver splits the tile.
+  }
+}
+
+std::vector<std::vector<ScoredTarget>> CudaSearchBackend::search_tile(const Tile& tile) {
+  CUDA_CHECK(cudaSetDevice(device_));
+  const std::vector<SeqView> queries = tile_queries(tile);
+  const bool queued = ahead_ && *ahead_ == ahead_key(tile);
+  ahead_.reset();  // the scorer's buffers are this call's now
+  if (queries.empty()) return std::vector<std::vector<ScoredTarget>>(tile.queries.size());
+  const cuda::Partition part{tile.part_begin, tile.part_end - tile.part_begin};
+  Timer timer(stream_);
+  if (!queued) launch_scores(tile, queries);
   timer.mark("score16");
   scorer_->finish();
   timer.mark("rescore32");

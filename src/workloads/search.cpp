@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <utility>
 
 #include "io/database.hpp"
 #include "io/fasta.hpp"
@@ -105,12 +107,15 @@ class SearchWorker : public TileWorker {
     backend_->prepare(job_.setup);
   }
   DeviceCapacity capacity() const override { return backend_->capacity(); }
+  bool looks_ahead() const override { return backend_->scores_ahead(); }
+  void run_next(const Tile& next) override { next_ = next; }
 
   ~SearchWorker() override { clock_.report("search worker (summed)"); }
 
   std::string run(const Tile& tile) override {
     TileTimes times;
     clock_.restart();
+    const std::optional<Tile> next = std::exchange(next_, std::nullopt);
     auto t0 = std::chrono::steady_clock::now();
     // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone),
     // from the tile's own scores when they hold the whole sample.
@@ -121,14 +126,15 @@ class SearchWorker : public TileWorker {
     const bool sampled = calibration_ && !own_scores && calibration_->in_tile(tile);
     std::vector<QueryFit> fits;
     if (calibration_ && !own_scores && !sampled) fits = calibration_->fit(tile.queries);
-    std::vector<std::vector<ScoredTarget>> top;  // too large a tile: the driver splits it
-    if (sampled) {
-      auto scored = backend_->search_tile_sampled(tile, calibration_->positions());
-      top = std::move(scored.top);
-      fits = calibration_->fit_sampled(tile.queries, scored.sample, *backend_);
-    } else {
-      top = backend_->search_tile(tile);
-    }
+    SearchBackend::SampledTile scored;  // too large a tile: the driver splits it
+    if (sampled)
+      scored = backend_->search_tile_sampled(tile, calibration_->positions());
+    else
+      scored.top = backend_->search_tile(tile);
+    // The next tile's scores run on the device while this one is fitted, aligned and staged.
+    if (next) backend_->search_tile_ahead(*next);
+    std::vector<std::vector<ScoredTarget>> top = std::move(scored.top);
+    if (sampled) fits = calibration_->fit_sampled(tile.queries, scored.sample, *backend_);
     if (own_scores) fits = calibration_->fit_from(tile.queries, top, *backend_);
     times.search = seconds_since(t0);
     clock_.mark("search_tile");
@@ -198,6 +204,7 @@ class SearchWorker : public TileWorker {
   std::unique_ptr<HitRescorer> rescorer_;
   TileRunWriter<HitRecords> runs_;
   size_t threads_;
+  std::optional<Tile> next_;  // the tile the scheduler hands this worker next (run_next)
   StageClock clock_;  // HPCALIGN_CUDA_TIMING: the worker's stages, summed over its tiles
 };
 

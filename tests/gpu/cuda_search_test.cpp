@@ -389,6 +389,50 @@ TEST(CudaSearch, SampledTileMatchesCpu) {
   EXPECT_THROW(gpu->search_tile_sampled(make_tile({0}, n / 2, n), sample), Error);
 }
 
+// A looking-ahead worker's calls: each tile's scores queued (search_tile_ahead) while the
+// previous tile is aligned, then searched plainly or with the sample; a tile queued ahead but
+// not searched next (another tile searched instead, as after a split) is scored anew. Every
+// result equals the CPU backend's.
+TEST(CudaSearch, TilesQueuedAheadMatchCpu) {
+  REQUIRE_GPU();
+  BalifamOnBoth both(120, 11, 40);  // 120 x 40 hits: the first tile's alignments take the many-pairs path
+  auto& [all, queries, db, s, gpu, cpu] = both;
+  ASSERT_TRUE(gpu->scores_ahead());
+  EXPECT_FALSE(cpu->scores_ahead());
+  const uint32_t n = uint32_t(db.seqs.size());
+  std::vector<uint32_t> sample;
+  for (uint32_t p = 0; p < n; p += 5) sample.push_back(p);
+  std::vector<Tile> tiles = {make_tile(iota_queries(120), 0, n), make_tile({60, 61, 62, 63}, 0, n),
+                             make_tile({64, 70, 80}, n / 2, n), make_tile(iota_queries(60), 0, n)};
+  for (uint32_t k = 0; k < tiles.size(); ++k) tiles[k].id = k;
+  const Tile other = make_tile({90, 91}, 0, n);
+  gpu->search_tile_ahead(tiles[0]);
+  for (size_t k = 0; k < tiles.size(); ++k) {
+    const Tile& tile = tiles[k];
+    const bool sampled = k % 2 == 1 && tile.part_begin == 0;
+    SearchBackend::SampledTile got;
+    if (sampled)
+      got = gpu->search_tile_sampled(tile, sample);
+    else
+      got.top = gpu->search_tile(tile);
+    if (k + 1 < tiles.size()) gpu->search_tile_ahead(tiles[k + 1]);
+    if (k == 1) expect_same_hits(gpu->search_tile(other), cpu->search_tile(other));  // tiles[2] scored anew
+    std::vector<AlignRequest> reqs;
+    for (size_t q = 0; q < got.top.size(); ++q)
+      for (const ScoredTarget& st : got.top[q]) reqs.push_back({tile.queries[q], st.target, st.score});
+    const auto alns = gpu->align(reqs);  // on the device while the next tile's scores run
+    ASSERT_EQ(alns.size(), reqs.size());
+    for (size_t i = 0; i < reqs.size(); ++i) EXPECT_EQ(alns[i].score, reqs[i].score) << "tile " << k << " pair " << i;
+    if (sampled) {
+      const auto want = cpu->search_tile_sampled(tile, sample);
+      expect_same_hits(got.top, want.top);
+      expect_same_hits(got.sample, want.sample);
+    } else {
+      expect_same_hits(got.top, cpu->search_tile(tile));
+    }
+  }
+}
+
 TEST(CudaSearch, ManyShortPairsMatchCpuAndReference) {
   REQUIRE_GPU();
   BalifamOnBoth both(300, 6, 30);
