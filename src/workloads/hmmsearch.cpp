@@ -106,8 +106,8 @@ class HmmsearchRun : public TiledWorkload {
     // The survivors' parsers on the host's threads unless told otherwise: on the GPU, their
     // Forward (a block a target; `forward`) and Backward too (one thread a target; `device`)
     // were slower end to end, each tile's launch waiting for its longest target (22 models x
-    // 207 M residues: forward 2.9 s against 1.15-1.3 s on a 2 x H100 host's 16 cores; device
-    // 8.7 s against 1.5 s on an H200).
+    // 207 M residues: forward 2.55-2.62 s against 0.96-1.04 s on one H100's 16 cores, its blocks
+    // holding the SMs while the filters' kernels queue; device 8.7 s against 1.5 s on an H200).
     const std::string where = tuning_choice(Tunable::kHmmParsers);
     std::unique_ptr<FbEngine> parsers;
     if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
