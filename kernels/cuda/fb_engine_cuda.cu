@@ -105,10 +105,12 @@ class CudaFbEngine : public FbEngine {
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
     max_smem_ = size_t(optin);
     CUDA_CHECK(cudaFuncSetAttribute(fb_forward_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+    CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventBlockingSync | cudaEventDisableTiming));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   ~CudaFbEngine() override {
     cudaSetDevice(device_);  // no throw from a destructor
+    if (done_) cudaEventDestroy(done_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -180,11 +182,18 @@ class CudaFbEngine : public FbEngine {
     CUDA_CHECK_LAUNCH("fb_forward_block_kernel");
     CUDA_CHECK(cudaMemcpyAsync(out_host_.get(), out_.get(), outs * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(ends_host_.get(), ends_.get(), n * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    wait();
     for (size_t i = 0; i < n; ++i) {
       const int L = int(desc[i].L);
       nats[which[i]] = hmm::fb_forward_nats(out_host_.get() + desc[i].out, 1, L, ends_host_[i], hmm::fb_special_odds(L, true));
     }
+  }
+
+  // Waits for the stream's work asleep (a blocking event), as the filters' waits do: a spinning
+  // wait would take a core from the other workers sharing the GPU, whose host stages need them.
+  void wait() {
+    CUDA_CHECK(cudaEventRecord(done_, stream_));
+    CUDA_CHECK(cudaEventSynchronize(done_));
   }
 
   // Room for n elements, at least doubling: a new allocation or a free of device or pinned
@@ -252,7 +261,7 @@ class CudaFbEngine : public FbEngine {
       CUDA_CHECK(cudaMemcpyAsync(ends_host_.get(), ends_.get(), size_t(n) * ends_per_job * sizeof(float),
                                  cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaMemcpyAsync(own_host_.get(), own_.get(), size_t(n), cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
+      wait();
       for (int i = 0; i < n; ++i)
         take(order[begin + i], out_host_.get() + desc[i].out, ends_host_.get() + size_t(i) * ends_per_job,
              own_host_.get() + i);
@@ -263,6 +272,7 @@ class CudaFbEngine : public FbEngine {
   int device_;
   size_t max_smem_ = 0;  // a block's dynamic shared memory, opted in
   cudaStream_t stream_ = nullptr;
+  cudaEvent_t done_ = nullptr;  // wait()'s
   std::vector<hmm::FbLaneProfile> host_models_;
   DeviceBuffer<ModelDesc> models_;
   DeviceBuffer<Lanes4> prof_, rows_;

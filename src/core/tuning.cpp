@@ -17,7 +17,7 @@ using K = TunableKind;
 constexpr long long kNoMax = LLONG_MAX;
 
 const std::vector<TunableSpec> kTable = {
-    {Tunable::kTilesPerWorker, "HPCALIGN_TILES_PER_WORKER", K::kNumber, {}, 1, kNoMax, nullptr, "the planner's: search 1, msv 28, hmmsearch 28 (on GPUs: 28 / GPUs)",
+    {Tunable::kTilesPerWorker, "HPCALIGN_TILES_PER_WORKER", K::kNumber, {}, 1, kNoMax, nullptr, "the planner's: search 1, msv 28, hmmsearch 28 (on GPUs: 14 / GPUs)",
      false, "search, msv, hmmsearch: tiles per worker the planner aims at (smaller tiles: finer balance and resume points)"},
     {Tunable::kWorkersPerGpu, "HPCALIGN_WORKERS_PER_GPU", K::kNumber, {}, 1, kNoMax, nullptr,
      "search 1 (2 from 4,096 queries on); msv, pss, allvsall 4 (score-only allvsall 8); hmmsearch, hmmscan 16", false, "workers (backend instances) sharing one GPU in a local run"},

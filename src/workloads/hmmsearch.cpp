@@ -106,8 +106,8 @@ class HmmsearchRun : public TiledWorkload {
     // The survivors' parsers on the host's threads unless told otherwise: on the GPU, their
     // Forward (a block a target; `forward`) and Backward too (one thread a target; `device`)
     // were slower end to end, each tile's launch waiting for its longest target (22 models x
-    // 207 M residues: forward 2.9 s against 1.15-1.3 s on a 2 x H100 host's 16 cores; device
-    // 8.7 s against 1.5 s on an H200).
+    // 207 M residues: forward 2.55-2.62 s against 0.96-1.04 s on one H100's 16 cores, its blocks
+    // holding the SMs while the filters' kernels queue; device 8.7 s against 1.5 s on an H200).
     const std::string where = tuning_choice(Tunable::kHmmParsers);
     std::unique_ptr<FbEngine> parsers;
     if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
@@ -123,9 +123,13 @@ class HmmsearchRun : public TiledWorkload {
   // launches and host set-up for the same cells): on 2 H100s (22 and 88 models x 207 M
   // residues) 896 tiles (28 a worker) took 0.93-0.99 and 1.48-1.51 s, 448 (14 a worker)
   // 0.87-0.91 and 1.42 s; with 896 both GPUs' last tiles ended within 3 ms of each other.
+  // Since the workers look ahead (the next tile's filters beside this one's survivors), 14 a
+  // worker on one GPU instead of 28 (larger MSV launches; one H100, 22 models: 0.864-0.937 s
+  // against 0.936-0.995 s with 28).
+  static constexpr size_t kGpuTilesPerWorker = 14;
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
     const Engines& e = engines();
-    const size_t per_worker = e.gpu && !e.distributed ? std::max<size_t>(1, kMsvTilesPerWorker / size_t(std::max(1, e.devices)))
+    const size_t per_worker = e.gpu && !e.distributed ? std::max<size_t>(1, kGpuTilesPerWorker / size_t(std::max(1, e.devices)))
                                                       : kMsvTilesPerWorker;
     return plan_model_tiles(job_.models, job_.db, caps.size(), per_worker);
   }

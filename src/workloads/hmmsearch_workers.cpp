@@ -1,6 +1,7 @@
 #include "src/workloads/hmmsearch_workers.hpp"
 
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <string>
 
@@ -48,14 +49,25 @@ class CpuWorker : public TileWorker {
 class EngineWorker : public TileWorker {
  public:
   EngineWorker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine, std::unique_ptr<FbEngine> parsers,
-               EngineParsers use, int host_threads)
-      : job_(job), engine_(std::move(engine)), parsers_(std::move(parsers)), use_(use), pool_(host_threads) {}
+               EngineParsers use, int host_threads, bool look_ahead)
+      : job_(job), engine_(std::move(engine)), parsers_(std::move(parsers)), use_(use), pool_(host_threads),
+        look_ahead_(look_ahead) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
-  // HPCALIGN_CUDA_TIMING: a line a tile, its filters against the stages after them.
+  bool looks_ahead() const override { return look_ahead_; }
+  void run_next(const Tile& next) override { next_ = next; }
+  // HPCALIGN_CUDA_TIMING: a line a tile, its filters (with a look-ahead: the wait for them)
+  // against the stages after them.
   std::string run(const Tile& tile) override {
     StageClock clock;
-    const MsvTileResult filtered = run_msv_tile(*engine_, tile);
+    const MsvTileResult filtered = filters_of(tile);
     clock.mark("filters");
+    // The next tile's filters on a thread of their own while this tile's survivors are scored
+    // here: the filters' waits for the GPU would otherwise leave this worker's core idle.
+    if (next_) {
+      ahead_id_ = next_->id;
+      ahead_ = std::async(std::launch::async, [this, next = *next_] { return run_msv_tile(*engine_, next); });
+      next_.reset();
+    }
     std::string bytes = encode_hmm_tile(hmmsearch_after_filters(job_, tile, filtered, pool_, parsers_.get(), use_));
     clock.mark("after");
     clock.report(("hmmsearch tile " + std::to_string(tile.id)).c_str());
@@ -63,11 +75,28 @@ class EngineWorker : public TileWorker {
   }
 
  private:
+  // The tile's filter results: those started ahead (their error, if any, is this tile's), else
+  // run now.
+  MsvTileResult filters_of(const Tile& tile) {
+    if (ahead_.valid()) {
+      if (ahead_id_ == tile.id) return ahead_.get();
+      try {
+        ahead_.get();  // another tile's (not the scheduler's order): dropped
+      } catch (const std::exception&) {
+      }
+    }
+    return run_msv_tile(*engine_, tile);
+  }
+
   HmmsearchJob& job_;
   std::unique_ptr<MsvEngine> engine_;
   std::unique_ptr<FbEngine> parsers_;
   EngineParsers use_;
   ThreadPool pool_;
+  bool look_ahead_;
+  std::optional<Tile> next_;           // run_next's tile
+  uint32_t ahead_id_ = 0;              // the tile whose filters ahead_ runs
+  std::future<MsvTileResult> ahead_;   // declared after engine_: waited for before it goes
 };
 
 }  // namespace
@@ -113,8 +142,8 @@ std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job) {
 
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
                                                          std::unique_ptr<FbEngine> parsers, EngineParsers use,
-                                                         int host_threads) {
-  return std::make_unique<EngineWorker>(job, std::move(engine), std::move(parsers), use, host_threads);
+                                                         int host_threads, bool look_ahead) {
+  return std::make_unique<EngineWorker>(job, std::move(engine), std::move(parsers), use, host_threads, look_ahead);
 }
 
 namespace {

@@ -54,10 +54,12 @@ std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job);
 enum class EngineParsers { kForward, kBoth };
 
 // `engine` runs the filters (built on job.msv_setup()); `parsers`, when given, the survivors'
-// parsers `use` names; host_threads: the post-filter pool.
+// parsers `use` names; host_threads: the post-filter pool. `look_ahead`: the worker looks ahead
+// (TileWorker::run_next): the next tile's filters run on a thread of their own while the
+// current tile's survivors are scored (same results).
 std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std::unique_ptr<MsvEngine> engine,
                                                          std::unique_ptr<FbEngine> parsers, EngineParsers use,
-                                                         int host_threads);
+                                                         int host_threads, bool look_ahead = true);
 
 // The engine worker's second half: the tile's result from its filter results (`filtered`,
 // run_msv_tile's), its survivors scored on `pool` (`use` of their parsers on `parsers` when given).

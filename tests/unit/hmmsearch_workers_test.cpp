@@ -3,7 +3,8 @@
 // worker (the whole per-target pipeline, hmmsearch's own results per the oracle tests) gives:
 // the same pass counts per model and tile, the same rows in the same order, hence the same
 // --tblout and --domtblout, under the default filters and hmmsearch's filter options; for
-// hmmscan (job.scan) also the same filter pass counts per sequence. The msv
+// hmmscan (job.scan) also the same filter pass counts per sequence; and so does the engine
+// worker that looks ahead (the next tile's filters beside the current tile's survivors). The msv
 // engine here is its CPU twin, which the GPU one matches pair for pair (MsvGpu.*); the GPU
 // run itself is HmmsearchGpu.* (gpu label).
 #include <gtest/gtest.h>
@@ -120,12 +121,20 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   std::unique_ptr<TileWorker> forward_only =
       make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
                                    make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kForward, 2);
+  // Looking ahead, driven as the scheduler drives it: the next tile's filters run on the
+  // worker's own thread while the current tile's survivors are scored.
+  std::unique_ptr<TileWorker> ahead = make_hmmsearch_engine_worker(
+      job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()), nullptr, EngineParsers::kBoth, 2, true);
+  ASSERT_TRUE(ahead->looks_ahead());
   ThreadPool pool(2);
-  std::vector<HmmTileResult> per_target, after_engine, after_forward, after_halves;
+  std::vector<HmmTileResult> per_target, after_engine, after_forward, after_halves, looked_ahead;
   HmmCounts sum;
   uint64_t scan_msv = 0, scan_fwd = 0;  // hmmscan: the per-sequence counts, summed
-  for (const Tile& tile : tiles) {
+  for (size_t ti = 0; ti < tiles.size(); ++ti) {
+    const Tile& tile = tiles[ti];
     per_target.push_back(decode_hmm_tile(cpu->run(tile)));
+    if (ti + 1 < tiles.size()) ahead->run_next(tiles[ti + 1]);
+    looked_ahead.push_back(decode_hmm_tile(ahead->run(tile)));
     after_engine.push_back(decode_hmm_tile(split->run(tile)));
     after_forward.push_back(decode_hmm_tile(forward_only->run(tile)));
     // As an out-of-memory retry leaves it: the halves' counts and pairs joined (models out of
@@ -143,7 +152,8 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
     after_halves.push_back(hmmsearch_after_filters(job, tile, joined, pool));
 
     const HmmTileResult& a = per_target.back();
-    for (const HmmTileResult* b : {&after_engine.back(), &after_forward.back(), &after_halves.back()}) {
+    for (const HmmTileResult* b :
+         {&after_engine.back(), &after_forward.back(), &after_halves.back(), &looked_ahead.back()}) {
       ASSERT_EQ(a.counts.size(), b->counts.size()) << "tile " << tile.id;
       for (size_t k = 0; k < a.counts.size(); ++k) {
         const HmmCounts &x = a.counts[k], &y = b->counts[k];
@@ -178,12 +188,15 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   const Tables engine_tables = tables_of(after_engine, job.models, job.db);
   const Tables halves_tables = tables_of(after_halves, job.models, job.db);
   const Tables forward_tables = tables_of(after_forward, job.models, job.db);
+  const Tables ahead_tables = tables_of(looked_ahead, job.models, job.db);
   EXPECT_EQ(engine_tables.tbl, expected.tbl);
   EXPECT_EQ(engine_tables.dom, expected.dom);
   EXPECT_EQ(forward_tables.tbl, expected.tbl);
   EXPECT_EQ(forward_tables.dom, expected.dom);
   EXPECT_EQ(halves_tables.tbl, expected.tbl);
   EXPECT_EQ(halves_tables.dom, expected.dom);
+  EXPECT_EQ(ahead_tables.tbl, expected.tbl);
+  EXPECT_EQ(ahead_tables.dom, expected.dom);
   // Not a vacuous comparison: hits, and survivors of the filters that the Forward filter drops.
   EXPECT_GT(expected.hits, 40u);
   if (job.pipeline.F3 < 1) EXPECT_GT(sum.past_vit, sum.past_fwd + 10);
