@@ -13,6 +13,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 
@@ -463,14 +464,72 @@ void append(File& f, const std::string& path, const std::vector<T>& values) {
 // (a merge's output) matches runs of equal bytes only (Z_RLE): the shuffled byte planes of
 // result columns are mostly such runs, and zlib's LZ77 search at level 1 was over half of a
 // screen's final merge (perf), for little more compression.
-static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int level, std::vector<uint8_t>& out) {
+// zlib streams and byte buffers kept for the next chunk. A merge deflates each segment on the
+// threads of a fresh run_parts: a thread_local scratch, and deflateInit2's ~256 KiB of state a
+// chunk (trimmed back to the system at each deflateEnd), were allocated, faulted in and zeroed
+// anew, segment after segment. deflateReset gives the stream of a fresh deflateInit2.
+struct Deflater {
   z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, level == kFastDeflateLevel ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
+  int level = -1;  // of the initialised stream; -1: none
+  std::vector<uint8_t> out;
+  ~Deflater() {
+    if (level >= 0) deflateEnd(&z);
+  }
+};
+template <class T>
+class Pool {
+ public:
+  std::unique_ptr<T> take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.empty()) return std::make_unique<T>();
+    std::unique_ptr<T> t = std::move(free_.back());
+    free_.pop_back();
+    return t;
+  }
+  void give(std::unique_ptr<T> t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_.push_back(std::move(t));
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::unique_ptr<T>> free_;
+};
+static Pool<Deflater>& deflaters() {
+  static Pool<Deflater>* pool = new Pool<Deflater>;  // never destroyed: threads may still return theirs at exit
+  return *pool;
+}
+static Pool<std::vector<uint8_t>>& byte_buffers() {
+  static Pool<std::vector<uint8_t>>* pool = new Pool<std::vector<uint8_t>>;
+  return *pool;
+}
+
+PooledBytes::PooledBytes(size_t at_least) : bytes_(byte_buffers().take()) {
+  if (bytes_->size() < at_least) bytes_->resize(at_least);
+}
+PooledBytes::~PooledBytes() { byte_buffers().give(std::move(bytes_)); }
+
+// One chunk as a zlib stream, which HDF5's deflate filter reads whatever the strategy. Level 1
+// (a merge's output) matches runs of equal bytes only (Z_RLE): the shuffled byte planes of
+// result columns are mostly such runs, and zlib's LZ77 search at level 1 was over half of a
+// screen's final merge (perf), for little more compression.
+static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int level, std::vector<uint8_t>& out) {
+  std::unique_ptr<Deflater> d = deflaters().take();
+  z_stream& z = d->z;
+  if (d->level != level) {
+    if (d->level >= 0) deflateEnd(&z);
+    z = z_stream{};
+    d->level = -1;
+    if (deflateInit2(&z, level, Z_DEFLATED, 15, 8, level == kFastDeflateLevel ? Z_RLE : Z_DEFAULT_STRATEGY) != Z_OK)
+      return false;
+    d->level = level;
+  } else if (deflateReset(&z) != Z_OK) {
     return false;
-  // Into this thread's scratch, then kept at its deflated size: `out` sized by deflateBound
+  }
+  // Into the deflater's scratch, then kept at its deflated size: `out` sized by deflateBound
   // (zero-filled, then shrunk in size only) had held a whole plain chunk of memory for every
   // deflated chunk, doubling what a merge's deflated tables took.
-  thread_local std::vector<uint8_t> scratch;
+  std::vector<uint8_t>& scratch = d->out;
   scratch.resize(std::max<size_t>(scratch.size(), deflateBound(&z, uLong(bytes))));
   z.next_in = const_cast<Bytef*>(plain.data());
   z.avail_in = uInt(bytes);
@@ -478,7 +537,7 @@ static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int lev
   z.avail_out = uInt(scratch.size());
   const bool ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
   out.assign(scratch.begin(), scratch.begin() + z.total_out);
-  deflateEnd(&z);
+  deflaters().give(std::move(d));
   return ok;
 }
 

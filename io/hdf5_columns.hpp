@@ -11,6 +11,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,19 @@ DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int l
 template <class T>
 bool deflate_chunk(const T* values, size_t count, size_t chunk, size_t k, int level, std::vector<uint8_t>& plain,
                    std::vector<uint8_t>& out);
+// At least `at_least` bytes of scratch, borrowed from a pool that keeps them for the next
+// borrower (a merge's deflating threads are new each segment; their buffers were not).
+class PooledBytes {
+ public:
+  explicit PooledBytes(size_t at_least);
+  ~PooledBytes();
+  PooledBytes(const PooledBytes&) = delete;
+  PooledBytes& operator=(const PooledBytes&) = delete;
+  std::vector<uint8_t>& get() { return *bytes_; }
+
+ private:
+  std::unique_ptr<std::vector<uint8_t>> bytes_;
+};
 // The deflate level create_column sets for numbers (0: not deflated).
 int deflate_level(Compression compression);
 template <class T>

@@ -125,7 +125,8 @@ DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, si
   std::atomic<size_t> next{0};
   std::atomic<bool> ok{true};
   run_parts(std::min(usable_cores(), tasks.size()), [&](size_t) {
-    std::vector<uint8_t> plain(scratch);
+    h5::PooledBytes pooled(scratch);
+    std::vector<uint8_t>& plain = pooled.get();
     for (size_t t = next++; t < tasks.size() && ok; t = next++)
       if (!deflaters[tasks[t].first](tasks[t].second, plain, d.columns[tasks[t].first].chunks[tasks[t].second]))
         ok = false;

@@ -15,6 +15,11 @@ namespace hpc {
 namespace {
 
 constexpr char kMagic[4] = {'H', 'P', 'R', '1'};
+// A record whose rows have neither coordinates nor CIGARs (a score-only run's): only its first
+// kScoreColumns columns are written (28 of a row's 52 bytes), the others read back as zeros.
+constexpr char kScoresMagic[4] = {'H', 'P', 'S', '1'};
+constexpr size_t kScoreColumns = 5;
+constexpr uint64_t kScoreRowBytes = 28;
 
 // Bytes per row of each column, in for_each_row_column order without identity; the CIGAR
 // characters follow them as column kCharsColumn.
@@ -37,19 +42,20 @@ constexpr size_t kCigarWriteBytes = size_t(1) << 20;
 std::string run_directory_for(const std::string& out_path) { return out_path + ".runs"; }
 
 std::string merged_run_name(uint64_t n) { return "i" + std::to_string(n); }
+std::string background_run_name(uint64_t n) { return "b" + std::to_string(n); }
 
 // A letter then digits: "w<worker>", merged_run_name's "i<n>".
 static bool numbered(const std::string& name, char letter) {
   return name.size() > 1 && name[0] == letter && name.find_first_not_of("0123456789", 1) == std::string::npos;
 }
 
-// Only files this module names ("w<worker>", "master", the merges' "i<n>") are ever removed: a
+// Only files this module names ("w<worker>", "master", the merges' "i<n>" and "b<n>") are ever removed: a
 // directory of that name holding anything else loses nothing else. `workers`: theirs too.
 static void remove_run_files(const std::string& dir, bool workers) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    const bool ours = numbered(name, 'i') || (workers && (name == "master" || numbered(name, 'w')));
+    const bool ours = numbered(name, 'i') || numbered(name, 'b') || (workers && (name == "master" || numbered(name, 'w')));
     if (ours && entry.is_regular_file(ec)) std::filesystem::remove(entry.path(), ec);
   }
 }
@@ -101,14 +107,16 @@ StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const C
   uint64_t chars = c.cigar_chars.size();
   if (cigars)
     for (size_t k = 0; k < c.rows(); ++k) c.cigar_end[k] = chars += cigars->length[keys[k].row];
+  const auto zero = [](const std::vector<uint32_t>& v) { return std::all_of(v.begin(), v.end(), [](uint32_t x) { return x == 0; }); };
+  const bool scores_only = chars == 0 && zero(c.qstart) && zero(c.qend) && zero(c.tstart) && zero(c.tend);
 
   std::vector<iovec> parts;
   c.for_each_row_column(false, [&](const char*, auto& column) {
-    parts.push_back({column.data(), column.size() * sizeof(column[0])});
+    if (!scores_only || parts.size() < kScoreColumns) parts.push_back({column.data(), column.size() * sizeof(column[0])});
   });
-  parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
-  const StagedRun run = file.append(kMagic, tile, c.rows(), chars, std::move(parts));
-  if (cigars) {
+  if (!scores_only) parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
+  const StagedRun run = file.append(scores_only ? kScoresMagic : kMagic, tile, c.rows(), chars, std::move(parts));
+  if (cigars && chars > 0) {
     std::vector<char> buffer;
     buffer.reserve(kCigarWriteBytes);
     const auto flush = [&] {
@@ -126,11 +134,12 @@ StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const C
 }
 
 bool HitRecords::is_whole(const std::string& dir, const StagedRun& run) const {
-  return is_whole_record(dir, run, kMagic, sizeof(RecordHeader) + kRowBytes * run.rows + run.extra);
+  return is_whole_record(dir, run, kMagic, sizeof(RecordHeader) + kRowBytes * run.rows + run.extra) ||
+         (run.extra == 0 && is_whole_record(dir, run, kScoresMagic, sizeof(RecordHeader) + kScoreRowBytes * run.rows));
 }
 
-MergedRunFile::MergedRunFile(const std::string& dir, std::string name, uint64_t rows, uint64_t chars)
-    : name_(std::move(name)), path_(dir + "/" + name_), rows_(rows), chars_(chars) {
+MergedRunFile::MergedRunFile(const std::string& dir, std::string name, uint64_t rows, uint64_t chars, bool scores_only)
+    : name_(std::move(name)), path_(dir + "/" + name_), rows_(rows), chars_(chars), scores_only_(scores_only && chars == 0) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error(sys_error("create the result run file", path_));
 }
@@ -146,7 +155,9 @@ void MergedRunFile::store(HitTableColumns& piece, const DeflatedHitTable&) {
   size_t k = 0;
   piece.for_each_row_column(false, [&](const char*, auto& column) {
     const uint64_t bytes = kColumnBytes[k];
-    pwrite_exactly(fd_, column.data(), bytes * column.size(), column_offset(rows_, k++) + bytes * written_, path_);
+    if (!scores_only_ || k < kScoreColumns)
+      pwrite_exactly(fd_, column.data(), bytes * column.size(), column_offset(rows_, k) + bytes * written_, path_);
+    ++k;
   });
   pwrite_exactly(fd_, piece.cigar_chars.data(), piece.cigar_chars.size(), column_offset(rows_, kCharsColumn) + piece.chars_base,
                  path_);
@@ -155,14 +166,19 @@ void MergedRunFile::store(HitTableColumns& piece, const DeflatedHitTable&) {
 
 StagedRun MergedRunFile::finish() {
   if (written_ != rows_) throw Error("internal: a merge wrote fewer rows than its run " + path_ + " holds");
-  const RecordHeader h = RecordHeader::of(kMagic, 0, rows_, chars_);
+  const RecordHeader h = RecordHeader::of(scores_only_ ? kScoresMagic : kMagic, 0, rows_, chars_);
   pwrite_exactly(fd_, &h, sizeof h, 0, path_);
   finished_ = true;
   return {name_, 0, rows_, chars_, 0};
 }
 
 RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs) : runs_(std::move(runs)), files_(dir) {
-  for (const StagedRun& r : runs_) run_fd_.push_back(files_.fd(r.file));
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    run_fd_.push_back(files_.fd(runs_[r].file));
+    RecordHeader h{};
+    if (runs_[r].rows > 0) read_at(r, 0, sizeof h, &h);
+    scores_only_.push_back(runs_[r].rows > 0 && h.matches(kScoresMagic, runs_[r]));
+  }
 }
 
 void RunFiles::read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) const {
@@ -175,6 +191,10 @@ void RunFiles::read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) con
 void RunFiles::read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const {
   if (column == 9 && runs_[r].extra == 0) {  // offsets into no characters (score-only): all 0, not read
     std::fill_n(static_cast<uint64_t*>(out), n, uint64_t(0));
+    return;
+  }
+  if (scores_only_[r] && column >= kScoreColumns) {  // coordinates the record left out: zeros
+    std::fill_n(static_cast<uint8_t*>(out), n * kColumnBytes[column], uint8_t(0));
     return;
   }
   read_at(r, column_offset(runs_[r].rows, column) + first * kColumnBytes[column], n * kColumnBytes[column], out);

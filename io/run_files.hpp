@@ -10,6 +10,8 @@
 // A record: header (magic "HPR1", tile id, rows, characters), then the columns one after the
 // other (query, target, score, bits, evalue, qstart, qend, tstart, tend as 4- or 8-byte
 // numbers, cigar_end as offsets into the record's characters), then the CIGAR characters.
+// Rows with all coordinates zero and no CIGAR (a score-only run's) go as "HPS1" records of the
+// first five columns only: 28 bytes a row written and read instead of 52.
 // Files are opened for appending and never truncated while a run is unfinished: a resumed run
 // (any worker count) appends after what earlier sessions wrote, whose journalled records stay
 // where they are. A record cut short by a kill is never journalled (the worker sends its place
@@ -30,8 +32,10 @@ std::string run_directory_for(const std::string& out_path);
 // Creates the directory and removes the merges' runs an earlier session left there (never
 // trusted: io/run_levels.hpp); with `empty`, the workers' run files too.
 void prepare_run_directory(const std::string& dir, bool empty);
-// The file name of a merge's n-th run (io/run_levels.hpp).
+// The file name of a merge's n-th run (io/run_levels.hpp), and of the n-th merged while the
+// tiles compute (BackgroundMerges).
 std::string merged_run_name(uint64_t n);
+std::string background_run_name(uint64_t n);
 // Removes the run files, then the directory if nothing else is in it (the run is complete).
 void remove_run_directory(const std::string& dir);
 
@@ -50,9 +54,11 @@ struct HitRecords {
 // One sorted run of known size written by a merge (io/run_levels.hpp) into a file of its own,
 // as one record: each piece's columns go to their places in it, the header last, so that a
 // file cut short by a kill never holds a whole record. Removed unless finish() was reached.
+// `scores_only`: the rows have no coordinates or CIGARs (every run merged was such), and only
+// the score columns are written (a score-only record).
 class MergedRunFile : public MergeOutput {
  public:
-  MergedRunFile(const std::string& dir, std::string name, uint64_t rows, uint64_t chars);
+  MergedRunFile(const std::string& dir, std::string name, uint64_t rows, uint64_t chars, bool scores_only = false);
   ~MergedRunFile() override;
   MergedRunFile(const MergedRunFile&) = delete;
   MergedRunFile& operator=(const MergedRunFile&) = delete;
@@ -64,7 +70,7 @@ class MergedRunFile : public MergeOutput {
   std::string name_, path_;
   uint64_t rows_, chars_, written_ = 0;
   int fd_ = -1;
-  bool finished_ = false;
+  bool scores_only_, finished_ = false;
 };
 
 // The journalled runs, read by the merge (each file opened once; reads on all cores).
@@ -77,10 +83,12 @@ class RunFiles : public SortedRuns {
   uint64_t chars_before(size_t r, uint64_t row) const override;
   void read_chars(size_t r, uint64_t first, uint64_t n, uint8_t* out) const override;
   bool concurrent_reads() const override { return true; }
+  bool has_coordinates(size_t r) const override { return !scores_only_[r]; }
 
  private:
   void read_at(size_t r, uint64_t offset, uint64_t bytes, void* out) const;
   std::vector<StagedRun> runs_;
+  std::vector<bool> scores_only_;  // records of rows without coordinates or CIGARs (their columns left out)
   RunFileHandles files_;     // opened in the constructor only: reads on all cores share them
   std::vector<int> run_fd_;  // the open file of each run
 };

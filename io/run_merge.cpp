@@ -141,24 +141,39 @@ std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const st
 struct Segment {
   HitTableColumns rows;
   std::vector<size_t> run_begin;  // run r's rows: [run_begin[r], run_begin[r + 1])
+  // False when no run of the segment has coordinates (SortedRuns::has_coordinates): its columns
+  // from qstart on are then left empty, and every row's are zero.
+  bool coordinates = true;
   uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
 };
 
+constexpr size_t kScoreColumns = 5;  // query, target, score, bits, evalue: what a score-only run has
+
 void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
   seg.run_begin.assign(1, 0);
-  for (const auto& st : starts) seg.run_begin.push_back(seg.run_begin.back() + (st[s + 1] - st[s]));
+  seg.coordinates = false;
+  for (size_t r = 0; r < starts.size(); ++r) {
+    const auto& st = starts[r];
+    seg.run_begin.push_back(seg.run_begin.back() + (st[s + 1] - st[s]));
+    if (st[s + 1] > st[s] && in.has_coordinates(r)) seg.coordinates = true;
+  }
   const size_t n = seg.run_begin.back();
-  seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(n); });
+  const size_t columns = seg.coordinates ? SIZE_MAX : kScoreColumns;
+  size_t k = 0;
+  seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(k++ < columns ? n : 0); });
   std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts
   for_each_run(in, [&](size_t r, size_t) {
     const uint64_t first = starts[r][s], count = starts[r][s + 1] - first;
     if (count == 0) return;
-    size_t k = 0;
+    size_t c = 0;
     seg.rows.for_each_row_column(false, [&](const char*, auto& column) {
-      in.read(r, k++, first, count, column.data() + seg.run_begin[r]);
+      if (c < columns) in.read(r, c, first, count, column.data() + seg.run_begin[r]);
+      ++c;
     });
-    chars_from[r] = in.chars_before(r, first);
+    if (seg.coordinates) chars_from[r] = in.chars_before(r, first);
   });
+  seg.rows.cigar_chars.clear();
+  if (!seg.coordinates) return;  // no characters, no offsets
   uint64_t local = 0;  // the runs' characters, one after the other
   std::vector<uint64_t> chars_at(starts.size());
   for (size_t r = 0; r < starts.size(); ++r) {
@@ -283,10 +298,14 @@ void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableCol
   column(c.score, out.score);
   column(c.bits, out.bits);
   column(c.evalue, out.evalue);
-  column(c.qstart, out.qstart);
-  column(c.qend, out.qend);
-  column(c.tstart, out.tstart);
-  column(c.tend, out.tend);
+  if (!seg.coordinates) {  // every row's coordinates zero (none read)
+    for (auto* to : {&out.qstart, &out.qend, &out.tstart, &out.tend}) std::fill_n(to->begin() + at, picked.size(), 0u);
+  } else {
+    column(c.qstart, out.qstart);
+    column(c.qend, out.qend);
+    column(c.tstart, out.tstart);
+    column(c.tend, out.tend);
+  }
   if (c.cigar_chars.empty()) {  // no CIGARs: every offset the same, identity 0
     std::fill_n(out.cigar_end.begin() + at, picked.size(), chars_at);
     std::fill_n(out.identity.begin() + at, picked.size(), 0.f);

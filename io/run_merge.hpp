@@ -72,6 +72,9 @@ class SortedRuns {
   virtual void read_chars(size_t run, uint64_t first, uint64_t n, uint8_t* out) const = 0;
   // True when reads may run on several threads at once (not HDF5's).
   virtual bool concurrent_reads() const { return false; }
+  // False when every row of the run has zero coordinates and no CIGAR (a score-only run's,
+  // whose columns from qstart on the merge then neither reads nor gathers).
+  virtual bool has_coordinates(size_t) const { return true; }
   uint64_t total_rows() const;
   uint64_t total_chars() const;  // of every run's CIGARs
 };

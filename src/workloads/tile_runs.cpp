@@ -100,24 +100,33 @@ template class TileRunWriter<RowSchema>;
 template struct TileRun<RowSchema>;
 template class TileRuns<RowSchema>;
 
-uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, const MergeRules& rules, bool verbose) {
+uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, const MergeRules& rules, bool verbose,
+                         BackgroundMerges* background) {
   const auto t0 = std::chrono::steady_clock::now();
+  MergeLevels before;  // merged while the tiles computed
+  const std::vector<StagedRun> all = background ? background->finish(&before) : runs.runs();
+  const double waited = seconds_since(t0);  // for the background merge in flight
   const double cpu_before = process_cpu_seconds();
   MergeTimes stages;
   MergeRules timed = rules;
   if (!timed.times) timed.times = &stages;
   MergeLevels levels;
-  const std::vector<StagedRun> final_runs = merge_to_fan_in(runs.directory(), runs.runs(), merge_fan_in(), &levels);
+  const std::vector<StagedRun> final_runs = merge_to_fan_in(runs.directory(), all, merge_fan_in(), &levels);
   const uint64_t rows = out.finish_merged(RunFiles(runs.directory(), final_runs), timed);
   runs.remove();
   if (verbose) {
     const MergeTimes& t = *timed.times;
+    if (background)
+      std::fprintf(stderr,
+                   "hpcalign: timing: merged while computing: %zu groups of runs into runs of %llu rows in %.3f s; "
+                   "the merge in flight at the end waited for %.3f s\n",
+                   before.merges, (unsigned long long)before.rows, before.seconds, waited);
     std::fprintf(stderr,
                  "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU): first %zu "
                  "intermediate runs of %llu rows in %.3f s, then the last merge of %zu runs; its %zu segments' stages, overlapping: "
                  "counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing %.3f s, the merging "
                  "thread waited %.3f s\n",
-                 runs.runs().size(), seconds_since(t0), process_cpu_seconds() - cpu_before, levels.merges,
+                 all.size(), seconds_since(t0), process_cpu_seconds() - cpu_before, levels.merges,
                  (unsigned long long)levels.rows, levels.seconds, final_runs.size(), t.segments, t.count, t.read, t.merge,
                  t.deflate, t.store, t.waited);
   }

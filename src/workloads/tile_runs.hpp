@@ -24,6 +24,7 @@
 namespace hpc {
 
 class ResultFile;
+class BackgroundMerges;
 
 // A run parameter (io/checkpoint.hpp): the journal's tile records hold places in the workers'
 // run files, in this build's form, so a journal of a build that journalled the rows themselves
@@ -87,8 +88,10 @@ class TileRuns {
 // Every run merged into `out`'s /hits by `rules` (rows kept per query, best first, and of
 // those the ones within max_evalue); then the run files go. Returns the rows written.
 // `verbose`: the merge's timing line, its stages included, on stderr.
+// `background`: the runs come from it (BackgroundMerges::finish: groups of them merged while
+// the tiles computed), not from `runs`.
 uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, const MergeRules& rules = {},
-                         bool verbose = false);
+                         bool verbose = false, BackgroundMerges* background = nullptr);
 // Every run merged by the key into `out`'s columns of the schema (the run files stay until
 // TileRuns::remove).
 uint64_t merge_tile_runs(const TileRuns<RowSchema>& runs, h5::File& out);

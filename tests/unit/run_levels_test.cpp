@@ -24,13 +24,16 @@ using test::temp_path;
 
 // Hits cut into `tiles` sorted runs of two workers' files in `dir`, twins included (rows equal
 // in hit_order, the twin in a later run: ties keep the runs' order).
-std::vector<StagedRun> stage_runs(const std::string& dir, size_t tiles, std::vector<Hit>& hits) {
+// `scores_only`: the rows without coordinates or CIGARs (a score-only run's).
+std::vector<StagedRun> stage_runs(const std::string& dir, size_t tiles, std::vector<Hit>& hits, bool scores_only = false) {
   hits = random_hits(30000, 8);
   for (size_t i = 0; i < 2000; ++i) {
     Hit twin = hits[i * 11];
     twin.aln.qstart += 1;
     hits.push_back(twin);
   }
+  if (scores_only)
+    for (Hit& h : hits) h.aln.qstart = h.aln.qend = h.aln.tstart = h.aln.tend = 0, h.aln.cigar.clear();
   std::vector<StagedRun> runs;
   RecordFile w[2] = {RecordFile(dir, "w0"), RecordFile(dir, "w1")};
   const size_t tile = (hits.size() + tiles - 1) / tiles;
@@ -109,6 +112,50 @@ TEST(RunLevels, ManyRunsThroughATinyFanInMergeAsOneLevel) {
   EXPECT_TRUE(merged_run_files(dir).empty());
   remove_run_directory(dir);
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// Runs merged in groups while more come (BackgroundMerges): the runs it returns, in order, merge
+// into the table of the runs themselves. Rows without coordinates or CIGARs (a score-only
+// run's) are staged and merged as score-only records, 28 bytes a row (the workers' files' size
+// says so), and read back with zero coordinates.
+TEST(RunLevels, BackgroundMergesGiveTheRowsOfTheRunsThemselves) {
+  for (const bool scores_only : {false, true}) {
+    SCOPED_TRACE(scores_only ? "score-only" : "alignments");
+    const std::string dir = temp_path("background.h5.runs");
+    prepare_run_directory(dir, true);
+    std::vector<Hit> hits;
+    const std::vector<StagedRun> runs = stage_runs(dir, 61, hits, scores_only);
+    if (scores_only) {
+      uint64_t w0 = 0;
+      for (const StagedRun& r : runs)
+        if (r.file == "w0") w0 += 24 + 28 * r.rows;
+      EXPECT_EQ(std::filesystem::file_size(dir + "/w0"), w0);
+    }
+    MergeRules rules;
+    rules.segment_rows = 700;
+    const auto direct = merged(dir, runs, rules);
+    EXPECT_EQ(direct.first.size(), hits.size());
+    MergeLevels levels;
+    std::vector<StagedRun> fewer;
+    {
+      BackgroundMerges background(dir, 8);
+      for (const StagedRun& r : runs) background.add(r);
+      fewer = background.finish(&levels, true);
+    }
+    EXPECT_EQ(levels.merges, 7u);  // 61 runs: 7 groups of 8, 5 left
+    ASSERT_EQ(fewer.size(), 12u);
+    const RunFiles in(dir, fewer);
+    for (size_t k = 0; k < fewer.size(); ++k) {
+      EXPECT_EQ(fewer[k].file[0], k < 7 ? 'b' : 'w');
+      EXPECT_TRUE(HitRecords().is_whole(dir, fewer[k])) << fewer[k].file;
+      EXPECT_EQ(in.has_coordinates(k), !scores_only) << fewer[k].file;
+    }
+    const auto through = merged(dir, fewer, rules);
+    expect_same_hits(through.first, direct.first);
+    EXPECT_EQ(through.second, direct.second);
+    remove_run_directory(dir);
+    EXPECT_FALSE(std::filesystem::exists(dir));
+  }
 }
 
 // A merge that fails midway (a worker's record cut short) removes its unfinished intermediate
