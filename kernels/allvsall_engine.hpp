@@ -26,6 +26,9 @@ struct AllVsAllSetup {
   // Traceback bytes one pair may use before the reduced-space path takes over;
   // 0 = the engine decides from its memory.
   uint64_t traceback_budget = 0;
+  // Device bytes one launch's buffers may take; 0 = 0.6 of the GPU memory free when the engine
+  // starts (an engine that shares its GPU with other workers' engines is given its share).
+  uint64_t launch_budget = 0;
 };
 
 // A pair with its exact score.

@@ -82,7 +82,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     size_t free_bytes = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     // Most of what is free, leaving room for the other buffers and the runtime.
-    launch_budget_ = uint64_t(double(free_bytes) * 0.6);
+    launch_budget_ = setup_.launch_budget ? setup_.launch_budget : uint64_t(double(free_bytes) * kAllVsAllLaunchShare);
     // A pair may take an eighth of a launch, so a launch of big pairs still holds several.
     pair_cap_ = setup_.traceback_budget ? setup_.traceback_budget : launch_budget_ / 8;
     host_budget_ = setup_.traceback_budget ? setup_.traceback_budget : (uint64_t(1) << 30);

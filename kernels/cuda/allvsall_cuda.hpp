@@ -7,6 +7,9 @@
 
 namespace hpc {
 
+// The share of the GPU's free memory an engine's launches take when setup.launch_budget is 0.
+constexpr double kAllVsAllLaunchShare = 0.6;
+
 std::unique_ptr<AllVsAllEngine> make_cuda_allvsall_engine(int device, const AllVsAllSetup& setup);
 
 }  // namespace hpc
