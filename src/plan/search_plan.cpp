@@ -162,7 +162,7 @@ bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences
 
 int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt) {
   if (!many_queries(queries, opt)) return 1;
-  return many_queries_small_database(queries, db_sequences, opt) ? 8 : 4;
+  return db_sequences <= kEightSearchWorkersDatabase ? 8 : 4;
 }
 
 }  // namespace hpc

@@ -43,15 +43,21 @@ struct SearchPlan {
 // workers gave no gain on 20 long queries x 207M residues), 4 when the queries fill many
 // batches (short queries against themselves), so that the host work of some (fits, top hits,
 // statistics, alignments, staging rows) overlaps the others' kernels (NOTES.md: 11,000
-// domains against themselves, search phase 1.58 s with 2, 1.19 s with 4), and 8 when the
-// database is small too (many_queries_small_database).
+// domains against themselves, search phase 1.58 s with 2, 1.19 s with 4), and 8 against at
+// most kEightSearchWorkersDatabase subjects.
 int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
+
+// Eight search workers a GPU up to this many subjects, four above: one H100, all 57,592
+// balifam1000 domains against themselves, search phase 21.91-21.97 s with eight against
+// 23.99-24.74 s with four, once each worker's alignment engine took its share of the GPU's
+// memory (before, eight workers ran it out of memory and split tiles: 34.1 s). Larger
+// databases keep four (not measured with eight).
+constexpr size_t kEightSearchWorkersDatabase = 65536;
 
 // Many batches of queries against at most kSmallSearchDatabase subjects: a tile's GPU work is
 // short against its host stages, and its buffers small, so eight workers a GPU with four tiles
 // each keep the GPU busier (one H100, 11,000 balifam1000 domains against themselves: search
-// phase 1.60 s against 1.93-1.96 s with four workers of about three tiles; 57,592 with eight
-// workers ran out of device memory and split its tiles: 34.1 s against 25.2 s).
+// phase 1.60 s against 1.93-1.96 s with four workers of about three tiles).
 constexpr size_t kSmallSearchDatabase = 16384;
 constexpr int kSmallDatabaseTilesPerWorker = 4;
 bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
