@@ -15,17 +15,24 @@ namespace hpc {
 namespace {
 
 constexpr char kMagic[4] = {'H', 'P', 'R', '1'};
-// A record whose rows have neither coordinates nor CIGARs (a score-only run's): only its first
-// kScoreColumns columns are written (28 of a row's 52 bytes), the others read back as zeros.
-constexpr char kScoresMagic[4] = {'H', 'P', 'S', '1'};
-constexpr size_t kScoreColumns = 5;
-constexpr uint64_t kScoreRowBytes = 28;
 
 // Bytes per row of each column, in for_each_row_column order without identity; the CIGAR
 // characters follow them as column kCharsColumn.
 constexpr size_t kCharsColumn = 10;
 constexpr uint64_t kColumnBytes[kCharsColumn] = {4, 4, 4, 8, 8, 4, 4, 4, 4, 8};
-constexpr uint64_t kRowBytes = 52;
+// Bytes per row of the first `columns` columns.
+constexpr uint64_t row_bytes(size_t columns) {
+  uint64_t b = 0;
+  for (size_t k = 0; k < columns; ++k) b += kColumnBytes[k];
+  return b;
+}
+constexpr uint64_t kRowBytes = row_bytes(kCharsColumn);
+
+// A record whose rows have neither coordinates nor CIGARs (a score-only run's): only its first
+// kScoreOnlyColumns columns are written (28 of a row's 52 bytes), the others read back as zeros.
+constexpr char kScoresMagic[4] = {'H', 'P', 'S', '1'};
+constexpr uint64_t kScoreRowBytes = row_bytes(kScoreOnlyColumns);
+static_assert(kRowBytes == 52 && kScoreRowBytes == 28, "the run files' row layout");
 
 // Where column `column` of a record of `rows` rows starts, from the record's first byte.
 uint64_t column_offset(uint64_t rows, size_t column) {
@@ -112,7 +119,7 @@ StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const C
 
   std::vector<iovec> parts;
   c.for_each_row_column(false, [&](const char*, auto& column) {
-    if (!scores_only || parts.size() < kScoreColumns) parts.push_back({column.data(), column.size() * sizeof(column[0])});
+    if (!scores_only || parts.size() < kScoreOnlyColumns) parts.push_back({column.data(), column.size() * sizeof(column[0])});
   });
   if (!scores_only) parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
   const StagedRun run = file.append(scores_only ? kScoresMagic : kMagic, tile, c.rows(), chars, std::move(parts));
@@ -155,7 +162,7 @@ void MergedRunFile::store(HitTableColumns& piece, const DeflatedHitTable&) {
   size_t k = 0;
   piece.for_each_row_column(false, [&](const char*, auto& column) {
     const uint64_t bytes = kColumnBytes[k];
-    if (!scores_only_ || k < kScoreColumns)
+    if (!scores_only_ || k < kScoreOnlyColumns)
       pwrite_exactly(fd_, column.data(), bytes * column.size(), column_offset(rows_, k) + bytes * written_, path_);
     ++k;
   });
@@ -193,7 +200,7 @@ void RunFiles::read(size_t r, size_t column, uint64_t first, uint64_t n, void* o
     std::fill_n(static_cast<uint64_t*>(out), n, uint64_t(0));
     return;
   }
-  if (scores_only_[r] && column >= kScoreColumns) {  // coordinates the record left out: zeros
+  if (scores_only_[r] && column >= kScoreOnlyColumns) {  // coordinates the record left out: zeros
     std::fill_n(static_cast<uint8_t*>(out), n * kColumnBytes[column], uint8_t(0));
     return;
   }

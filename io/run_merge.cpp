@@ -147,8 +147,6 @@ struct Segment {
   uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
 };
 
-constexpr size_t kScoreColumns = 5;  // query, target, score, bits, evalue: what a score-only run has
-
 void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
   seg.run_begin.assign(1, 0);
   seg.coordinates = false;
@@ -158,7 +156,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
     if (st[s + 1] > st[s] && in.has_coordinates(r)) seg.coordinates = true;
   }
   const size_t n = seg.run_begin.back();
-  const size_t columns = seg.coordinates ? SIZE_MAX : kScoreColumns;
+  const size_t columns = seg.coordinates ? SIZE_MAX : kScoreOnlyColumns;
   size_t k = 0;
   seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(k++ < columns ? n : 0); });
   std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts

@@ -56,6 +56,10 @@ struct MergeRules {
   MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
 
+// The row columns a run without coordinates holds (HitTableColumns::for_each_row_column's
+// first ones: query, target, score, bits, evalue); the others are zero in every row.
+constexpr size_t kScoreOnlyColumns = 5;
+
 // Where the merge reads sorted runs. Columns are numbered in HitTableColumns'
 // for_each_row_column order without identity (query, target, score, bits, evalue, qstart,
 // qend, tstart, tend, cigar_end); a run's cigar_end values are offsets into its own
@@ -73,7 +77,7 @@ class SortedRuns {
   // True when reads may run on several threads at once (not HDF5's).
   virtual bool concurrent_reads() const { return false; }
   // False when every row of the run has zero coordinates and no CIGAR (a score-only run's,
-  // whose columns from qstart on the merge then neither reads nor gathers).
+  // whose columns from the kScoreOnlyColumns-th on the merge then neither reads nor gathers).
   virtual bool has_coordinates(size_t) const { return true; }
   uint64_t total_rows() const;
   uint64_t total_chars() const;  // of every run's CIGARs
