@@ -41,6 +41,7 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
   std::condition_variable cv;
   int started = 0;
   bool planned = false, stop = false, handing_out_stopped = false;
+  bool first_out = false;  // a tile has gone to a worker (hooks.on_first_tile called)
   bool master_taking = false;  // on_started has returned: the master takes results from here on
   size_t next = 0, in_flight = 0, settled = 0;
   std::deque<Finished> done;
@@ -86,6 +87,10 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
         i = next++;
         tile = tiles[i];
         ++in_flight;
+        if (!first_out) {
+          first_out = true;
+          if (hooks.on_first_tile) hooks.on_first_tile();
+        }
       }
       if (made[w]->looks_ahead()) {
         // Only a tile there for the taking now (waiting here would hold the current one), and

@@ -159,6 +159,7 @@ bool master_loop(const MpiContext& ctx, bool master_works, const SchedulerHooks&
     send(rank, kToWorker, kTile, encode_tile(tiles[next++]));
     ++outstanding;
   };
+  if (!tiles.empty() && hooks.on_first_tile) hooks.on_first_tile();
   for (int k = 0; k < kInFlight; ++k)
     for (int r : ranks) send_next(r);
   if (hooks.on_started) hooks.on_started();

@@ -50,6 +50,9 @@ struct SchedulerHooks {
   // on_result, for master-side work that only on_result needs (the result file's creation
   // runs while the first tiles compute).
   std::function<void()> on_started;
+  // Optional: called once, on whichever thread hands it out, when the first tile goes to a
+  // worker: the start of the compute phase that the workloads' throughput figures divide by.
+  std::function<void()> on_first_tile;
   // Called on the master for each finished tile.
   std::function<void(const Tile&, const std::string& result)> on_result;
   // Optional: called on the master when a worker's tile threw hpc::OutOfMemory (too large for

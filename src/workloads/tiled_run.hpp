@@ -68,7 +68,7 @@ struct RunClock {
   time_point start, loaded, planned, phase_start, last_result;
   double store_seconds = 0;  // the master's share: journal and store()
   double load_seconds() const { return std::chrono::duration<double>(loaded - start).count(); }
-  // From the header (every engine ready, the plan written) to now.
+  // From the first tile handed to a worker (the phase's start) to now.
   double phase_seconds() const;
 };
 
