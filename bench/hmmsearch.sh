@@ -9,7 +9,8 @@
 # RESIDUES (207e6), TARGETS (a FASTA file, plain or .gz, to search instead of the synthetic
 # database; both programs read it), CPUS (N), ROUNDS (1: runs of each program, alternating), MODELS (a model
 # file in one HMMER format; default: bench/make_models.sh's 22-model batch, each model converted
-# with hmmconvert, because hmmsearch refuses a file that mixes HMMER3/e and 3/f models).
+# with hmmconvert, because hmmsearch refuses a file that mixes HMMER3/e and 3/f models), COUNT
+# (that batch grown to COUNT models, e.g. 100: bench/make_models.sh).
 # hpcalign reads the makedb file of the database, hmmsearch the FASTA file (same residues: the
 # synthetic database has only the 20 standard amino acids).
 set -euo pipefail

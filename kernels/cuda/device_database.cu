@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -93,7 +94,10 @@ void upload(const Database& db, DeviceDatabase& d) {
       if (flags[p]) d.past_the_rows.push_back(p);
   }
   clock.mark("copy");
-  clock.report("device database");
+  if (clock.on())
+    clock.report(("device database of GPU " + std::to_string(d.device) + ", ready " +
+                  std::to_string(process_seconds()) + " s after the process")
+                     .c_str());
 }
 
 // One entry per (database, device): its own lock, so that GPUs upload at the same time while
