@@ -15,6 +15,7 @@
 #include "kernels/cuda/device_database.hpp"
 #include "kernels/cuda/msv16_layout.hpp"
 #include "kernels/cuda/msv_kernels.cuh"
+#include "kernels/cuda/timed_stream.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/tuning.hpp"
 
@@ -23,13 +24,10 @@ namespace hpc::hmm {
 using cuda::DeviceBuffer;
 
 struct MsvCuda::Impl {
-  int device = 0;
+  explicit Impl(int device) : ts(device) {}
+  cuda::TimedStream ts;
   int sm_count = 1;
   const Database* db = nullptr;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  cudaEvent_t done = nullptr;  // the call's results are back (a blocking wait)
-  double kernel_seconds = 0;
   std::shared_ptr<const cuda::DeviceDatabase> dbdev;
   DeviceBuffer<uint32_t> profile;
   DeviceBuffer<cuda::MsvModelSlot> slots;
@@ -99,31 +97,22 @@ const char* kernel_name(int kernel) {
 
 }  // namespace
 
-MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>()) {
+MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>(device)) {
   Impl& m = *impl_;
-  m.device = device;
   m.db = &db;
   m.dbdev = cuda::device_database(db, device);  // in length order; shared with this GPU's other workers
   CUDA_CHECK(cudaSetDevice(device));
   CUDA_CHECK(cudaDeviceGetAttribute(&m.sm_count, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
-  CUDA_CHECK(cudaEventCreate(&m.start));
-  CUDA_CHECK(cudaEventCreate(&m.stop));
-  CUDA_CHECK(cudaEventCreateWithFlags(&m.done, cudaEventBlockingSync | cudaEventDisableTiming));
 }
 
+// The device current while the buffers are freed (the stream and events then go last).
 MsvCuda::~MsvCuda() {
-  if (!impl_) return;
-  cudaSetDevice(impl_->device);  // no throw from a destructor
-  if (impl_->start) cudaEventDestroy(impl_->start);
-  if (impl_->stop) cudaEventDestroy(impl_->stop);
-  if (impl_->done) cudaEventDestroy(impl_->done);
-  if (impl_->stream) cudaStreamDestroy(impl_->stream);
+  if (impl_) cudaSetDevice(impl_->ts.device());  // no throw from a destructor
 }
 
 int MsvCuda::max_model_length() { return cuda::kMsvChunkCells * cuda::kMsvMaxChunks; }
 
-double MsvCuda::kernel_seconds() const { return impl_->kernel_seconds; }
+double MsvCuda::kernel_seconds() const { return impl_->ts.kernel_seconds(); }
 
 float MsvCuda::nats(const MsvProfile& p, int code, int L) { return msv_nats(p, code, p.tjb(L)); }
 
@@ -147,7 +136,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
   std::vector<std::vector<float>> result(nm, std::vector<float>(n));
   if (n == 0 || nm == 0) return result;
   const auto t_call = std::chrono::steady_clock::now();
-  CUDA_CHECK(cudaSetDevice(m.device));
+  CUDA_CHECK(cudaSetDevice(m.ts.device()));
   const int kernel = ssv_kernel();
   size_t launches = 1, packs = nm;
   std::vector<uint8_t> tjb(nm * n);
@@ -159,7 +148,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     for (uint32_t i = 0; i < n; ++i)
       tjb[k * n + i] = profiles[k]->tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
   }
-  m.tjb.upload(tjb.data(), tjb.size(), m.stream);
+  m.tjb.upload(tjb.data(), tjb.size(), m.ts.get());
   m.out.reserve(nm * n);
   if (kernel == kByteKernel) {
     // One chunk count for the launch: the longest model's (shorter ones pad with cost 255).
@@ -176,8 +165,8 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
       const std::vector<uint32_t> words = striped_profile(p, chunks);
       prof.insert(prof.end(), words.begin(), words.end());
     }
-    m.profile.upload(prof.data(), prof.size(), m.stream);
-    m.slots.upload(slots.data(), slots.size(), m.stream);
+    m.profile.upload(prof.data(), prof.size(), m.ts.get());
+    m.slots.upload(slots.data(), slots.size(), m.ts.get());
     cuda::MsvKernelArgs a;
     a.residues = m.dbdev->residues.get();
     a.offsets = m.dbdev->offsets.get();
@@ -188,9 +177,9 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     a.out = m.out.get();
     a.begin = begin;
     a.end = end;
-    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
-    cuda::launch_msv_kernel(a, chunks, m.sm_count, m.stream);
-    CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+    m.ts.kernels_begin();
+    cuda::launch_msv_kernel(a, chunks, m.sm_count, m.ts.get());
+    m.ts.kernels_end();
   } else {
     // 16-bit DPX SSV: models packed into warps (msv16_layout.hpp), one launch per slot size;
     // fallbacks read each model's own full-MSV profile.
@@ -200,10 +189,10 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
       const std::vector<uint32_t> words = msv16::full_profile(*profiles[k], c.models[k].chunks);
       std::copy(words.begin(), words.end(), fprof.begin() + ptrdiff_t(c.models[k].full_profile));
     }
-    m.profile.upload(fprof.data(), fprof.size(), m.stream);
-    m.wprof.upload(c.wprof.data(), c.wprof.size(), m.stream);
-    m.packs.upload(c.packs.data(), c.packs.size(), m.stream);
-    m.params.upload(c.models.data(), c.models.size(), m.stream);
+    m.profile.upload(fprof.data(), fprof.size(), m.ts.get());
+    m.wprof.upload(c.wprof.data(), c.wprof.size(), m.ts.get());
+    m.packs.upload(c.packs.data(), c.packs.size(), m.ts.get());
+    m.params.upload(c.models.data(), c.models.size(), m.ts.get());
     msv16::Args a;
     a.residues = m.dbdev->residues.get();
     a.offsets = m.dbdev->offsets.get();
@@ -216,27 +205,18 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     a.end = end;
     launches = c.launches.size(), packs = c.packs.size();
     m.taken.reserve(c.packs.size());
-    CUDA_CHECK(cudaMemsetAsync(m.taken.get(), 0, c.packs.size() * sizeof(uint32_t), m.stream));
-    CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+    CUDA_CHECK(cudaMemsetAsync(m.taken.get(), 0, c.packs.size() * sizeof(uint32_t), m.ts.get()));
+    m.ts.kernels_begin();
     for (const msv16::Call::Launch& l : c.launches) {
       a.packs = m.packs.get() + l.first;
       a.n_packs = l.count;
       a.taken = m.taken.get() + l.first;
-      cuda::launch_msv16_kernel(a, l.q, kernel, m.sm_count, m.stream);
+      cuda::launch_msv16_kernel(a, l.q, kernel, m.sm_count, m.ts.get());
     }
-    CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
+    m.ts.kernels_end();
   }
-  // The kernels' end waited for asleep (a blocking event): the copy to pageable memory below
-  // would wait spinning, taking a core from the other workers' host stages.
-  CUDA_CHECK(cudaEventRecord(m.done, m.stream));
-  CUDA_CHECK(cudaEventSynchronize(m.done));
   std::vector<int32_t> codes(nm * n);
-  CUDA_CHECK(cudaMemcpyAsync(codes.data(), m.out.get(), codes.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
-                             m.stream));
-  CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
-  m.kernel_seconds += ms / 1000.0;
+  const float ms = m.ts.copy_results(codes.data(), m.out.get(), codes.size() * sizeof(int32_t));
 
   for (size_t k = 0; k < nm; ++k)
     for (uint32_t i = 0; i < n; ++i) {

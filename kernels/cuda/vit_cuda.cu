@@ -7,6 +7,7 @@
 #include "kernels/cpu/msv_filters.hpp"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
+#include "kernels/cuda/timed_stream.hpp"
 #include "kernels/cuda/vit_kernels.cuh"
 #include "src/core/alphabet.hpp"
 
@@ -18,11 +19,8 @@ static_assert(vit::kCodes == kAlphabetSize, "the kernel's profile has the first 
 static_assert(sizeof(vit::GroupParams) % 8 == 0, "GroupParams is copied as is to the device");
 
 struct VitCuda::Impl {
-  int device = 0;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  cudaEvent_t done = nullptr;  // the call's results are back (a blocking wait)
-  double kernel_seconds = 0;
+  explicit Impl(int device) : ts(device) {}
+  cuda::TimedStream ts;
   DeviceBuffer<uint32_t> profiles;
   DeviceBuffer<vit::GroupParams> groups;
   DeviceBuffer<vit::Work> work;
@@ -41,28 +39,16 @@ bool on_host(const SeqView& v) {
 
 }  // namespace
 
-VitCuda::VitCuda(int device) : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
-  m.device = device;
-  CUDA_CHECK(cudaSetDevice(device));
-  CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
-  CUDA_CHECK(cudaEventCreate(&m.start));
-  CUDA_CHECK(cudaEventCreate(&m.stop));
-  CUDA_CHECK(cudaEventCreateWithFlags(&m.done, cudaEventBlockingSync | cudaEventDisableTiming));
-}
+VitCuda::VitCuda(int device) : impl_(std::make_unique<Impl>(device)) {}
 
+// The device current while the buffers are freed (the stream and events then go last).
 VitCuda::~VitCuda() {
-  if (!impl_) return;
-  cudaSetDevice(impl_->device);  // no throw from a destructor
-  if (impl_->start) cudaEventDestroy(impl_->start);
-  if (impl_->stop) cudaEventDestroy(impl_->stop);
-  if (impl_->done) cudaEventDestroy(impl_->done);
-  if (impl_->stream) cudaStreamDestroy(impl_->stream);
+  if (impl_) cudaSetDevice(impl_->ts.device());  // no throw from a destructor
 }
 
 int VitCuda::max_model_length() { return vit::kMaxModelLength; }
 
-double VitCuda::kernel_seconds() const { return impl_->kernel_seconds; }
+double VitCuda::kernel_seconds() const { return impl_->ts.kernel_seconds(); }
 
 std::vector<float> VitCuda::scores(const VitProfile& p, const std::vector<SeqView>& targets) {
   std::vector<VitGroup> groups(1);
@@ -104,14 +90,14 @@ std::vector<std::vector<float>> VitCuda::device_scores(const std::vector<VitGrou
   const size_t n = b.targets();
   std::vector<int32_t> raw(n);
   if (n == 0) return vit::finish(b, groups, raw);
-  CUDA_CHECK(cudaSetDevice(m.device));
-  m.profiles.upload(b.profiles.data(), b.profiles.size(), m.stream);
-  m.groups.upload(b.groups.data(), b.groups.size(), m.stream);
-  m.work.upload(b.work.data(), b.work.size(), m.stream);
+  CUDA_CHECK(cudaSetDevice(m.ts.device()));
+  m.profiles.upload(b.profiles.data(), b.profiles.size(), m.ts.get());
+  m.groups.upload(b.groups.data(), b.groups.size(), m.ts.get());
+  m.work.upload(b.work.data(), b.work.size(), m.ts.get());
   m.residues.reserve(std::max<size_t>(1, b.residues.size()));
-  m.residues.upload(b.residues.data(), b.residues.size(), m.stream);
-  m.offsets.upload(b.offsets.data(), b.offsets.size(), m.stream);
-  m.moves.upload(b.moves.data(), n, m.stream);
+  m.residues.upload(b.residues.data(), b.residues.size(), m.ts.get());
+  m.offsets.upload(b.offsets.data(), b.offsets.size(), m.ts.get());
+  m.moves.upload(b.moves.data(), n, m.ts.get());
   m.out.reserve(n);
 
   cuda::VitKernelArgs a;
@@ -121,22 +107,14 @@ std::vector<std::vector<float>> VitCuda::device_scores(const std::vector<VitGrou
   a.offsets = m.offsets.get();
   a.moves = m.moves.get();
   a.out = m.out.get();
-  CUDA_CHECK(cudaEventRecord(m.start, m.stream));
+  m.ts.kernels_begin();
   for (const vit::Batch::Launch& l : b.launches) {
     a.work = m.work.get() + l.work_begin;
     a.blocks = l.work_end - l.work_begin;
-    cuda::launch_vit_kernel(a, l.segment, m.stream);
+    cuda::launch_vit_kernel(a, l.segment, m.ts.get());
   }
-  CUDA_CHECK(cudaEventRecord(m.stop, m.stream));
-  // The kernels' end waited for asleep (a blocking event): the copy to pageable memory below
-  // would wait spinning, taking a core from the other workers' host stages.
-  CUDA_CHECK(cudaEventRecord(m.done, m.stream));
-  CUDA_CHECK(cudaEventSynchronize(m.done));
-  CUDA_CHECK(cudaMemcpyAsync(raw.data(), m.out.get(), n * sizeof(int32_t), cudaMemcpyDeviceToHost, m.stream));
-  CUDA_CHECK(cudaStreamSynchronize(m.stream));
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, m.start, m.stop));
-  m.kernel_seconds += ms / 1000.0;
+  m.ts.kernels_end();
+  m.ts.copy_results(raw.data(), m.out.get(), n * sizeof(int32_t));
   return vit::finish(b, groups, raw);
 }
 
