@@ -116,16 +116,29 @@ double LengthRegression::log_evalue(double score, double n, double subjects) con
 
 bool LengthRegression::evalue_within(double score, double n, double log_n, double subjects,
                                      double max_evalue) const {
+  return EvalueWithin(*this, subjects, max_evalue)(score, n, log_n);
+}
+
+EvalueWithin::EvalueWithin(const LengthRegression& fit, double subjects, double max_evalue)
+    : fit_(&fit), subjects_(subjects), max_evalue_(max_evalue) {
   const double p = max_evalue / subjects;
   if (p > 0 && p <= 0.9) {
-    // P = 1 - exp(-e^x) rises with x: P <= p where x <= ln(-ln(1 - p)). A margin of 1e-9 in x
-    // is over 2e-10 of P there (dP/dx = e^x exp(-e^x)), far above the rounding of either side.
-    const double x = -kGumbelScale * ((score - (intercept + slope * log_n)) / sd) - kEulerGamma;
-    const double x_at = std::log(-std::log1p(-p));
-    if (x < x_at - 1e-9) return true;
-    if (x > x_at + 1e-9) return false;
+    // P = 1 - exp(-e^x) rises with x: P <= p where x <= ln(-ln(1 - p)).
+    bounded_ = true;
+    x_at_ = std::log(-std::log1p(-p));
   }
-  return evalue(score, n, subjects) <= max_evalue;
+}
+
+bool EvalueWithin::operator()(double score, double n, double log_n) const {
+  if (bounded_) {
+    // A margin of 1e-9 in x is over 2e-10 of P there (dP/dx = e^x exp(-e^x)), far above the
+    // rounding of either side; near the boundary evalue() decides.
+    const LengthRegression& f = *fit_;
+    const double x = -kGumbelScale * ((score - (f.intercept + f.slope * log_n)) / f.sd) - kEulerGamma;
+    if (x < x_at_ - 1e-9) return true;
+    if (x > x_at_ + 1e-9) return false;
+  }
+  return fit_->evalue(score, n, subjects_) <= max_evalue_;
 }
 
 double LengthRegression::score_for_evalue(double max_evalue, double n, double subjects) const {
@@ -135,7 +148,18 @@ double LengthRegression::score_for_evalue(double max_evalue, double n, double su
   return intercept + slope * std::log(n) + sd * z_at;
 }
 
+LengthKey length_key(uint32_t n) {
+  return {n, n >= kShortest ? bin_of(n) : 0, kBinsPerLn * std::log(double(std::max<uint32_t>(1, n)))};
+}
+
 LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<uint32_t>& lengths,
+                                       const HighScoreCap* cap) {
+  std::vector<LengthKey> keys(lengths.size());
+  for (size_t i = 0; i < lengths.size(); ++i) keys[i] = length_key(lengths[i]);
+  return fit_length_regression(scores, keys, cap);
+}
+
+LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<LengthKey>& keys,
                                        const HighScoreCap* cap) {
   const double total = double(scores.size());
   if (total < 2) return {};
@@ -144,7 +168,7 @@ LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const
   double cap_score = INT_MAX;
   if (cap) {
     double mean_length = 0;
-    for (uint32_t n : lengths) mean_length += n;
+    for (const LengthKey& k : keys) mean_length += k.length;
     mean_length /= total;
     const double space = total * cap->ungapped_K * double(cap->query_length) * mean_length;
     cap_score = std::floor(-std::log(0.01 / space) / (cap->ungapped_lambda * kUngappedToGapped) + 0.5);
@@ -153,24 +177,25 @@ LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const
   int32_t lowest = INT_MAX, highest = INT_MIN;
   uint32_t longest = 0;
   for (size_t i = 0; i < scores.size(); ++i) {
-    if (lengths[i] < kShortest) {
+    if (keys[i].length < kShortest) {
       lowest = std::min(lowest, 0);
       continue;
     }
     lowest = std::min(lowest, scores[i]), highest = std::max(highest, scores[i]);
-    longest = std::max(longest, lengths[i]);
-    h.add(bin_of(lengths[i]), std::min<double>(scores[i], cap_score), 1);
+    longest = std::max(longest, keys[i].length);
+    h.add(keys[i].bin, std::min<double>(scores[i], cap_score), 1);
   }
   if (highest == INT_MIN || highest - lowest < 10) return {};
   Line l = fit_bins(h, 0.1);
   if (!l.ok) return {};
   double kept = total;
+  const double spread = std::sqrt(l.mean_var);
   for (size_t i = 0; i < scores.size(); ++i) {
-    const double x = kBinsPerLn * std::log(double(std::max<uint32_t>(1, lengths[i])));
-    const double z = lengths[i] < kShortest || scores[i] <= 0 ? -5 : (scores[i] - l.rho * x - l.mu) / std::sqrt(l.mean_var);
+    const LengthKey& k = keys[i];
+    const double z = k.length < kShortest || scores[i] <= 0 ? -5 : (scores[i] - l.rho * k.x - l.mu) / spread;
     if (z >= kLowZ && z <= trim_z) continue;
     kept -= 1;
-    if (lengths[i] >= kShortest && scores[i] > 0) h.add(bin_of(lengths[i]), std::min<double>(scores[i], cap_score), -1);
+    if (k.length >= kShortest && scores[i] > 0) h.add(k.bin, std::min<double>(scores[i], cap_score), -1);
   }
   if (kept < kMinKept) return {};
   l = fit_bins(h, 1.0);

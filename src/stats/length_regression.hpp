@@ -39,6 +39,29 @@ struct LengthRegression {
   double score_for_evalue(double max_evalue, double n, double subjects) const;
 };
 
+// LengthRegression::evalue_within for one fit, subjects and max_evalue, its boundary computed
+// once: regress-qcomp tests each query's 2,500 sample subjects against one bound.
+class EvalueWithin {
+ public:
+  EvalueWithin(const LengthRegression& fit, double subjects, double max_evalue);
+  bool operator()(double score, double n, double log_n) const;
+
+ private:
+  const LengthRegression* fit_;
+  double subjects_, max_evalue_;
+  bool bounded_ = false;  // the boundary in x applies (else evalue() decides every score)
+  double x_at_ = 0;
+};
+
+// What the fit reads from a subject's length: its bin and 10 ln(max(1, n)); a fixed sample's
+// are computed once (length_key), not for each query's fit.
+struct LengthKey {
+  uint32_t length = 0;
+  int bin = 0;
+  double x = 0;
+};
+LengthKey length_key(uint32_t n);
+
 // The cap of step 2: the matrix's ungapped lambda and K and the query's length. A null cap
 // (tests of the regression alone) caps nothing.
 struct HighScoreCap {
@@ -48,6 +71,9 @@ struct HighScoreCap {
 
 // Fits scores[i] of subjects of lengths[i] (unrelated and related mixed).
 LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<uint32_t>& lengths,
+                                       const HighScoreCap* cap = nullptr);
+// The same fit from the subjects' length_key()s.
+LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<LengthKey>& keys,
                                        const HighScoreCap* cap = nullptr);
 
 }  // namespace hpc

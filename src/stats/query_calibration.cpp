@@ -83,6 +83,7 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
   for (size_t t = 0; t < sample_.seqs.size(); ++t) {
     sample_compositions_.push_back(composition_of(sample_.seqs.view(t)));
     sample_log_lengths_.push_back(std::log(double(std::max<uint32_t>(1, sample_.seqs.length(t)))));
+    sample_keys_.push_back(length_key(std::max<uint32_t>(1, sample_.seqs.length(t))));
   }
   const KarlinParams cap = ssearch36_cap_karlin(search.matrix);
   ungapped_lambda_ = cap.lambda;
@@ -161,14 +162,14 @@ std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& que
   // ~0.2 ms a fit, on one core: 11,000 queries added ~2 s to a 0.4 s GPU search (H100).
   run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
-      std::vector<int32_t> scores;
-      std::vector<uint32_t> lengths;
-      for (const ScoredTarget& st : scored[k]) {
-        scores.push_back(st.score);
-        lengths.push_back(std::max<uint32_t>(1, sample_.seqs.length(st.target)));
+      std::vector<int32_t> scores(scored[k].size());
+      std::vector<LengthKey> keys(scored[k].size());
+      for (size_t i = 0; i < scored[k].size(); ++i) {
+        scores[i] = scored[k][i].score;
+        keys[i] = sample_keys_[scored[k][i].target];
       }
       const HighScoreCap cap{ungapped_lambda_, ungapped_K_, setup_.queries->length(queries[k])};
-      fits[k].regression = fit_length_regression(scores, lengths, &cap);
+      fits[k].regression = fit_length_regression(scores, keys, &cap);
     }
   });
   if (tuning_flag(Tunable::kCudaTiming))
@@ -196,11 +197,10 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
       const LengthRegression& fit = fits[k].regression;
       if (!fit.ok) continue;  // blast's E-values: no factor
       std::vector<ScoredTarget> set;
-      for (const ScoredTarget& st : scored[k]) {
-        const double n = std::max<uint32_t>(1, sample_.seqs.length(st.target));
-        const double log_n = sample_log_lengths_[st.target];
-        if (st.score > 0 && fit.evalue_within(st.score, n, log_n, subjects, kShiftSetP * subjects)) set.push_back(st);
-      }
+      const EvalueWithin within(fit, subjects, kShiftSetP * subjects);
+      for (const ScoredTarget& st : scored[k])
+        if (st.score > 0 && within(st.score, sample_keys_[st.target].length, sample_log_lengths_[st.target]))
+          set.push_back(st);
       const Composition query = composition_of(setup_.queries->view(queries[k]));
       for (size_t i : shift_set_picks(set.size())) {
         const ScoredTarget& st = set[i];
