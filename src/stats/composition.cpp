@@ -104,50 +104,18 @@ CompositionRatio::CompositionRatio(const ScoreMatrix& m, double standard) : stan
   for (int i = 0; i < kTrueAminoAcids; ++i)
     for (int j = 0; j < kTrueAminoAcids; ++j) {
       score_[i][j] = m.score[i][j];
-      cell_score_[size_t(i * kTrueAminoAcids + j)] = m.score[i][j];
       low_ = std::min(low_, m.score[i][j]);
       high_ = std::max(high_, m.score[i][j]);
     }
-  value_begin_.assign(size_t(high_ - low_ + 2), 0);
-  size_t at = 0;
-  for (int v = low_; v <= high_; ++v) {
-    value_begin_[size_t(v - low_)] = uint16_t(at);
-    for (int c = 0; c < kCells; ++c)
-      if (cell_score_[size_t(c)] == v) by_score_[at++] = uint16_t(c);
-  }
-  value_begin_.back() = uint16_t(at);
 }
-
-namespace {
-
-// Whether sum_c term[c], added one by one in c's order from 0, is >= 0; decided from eight
-// interleaved partial sums where they are far from 0 (any order's sum lies within 399 units
-// of rounding of the absolute sum from the exact one: 1e-12 of it is a wide margin), else by
-// that order's own sum. The one chain of 400 dependent adds was most of a ratio's time.
-bool sum_is_nonnegative(const double* term, int n) {
-  double part[8] = {}, magnitude[8] = {};
-  int c = 0;
-  for (; c + 8 <= n; c += 8)
-    for (int k = 0; k < 8; ++k) part[k] += term[c + k], magnitude[k] += std::fabs(term[c + k]);
-  for (; c < n; ++c) part[0] += term[c], magnitude[0] += std::fabs(term[c]);
-  double sum = 0, total = 0;
-  for (int k = 0; k < 8; ++k) sum += part[k], total += magnitude[k];
-  if (sum > 1e-12 * total) return true;
-  if (sum < -1e-12 * total) return false;
-  double ordered = 0;
-  for (c = 0; c < n; ++c) ordered += term[c];
-  return ordered >= 0;
-}
-
-}  // namespace
 
 double CompositionRatio::operator()(const Composition& query, const Composition& subject) const {
   // ungapped_lambda's root, solved only where the clamp leaves it: phi is convex, so
   // phi(standard) <= 0 puts the root at or above the standard lambda (ratio 1) and
   // phi(standard / 2) >= 0 at or below half of it (0.5); between them Newton's steps from
-  // standard descend onto it. The expected score and the weights per score value are the sums
-  // of the cells in row-major order (each weight its own cells', gathered per value), so bit
-  // for bit those of one pass over the cells; in a buffer on the stack for the usual score ranges.
+  // standard descend onto it. One pass over the cells gathers the expected score, the test's
+  // highest score and the weights (each sum in the cells' order), in a buffer on the stack for
+  // the usual score ranges.
   const double standard = standard_;
   const int low = low_, high = high_;
   double row_sum = 0, col_sum = 0;
@@ -155,29 +123,25 @@ double CompositionRatio::operator()(const Composition& query, const Composition&
     row_sum += query[i];
     col_sum += subject[i];
   }
-  double product[kCells], term[kCells];
-  for (int i = 0; i < kTrueAminoAcids; ++i)
-    for (int j = 0; j < kTrueAminoAcids; ++j) product[i * kTrueAminoAcids + j] = query[i] * subject[j];
-  // Cells of an absent letter add nothing to the expected score (their terms are zeros).
-  for (int c = 0; c < kCells; ++c) term[c] = product[c] * cell_score_[size_t(c)];
-  int present_high = 0;  // ungapped_lambda's test: a positive score between present letters
-  for (int i = 0; i < kTrueAminoAcids; ++i) {
-    if (query[i] == 0) continue;
-    for (int j = 0; j < kTrueAminoAcids; ++j)
-      if (subject[j] != 0) present_high = std::max(present_high, score_[i][j]);
-  }
-  // BLAST: a lambda that does not exist (expected score >= 0) takes the lower bound.
-  if (present_high <= 0 || row_sum <= 0 || col_sum <= 0 || sum_is_nonnegative(term, kCells)) return 0.5;
   const int size = high - low + 1;
   double local[64];
   std::vector<double> heap(size > 64 ? size_t(size) : 0);
   double* weight = size > 64 ? heap.data() : local;
+  std::fill(weight, weight + size, 0.0);
   const double norm = 1 / (row_sum * col_sum);
-  for (int v = 0; v < size; ++v) {
-    double w = 0;
-    for (uint16_t k = value_begin_[size_t(v)]; k < value_begin_[size_t(v) + 1]; ++k) w += product[by_score_[k]] * norm;
-    weight[v] = w;
-  }
+  double expected = 0;
+  int present_high = 0;  // ungapped_lambda's test: a positive score between present letters
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    for (int j = 0; j < kTrueAminoAcids; ++j) {
+      const int score = score_[i][j];
+      if (query[i] != 0 && subject[j] != 0) {
+        expected += query[i] * subject[j] * score;
+        present_high = std::max(present_high, score);
+      }
+      weight[score - low] += query[i] * subject[j] * norm;
+    }
+  // BLAST: a lambda that does not exist (expected score >= 0) takes the lower bound.
+  if (present_high <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return 0.5;
   if (phi_and_slope(weight, size, low, standard).phi <= 0) return 1.0;
   if (phi_and_slope(weight, size, low, 0.5 * standard).phi >= 0) return 0.5;
   double l = standard;

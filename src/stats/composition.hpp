@@ -6,8 +6,6 @@
 // searches with composition-based statistics. Nucleic Acids Res 2001;29:2994-3005;
 // Blast_CompositionBasedStats). Gap costs are not rescaled.
 #include <array>
-#include <cstdint>
-#include <vector>
 
 #include "src/core/alignment.hpp"
 #include "src/core/scoring.hpp"
@@ -40,15 +38,9 @@ class CompositionRatio {
   double operator()(const Composition& query, const Composition& subject) const;
 
  private:
-  static constexpr int kCells = kTrueAminoAcids * kTrueAminoAcids;
   std::array<std::array<int, kTrueAminoAcids>, kTrueAminoAcids> score_{};
   int low_ = 0, high_ = 0;  // over score_, and 0
   double standard_ = 0;
-  std::array<double, kCells> cell_score_{};  // score_ row by row, as doubles
-  // The cells (row-major indices) of each score value in row-major order: score low_ + v's are
-  // by_score_[value_begin_[v], value_begin_[v + 1]).
-  std::array<uint16_t, kCells> by_score_{};
-  std::vector<uint16_t> value_begin_;
 };
 // The alignment's score with its substitution scores scaled by `ratio` (gap costs unchanged).
 double rescaled_alignment_score(GapCosts gaps, double ratio, const Alignment& aln);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
@@ -76,90 +75,6 @@ TEST(Composition, RatioIsTheClampedRatioOfTheSolvedLambdas) {
     EXPECT_GT(below, 100) << name;  // both sides of the clamp are exercised
     EXPECT_GT(clamped, 100) << name;
   }
-}
-
-namespace {
-// The ratio's sums as one pass over the cells in row-major order (CompositionRatio's definition:
-// it gathers them per score value and decides the expected score's sign from partial sums, and
-// must give the same bits), then the same clamp tests and Newton steps.
-double one_pass_ratio(const ScoreMatrix& m, double standard, const Composition& q, const Composition& t) {
-  int low = 0, high = 0;
-  for (int i = 0; i < kTrueAminoAcids; ++i)
-    for (int j = 0; j < kTrueAminoAcids; ++j) low = std::min(low, m.score[i][j]), high = std::max(high, m.score[i][j]);
-  double row_sum = 0, col_sum = 0;
-  for (int i = 0; i < kTrueAminoAcids; ++i) row_sum += q[i], col_sum += t[i];
-  std::vector<double> weight(size_t(high - low + 1), 0.0);
-  const double norm = 1 / (row_sum * col_sum);
-  double expected = 0;
-  int present_high = 0;
-  for (int i = 0; i < kTrueAminoAcids; ++i)
-    for (int j = 0; j < kTrueAminoAcids; ++j) {
-      const int s = m.score[i][j];
-      if (q[i] != 0 && t[j] != 0) expected += q[i] * t[j] * s, present_high = std::max(present_high, s);
-      weight[size_t(s - low)] += q[i] * t[j] * norm;
-    }
-  if (present_high <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return 0.5;
-  const auto phi = [&](double l, double* slope) {  // x^s by repeated products of x = e^l
-    const double x = std::exp(l), inverse = 1 / x;
-    double sum = weight[size_t(-low)], power = 1;
-    *slope = 0;
-    for (int s = 1; s <= high; ++s) power *= x, sum += weight[size_t(s - low)] * power, *slope += s * weight[size_t(s - low)] * power;
-    power = 1;
-    for (int s = -1; s >= low; --s) power *= inverse, sum += weight[size_t(s - low)] * power, *slope += s * weight[size_t(s - low)] * power;
-    return sum - 1;
-  };
-  double slope;
-  if (phi(standard, &slope) <= 0) return 1.0;
-  if (phi(0.5 * standard, &slope) >= 0) return 0.5;
-  double l = standard;
-  for (int k = 0; k < 100; ++k) {
-    const double step = phi(l, &slope) / slope;
-    if (!(step > 1e-15 * l)) break;
-    l -= step;
-  }
-  return std::clamp(l / standard, 0.5, 1.0);
-}
-}  // namespace
-
-TEST(Composition, RatioDecidesAsOnePassOverTheCells) {
-  // The same bits as one pass: ratio 1, clamped at 0.5 and between; compositions with absent
-  // letters; and mixtures whose expected score straddles 0 (the sign's exact fallback).
-  const SequenceSet seqs = read_fasta(test::data_path("balifam2000.fa"));
-  const ScoreMatrix m = load_matrix("BLOSUM62");
-  const double standard = ungapped_lambda(m, standard_composition(), standard_composition());
-  const CompositionRatio ratio(m, standard);
-  std::vector<Composition> comps;
-  for (uint32_t a = 0; a < 60; ++a) comps.push_back(composition_of(seqs.view(a * 29 + 3)));
-  Composition biased{};  // two letters whose pair scores are positive on average
-  biased[0] = 0.5, biased[4] = 0.5;
-  comps.push_back(biased);
-  // Mixtures of the standard and the biased composition around the one whose expected score
-  // against itself is 0 (bisected), a few units of rounding apart.
-  const auto mixture = [&](double t) {
-    Composition mix;
-    for (int i = 0; i < kTrueAminoAcids; ++i) mix[i] = (1 - t) * standard_composition()[i] + t * biased[i];
-    return mix;
-  };
-  const auto expected_self = [&](double t) {
-    const Composition c = mixture(t);
-    double e = 0;
-    for (int i = 0; i < kTrueAminoAcids; ++i)
-      for (int j = 0; j < kTrueAminoAcids; ++j) e += c[i] * c[j] * m.score[i][j];
-    return e;
-  };
-  double lo = 0, hi = 1;
-  for (int k = 0; k < 200; ++k) (expected_self(0.5 * (lo + hi)) < 0 ? lo : hi) = 0.5 * (lo + hi);
-  for (int k = -20; k <= 20; ++k) comps.push_back(mixture(lo * (1 + k * 1e-15)));
-  int ones = 0, halves = 0, between = 0;
-  for (const Composition& q : comps)
-    for (const Composition& t : comps) {
-      const double want = one_pass_ratio(m, standard, q, t), got = ratio(q, t);
-      EXPECT_EQ(got, want);
-      ones += want == 1.0, halves += want == 0.5, between += want > 0.5 && want < 1.0;
-    }
-  EXPECT_GT(ones, 100);
-  EXPECT_GT(halves, 100);
-  EXPECT_GT(between, 100);
 }
 
 TEST(Composition, CountsTrueAminoAcidsOnly) {
