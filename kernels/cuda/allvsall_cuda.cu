@@ -153,7 +153,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     clock_.mark("tile: buffers");
     CUDA_CHECK(cudaMemcpyAsync(host_scores_.get(), packed_->scores(), cells * sizeof(int32_t), cudaMemcpyDeviceToHost,
                                score_stream_));
-    cuda::wait_asleep(score_stream_);
+    CUDA_CHECK(cudaStreamSynchronize(score_stream_));
     clock_.mark("tile: copy");
     // The cut: scores >= min_score; a diagonal tile's pairs above its diagonal only (query slot
     // x and target position x are one sequence).
@@ -286,7 +286,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     if (!all.empty())
       CUDA_CHECK(cudaMemcpyAsync(all.data(), packed_->scores(), all.size() * sizeof(int32_t), cudaMemcpyDeviceToHost,
                                  score_stream_));
-    cuda::wait_asleep(score_stream_);
+    CUDA_CHECK(cudaStreamSynchronize(score_stream_));
     std::vector<int32_t> scores(pairs.size());
     for (size_t k = 0; k < pairs.size(); ++k) scores[k] = all[size_t(qslot[pairs[k].query]) * nt + tslot[pairs[k].target]];
     return scores;
@@ -378,14 +378,14 @@ class CudaAllVsAll : public AllVsAllEngine {
       if (traceback)
         CUDA_CHECK(cudaMemcpyAsync(host_text_used_.get(), text_used_.get(), sizeof(unsigned long long),
                                    cudaMemcpyDeviceToHost, stream_));
-      cuda::wait_asleep(stream_);
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
       const uint64_t text_bytes = host_text_used_[0];
       clock_.mark("device: copies");
       reserve_ahead(host_text_, std::max<uint64_t>(1, text_bytes));
       clock_.mark("device: buffers");
       if (text_bytes) {
         CUDA_CHECK(cudaMemcpyAsync(host_text_.get(), text_.get(), text_bytes, cudaMemcpyDeviceToHost, stream_));
-        cuda::wait_asleep(stream_);
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
       }
       clock_.mark("device: copies");
       const uint64_t text_at = cigars ? cigars->append(host_text_.get(), text_bytes) : 0;

@@ -407,7 +407,7 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
   Key* host = reinterpret_cast<Key*>(top_host_.get());
   CUDA_CHECK(cudaMemcpy2DAsync(host, k * sizeof(Key), sorted, row * sizeof(Key), k * sizeof(Key), n_queries,
                                cudaMemcpyDeviceToHost, stream_));
-  cuda::wait_asleep(stream_);
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
 
   std::vector<std::vector<ScoredTarget>> out(n_queries);
   for (uint32_t q = 0; q < n_queries; ++q) {

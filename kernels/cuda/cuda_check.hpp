@@ -4,7 +4,6 @@
 #include <cuda_runtime.h>
 
 #include <string>
-#include <unordered_map>
 
 #include "src/core/error.hpp"
 
@@ -30,20 +29,3 @@ namespace hpc::cuda {
 
 // After a kernel launch: launch-configuration errors surface here, execution errors at the next sync.
 #define CUDA_CHECK_LAUNCH(name) CUDA_CHECK(cudaGetLastError())
-
-namespace hpc::cuda {
-
-// Waits for the work queued on `stream` so far with the calling thread asleep (a blocking event),
-// where cudaStreamSynchronize spins a core under the default schedule: eight search workers a
-// GPU, each waiting so for its scores, took cores from the fits and staging of the others.
-inline void wait_asleep(cudaStream_t stream) {
-  thread_local std::unordered_map<int, cudaEvent_t> events;  // the thread's, one per device
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  cudaEvent_t& done = events[device];
-  if (!done) CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventBlockingSync | cudaEventDisableTiming));
-  CUDA_CHECK(cudaEventRecord(done, stream));
-  CUDA_CHECK(cudaEventSynchronize(done));
-}
-
-}  // namespace hpc::cuda

@@ -100,7 +100,7 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
 void PackedScorer::finish() {
   if (!pending_) return;
   pending_ = false;
-  if (packed_ok_) cuda::wait_asleep(stream_);  // the overflow count
+  if (packed_ok_) CUDA_CHECK(cudaStreamSynchronize(stream_));  // the overflow count
   rescore_exact(counters_host_[1]);
 }
 

@@ -139,7 +139,7 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
     std::vector<TbEnd> ends(items.size());
     CUDA_CHECK(cudaMemcpyAsync(ends.data(), ends_.get(), ends.size() * sizeof(TbEnd), cudaMemcpyDeviceToHost,
                                stream_));
-    wait_asleep(stream_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
 
     // Trace: rectangles in batches within the budget, largest first.
     const uint64_t budget = budget_bytes();
@@ -189,7 +189,7 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
       CUDA_CHECK(cudaMemcpyAsync(walks.data(), walks_.get(), walks.size() * sizeof(TbWalk), cudaMemcpyDeviceToHost,
                                  stream_));
       CUDA_CHECK(cudaMemcpyAsync(op_bytes.data(), ops_.get(), ops, cudaMemcpyDeviceToHost, stream_));
-      wait_asleep(stream_);
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
       for (size_t b = 0; b < batch.size(); ++b) {
         const TraceItem& it = todo[first + b];
         const TbWalk& w = walks[b];

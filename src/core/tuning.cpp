@@ -57,10 +57,6 @@ const std::vector<TunableSpec> kTable = {
     {Tunable::kMergeMemory, "HPCALIGN_MERGE_MEMORY_MIB", K::kNumber, {}, 16, 1 << 20, "200", "", false,
      "MiB the merge of search's and allvsall's result rows holds (its segments and merged tables), whatever the "
      "number of runs; more: fewer, larger segments (same rows)"},
-    {Tunable::kCalibrationThreads, "HPCALIGN_CALIBRATION_THREADS", K::kNumber, {}, 1, 256, nullptr,
-     "the job's cores, at most 16", false,
-     "search --stats regress*: threads each worker's per-query fits, regress-qcomp's selection and its terms run on "
-     "(same results)"},
     {Tunable::kFaultFailTile, "HPCALIGN_FAULT_FAIL_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,
      "the backend fails with an error on the tile of this id"},
     {Tunable::kFaultExitTile, "HPCALIGN_FAULT_EXIT_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,

@@ -32,7 +32,6 @@ enum class Tunable {
   kHmmParsers,
   kMergeFanIn,
   kMergeMemory,
-  kCalibrationThreads,
   kFaultFailTile,
   kFaultExitTile,
   kFaultOomCells,

@@ -53,13 +53,6 @@ std::vector<size_t> shift_set_picks(size_t size) {
   return picks;
 }
 
-// The threads a worker's fits, selection and terms run on: the job's cores unless
-// HPCALIGN_CALIBRATION_THREADS says (eight workers a GPU each start this many at once).
-size_t calibration_threads() {
-  const auto n = tuning_number(Tunable::kCalibrationThreads);
-  return n ? size_t(*n) : usable_cores();
-}
-
 }  // namespace
 
 std::vector<uint32_t> calibration_positions(const Database& db, uint32_t sample_size) {
@@ -167,7 +160,7 @@ std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& que
   std::vector<QueryFit> fits(scored.size());
   const auto t0 = std::chrono::steady_clock::now();
   // ~0.2 ms a fit, on one core: 11,000 queries added ~2 s to a 0.4 s GPU search (H100).
-  run_ranges(scored.size(), calibration_threads(), [&](size_t begin, size_t end) {
+  run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
       std::vector<int32_t> scores(scored[k].size());
       std::vector<LengthKey> keys(scored[k].size());
@@ -199,7 +192,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
     double ratio;
   };
   std::vector<std::vector<Pick>> picks(scored.size());
-  run_ranges(scored.size(), calibration_threads(), [&](size_t begin, size_t end) {
+  run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
       const LengthRegression& fit = fits[k].regression;
       if (!fit.ok) continue;  // blast's E-values: no factor
@@ -231,7 +224,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
   for (size_t k = 0; k < picks.size(); ++k)
     first_req[k + 1] = first_req[k] + size_t(std::count_if(picks[k].begin(), picks[k].end(),
                                                            [](const Pick& p) { return p.ratio < 1; }));
-  run_ranges(picks.size(), calibration_threads(), [&](size_t begin, size_t end) {
+  run_ranges(picks.size(), usable_cores(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
       double sum = 0;  // in score order: the same sum on every backend and core count
       uint32_t count = 0;
