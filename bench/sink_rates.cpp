@@ -26,6 +26,7 @@
 
 #include "io/result_file.hpp"
 #include "io/run_files.hpp"
+#include "io/run_merge.hpp"
 
 namespace {
 
@@ -162,17 +163,24 @@ int main(int argc, char** argv) {
   const double staging = seconds_since(t0) - producing, staging_cpu = cpu_seconds() - c0 - producing_cpu;
   const auto tm = std::chrono::steady_clock::now();
   const double cm = cpu_seconds();
-  const uint64_t rows = workers > 0 ? file.finish_merged(hpc::RunFiles(dir, file_runs)) : file.finish_merged();
+  hpc::MergeTimes stages;
+  hpc::MergeRules final_merge;  // as allvsall's final merge (a screen's)
+  final_merge.memory = hpc::final_merge_memory();
+  final_merge.times = &stages;
+  const uint64_t rows = workers > 0 ? file.finish_merged(hpc::RunFiles(dir, file_runs), final_merge) : file.finish_merged();
   const double merging = seconds_since(tm), merging_cpu = cpu_seconds() - cm;
   if (workers > 0) hpc::remove_run_directory(dir);
   struct stat st {};
   stat(out.c_str(), &st);
   std::printf(
       "hits %llu in %u tiles; staging %.2f s wall, %.2f s CPU (%.2f M hits/s of wall; the producer's own %.2f s "
-      "excluded%s); merge of %zu runs %.2f s wall, %.2f s CPU (%.2f M hits/s of wall); file %.1f MB = %.2f bytes "
+      "excluded%s); merge of %zu runs in %zu segments %.2f s wall, %.2f s CPU (%.2f M hits/s of wall); file %.1f MB = %.2f bytes "
       "per hit\n",
       (unsigned long long)rows, tile_id, staging, staging_cpu, produced / staging / 1e6, producing,
-      workers > 0 ? ", workers' files: wall includes producing" : "", runs, merging,
+      workers > 0 ? ", workers' files: wall includes producing" : "", runs, stages.segments, merging,
       merging_cpu, rows / merging / 1e6, st.st_size / 1e6, double(st.st_size) / double(rows ? rows : 1));
+  std::printf("final merge's stages (overlapping): reading %.2f s, merging %.2f s, deflating %.2f s, storing %.2f s, "
+              "waited %.2f s\n",
+              stages.read, stages.merge, stages.deflate, stages.store, stages.waited);
   return rows == produced ? 0 : 1;
 }

@@ -400,6 +400,7 @@ class HitsOutput : public MergeOutput {
 DeflatedHitTable MergeOutput::prepare(HitTableColumns&) { return {}; }
 
 uint64_t merge_memory() { return uint64_t(*tuning_number(Tunable::kMergeMemory)) << 20; }  // the table has its default
+uint64_t final_merge_memory() { return uint64_t(*tuning_number(Tunable::kFinalMergeMemory)) << 20; }
 
 uint64_t SortedRuns::total_rows() const {
   uint64_t total = 0;

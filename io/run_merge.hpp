@@ -100,6 +100,14 @@ class MergeOutput {
 
 // The merge's memory budget: HPCALIGN_MERGE_MEMORY_MIB, else 200 MiB.
 uint64_t merge_memory();
+// allvsall's final merge's budget: HPCALIGN_FINAL_MERGE_MEMORY_MIB, else 512 MiB. Larger than
+// the other merges': a screen's final merge runs alone on the host once the GPUs are done, and
+// each segment costs the merging thread a serial chain (parts' barrier, copies, gather's
+// barrier, thread starts): the 57,592-sequence screen's 290 segments at 200 MiB were its
+// critical path; at 512 MiB 113 segments, final merge 5.9 s against 5.8-7.8 s, peak RSS 871 MiB
+// against 640-667 (one H100 host): well under a 2 GB share. The others run beside the compute
+// (background merges) or in processes that may also hold a database (search).
+uint64_t final_merge_memory();
 
 // Every row of `runs` in hit_order, cut by `rules`, to `out`; returns the rows written.
 uint64_t merge_sorted_runs(const SortedRuns& runs, MergeOutput& out, const MergeRules& rules);

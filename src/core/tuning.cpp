@@ -57,6 +57,9 @@ const std::vector<TunableSpec> kTable = {
     {Tunable::kMergeMemory, "HPCALIGN_MERGE_MEMORY_MIB", K::kNumber, {}, 16, 1 << 20, "200", "", false,
      "MiB the merge of search's and allvsall's result rows holds (its segments and merged tables), whatever the "
      "number of runs; more: fewer, larger segments (same rows)"},
+    {Tunable::kFinalMergeMemory, "HPCALIGN_FINAL_MERGE_MEMORY_MIB", K::kNumber, {}, 16, 1 << 20, "512", "", false,
+     "MiB allvsall's final merge (the one writing /hits) holds; its intermediate and background merges and "
+     "search's merge keep HPCALIGN_MERGE_MEMORY_MIB; more: fewer, larger segments (same rows)"},
     {Tunable::kFaultFailTile, "HPCALIGN_FAULT_FAIL_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,
      "the backend fails with an error on the tile of this id"},
     {Tunable::kFaultExitTile, "HPCALIGN_FAULT_EXIT_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,

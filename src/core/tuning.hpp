@@ -32,6 +32,7 @@ enum class Tunable {
   kHmmParsers,
   kMergeFanIn,
   kMergeMemory,
+  kFinalMergeMemory,
   kFaultFailTile,
   kFaultExitTile,
   kFaultOomCells,

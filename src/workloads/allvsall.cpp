@@ -385,7 +385,9 @@ class AllVsAllRun : public TiledWorkload {
     release_free_heap();  // the workers' freed tile buffers
     if (opt_.run.verbose)
       std::fprintf(stderr, "hpcalign: peak resident memory before the final merge %ld MiB\n", peak_resident_mib());
-    rows_ = merge_tile_runs(runs_, *out_, {}, opt_.run.verbose, background_.get());  // the staged runs, merged into /hits
+    MergeRules final_merge;  // every row kept, in the final merge's own budget (io/run_merge.hpp)
+    final_merge.memory = final_merge_memory();
+    rows_ = merge_tile_runs(runs_, *out_, final_merge, opt_.run.verbose, background_.get());  // the staged runs, merged into /hits
   }
 
   void summary() override {

@@ -6,10 +6,11 @@
 # and in the documented order: query, then score descending, then target. With a fan-in of 4
 # (HPCALIGN_MERGE_FAN_IN) its hundreds of runs are merged in levels through intermediate run
 # files: under the same bound, /hits identical, the intermediate files gone. The merge holds what
-# its budget (HPCALIGN_MERGE_MEMORY_MIB) allows: 64 MiB here, and a quarter of it cuts the
-# query range into more segments, for the same rows under a lower bound.
+# its budget (HPCALIGN_MERGE_MEMORY_MIB; the final merge's HPCALIGN_FINAL_MERGE_MEMORY_MIB) allows:
+# 64 MiB here, and a quarter of it cuts the query range into more segments, for the same rows
+# under a lower bound.
 source "$(dirname "$0")/lib.bash"
-export HPCALIGN_MERGE_MEMORY_MIB=64
+export HPCALIGN_MERGE_MEMORY_MIB=64 HPCALIGN_FINAL_MERGE_MEMORY_MIB=64
 n=1500
 awk -v n=$n '/^>/{k++} k<=n' "$TEST_DATA/balifam2000.fa" >"$WORK/s.fa"
 pairs=$((n * (n - 1) / 2))
@@ -46,7 +47,7 @@ peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/er
 same_hits "merged in levels equals the one-level merge" "$WORK/a.h5" "$WORK/f.h5"
 [ ! -e "$WORK/f.h5.runs" ] && pass "no run files left" || fail "left: $(ls "$WORK/f.h5.runs")"
 
-expect_ok "the same screen, a 16 MiB merge" env HPCALIGN_MERGE_MEMORY_MIB=16 "$HPCALIGN" allvsall -i "$WORK/s.fa" \
+expect_ok "the same screen, a 16 MiB merge" env HPCALIGN_MERGE_MEMORY_MIB=16 HPCALIGN_FINAL_MERGE_MEMORY_MIB=16 "$HPCALIGN" allvsall -i "$WORK/s.fa" \
   -o "$WORK/b.h5" --score-only --backend cpu --verbose
 narrow=$(segments)
 [ -n "$wide" ] && [ -n "$narrow" ] && [ "$narrow" -ge $((3 * wide)) ] && pass "a quarter of the budget: $narrow segments against $wide" \
