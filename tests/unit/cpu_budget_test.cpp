@@ -11,6 +11,7 @@
 #include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
+#include "src/core/part_pool.hpp"
 
 namespace hpc {
 namespace {
@@ -107,3 +108,33 @@ TEST(OnAllCores, RunRangesCoversEveryIndexOnce) {
   });
   EXPECT_EQ(seen, std::vector<int>(1001, 1));
 }
+
+// A pool's rounds run every part once, whatever the parts against its threads, round after
+// round, and carry the lowest failed part's exception to the caller once all have ended.
+TEST(PartPool, RunsEveryPartOnceARoundAndRethrowsTheLowestFailedPart) {
+  for (size_t width : {1, 3, 8}) {
+    hpc::PartPool pool(width);
+    for (size_t parts : {0, 1, 2, 5, 17}) {
+      for (int round = 0; round < 20; ++round) {
+        std::vector<int> ran(parts, 0);
+        pool.run(parts, [&](size_t k) { ++ran[k]; });
+        EXPECT_EQ(ran, std::vector<int>(parts, 1)) << width << " threads, " << parts << " parts";
+      }
+    }
+    std::vector<int> ran(9, 0);
+    try {
+      pool.run(ran.size(), [&](size_t k) {
+        ran[k] = 1;
+        if (k == 3 || k == 7) throw std::runtime_error("part " + std::to_string(k));
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "part 3");
+    }
+    EXPECT_EQ(ran, std::vector<int>(9, 1));
+    int after = 0;  // the pool still runs rounds after a failed one
+    pool.run(1, [&](size_t) { ++after; });
+    EXPECT_EQ(after, 1);
+  }
+}
+
