@@ -149,7 +149,7 @@ double LengthRegression::score_for_evalue(double max_evalue, double n, double su
 }
 
 LengthKey length_key(uint32_t n) {
-  return {n, n >= kShortest ? bin_of(n) : 0, kBinsPerLn * std::log(double(std::max<uint32_t>(1, n)))};
+  return {n, n >= kShortest ? bin_of(n) : 0, std::log(double(std::max<uint32_t>(1, n)))};
 }
 
 LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const std::vector<uint32_t>& lengths,
@@ -192,7 +192,7 @@ LengthRegression fit_length_regression(const std::vector<int32_t>& scores, const
   const double spread = std::sqrt(l.mean_var);
   for (size_t i = 0; i < scores.size(); ++i) {
     const LengthKey& k = keys[i];
-    const double z = k.length < kShortest || scores[i] <= 0 ? -5 : (scores[i] - l.rho * k.x - l.mu) / spread;
+    const double z = k.length < kShortest || scores[i] <= 0 ? -5 : (scores[i] - l.rho * (kBinsPerLn * k.log_length) - l.mu) / spread;
     if (z >= kLowZ && z <= trim_z) continue;
     kept -= 1;
     if (k.length >= kShortest && scores[i] > 0) h.add(k.bin, std::min<double>(scores[i], cap_score), -1);

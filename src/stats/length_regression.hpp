@@ -53,12 +53,12 @@ class EvalueWithin {
   double x_at_ = 0;
 };
 
-// What the fit reads from a subject's length: its bin and 10 ln(max(1, n)); a fixed sample's
-// are computed once (length_key), not for each query's fit.
+// What the fits and the set test read from a subject's length: its bin and ln(max(1, n)); a
+// fixed sample's are computed once (length_key), not for each query.
 struct LengthKey {
   uint32_t length = 0;
   int bin = 0;
-  double x = 0;
+  double log_length = 0;
 };
 LengthKey length_key(uint32_t n);
 

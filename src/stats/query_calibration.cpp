@@ -82,7 +82,6 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
   for (size_t t = 0; t < sample_.seqs.size(); ++t) {
     sample_compositions_.push_back(composition_of(sample_.seqs.view(t)));
-    sample_log_lengths_.push_back(std::log(double(std::max<uint32_t>(1, sample_.seqs.length(t)))));
     sample_keys_.push_back(length_key(std::max<uint32_t>(1, sample_.seqs.length(t))));
   }
   const KarlinParams cap = ssearch36_cap_karlin(search.matrix);
@@ -199,7 +198,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
       std::vector<ScoredTarget> set;
       const EvalueWithin within(fit, subjects, kShiftSetP * subjects);
       for (const ScoredTarget& st : scored[k])
-        if (st.score > 0 && within(st.score, sample_keys_[st.target].length, sample_log_lengths_[st.target]))
+        if (st.score > 0 && within(st.score, sample_keys_[st.target].length, sample_keys_[st.target].log_length))
           set.push_back(st);
       const Composition query = composition_of(setup_.queries->view(queries[k]));
       for (size_t i : shift_set_picks(set.size())) {

@@ -79,8 +79,7 @@ class QueryCalibration {
   std::vector<uint32_t> positions_;  // sample subject k is db_->by_length[positions_[k]]
   Database sample_;  // before backend_: the backend holds views of it
   std::vector<Composition> sample_compositions_;  // per sample subject (regress-qcomp's ratios)
-  std::vector<double> sample_log_lengths_;  // per sample subject: ln(max(1, length)) (the set's test)
-  std::vector<LengthKey> sample_keys_;      // per sample subject: what its fits read of its length
+  std::vector<LengthKey> sample_keys_;  // per sample subject: what its fits and the set's test read of its length
   std::unique_ptr<SearchBackend> backend_;  // made on first use (whole databases: regress-qcomp's only)
   std::unordered_map<uint32_t, QueryFit> made_;  // fit()'s fits so far, by query
   const SearchStatistics* stats_;
