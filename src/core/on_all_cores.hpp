@@ -18,25 +18,39 @@ inline size_t usable_cores() {
   return n;
 }
 
-// Runs part(k) for every k < parts, each on its own thread (part 0 on the calling one). Once
-// all have ended, the exception of the lowest failed part, if any, is rethrown here (one that
-// escaped a thread would end the process).
-template <class Part>
-void run_parts(size_t parts, Part part) {
-  std::vector<std::exception_ptr> failed(parts);
-  const auto guarded = [&](size_t k) {
+// Each part's exception, so that once all parts have ended the lowest failed part's is
+// rethrown on the caller's thread (one that escaped a thread would end the process).
+class PartFailures {
+ public:
+  explicit PartFailures(size_t parts) : failed_(parts) {}
+  template <class Part>
+  void run(Part& part, size_t k) {
     try {
       part(k);
     } catch (...) {
-      failed[k] = std::current_exception();
+      failed_[k] = std::current_exception();
     }
-  };
+  }
+  void rethrow_lowest() const {
+    for (const auto& e : failed_)
+      if (e) std::rethrow_exception(e);
+  }
+
+ private:
+  std::vector<std::exception_ptr> failed_;
+};
+
+// Runs part(k) for every k < parts, each on its own thread (part 0 on the calling one); then
+// rethrows the lowest failed part's exception, if any (PartFailures).
+template <class Part>
+void run_parts(size_t parts, Part part) {
+  PartFailures failures(parts);
+  const auto guarded = [&](size_t k) { failures.run(part, k); };
   std::vector<std::thread> pool;
   for (size_t k = 1; k < parts; ++k) pool.emplace_back(guarded, k);
   if (parts > 0) guarded(size_t(0));
   for (auto& t : pool) t.join();
-  for (const auto& e : failed)
-    if (e) std::rethrow_exception(e);
+  failures.rethrow_lowest();
 }
 
 // Runs range(begin, end) over [0, n) cut into `parts` near-equal consecutive ranges.

@@ -4,11 +4,12 @@
 // joined its threads every round, on the merging thread's critical path.
 #include <condition_variable>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc {
 
@@ -33,14 +34,10 @@ class PartPool {
   // ...; once all have ended, the lowest failed part's exception, if any, is rethrown here.
   template <class Part>
   void run(size_t parts, Part&& part) {
-    std::vector<std::exception_ptr> failed(parts);
+    PartFailures failures(parts);
     const size_t width = threads_.size() + 1;
     const std::function<void(size_t)> stride = [&](size_t t) {
-      for (size_t k = t; k < parts; k += width) try {
-          part(k);
-        } catch (...) {
-          failed[k] = std::current_exception();
-        }
+      for (size_t k = t; k < parts; k += width) failures.run(part, k);
     };
     if (parts > 1 && width > 1) {
       {
@@ -55,8 +52,7 @@ class PartPool {
     } else {  // one part, or no threads of its own: all on the caller's
       stride(0);
     }
-    for (const auto& e : failed)
-      if (e) std::rethrow_exception(e);
+    failures.rethrow_lowest();
   }
 
  private:
