@@ -97,7 +97,7 @@ bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns&
 }
 
 DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, size_t chunk,
-                                   h5::Compression compression) {
+                                   h5::Compression compression, size_t threads) {
   DeflatedHitTable d;
   const int level = h5::deflate_level(compression);
   if (level == 0 || chunk == 0) return d;
@@ -124,7 +124,7 @@ DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, si
   }
   std::atomic<size_t> next{0};
   std::atomic<bool> ok{true};
-  run_parts(std::min(usable_cores(), tasks.size()), [&](size_t) {
+  run_parts(std::max<size_t>(1, std::min(threads, tasks.size())), [&](size_t) {
     h5::PooledBytes pooled(scratch);
     std::vector<uint8_t>& plain = pooled.get();
     for (size_t t = next++; t < tasks.size() && ok; t = next++)

@@ -71,13 +71,14 @@ void create_hit_table(h5::File& file, const std::string& group, bool with_identi
 // before each column); the table's columns then have unequal lengths (a resume cuts them).
 bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
                       const std::atomic<bool>* cancel = nullptr);
-// Every column's chunks deflated as create_hit_table(..., chunk, compression) set them up, on all
-// cores at once (the chunks of all columns one list of work), without HDF5: any thread may
+// Every column's chunks deflated as create_hit_table(..., chunk, compression) set them up, on
+// `threads` threads at once (the chunks of all columns one list of work), without HDF5: any thread may
 // deflate while another writes the file. The rows must start at a chunk boundary of the table.
 struct DeflatedHitTable {
   std::vector<h5::DeflatedChunks> columns;  // for_each_row_column order, then cigar_chars; empty: not deflated
 };
-DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, size_t chunk, h5::Compression compression);
+DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, size_t chunk, h5::Compression compression,
+                                   size_t threads);
 // append_hit_table storing those chunks as they are (a column that does not fit goes through HDF5).
 void append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
                       const DeflatedHitTable& deflated);

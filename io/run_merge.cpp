@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <future>
 #include <mutex>
 #include <type_traits>
@@ -20,14 +21,23 @@ namespace {
 
 constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much at a time
 // What a segment's row and read byte cost the merge in all, for segments cut to its memory
-// budget (MergeRules::memory): score-only, ~380 bytes a row (two segments read, 52 bytes a row
-// each, three merged tables of 56, the parts' scratch of 20, the deflated chunks, the
-// allocator's slack: 3,000 sequences, 617 Ki rows a segment, peaked 228 MiB above the compute
-// phase's); with CIGARs, ~6 bytes a byte read (each character held in the two segments, three
-// merged tables and deflated).
-constexpr uint64_t kHeldRowBytes = 384;
-constexpr uint64_t kHeldPerByteRead = 6;
+// budget (MergeRules::memory): score-only, ~450 bytes a row (two segments read, 52 bytes a row
+// each, kSegmentsDeflating + 2 = four merged tables of 56, the parts' scratch of 20, the
+// deflated chunks, the allocator's slack: 3,000 sequences, 617 Ki rows a segment, peaked 228
+// MiB above the compute phase's with three tables); with CIGARs, ~7 bytes a byte read (each
+// character held in the two segments, four merged tables and deflated).
+constexpr uint64_t kHeldRowBytes = 448;
+constexpr uint64_t kHeldPerByteRead = 7;
 constexpr uint64_t kRowBytes = 52;
+// Segments deflated at once: the merging thread hands segment s to the deflaters once segment
+// s - 2's are done, not s - 1's, so the deflaters keep the cores busy across a segment's tail
+// (with one at a time, a screen's final merge on a 2-GPU host waited ~1.8 s for them).
+constexpr size_t kSegmentsDeflating = 2;
+
+// The merge's threads a stage: every CPU of the job. A merge runs after the tiles (or at idle
+// priority beside them), and its parts are independent; usable_cores()'s 16 left half of a
+// 32-core host idle through a screen's final merge.
+size_t merge_cores() { return all_usable_cores(); }
 
 // Runs r of [0, n) on all cores where the source allows it, else one after the other.
 template <class F>
@@ -37,7 +47,7 @@ void for_each_run(const SortedRuns& in, F&& f) {
     for (size_t r = 0; r < n; ++r) f(r, size_t(0));
     return;
   }
-  const size_t parts = std::min(n, usable_cores());
+  const size_t parts = std::min(n, merge_cores());
   run_parts(parts, [&](size_t p) {
     for (size_t r = p; r < n; r += parts) f(r, p);
   });
@@ -73,7 +83,7 @@ QueryLoad load_per_query(const SortedRuns& in) {
   bool any_chars = false;
   for (size_t r = 0; r < in.count() && !any_chars; ++r)
     any_chars = in.rows(r) > 0 && in.chars_before(r, in.rows(r)) > in.chars_before(r, 0);
-  const size_t parts = in.concurrent_reads() ? std::min(in.count(), usable_cores()) : 1;
+  const size_t parts = in.concurrent_reads() ? std::min(in.count(), merge_cores()) : 1;
   std::vector<QueryLoad> per(parts);
   for_each_run(in, [&](size_t r, size_t p) {
     std::vector<uint64_t> ends;
@@ -386,7 +396,7 @@ class HitsOutput : public MergeOutput {
   size_t chars_chunk() const override { return cigar_chars_chunk(chunk_); }
   bool with_identity() const override { return true; }
   DeflatedHitTable prepare(HitTableColumns& t) override {
-    return deflate_hit_table(t, true, chunk_, h5::Compression::kFast);
+    return deflate_hit_table(t, true, chunk_, h5::Compression::kFast, merge_cores());
   }
   void store(HitTableColumns& t, const DeflatedHitTable& d) override { append_hit_table(to_, group_, t, true, d); }
 
@@ -458,10 +468,11 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     read_segment(in, starts, s, seg[s % 2]);
     return lap(t);
   };
-  // Merged rows, three tables: segment s is gathered while s-1 is deflated and s-2 stored
-  // (the stores in order, one at a time; deflating and storing one after the other had made
-  // the writes the merge's critical path).
-  HitTableColumns merged[3];
+  // Merged rows, kSegmentsDeflating + 2 tables: segment s is gathered while the segments before
+  // it are deflated and the one before those stored (the stores in order, one at a time;
+  // deflating and storing one after the other had made the writes the merge's critical path).
+  constexpr size_t kTables = kSegmentsDeflating + 2;
+  HitTableColumns merged[kTables];
   const auto deflate = [&](HitTableColumns& t) {
     auto started = std::chrono::steady_clock::now();
     DeflatedHitTable d = output.prepare(t);
@@ -474,22 +485,23 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     return lap(started);
   };
   std::future<double> reading = std::async(std::launch::async, read, 0);
-  std::future<std::pair<DeflatedHitTable, double>> deflating;
+  std::deque<std::future<std::pair<DeflatedHitTable, double>>> deflating;  // segments s - deflating.size() ... s - 1
   std::future<double> storing;
-  // Segment `s`'s chunks, once deflated, to the file after the store before them.
+  // Segment `s`'s chunks (the oldest deflating), once deflated, to the file after the store
+  // before them.
   const auto store_deflated = [&](size_t s) {
-    if (!deflating.valid()) return;
-    auto [d, deflate_seconds] = deflating.get();
+    auto [d, deflate_seconds] = deflating.front().get();
+    deflating.pop_front();
     times.deflate += deflate_seconds;
     if (storing.valid()) times.store += storing.get();
-    storing = std::async(std::launch::async, [&, s, d = std::move(d)] { return store(merged[s % 3], d); });
+    storing = std::async(std::launch::async, [&, s, d = std::move(d)] { return store(merged[s % kTables], d); });
   };
   HitTableColumns carry;  // merged rows short of a whole chunk, written with the next segment's
   std::vector<std::vector<uint32_t>> picked;  // each part's rows of the segment
   std::vector<std::vector<PartRow>> part_rows;
   uint64_t written = 0;
   // The parts' threads, kept for the merge's rounds (none for a merge too small to cut).
-  PartPool pool(in.total_rows() < (1u << 14) ? 1 : usable_cores());
+  PartPool pool(in.total_rows() < (1u << 14) ? 1 : merge_cores());
   for (size_t s = 0; s < segments; ++s) {
     times.read += reading.get();
     if (s + 1 < segments) reading = std::async(std::launch::async, read, s + 1);
@@ -497,7 +509,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     const Segment& sg = seg[s % 2];
     // Parts of the segment for the cores, cut by query at about equal rows.
     const uint64_t rows = sg.run_begin.back();
-    const size_t cores = rows < (1u << 14) ? 1 : usable_cores();
+    const size_t cores = rows < (1u << 14) ? 1 : merge_cores();
     const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
     picked.resize(parts.size() - 1);
     part_rows.resize(picked.size());
@@ -508,8 +520,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
       part_chars[p] = picked_chars(sg, picked[p]);
     });
     if (!counted) throw Error("the sorted runs changed while they were merged (more rows than counted)");
-    // The table stored three segments ago is free again (its store was waited for last time).
-    HitTableColumns& out = merged[s % 3];
+    // The table stored kTables segments ago is free again (its store was waited for last time).
+    HitTableColumns& out = merged[s % kTables];
     std::vector<size_t> row_at{carry.rows()};
     std::vector<uint64_t> chars_at{carry.chars_base + carry.cigar_chars.size()};
     for (size_t p = 0; p < picked.size(); ++p) {
@@ -523,15 +535,15 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);
     if (s + 1 < segments) keep_whole_char_chunks(out, carry, output.chars_chunk());
     times.merge += lap(clock);
-    if (s > 0) store_deflated(s - 1);
+    if (deflating.size() == kSegmentsDeflating) store_deflated(s - kSegmentsDeflating);
     // The parts' and deflaters' buffers of the segments before, where CIGARs make them large
     // and uneven (a trim a segment of score-only rows cost the screen's merge ~0.5 s).
     if (chars_at.back() > 0) release_free_heap();
     times.waited += lap(clock);
     written += out.rows();
-    deflating = std::async(std::launch::async, deflate, std::ref(out));
+    deflating.push_back(std::async(std::launch::async, deflate, std::ref(out)));
   }
-  if (segments > 0) store_deflated(segments - 1);
+  while (!deflating.empty()) store_deflated(segments - deflating.size());
   if (storing.valid()) times.store += storing.get();
   times.waited += lap(clock);
   if (rules.times) {

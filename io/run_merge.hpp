@@ -5,14 +5,15 @@
 //
 // How: the runs' query columns (and CIGAR ends) are read once to count rows and characters per
 // query, which cuts the query range into segments that the merge's memory budget holds
-// (MergeRules::memory: two segments read, three merged tables; a query with more rows is a
+// (MergeRules::memory: two segments read, four merged tables; a query with more rows is a
 // segment of its own: memory is bounded by the rows of the busiest query, at most one per
 // target), and once
 // more to find where each segment starts in every run. Each segment's rows are then read with
 // one call per column and run (large contiguous reads), merged on all cores (the segment cut
 // again by query, every part its queries' rows bucketed and sorted) and appended to the output with the
-// numbers deflated on all cores. The stages overlap: segment s+1 is read and segment s-1
-// deflated and stored while segment s merges (two segments and three merged tables in memory).
+// numbers deflated on all cores. The stages overlap: segment s+1 is read, segments s-1 and s-2
+// deflated and s-3 stored while segment s merges (two segments and four merged tables in
+// memory). Every stage runs on all the job's CPUs (all_usable_cores: a merge owns the host).
 // Rows are identical for any number of cores and runs.
 //
 // The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one

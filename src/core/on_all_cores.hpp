@@ -18,6 +18,13 @@ inline size_t usable_cores() {
   return n;
 }
 
+// Every CPU of the job, without usable_cores()'s cap: for a merge, whose reads, sorts and
+// deflates are independent parts (a screen's final merge on a 2-GPU host of 32 cores used 16).
+inline size_t all_usable_cores() {
+  static const size_t n = size_t(std::max(1, usable_cpus().cpus));
+  return n;
+}
+
 // Each part's exception, so that once all parts have ended the lowest failed part's is
 // rethrown on the caller's thread (one that escaped a thread would end the process).
 class PartFailures {
