@@ -3,7 +3,8 @@
 // bit-identical to hmm::msv_filter_score (kernels/cpu/msv_filters.hpp): the same SSV fast
 // path and fallback rules, the same saturation and overflow rule. One warp per target, the
 // database uploaded once per device in Database::by_length order. The bias and Viterbi
-// filters of the survivors stay on the host (shared code, src/hmm/filter_pipeline.hpp).
+// filters of the survivors: their own GPU twins (bias_cuda.hpp, vit_cuda.hpp), the verdicts
+// the host's shared code (src/hmm/filter_pipeline.hpp).
 // The SSV runs in 16-bit lanes with several models packed into a warp (msv16_kernels.cu,
 // fp16 and byte profile; HPCALIGN_MSV_KERNEL=w16, mix or w8 for its int16, mixed or signed-byte
 // DPX profiles) or, with HPCALIGN_MSV_KERNEL=byte, in the byte kernel (msv_kernels.cu); the

@@ -5,9 +5,11 @@
 #include <string>
 
 #include "kernels/cpu/thread_pool.hpp"
+#include "kernels/cuda/bias_cuda.hpp"
 #include "kernels/cuda/msv_cuda.hpp"
 #include "kernels/cuda/vit_cuda.hpp"
 #include "src/core/stage_clock.hpp"
+#include "src/core/tuning.hpp"
 
 namespace hpc {
 namespace {
@@ -43,15 +45,22 @@ class MsvCut {
 };
 
 // A tile's models on the GPU: the MSV filter of every (model, target) in one launch, the
-// P-values and the bias filter on a host thread pool (the shared pipeline code), then the
-// Viterbi filter of the bias survivors of all the tile's models in one GPU call.
+// P-values on a host thread pool (the shared pipeline code), the bias filter of the pairs past
+// MSV in one GPU call, then the Viterbi filter of the bias survivors of all the tile's models
+// in one GPU call.
 class CudaMsvEngine : public MsvEngine {
  public:
   CudaMsvEngine(int device, int host_threads, const MsvSetup& setup)
-      : setup_(setup), device_(device), gpu_(device, *setup.db), vit_(device), pool_(host_threads) {}
+      : setup_(setup),
+        device_(device),
+        gpu_(device, *setup.db),
+        vit_(device),
+        bias_(device, *setup.db),
+        bias_gpu_(std::string(tuning_choice(Tunable::kHmmBias)) == "device"),
+        pool_(host_threads) {}
   DeviceCapacity capacity() const override {
     DeviceCapacity c;
-    c.name = "cuda device " + std::to_string(device_) + " (MSV and Viterbi filters on the GPU, bias on the host)";
+    c.name = "cuda device " + std::to_string(device_) + " (MSV, bias and Viterbi filters on the GPU)";
     return c;
   }
   // The tile's models in one GPU launch (models too long for the kernel: the CPU twin).
@@ -72,27 +81,36 @@ class CudaMsvEngine : public MsvEngine {
     clock.mark("msv");
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return setup_.db->seqs.view(setup_.db->by_length[tile.part_begin + i]); };
-    // Pass 1 (host pool): MSV P-values and the bias filter, up to the Viterbi filter. Without
-    // --all, a pair below its length's MSV cut fails for sure and is only counted: ~98% of
-    // the pairs then cost a comparison instead of a log, an exp and a result. Each batch
-    // keeps its own list, joined in batch order (the same result for any thread count).
+    // Pass 1 (host pool): MSV P-values, and the bias filter there unless the GPU runs it (then
+    // only the pairs past the MSV filter are marked). Without --all, a pair below its length's
+    // MSV cut fails for sure and is only counted: ~98% of the pairs then cost a comparison
+    // instead of a log, an exp and a result. Each batch keeps its own list, joined in batch
+    // order (the same result for any thread count).
     const size_t batches = batch_count(n);
     std::vector<std::vector<Scored>> lists(models.size() * batches);
     for_batches(models.size(), n, [&](size_t k, size_t first, size_t last) {
-      MsvCut cut((*setup_.filters)[models[k]], setup_.settings);
+      const hmm::ModelFilters& f = (*setup_.filters)[models[k]];
+      MsvCut cut(f, setup_.settings);
       std::vector<Scored>& list = lists[k * batches + first / kBatch];
       for (size_t i = first; i < last; ++i) {
         const SeqView v = view(i);
-        if (!setup_.all_pairs && cut.fails(int(v.length), usc[k][i])) continue;
-        list.push_back({uint32_t(i), hmm::run_filters_until_viterbi((*setup_.filters)[models[k]], v.data, int(v.length),
-                                                                    usc[k][i], setup_.settings)});
+        const int L = int(v.length);
+        if (!setup_.all_pairs && cut.fails(L, usc[k][i])) continue;
+        Scored sp{uint32_t(i), {}, false};
+        if (!bias_gpu_)
+          sp.r = hmm::run_filters_until_viterbi(f, v.data, L, usc[k][i], setup_.settings);
+        else
+          sp.needs_bias = hmm::msv_filter_passes(f, L, usc[k][i], setup_.settings);
+        list.push_back(sp);
       }
     });
     std::vector<std::vector<Scored>> scored(models.size());  // per model, in target order
     for (size_t k = 0; k < models.size(); ++k)
       for (size_t b = 0; b < batches; ++b)
         scored[k].insert(scored[k].end(), lists[k * batches + b].begin(), lists[k * batches + b].end());
-    clock.mark("pvalues+bias");
+    clock.mark("pvalues");
+    if (bias_gpu_) bias_on_gpu(tile, models, usc, scored);
+    clock.mark("bias");
     // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
     // one GPU call (models longer than the Viterbi kernel: the CPU twin), then their verdict.
     std::vector<hmm::VitGroup> groups;
@@ -133,11 +151,34 @@ class CudaMsvEngine : public MsvEngine {
     return r;
   }
 
-  // A pair the pipeline looked at: its position in the tile and its result.
+  // A pair the pipeline looked at: its position in the tile and its result (with the bias
+  // filter on the GPU, first only whether the pair passed the MSV filter).
   struct Scored {
     uint32_t i;
     hmm::PairResult r;
+    bool needs_bias;
   };
+
+  // The bias filter of the pairs past the MSV filter in one GPU call, then each pair's
+  // pipeline up to the Viterbi filter given its score (the pairs that failed MSV too).
+  void bias_on_gpu(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<std::vector<float>>& usc,
+                   std::vector<std::vector<Scored>>& scored) {
+    const bool bias_stage = setup_.settings.stages & hmm::kStageBias;
+    std::vector<hmm::BiasPair> pairs;
+    for (size_t k = 0; k < models.size() && bias_stage; ++k)
+      for (const Scored& sp : scored[k])
+        if (sp.needs_bias) pairs.push_back({&(*setup_.filters)[models[k]].bias, uint32_t(tile.part_begin + sp.i)});
+    const std::vector<float> bias = bias_.scores(pairs);
+    size_t next = 0;
+    for (size_t k = 0; k < models.size(); ++k) {
+      const hmm::ModelFilters& f = (*setup_.filters)[models[k]];
+      for (Scored& sp : scored[k]) {
+        const float b = bias_stage && sp.needs_bias ? bias[next++] : NAN;
+        const int L = int(setup_.db->seqs.length(setup_.db->by_length[tile.part_begin + sp.i]));
+        sp.r = hmm::run_filters_until_viterbi(f, L, usc[k][sp.i], b, setup_.settings);
+      }
+    }
+  }
   static constexpr size_t kBatch = 512;
   static size_t batch_count(size_t n) { return (n + kBatch - 1) / kBatch; }
 
@@ -163,6 +204,8 @@ class CudaMsvEngine : public MsvEngine {
   int device_;
   hmm::MsvCuda gpu_;
   hmm::VitCuda vit_;
+  hmm::BiasCuda bias_;
+  bool bias_gpu_;  // HPCALIGN_HMM_BIAS: the bias filter on the GPU (else on the host pool)
   ThreadPool pool_;
   hmm::FilterWorkspace ws_;
 };

@@ -51,6 +51,9 @@ const std::vector<TunableSpec> kTable = {
      "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
      "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
      "the GPU choices are slower end to end for now"},
+    {Tunable::kHmmBias, "HPCALIGN_HMM_BIAS", K::kChoice, {"device", "host"}, 0, 0, "device", "", false,
+     "hmmsearch, hmmscan, msv on a GPU: where the bias filter of the pairs past the MSV filter runs: one GPU thread a "
+     "pair (device) or the worker's host threads (host). Same scores"},
     {Tunable::kMergeFanIn, "HPCALIGN_MERGE_FAN_IN", K::kNumber, {}, 2, kNoMax, "16384", "", false,
      "the runs a merge of search's and allvsall's result rows reads at once; past it, groups of runs are merged "
      "into intermediate runs first (same rows)"},

@@ -30,6 +30,7 @@ enum class Tunable {
   kMsvKernel,
   kMsvQ,
   kHmmParsers,
+  kHmmBias,
   kMergeFanIn,
   kMergeMemory,
   kFinalMergeMemory,

@@ -62,8 +62,11 @@ bool msv_filter_passes(const ModelFilters& m, int L, float usc, const FilterSett
   return L > 0 && !(msv_stat(m, L, usc).P > s.F1);
 }
 
-PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float usc,
-                                     const FilterSettings& s) {
+namespace {
+// The pipeline up to the Viterbi filter; bias_score() gives the bias filter's null (nats), called
+// only where the MSV filter passes and the bias stage is on.
+template <class BiasScore>
+PairResult until_viterbi(const ModelFilters& m, int L, float usc, const FilterSettings& s, BiasScore&& bias_score) {
   PairResult r;
   if (L <= 0) return r;
   const MsvStat st = msv_stat(m, L, usc);
@@ -77,7 +80,7 @@ PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, 
 
   float filtersc = nullsc;
   if (s.stages & kStageBias) {
-    filtersc = m.bias.score(seq, L);
+    filtersc = bias_score();
     bits = float(double(usc - filtersc) / kLn2);
     P = gumbel_survival(bits, m.msv_mu, m.msv_lambda);
     if (P > s.F1) return r;
@@ -87,6 +90,17 @@ PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, 
   r.needs_viterbi = (s.stages & kStageVit) && P > s.F2;
   r.passed = !r.needs_viterbi;
   return r;
+}
+}  // namespace
+
+PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float usc,
+                                     const FilterSettings& s) {
+  return until_viterbi(m, L, usc, s, [&] { return m.bias.score(seq, L); });
+}
+
+PairResult run_filters_until_viterbi(const ModelFilters& m, int L, float usc, float bias_nats,
+                                     const FilterSettings& s) {
+  return until_viterbi(m, L, usc, s, [&] { return bias_nats; });
 }
 
 PairResult finish_viterbi(const ModelFilters& m, PairResult r, float vit_nats, const FilterSettings& s) {

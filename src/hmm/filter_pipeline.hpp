@@ -64,6 +64,11 @@ PairResult run_filters_after_msv(const ModelFilters& m, const uint8_t* seq, int 
 // for a result with needs_viterbi, the Viterbi stage given viterbi_filter_score's value.
 PairResult run_filters_until_viterbi(const ModelFilters& m, const uint8_t* seq, int L, float msv_nats,
                                      const FilterSettings& s);
+// The same given the bias filter's score `bias_nats` (BiasFilter::score's value, e.g. from the
+// GPU twin, kernels/cuda/bias_cuda.hpp; read only where the MSV filter passes and the bias stage
+// is on).
+PairResult run_filters_until_viterbi(const ModelFilters& m, int L, float msv_nats, float bias_nats,
+                                     const FilterSettings& s);
 PairResult finish_viterbi(const ModelFilters& m, PairResult r, float vit_nats, const FilterSettings& s);
 // Whether an MSV score (nats) passes the MSV filter at target length L: the first decision
 // of run_filters_until_viterbi, alone (what a GPU caller needs to skip the pairs that fail).

@@ -117,8 +117,13 @@ float BiasFilter::score(const uint8_t* x, int L) const {
   end += dp[0] * 1.0f;  // both states move to E with probability 1
   end += dp[1] * 1.0f;
   logsc += float(std::log(double(end)));
+  return finish(logsc, L);
+}
+
+float BiasFilter::finish(float log_sum, int L) {
+  const float p1 = float(L) / float(L + 1);
   const float len = float(L) * std::log(p1);
-  return logsc + len + std::log(float(1.0 - double(p1)));
+  return log_sum + len + std::log(float(1.0 - double(p1)));
 }
 
 double gumbel_survival(double x, double mu, double lambda) {

@@ -39,10 +39,18 @@ class BiasFilter {
   BiasFilter(int model_length, const std::array<float, kHmmAlphabet>& compo);
   // Filter null score (nats) of a target; the length model is set from L as hmmsearch does.
   float score(const uint8_t* residues, int L) const;
+  // score()'s last step, given the sum of its per-row float logs (the end row's included): what
+  // a twin that runs the Forward elsewhere (kernels/cuda/bias_cuda.hpp) finishes with.
+  static float finish(float log_sum, int L);
+
+  using Odds = std::array<std::array<float, 2>, kHmmerAlphabetSize>;
+  const Odds& odds() const { return odds_; }
+  float t10() const { return t10_; }
+  float t11() const { return t11_; }
 
  private:
-  std::array<std::array<float, 2>, kHmmerAlphabetSize> odds_{};  // emission odds per code, state
-  float t10_ = 0, t11_ = 0;                                   // biased-state transitions
+  Odds odds_{};             // emission odds per code, state
+  float t10_ = 0, t11_ = 0;  // biased-state transitions
 };
 
 // P(S >= x) for a Gumbel with location mu and scale lambda (esl_gumbel_surv).

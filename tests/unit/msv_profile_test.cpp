@@ -186,6 +186,34 @@ TEST(MsvProfile, NullModels) {
   EXPECT_NEAR(gumbel_survival(40.0, 0.0, 1.0), std::exp(-40.0), 1e-25);
 }
 
+// The pipeline given a bias score from elsewhere (the GPU twin's) is the pipeline that scores it
+// itself, field for field, and it does use the score: a null far above a finite MSV score (an
+// overflowed one passes whatever the null) fails the pair.
+TEST(MsvProfile, PipelineGivenTheBiasScoreEqualsItsOwn) {
+  const ModelFilters f(globins());
+  const FilterSettings s;
+  FilterWorkspace ws;
+  std::mt19937 rng(25);
+  int past_msv = 0;
+  auto check = [&](const std::vector<uint8_t>& t) {
+    const int L = int(t.size());
+    const float usc = f.simd.msv(f.msv, t.data(), L, ws);
+    const PairResult a = run_filters_until_viterbi(f, t.data(), L, usc, s);
+    const PairResult b = run_filters_until_viterbi(f, L, usc, f.bias.score(t.data(), L), s);
+    EXPECT_EQ(a.msv_pass, b.msv_pass);
+    EXPECT_EQ(a.bias_pass, b.bias_pass);
+    EXPECT_EQ(a.needs_viterbi, b.needs_viterbi);
+    EXPECT_EQ(a.passed, b.passed);
+    EXPECT_TRUE(a.filter_nats == b.filter_nats || (std::isnan(a.filter_nats) && std::isnan(b.filter_nats)));
+    if (!a.msv_pass) return;
+    ++past_msv;
+    if (std::isfinite(usc)) EXPECT_FALSE(run_filters_until_viterbi(f, L, usc, usc + 100.0f, s).bias_pass);
+  };
+  check(consensus(globins()));
+  for (int i = 0; i < 1000; ++i) check(random_seq(rng, 50 + i % 400));
+  EXPECT_GT(past_msv, 5);
+}
+
 TEST(MsvProfile, StageNames) {
   EXPECT_EQ(parse_stages("msv"), unsigned(kStageMsv));
   EXPECT_EQ(stages_name(parse_stages("msv,bias,vit")), "msv,bias,vit");
