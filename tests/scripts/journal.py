@@ -6,17 +6,24 @@
   journal.py largest OUT.journal               bytes of the largest tile record's payload (0 if none)
   journal.py wait PID OUT.journal K            returns once K tiles are journalled; exit 1 if
                                                process PID ended first or nothing came in 300 s
-  journal.py kill-after SID OUT.journal K MS   once K tiles are journalled, waits MS ms and sends
-                                               SIGKILL to every process of session SID; exit 1 if
-                                               the run ended first or nothing came within 300 s
+  journal.py kill-run OUT.journal K MS LOG CMD...
+                                               starts CMD in a session of its own (output appended
+                                               to LOG); once K tiles are journalled waits MS ms and
+                                               sends SIGKILL to every process of the session until
+                                               none is left; exit 1 (the session killed too) if the
+                                               run ended first or nothing came within 300 s
 
 Records: "HPJ1" kind(u8) length(u64, little-endian) payload crc32(u32); kind 'T' is a finished
 tile, 'S' a tile split by the driver (io/tile_journal.hpp). Polling here, every 10 ms without starting a process, puts the kill
-within a few ms of the K-th tile however loaded the machine is.
+within a few ms of the K-th tile however loaded the machine is. kill-run starts the run itself,
+once this interpreter is up: started beside a run, the interpreter took 1.2-1.6 s to begin
+polling on a loaded 2-core machine, longer than a whole slowed msv run, which had then ended
+(its journal removed) before the first poll.
 """
 import os
 import signal
 import struct
+import subprocess
 import sys
 import time
 
@@ -60,7 +67,7 @@ def session_pids(sid):
     return pids
 
 
-def running(pid):  # the session leader exists and is not a zombie
+def running(pid):  # the process exists and is not a zombie
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
@@ -77,16 +84,34 @@ def wait(pid, journal, k):
     return 1
 
 
-def kill_after(sid, journal, k, ms):
-    if wait(sid, journal, k):
-        return 1
-    time.sleep(ms / 1000)
-    for pid in session_pids(sid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    return 0
+def kill_session(sid):  # until none is left: a rank being forked during a pass would escape it
+    for _ in range(100):
+        pids = [pid for pid in session_pids(sid) if running(pid)]
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    return False
+
+
+def kill_run(journal, k, ms, log, cmd):
+    with open(log, "ab") as out:
+        run = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+    t0 = time.time()
+    missed = wait(run.pid, journal, k)
+    if not missed:
+        time.sleep(ms / 1000)
+    if not kill_session(run.pid):
+        print(f"journal.py: processes of session {run.pid} survived kill -9", file=sys.stderr)
+    status = run.wait()
+    if missed:  # (status -9: killed here after 300 s)
+        print(f"journal.py: {journal.tiles} of {k} tiles seen in {journal.path}; the run's status {status} "
+              f"after {time.time() - t0:.1f} s", file=sys.stderr)
+    return missed
 
 
 if __name__ == "__main__":
@@ -102,5 +127,7 @@ if __name__ == "__main__":
         print(j.largest)
     elif sys.argv[1] == "wait":
         sys.exit(wait(int(sys.argv[2]), Journal(sys.argv[3]), int(sys.argv[4])))
+    elif sys.argv[1] == "kill-run":
+        sys.exit(kill_run(Journal(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:]))
     else:
-        sys.exit(kill_after(int(sys.argv[2]), Journal(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])))
+        sys.exit(f"journal.py: unknown command {sys.argv[1]}")
