@@ -71,20 +71,25 @@ attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\
 # An integer attribute on '/' (empty when absent).
 int_attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'; }
 
-# signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG) in the background,
-# sends it SIGNAL once its first tile is journalled (so every rank is running, with its signal
-# handlers, and tiles are left) and checks the graceful stop: exit 0 within the grace
-# time, OUT marked incomplete with stopped_by_signal, and the log saying it is resumable.
+# signal_after_tiles OUT K SIGNAL TARGET LOG CMD...: runs CMD (a run writing OUT; output appended
+# to LOG) in a session of its own and sends SIGNAL once K tiles of OUT are journalled, to CMD
+# (TARGET run) or to its hpcalign children (TARGET ranks); prints "STATUS MS", CMD's exit status
+# and the ms from the signal to its end. Returns 1 (after kill -9 of the session) when the run
+# ended first or nothing came within 300 s. (Started by the poller, as kill_after_tiles.)
+signal_after_tiles() {
+  local out=$1 k=$2 sig=$3 target=$4 log=$5; shift 5
+  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" signal-run "$out.journal" "$k" "$sig" "$target" "$log" "$@"
+}
+
+# signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG), sends it SIGNAL once its
+# first tile is journalled (so every rank is running, with its signal handlers, and tiles are
+# left) and checks the graceful stop: exit 0 within the grace time, OUT marked incomplete with
+# stopped_by_signal, and the log saying it is resumable.
 signal_stop_check() {
-  local name=$1 sig=$2 out=$3 log=$4; shift 4
-  "$@" >"$log" 2>&1 &
-  local pid=$!
-  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" wait "$pid" "$out.journal" 1 ||
-    fail "$name: the run ended before its first tile was journalled"
-  local t0=$(date +%s%N)
-  kill -"$sig" "$pid"
-  wait "$pid"
-  local rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+  local name=$1 sig=$2 out=$3 log=$4 stopped rc ms; shift 4
+  stopped=$(signal_after_tiles "$out" 1 "$sig" run "$log" "$@") ||
+    { fail "$name: the run ended before its first tile was journalled"; return; }
+  read -r rc ms <<<"$stopped"
   echo "# $name: exit $rc ${ms} ms after SIG$sig"
   [ $rc = 0 ] && pass "$name: exit 0" || fail "$name: exit $rc: $(tail -3 "$log")"
   [ "$ms" -lt 15000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
