@@ -34,9 +34,9 @@ check() {
   # shellcheck disable=SC2086
   same_groups "$name: mpirun -np 2 results identical" "$WORK/$name.ref.h5" "$WORK/$name.mpi.h5" $groups
   # kill -9 once 2 tiles are journalled (the largest tiles come first: they are split by then).
-  local out=$WORK/$name.kill.h5 sid journalled_splits
-  sid=$(start_session env HPCALIGN_FAULT_OOM_CELLS="$limit" HPCALIGN_FAULT_SLOW_MS=200 "$HPCALIGN" "$@" -o "$out")
-  kill_after_tiles "$sid" "$out" 2 50 || fail "$name: the run ended before 2 tiles were journalled"
+  local out=$WORK/$name.kill.h5 journalled_splits
+  kill_after_tiles "$out" 2 50 env HPCALIGN_FAULT_OOM_CELLS="$limit" HPCALIGN_FAULT_SLOW_MS=200 "$HPCALIGN" "$@" -o "$out" ||
+    fail "$name: the run ended before 2 tiles were journalled"
   journalled_splits=$(python3 "$(dirname "$0")/journal.py" splits "$out.journal")
   [ "$(h5_status "$out")" != complete ] && [ "$journalled_splits" -ge 1 ] &&
     pass "$name: killed after $journalled_splits split(s) and $(journal_tiles "$out") tile(s) were journalled" ||

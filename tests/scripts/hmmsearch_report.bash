@@ -107,7 +107,7 @@ column_sum() { h5dump -y -d "$2" "$1" | sed -n '/DATA {/,/}/p' | grep -o '[0-9]\
 # then resumed: the same tables and text (as HMMER's, in directory THEIRS) and the same HDF5 GROUPs.
 mpi_and_resume() {
   local program=$1 models=$2 db=$3 theirs=$4; shift 4
-  local other=hmmsearch out=$WORK/killed.h5 sid
+  local other=hmmsearch out=$WORK/killed.h5
   [ "$program" = hmmsearch ] && other=hmmscan
   mkdir -p "$WORK/mpi" "$WORK/one" "$WORK/res"
   expect_ok "one process --h5" "$HPCALIGN" $program --quiet --cpu 2 --h5 "$WORK/one.h5" $(outputs $program "$WORK/one") \
@@ -121,9 +121,8 @@ mpi_and_resume() {
   [ "$(attr "$WORK/one.h5" status)" = complete ] && [ "$(attr "$WORK/one.h5" workload)" = "$program" ] &&
     pass "HDF5 status complete, workload $program" || fail "status '$(attr "$WORK/one.h5" status)'"
 
-  sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=150 "$HPCALIGN" $program --quiet --cpu 4 --h5 "$out" \
-    $(outputs $program "$WORK/res") "$models" "$db")
-  if kill_after_tiles "$sid" "$out" 3 40; then
+  if kill_after_tiles "$out" 3 40 env HPCALIGN_FAULT_SLOW_MS=150 "$HPCALIGN" $program --quiet --cpu 4 --h5 "$out" \
+      $(outputs $program "$WORK/res") "$models" "$db"; then
     [ "$(attr "$out" status)" != complete ] && [ ! -e "$WORK/res/tbl" ] && [ ! -e "$WORK/res/out" ] &&
       pass "killed mid-run, no table or text written" || fail "killed run: status '$(attr "$out" status)'"
     expect_error "resume with other --F1 refused" "F1" "$HPCALIGN" $program --quiet --h5 "$out" --resume --F1 0.05 \

@@ -8,7 +8,6 @@
 # journal record and a damaged HDF5 file must be repaired from the journal.
 source "$(dirname "$0")/lib.bash"
 command -v mpirun >/dev/null || { echo "mpirun missing"; exit 1; }
-command -v setsid >/dev/null || { echo "setsid missing"; exit 1; }
 Q=$TEST_DATA/cudasw_queries20.fa
 DB=$TEST_DATA/balifam2000.fa
 # Several tiles per worker (the planner gives each MPI worker one by default): kills and
@@ -21,11 +20,8 @@ RANDOM=$SEED
 export HPCALIGN_FAULT_SLOW_MS=400
 search() { "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 --quiet "$@"; }
 
-# Starts `mpirun -np N search ... -o OUT ARGS` in its own session; prints the session id.
-start_mpi() {
-  local np=$1 out=$2; shift 2
-  start_session mpirun -np "$np" "$HPCALIGN" search -q "$Q" -d "$DB" -o "$out" --backend cpu --threads 1 --quiet "$@"
-}
+# The killed runs: `"${MPI3[@]}" -o OUT` (run by kill_after_tiles).
+MPI3=(mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 --quiet)
 
 expect_ok "uninterrupted single-process run" search -o "$WORK/ref.h5"
 t0=$(date +%s%N)
@@ -41,8 +37,7 @@ partial=0
 for trial in $(seq "$TRIALS"); do
   out=$WORK/trial$trial.h5
   k=$((1 + RANDOM % (tiles / 2))) extra=$((RANDOM % 300))
-  sid=$(start_mpi 3 "$out")
-  kill_after_tiles "$sid" "$out" "$k" "$extra" || { fail "trial $trial: the run ended before $k tiles were journalled"; continue; }
+  kill_after_tiles "$out" "$k" "$extra" "${MPI3[@]}" -o "$out" || { fail "trial $trial: the run ended before $k tiles were journalled"; continue; }
   kills=$((kills + 1))
   journalled=$(journal_tiles "$out")
   status=$(h5_status "$out")
@@ -54,8 +49,7 @@ for trial in $(seq "$TRIALS"); do
   fi
   # Every other trial: kill the resumed run too, once it has added a tile to the journal.
   if [ $((trial % 2)) = 0 ]; then
-    sid=$(start_mpi 3 "$out" --resume)
-    kill_after_tiles "$sid" "$out" $((journalled + 1)) $((RANDOM % 300)) && kills=$((kills + 1))
+    kill_after_tiles "$out" $((journalled + 1)) $((RANDOM % 300)) "${MPI3[@]}" -o "$out" --resume && kills=$((kills + 1))
     echo "# trial $trial: resumed run killed: $(journal_tiles "$out") tiles journalled, status '$(h5_status "$out")'"
   fi
   # Resume with 3, 2 ranks or a single process: other worker counts must reuse the stored plan
@@ -76,8 +70,7 @@ echo "# $kills kill -9 in $TRIALS trials"
 
 # A torn journal record (a kill inside write()) and an HDF5 file damaged by a kill inside a
 # flush: the torn tail is dropped, the HDF5 file rebuilt from the journal, results identical.
-sid=$(start_mpi 3 "$WORK/torn.h5")
-if kill_after_tiles "$sid" "$WORK/torn.h5" $((tiles / 2)) && [ "$(h5_status "$WORK/torn.h5")" != complete ]; then
+if kill_after_tiles "$WORK/torn.h5" $((tiles / 2)) 0 "${MPI3[@]}" -o "$WORK/torn.h5" && [ "$(h5_status "$WORK/torn.h5")" != complete ]; then
   size=$(stat -c %s "$WORK/torn.h5.journal")
   printf 'HPJ1T\377\377' >>"$WORK/torn.h5.journal"  # a record header cut short
   head -c $((size + 7)) "$WORK/torn.h5.journal" >"$WORK/j" && cat "$WORK/j" >"$WORK/torn.h5.journal"
@@ -91,8 +84,7 @@ else
 fi
 
 # Resume refuses other parameters, names them, and leaves the file as it was.
-sid=$(start_mpi 3 "$WORK/mismatch.h5")
-if kill_after_tiles "$sid" "$WORK/mismatch.h5" 1; then
+if kill_after_tiles "$WORK/mismatch.h5" 1 0 "${MPI3[@]}" -o "$WORK/mismatch.h5"; then
   expect_error "resume with another matrix is refused" "matrix: the file has 'BLOSUM62" search -o "$WORK/mismatch.h5" --resume --matrix BLOSUM50 --gapopen 13 --gapextend 2
   expect_error "resume with another --max-hits is refused" "max_hits" search -o "$WORK/mismatch.h5" --resume --max-hits 3
   expect_error "resume with another database is refused" "database" "$HPCALIGN" search -q "$Q" -d "$TEST_DATA/queries3.fa" -o "$WORK/mismatch.h5" --backend cpu --quiet --resume

@@ -11,7 +11,6 @@
 # complete file is refused, and `view` flags a killed file.
 source "$(dirname "$0")/lib.bash"
 command -v mpirun >/dev/null || { echo "mpirun missing"; exit 1; }
-command -v setsid >/dev/null || { echo "setsid missing"; exit 1; }
 D=$TEST_DATA
 SEED=${KILL_SEED:-20240611}
 TRIALS=${KILL_TRIALS:-3}
@@ -30,7 +29,8 @@ kill_trials() {
   IFS=, read -ra G <<<"$groups"
   run=("$HPCALIGN" "$@" --backend cpu --threads 1)
   slowed=(env HPCALIGN_FAULT_SLOW_MS="$slow" "${run[@]}" --quiet)
-  local ref=$WORK/$name-ref.h5 t0 duration out trial k extra sid status journalled tiles
+  local ref=$WORK/$name-ref.h5 t0 duration out trial k extra status journalled tiles
+  local -a launcher
   t0=$(date +%s%N)
   expect_ok "$name: uninterrupted run" "${slowed[@]}" -o "$ref"
   duration=$((($(date +%s%N) - t0) / 1000000))
@@ -43,12 +43,9 @@ kill_trials() {
   for trial in $(seq "$TRIALS"); do
     out=$WORK/$name-$trial.h5
     k=$((1 + RANDOM % (tiles / 2))) extra=$((RANDOM % (slow / 2 + 1)))
-    if [ "$trial" = "$TRIALS" ]; then  # 3 ranks
-      sid=$(start_session mpirun -np 3 "${slowed[@]}" -o "$out")
-    else
-      sid=$(start_session "${slowed[@]}" -o "$out")
-    fi
-    kill_after_tiles "$sid" "$out" "$k" "$extra" ||
+    launcher=()
+    [ "$trial" = "$TRIALS" ] && launcher=(mpirun -np 3)  # 3 ranks
+    kill_after_tiles "$out" "$k" "$extra" "${launcher[@]}" "${slowed[@]}" -o "$out" ||
       { fail "$name trial $trial: the run ended before $k tiles were journalled"; continue; }
     status=$(h5_status "$out")
     journalled=$(journal_tiles "$out")
@@ -60,8 +57,7 @@ kill_trials() {
       fail "$name trial $trial: not a partial run to resume (status '$status', $journalled tiles journalled)"; continue
     fi
     if [ "$trial" = 2 ]; then  # kill the resumed run too, once it has added a tile
-      sid=$(start_session "${slowed[@]}" -o "$out" --resume)
-      kill_after_tiles "$sid" "$out" $((journalled + 1)) "$extra"
+      kill_after_tiles "$out" $((journalled + 1)) "$extra" "${slowed[@]}" -o "$out" --resume
       echo "# $name trial $trial: resumed run killed: $(h5_status "$out"), $(journal_tiles "$out") tiles journalled"
     fi
     if [ "$(h5_status "$out")" != complete ]; then  # (unless the resumed run outran the second kill)
@@ -81,9 +77,9 @@ kill_trials() {
 # killed NAME ARGS...: $WORK/NAME-killed.h5, a run killed after its first tile.
 killed() {
   local name=$1; shift
-  local out=$WORK/$name-killed.h5 sid
-  sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=300 "$HPCALIGN" "$@" --backend cpu --threads 1 --quiet -o "$out")
-  kill_after_tiles "$sid" "$out" 1 || fail "$name: the run to refuse resumes of ended before its first tile"
+  local out=$WORK/$name-killed.h5
+  kill_after_tiles "$out" 1 0 env HPCALIGN_FAULT_SLOW_MS=300 "$HPCALIGN" "$@" --backend cpu --threads 1 --quiet -o "$out" ||
+    fail "$name: the run to refuse resumes of ended before its first tile"
 }
 
 A=(allvsall -i "$WORK/short200.fa" --mode local)

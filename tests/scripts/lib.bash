@@ -71,20 +71,25 @@ attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): "\{0,1\}\([^"]*\)"\
 # An integer attribute on '/' (empty when absent).
 int_attr() { h5dump -a "/$2" "$1" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p'; }
 
-# signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG) in the background,
-# sends it SIGNAL once its first tile is journalled (so every rank is running, with its signal
-# handlers, and tiles are left) and checks the graceful stop: exit 0 within the grace
-# time, OUT marked incomplete with stopped_by_signal, and the log saying it is resumable.
+# signal_after_tiles OUT K SIGNAL TARGET LOG CMD...: runs CMD (a run writing OUT; output appended
+# to LOG) in a session of its own and sends SIGNAL once K tiles of OUT are journalled, to CMD
+# (TARGET run) or to its hpcalign children (TARGET ranks); prints "STATUS MS", CMD's exit status
+# and the ms from the signal to its end. Returns 1 (after kill -9 of the session) when the run
+# ended first or nothing came within 300 s. (Started by the poller, as kill_after_tiles.)
+signal_after_tiles() {
+  local out=$1 k=$2 sig=$3 target=$4 log=$5; shift 5
+  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" signal-run "$out.journal" "$k" "$sig" "$target" "$log" "$@"
+}
+
+# signal_stop_check NAME SIGNAL OUT LOG CMD...: runs CMD (output to LOG), sends it SIGNAL once its
+# first tile is journalled (so every rank is running, with its signal handlers, and tiles are
+# left) and checks the graceful stop: exit 0 within the grace time, OUT marked incomplete with
+# stopped_by_signal, and the log saying it is resumable.
 signal_stop_check() {
-  local name=$1 sig=$2 out=$3 log=$4; shift 4
-  "$@" >"$log" 2>&1 &
-  local pid=$!
-  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" wait "$pid" "$out.journal" 1 ||
-    fail "$name: the run ended before its first tile was journalled"
-  local t0=$(date +%s%N)
-  kill -"$sig" "$pid"
-  wait "$pid"
-  local rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+  local name=$1 sig=$2 out=$3 log=$4 stopped rc ms; shift 4
+  stopped=$(signal_after_tiles "$out" 1 "$sig" run "$log" "$@") ||
+    { fail "$name: the run ended before its first tile was journalled"; return; }
+  read -r rc ms <<<"$stopped"
   echo "# $name: exit $rc ${ms} ms after SIG$sig"
   [ $rc = 0 ] && pass "$name: exit 0" || fail "$name: exit $rc: $(tail -3 "$log")"
   [ "$ms" -lt 15000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
@@ -97,39 +102,19 @@ signal_stop_check() {
 
 sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 
-# start_session CMD...: runs CMD in a session of its own (output appended to $WORK/session.log);
-# prints the session id, for kill_session.
-start_session() {
-  setsid "$@" >>"$WORK/session.log" 2>&1 &
-  echo $!
-}
-# kill -9 every process of the session (Open MPI puts each rank in its own process group,
-# so killing mpirun's group would leave the ranks running), then wait until they are gone.
-kill_session() {
-  local sid=$1
-  # Again and again: a rank being forked while pkill scans /proc would escape a single pass.
-  for _ in $(seq 100); do
-    pkill -9 -s "$sid" 2>/dev/null
-    pgrep -s "$sid" >/dev/null || break
-    sleep 0.05
-  done
-  wait "$sid" 2>/dev/null
-  pgrep -s "$sid" >/dev/null && echo "processes of session $sid survived kill -9" >&2
-}
-
 # Whole tile records in the resume journal of a run writing OUT (0 when it has none).
 journal_tiles() { python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" count "$1.journal"; }
 
-# kill_after_tiles SID OUT K [EXTRA_MS]: once the run of session SID (start_session) has
-# journalled K tiles of OUT, waits EXTRA_MS and kills the session (kill -9). Polling the journal,
-# not sleeping, puts the kill mid-run however loaded the machine is. Returns 1 (after killing)
-# when the run ended first or nothing came within 300 s.
+# kill_after_tiles OUT K EXTRA_MS CMD...: runs CMD (a run writing OUT; output appended to
+# $WORK/session.log) in a session of its own, and once it has journalled K tiles of OUT waits
+# EXTRA_MS and kills the session (kill -9 every process: Open MPI puts each rank in its own
+# process group). The poller starts the run, so that its interpreter's start (over a second on a
+# loaded machine) is not in the race; polling the journal, not sleeping, puts the kill mid-run
+# however loaded the machine is. Returns 1 (after killing) when the run ended first or nothing
+# came within 300 s.
 kill_after_tiles() {
-  local sid=$1 out=$2 k=$3 extra=${4:-0} rc
-  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" kill-after "$sid" "$out.journal" "$k" "$extra"
-  rc=$?
-  kill_session "$sid"
-  return $rc
+  local out=$1 k=$2 extra=$3; shift 3
+  python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" kill-run "$out.journal" "$k" "$extra" "$WORK/session.log" "$@"
 }
 
 # staged_rows_checks NAME GROUPS FORMAT MAX_RECORD -- ARGS...: `hpcalign ARGS` (pss, msv) has its
@@ -144,7 +129,7 @@ kill_after_tiles() {
 staged_rows_checks() {
   local name=$1 groups=$2 format=$3 max_record=$4; shift 5
   local -a G one=("$HPCALIGN" "$@" --backend cpu --quiet) three=(mpirun -np 3 "$HPCALIGN" "$@" --backend cpu --quiet --threads 1)
-  local single=$WORK/$name-single.h5 trailer='^# \(Option settings\|Date\|Current dir\):' np out sid staged largest
+  local single=$WORK/$name-single.h5 trailer='^# \(Option settings\|Date\|Current dir\):' np out staged largest
   IFS=, read -ra G <<<"$groups"
   staged_text() { "$HPCALIGN" view "$1" --format "$format" | grep -v "$trailer"; }
   expect_ok "$name: single process" "${one[@]}" -o "$single" --threads 2
@@ -166,8 +151,7 @@ staged_rows_checks() {
     fail "$name: text only differs from view"
 
   out=$WORK/$name-killed.h5
-  sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=300 "${three[@]}" -o "$out")
-  if kill_after_tiles "$sid" "$out" 3; then
+  if kill_after_tiles "$out" 3 0 env HPCALIGN_FAULT_SLOW_MS=300 "${three[@]}" -o "$out"; then
     staged=$(cat "$out".runs/w* 2>/dev/null | wc -c)
     largest=$(python3 "$(dirname "${BASH_SOURCE[0]}")/journal.py" largest "$out.journal")
     echo "# $name: killed after $(journal_tiles "$out") tiles: ${staged} bytes in the run files, largest journal tile record ${largest} bytes"

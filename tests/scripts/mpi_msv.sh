@@ -7,7 +7,6 @@
 source "$(dirname "$0")/lib.bash"
 DB=$TEST_DATA/balifam2000.fa
 command -v mpirun >/dev/null || { echo "mpirun missing"; exit 1; }
-command -v setsid >/dev/null || { echo "setsid missing"; exit 1; }
 MODELS=$WORK/models.hmm
 for f in "$TEST_DATA"/hmm/*.hmm*; do  # the protein models (3box is DNA)
   if [ "$(zcat -f "$f" | sed -n 's/^ALPH *//p')" = amino ]; then zcat -f "$f"; fi

@@ -6,7 +6,6 @@
 # (lib.bash: staged_rows_checks).
 source "$(dirname "$0")/lib.bash"
 command -v mpirun >/dev/null || { echo "mpirun missing"; exit 1; }
-command -v setsid >/dev/null || { echo "setsid missing"; exit 1; }
 workload_inputs  # lib.bash: subjects60.fa
 
 # 3 queries x 60 subjects, a tile a query and subject block; a tile's journal record: its times

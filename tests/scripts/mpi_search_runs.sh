@@ -9,7 +9,6 @@
 # temporary file: they send their rows, which rank 0 stages); the run files go at the end.
 source "$(dirname "$0")/lib.bash"
 command -v mpirun >/dev/null || { echo "mpirun missing"; exit 1; }
-command -v setsid >/dev/null || { echo "setsid missing"; exit 1; }
 Q=$TEST_DATA/queries3.fa
 DB=$TEST_DATA/balifam2000.fa
 export HPCALIGN_TILES_PER_WORKER=4  # 3 queries x 3 or 4 database partitions under 2 or 3 ranks
@@ -44,8 +43,8 @@ cp "$WORK/out.txt" "$WORK/np1.tsv"
 # Killed after a few tiles (each made slow): the rows are in the workers' run files, the
 # journal holds places (a tile's rows inline would take ~60 bytes each, with CIGARs).
 out=$WORK/killed.h5
-sid=$(start_session env HPCALIGN_FAULT_SLOW_MS=400 mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 --quiet "${CUT[@]}" -o "$out")
-if kill_after_tiles "$sid" "$out" 3; then
+if kill_after_tiles "$out" 3 0 env HPCALIGN_FAULT_SLOW_MS=400 mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu \
+     --threads 1 --quiet "${CUT[@]}" -o "$out"; then
   staged=$(cat "$out".runs/w* 2>/dev/null | wc -c)
   largest=$(python3 "$(dirname "$0")/journal.py" largest "$out.journal")
   echo "# killed after $(journal_tiles "$out") tiles: ${staged} bytes in the run files, largest journal tile record ${largest} bytes"

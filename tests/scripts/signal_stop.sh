@@ -35,13 +35,11 @@ if command -v mpirun >/dev/null || { fail "mpirun missing (Debian package openmp
   stop_and_resume mpi_usr1 USR1 mpirun -np 3
   # SIGTERM delivered to the ranks themselves, as srun/slurmstepd do.
   out=$WORK/mpi_term.h5
-  HPCALIGN_FAULT_SLOW_MS=700 mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 -o "$out" >"$WORK/mpi_term.log" 2>&1 &
-  pid=$!
-  python3 "$(dirname "$0")/journal.py" wait "$pid" "$out.journal" 1 || fail "mpi_term: the run ended before its first tile"
-  pkill -TERM -P "$pid" -f "hpcalign search"  # the ranks: children of this mpirun
-  wait "$pid"
-  rc=$?
-  [ $rc = 0 ] && pass "mpi_term: exit 0 when every rank gets SIGTERM" || fail "mpi_term: exit $rc: $(tail -3 "$WORK/mpi_term.log")"
+  stopped=$(signal_after_tiles "$out" 1 TERM ranks "$WORK/mpi_term.log" \
+    env HPCALIGN_FAULT_SLOW_MS=700 mpirun -np 3 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 -o "$out") ||
+    fail "mpi_term: the run ended before its first tile"
+  rc=${stopped%% *}
+  [ "$rc" = 0 ] && pass "mpi_term: exit 0 when every rank gets SIGTERM" || fail "mpi_term: exit $rc: $(tail -3 "$WORK/mpi_term.log")"
   [ "$(attr "$out" status)" = incomplete ] && pass "mpi_term: resumable" || fail "mpi_term: status '$(attr "$out" status)'"
   expect_ok "mpi_term: --resume under mpirun -np 2" mpirun -np 2 "$HPCALIGN" search -q "$Q" -d "$DB" --backend cpu --threads 1 -o "$out" --resume --quiet
   same_hits "mpi_term: identical to the uninterrupted run" "$WORK/ref.h5" "$out"
