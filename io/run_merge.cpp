@@ -6,6 +6,7 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <numeric>
 #include <type_traits>
 
 #include "io/hdf5_columns.hpp"
@@ -38,6 +39,14 @@ constexpr size_t kSegmentsDeflating = 2;
 // priority beside them), and its parts are independent; usable_cores()'s 16 left half of a
 // 32-core host idle through a screen's final merge.
 size_t merge_cores() { return all_usable_cores(); }
+
+// A merge well within its budget is still cut into about this many segments (of at least
+// kPipelinedRows rows, two chunks): its stages overlap only across segments, and with the few
+// segments the budget alone made (3 score-only, 6 with CIGARs: 20,000 sequences, 3.16 M rows)
+// the first read and the last deflate and store stood alone on its path, and the tables'
+// first touch grew with the segment (2 x H100 host: 0.34 s score-only, 1.0-1.16 s with CIGARs).
+constexpr uint64_t kPipelinedSegments = 16;
+constexpr uint64_t kPipelinedRows = 2 * h5::kDefaultChunk;
 
 // Runs r of [0, n) on all cores where the source allows it, else one after the other.
 template <class F>
@@ -448,11 +457,22 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   };
   const QueryLoad load = load_per_query(in);
   const std::vector<uint64_t>& per_query = load.rows;
-  // Segments within the memory budget, whatever the number of runs.
+  // Segments within the memory budget, whatever the number of runs, and for a merge within it,
+  // about kPipelinedSegments of them.
   const uint64_t memory = rules.memory ? rules.memory : merge_memory();
-  const std::vector<uint32_t> cuts =
-      cut_by_rows(per_query, 0, uint32_t(per_query.size()), rules.segment_rows ? rules.segment_rows : memory / kHeldRowBytes,
-                  load.chars, rules.segment_bytes ? rules.segment_bytes : memory / kHeldPerByteRead);
+  const uint64_t total_rows = std::accumulate(per_query.begin(), per_query.end(), uint64_t(0));
+  const uint64_t total_bytes =
+      total_rows * kRowBytes + std::accumulate(load.chars.begin(), load.chars.end(), uint64_t(0));
+  const uint64_t pipelined_rows = std::max(kPipelinedRows, total_rows / kPipelinedSegments);
+  const uint64_t pipelined_bytes = std::max(kPipelinedRows * kRowBytes, total_bytes / kPipelinedSegments);
+  const std::vector<uint32_t> cuts = cut_by_rows(
+      per_query, 0, uint32_t(per_query.size()),
+      rules.segment_rows ? rules.segment_rows : std::min(memory / kHeldRowBytes, pipelined_rows), load.chars,
+      rules.segment_bytes ? rules.segment_bytes : std::min(memory / kHeldPerByteRead, pipelined_bytes));
+  // The freed buffers of a segment with CIGARs back to the system only where the whole merge
+  // would not fit the budget: otherwise they stay within it anyway, and each trim made the next
+  // segment fault the same pages in again.
+  const bool trim_each_segment = total_rows * kHeldRowBytes + (total_bytes - total_rows * kRowBytes) * kHeldPerByteRead > memory;
   const auto starts = segment_starts(in, cuts);
   const size_t chunk = output.chunk();
   times.count = lap(clock);
@@ -538,7 +558,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     if (deflating.size() == kSegmentsDeflating) store_deflated(s - kSegmentsDeflating);
     // The parts' and deflaters' buffers of the segments before, where CIGARs make them large
     // and uneven (a trim a segment of score-only rows cost the screen's merge ~0.5 s).
-    if (chars_at.back() > 0) release_free_heap();
+    if (chars_at.back() > 0 && trim_each_segment) release_free_heap();
     times.waited += lap(clock);
     written += out.rows();
     deflating.push_back(std::async(std::launch::async, deflate, std::ref(out)));

@@ -197,6 +197,15 @@ void run_tiles_local(int workers, const SchedulerHooks& hooks) {
       ++settled;
       cv.notify_all();
     }
+    if (hooks.on_all_stored && settled == tiles.size()) {
+      {  // a worker still starting (planned by worker count) may yet fail: the run fails then
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait(lk, [&] { return started == workers; });
+      }
+      for (int w = 0; w < workers; ++w)
+        if (!start_errors[w].empty()) throw Error(start_errors[w]);
+      hooks.on_all_stored();  // the workers, past their last tile, release their engines meanwhile
+    }
   } catch (...) {
     shut_down();
     throw;

@@ -182,6 +182,26 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     clock.store_seconds += std::chrono::duration<double>(clock.last_result - t0).count();
   };
 
+  // Every tile stored (master): the output completed. A local run does it while its workers
+  // release their engines (on_all_stored), an MPI run once the ranks are through.
+  bool finished = false;
+  const auto finish = [&] {
+    if (first_tile != 0)  // none where a resume replayed every tile
+      clock.phase_start = RunClock::time_point(RunClock::time_point::duration(first_tile.load()));
+    if (s.verbose) {
+      const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
+      std::fprintf(stderr,
+                   "hpcalign: %s: after the load: tiles planned %.3f s, first tile out %.3f s, last tile stored "
+                   "%.3f s (master storing results %.3f s), output's completion from %.3f s\n",
+                   w.name().c_str(), after(clock.planned), after(clock.phase_start), after(clock.last_result),
+                   clock.store_seconds, after(steady::now()));
+      report_devices(w.name(), worker_logs, clock.loaded);
+    }
+    w.finish(clock);
+    finished = true;
+  };
+  hooks.on_all_stored = finish;
+
   try {
     if (engines.distributed)
       run_tiles_mpi(mpi, hooks);
@@ -196,19 +216,10 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
     return 0;
   }
   if (!mpi.is_master()) return 0;
-  if (first_tile != 0)  // none where a resume replayed every tile
-    clock.phase_start = RunClock::time_point(RunClock::time_point::duration(first_tile.load()));
-  if (s.verbose) {
-    const auto after = [&](RunClock::time_point t) { return std::chrono::duration<double>(t - clock.loaded).count(); };
-    std::fprintf(stderr,
-                 "hpcalign: %s: after the load: tiles planned %.3f s, first tile out %.3f s, last tile stored "
-                 "%.3f s (master storing results %.3f s), workers ended %.3f s\n",
-                 w.name().c_str(), after(clock.planned), after(clock.phase_start), after(clock.last_result),
-                 clock.store_seconds,
-                 after(steady::now()));
-    report_devices(w.name(), worker_logs, clock.loaded);
-  }
-  w.finish(clock);
+  if (!finished) finish();
+  if (s.verbose)
+    std::fprintf(stderr, "hpcalign: %s: workers ended, output complete %.3f s after the load\n", w.name().c_str(),
+                 std::chrono::duration<double>(steady::now() - clock.loaded).count());
   resume.complete();
   progress->finish();
   w.summary();

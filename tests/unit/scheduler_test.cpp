@@ -287,11 +287,59 @@ TEST(LocalScheduler, PlannedByCountStartFailureIsReported) {
       }
       return make(index, slot);
     };
+    bool completed = false;  // the output is not completed over a worker that failed to start
+    h.on_all_stored = [&] { completed = true; };
     try {
       run_tiles_local(2, h);
       ADD_FAILURE() << "no error for worker " << failing;
     } catch (const Error& e) {
       EXPECT_STREQ(e.what(), "no such device");
     }
+    EXPECT_FALSE(completed);
   }
+}
+
+// on_all_stored: called once, after every result, while the workers still release their engines
+// (each worker's destructor here waits for the hook: joined first, it would wait in vain).
+TEST(LocalScheduler, AllStoredRunsWhileTheWorkersTearDown) {
+  struct SlowToEnd : EchoWorker {
+    SlowToEnd(int slot, std::atomic<int>* runs, std::atomic<bool>* stored, std::atomic<int>* saw)
+        : EchoWorker(slot, runs, UINT32_MAX), stored_(stored), saw_(saw) {}
+    ~SlowToEnd() override {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!*stored_ && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (*stored_) ++*saw_;
+    }
+    std::atomic<bool>* stored_;
+    std::atomic<int>* saw_;
+  };
+  constexpr int kTiles = 20, kWorkers = 3;
+  std::atomic<int> runs{0}, saw{0}, calls{0};
+  std::atomic<bool> stored{false};
+  std::map<uint32_t, uint32_t> results;
+  std::vector<DeviceCapacity> caps;
+  SchedulerHooks h = hooks_for(kTiles, &runs, &results, &caps);
+  h.make_worker = [&](int, int slot) { return std::make_unique<SlowToEnd>(slot, &runs, &stored, &saw); };
+  size_t results_at_call = 0;
+  h.on_all_stored = [&] {
+    ++calls;
+    results_at_call = results.size();
+    stored = true;
+  };
+  run_tiles_local(kWorkers, h);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(results_at_call, size_t(kTiles));
+  EXPECT_EQ(saw.load(), kWorkers);  // every worker was still ending when the hook ran
+}
+
+TEST(LocalScheduler, AllStoredIsNotCalledWhenATileFails) {
+  std::atomic<int> runs{0};
+  std::map<uint32_t, uint32_t> results;
+  std::vector<DeviceCapacity> caps;
+  SchedulerHooks h = hooks_for(10, &runs, &results, &caps, 7);
+  bool called = false;
+  h.on_all_stored = [&] { called = true; };
+  EXPECT_THROW(run_tiles_local(2, h), Error);
+  EXPECT_FALSE(called);
 }
