@@ -7,7 +7,7 @@
 
 namespace hpc {
 
-CigarStats cigar_stats(const std::string& cigar) {
+CigarStats cigar_stats(std::string_view cigar) {
   CigarStats s;
   uint64_t n = 0;
   bool have_n = false;
@@ -16,24 +16,24 @@ CigarStats cigar_stats(const std::string& cigar) {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       n = n * 10 + uint64_t(c - '0');
       have_n = true;
-      if (n > UINT32_MAX) throw Error("CIGAR run too long: " + cigar);
+      if (n > UINT32_MAX) throw Error("CIGAR run too long: " + std::string(cigar));
       continue;
     }
-    if (!have_n) throw Error("malformed CIGAR (op without length): " + cigar);
+    if (!have_n) throw Error("malformed CIGAR (op without length): " + std::string(cigar));
     const uint32_t k = static_cast<uint32_t>(n);
     switch (c) {
       case '=': s.matches += k; s.query_span += k; s.target_span += k; break;
       case 'X': s.mismatches += k; s.query_span += k; s.target_span += k; break;
       case 'I': s.query_span += k; if (prev != 'I') ++s.gap_opens; break;
       case 'D': s.target_span += k; if (prev != 'D') ++s.gap_opens; break;
-      default: throw Error(std::string("malformed CIGAR (unknown op '") + c + "'): " + cigar);
+      default: throw Error(std::string("malformed CIGAR (unknown op '") + c + "'): " + std::string(cigar));
     }
     s.length += k;
     prev = c;
     n = 0;
     have_n = false;
   }
-  if (have_n) throw Error("malformed CIGAR (trailing length): " + cigar);
+  if (have_n) throw Error("malformed CIGAR (trailing length): " + std::string(cigar));
   return s;
 }
 

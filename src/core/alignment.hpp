@@ -2,6 +2,7 @@
 // One pairwise alignment and the hit records built from it.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace hpc {
 
@@ -26,7 +27,7 @@ struct CigarStats {
   uint32_t target_span = 0; // residues of the target consumed (= X D)
   double identity() const { return length ? double(matches) / length : 0.0; }
 };
-CigarStats cigar_stats(const std::string& cigar);  // throws hpc::Error on a malformed CIGAR
+CigarStats cigar_stats(std::string_view cigar);  // throws hpc::Error on a malformed CIGAR
 // A traceback collects one op per column from the end to the start; this turns such a list
 // into the CIGAR, which runs start to end ("DDI=" reversed -> "1=1I2D").
 std::string cigar_from_reversed_ops(const char* ops, size_t count);

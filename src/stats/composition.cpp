@@ -155,10 +155,14 @@ double CompositionRatio::operator()(const Composition& query, const Composition&
 }
 
 double rescaled_alignment_score(GapCosts gaps, double ratio, const Alignment& aln) {
+  return rescaled_alignment_score(gaps, ratio, aln.score, aln.cigar);
+}
+
+double rescaled_alignment_score(GapCosts gaps, double ratio, int32_t score, std::string_view cigar) {
   // score = substitutions - gap costs, so the substitutions follow from the CIGAR's gaps.
-  const CigarStats c = cigar_stats(aln.cigar);
+  const CigarStats c = cigar_stats(cigar);
   const double gap_cost = double(c.gap_opens) * gaps.open + double(c.length - c.matches - c.mismatches) * gaps.extend;
-  return ratio * (aln.score + gap_cost) - gap_cost;
+  return ratio * (score + gap_cost) - gap_cost;
 }
 
 }  // namespace hpc

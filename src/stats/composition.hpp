@@ -6,6 +6,8 @@
 // searches with composition-based statistics. Nucleic Acids Res 2001;29:2994-3005;
 // Blast_CompositionBasedStats). Gap costs are not rescaled.
 #include <array>
+#include <cstdint>
+#include <string_view>
 
 #include "src/core/alignment.hpp"
 #include "src/core/scoring.hpp"
@@ -44,5 +46,7 @@ class CompositionRatio {
 };
 // The alignment's score with its substitution scores scaled by `ratio` (gap costs unchanged).
 double rescaled_alignment_score(GapCosts gaps, double ratio, const Alignment& aln);
+// The same from the score and the CIGAR (an engine's flat buffer: no string per alignment).
+double rescaled_alignment_score(GapCosts gaps, double ratio, int32_t score, std::string_view cigar);
 
 }  // namespace hpc

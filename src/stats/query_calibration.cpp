@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string_view>
 
 #include "src/core/alphabet.hpp"
+#include "src/core/cigar_buffer.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/tuning.hpp"
@@ -217,7 +219,9 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
         reqs.push_back({queries[k], aligner ? db_->by_length[positions_[p.target]] : p.target, p.score});
     }
   const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<Alignment> alns = (aligner ? *aligner : backend()).align(reqs);
+  // The CIGARs in one buffer (an engine's text as it came back): only their gaps are read.
+  CigarBuffer cigars;
+  const std::vector<Alignment> alns = (aligner ? *aligner : backend()).align_flat(reqs, cigars);
   const auto t2 = std::chrono::steady_clock::now();
   std::vector<size_t> first_req(picks.size() + 1, 0);  // each query's first request
   for (size_t k = 0; k < picks.size(); ++k)
@@ -229,10 +233,12 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
       uint32_t count = 0;
       size_t r = first_req[k];
       for (const Pick& p : picks[k]) {
-        Alignment unscaled;
-        unscaled.score = p.score;
-        const double term = stats_->log_composition_factor(p.ratio < 1 ? alns[r++] : unscaled, p.ratio,
+        // A ratio of 1 reads the score alone (no alignment was made).
+        const bool aligned = p.ratio < 1;
+        const double term = stats_->log_composition_factor(aligned ? alns[r].score : p.score,
+                                                           aligned ? cigars.at(r) : std::string_view(), p.ratio,
                                                            sample_.seqs.length(p.target), fits[k].regression);
+        if (aligned) ++r;
         if (std::isfinite(term)) sum += term, ++count;
       }
       if (count) fits[k].log_shift = sum / count;

@@ -132,9 +132,14 @@ double SearchStatistics::log_composition_factor(const Hit& h, SeqView query, Seq
 
 double SearchStatistics::log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
                                                const LengthRegression& fit) const {
+  return log_composition_factor(aln.score, aln.cigar, ratio, target_length, fit);
+}
+
+double SearchStatistics::log_composition_factor(int32_t score, std::string_view cigar, double ratio,
+                                               uint32_t target_length, const LengthRegression& fit) const {
   const double n = std::max<uint32_t>(1, target_length);
-  const double rescaled = ratio < 1 ? rescaled_alignment_score(gaps_, ratio, aln) : double(aln.score);
-  return fit.log_evalue(rescaled, n, db_sequences_) - fit.log_evalue(aln.score, n, db_sequences_);
+  const double rescaled = ratio < 1 ? rescaled_alignment_score(gaps_, ratio, score, cigar) : double(score);
+  return fit.log_evalue(rescaled, n, db_sequences_) - fit.log_evalue(score, n, db_sequences_);
 }
 
 void SearchStatistics::annotate(Hit& h, SeqView query, SeqView target, const QueryFit* fit) const {

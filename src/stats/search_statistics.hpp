@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,9 @@ class SearchStatistics {
   // The same from the pair's composition ratio (composition_ratio) and the target's length:
   // a ratio of 1 leaves the score, so `aln` needs only its score then (no CIGAR).
   double log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
+                                const LengthRegression& fit) const;
+  // The same from the alignment's score and CIGAR (read only where ratio < 1).
+  double log_composition_factor(int32_t score, std::string_view cigar, double ratio, uint32_t target_length,
                                 const LengthRegression& fit) const;
   // The pair's composition-based lambda ratio (composition.hpp) from the two compositions.
   double composition_ratio(const Composition& query, const Composition& target) const;
