@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 #include "io/hit_table.hpp"
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc {
 namespace {
@@ -58,13 +60,20 @@ static bool numbered(const std::string& name, char letter) {
 
 // Only files this module names ("w<worker>", "master", the merges' "i<n>" and "b<n>") are ever removed: a
 // directory of that name holding anything else loses nothing else. `workers`: theirs too.
+// Removed on all cores: a screen leaves gigabytes of run files, and freeing one file's pages is
+// independent of another's (one after the other took ~1 s of a 57,592-sequence screen's end).
 static void remove_run_files(const std::string& dir, bool workers) {
   std::error_code ec;
+  std::vector<std::filesystem::path> ours;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    const bool ours = numbered(name, 'i') || numbered(name, 'b') || (workers && (name == "master" || numbered(name, 'w')));
-    if (ours && entry.is_regular_file(ec)) std::filesystem::remove(entry.path(), ec);
+    const bool named = numbered(name, 'i') || numbered(name, 'b') || (workers && (name == "master" || numbered(name, 'w')));
+    if (named && entry.is_regular_file(ec)) ours.push_back(entry.path());
   }
+  run_ranges(ours.size(), all_usable_cores(), [&](size_t begin, size_t end) {
+    std::error_code failed;  // a file left behind costs disk, not results
+    for (size_t k = begin; k < end; ++k) std::filesystem::remove(ours[k], failed);
+  });
 }
 
 void prepare_run_directory(const std::string& dir, bool empty) {
