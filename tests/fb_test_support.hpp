@@ -130,12 +130,6 @@ inline std::vector<HmmModel> data_models() {
   return all;
 }
 
-inline uint32_t float_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
 // Where two sets of special rows first differ, bit for bit ("" if nowhere).
 inline std::string rows_difference(const float* a, const float* b, size_t rows) {
   static const char* cell[] = {"E", "N", "J", "B", "C", "scale"};

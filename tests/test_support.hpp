@@ -1,7 +1,9 @@
 #pragma once
 // Helpers shared by the test executables.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -10,6 +12,19 @@
 #include "src/core/tuning.hpp"
 
 namespace hpc::test {
+
+// A float's bits: what "bit for bit" compares (0 and -0, or two NaNs, differ here).
+inline uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// HMMER's tutorial and testsuite models (tests/data/hmm) whose every pair the filter tests score.
+inline constexpr const char* kFilterTestModels[] = {"globins4.hmm",      "Pkinase.hmm", "fn3.hmm",
+                                                    "20aa.hmm.gz",       "2OG-FeII_Oxy_3.hmm.gz",
+                                                    "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm",
+                                                    "RRM_1.hmm.gz",      "XYPPX.hmm"};
 
 // The compiled-in paths can be overridden by the environment (src/core/tuning.hpp), so test
 // binaries built here also run on the GPU machine, where the tree lives elsewhere.

@@ -20,19 +20,11 @@ using namespace hpc::test;
 
 namespace {
 
-const char* kModels[] = {"globins4.hmm", "Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
-                         "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz", "XYPPX.hmm"};
-
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
 
 // Every model against every non-empty target of `db`, all pairs in one call; returns the pairs.
 size_t expect_gpu_equals_cpu(const Database& db, uint64_t& rescored) {
   std::vector<hmm::ModelFilters> filters;
-  for (const char* name : kModels)
+  for (const char* name : test::kFilterTestModels)
     for (const HmmModel& m : read_hmm_file(data_path(std::string("hmm/") + name))) filters.emplace_back(m);
   std::vector<hmm::BiasPair> pairs;
   for (const hmm::ModelFilters& f : filters)
@@ -45,7 +37,7 @@ size_t expect_gpu_equals_cpu(const Database& db, uint64_t& rescored) {
   for (size_t i = 0; i < pairs.size() && i < got.size(); ++i) {
     const SeqView v = db.seqs.view(db.by_length[pairs[i].position]);
     const float want = pairs[i].filter->score(v.data, int(v.length));
-    if (bits_of(want) != bits_of(got[i]) && ++mismatches <= 5)
+    if (test::float_bits(want) != test::float_bits(got[i]) && ++mismatches <= 5)
       ADD_FAILURE() << "pair " << i << " (L=" << v.length << "): cpu " << want << " gpu " << got[i];
   }
   EXPECT_EQ(mismatches, 0);

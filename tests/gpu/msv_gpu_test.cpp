@@ -28,16 +28,8 @@ using namespace hpc::test;
 
 namespace {
 
-const char* kModels[] = {"globins4.hmm", "Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
-                         "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz", "XYPPX.hmm"};
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-bool same_float(float a, float b) { return bits_of(a) == bits_of(b) || (std::isnan(a) && std::isnan(b)); }
+bool same_float(float a, float b) { return test::float_bits(a) == test::float_bits(b) || (std::isnan(a) && std::isnan(b)); }
 bool same_double(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 // Every pair of every model against `db`: GPU MSV scores and the pipeline after them equal the CPU's.
@@ -45,7 +37,7 @@ void expect_gpu_equals_cpu(const Database& db) {
   hmm::MsvCuda gpu(0, db);
   hmm::FilterWorkspace ws;
   const hmm::FilterSettings settings;
-  for (const char* name : kModels) {
+  for (const char* name : test::kFilterTestModels) {
     for (const HmmModel& model : read_hmm_file(data_path(std::string("hmm/") + name))) {
       const hmm::ModelFilters f(model);
       const std::vector<float> usc = gpu.scores(f.msv, 0, uint32_t(db.by_length.size()));
@@ -158,7 +150,7 @@ TEST(MsvGpu, CommandCudaEqualsCpu) {
   const std::string dir = temp_dir();
   const std::string models = dir + "/models.hmm";
   int status = 0;
-  for (const char* name : kModels) {
+  for (const char* name : test::kFilterTestModels) {
     run_command("zcat -f " + data_path(std::string("hmm/") + name) + " >> " + models, &status);
     ASSERT_EQ(status, 0);
   }

@@ -24,12 +24,6 @@ using namespace hpc::test;
 
 namespace {
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 struct OwnedTargets {
   std::vector<std::vector<uint8_t>> seqs;
   std::vector<std::string> ids;
@@ -66,7 +60,7 @@ Tally compare(const std::vector<hmm::VitGroup>& groups, const std::vector<std::v
       ++t.pairs;
       t.pos_inf += std::isinf(cpu) && cpu > 0;
       t.neg_inf += std::isinf(cpu) && cpu < 0;
-      if (bits_of(cpu) != bits_of(gpu[g][i]) && ++t.mismatches <= 8)
+      if (test::float_bits(cpu) != test::float_bits(gpu[g][i]) && ++t.mismatches <= 8)
         ADD_FAILURE() << "model M=" << groups[g].profile->M << " target " << i
                       << (ids ? " " + (*ids)[g][i] : std::string()) << " (L=" << v.length << "): cpu " << cpu
                       << " gpu " << gpu[g][i];
@@ -197,7 +191,7 @@ TEST(VitGpu, BatchEqualsSingleCalls) {
     const auto single = gpu.scores(*groups[g].profile, groups[g].targets);
     ASSERT_EQ(single.size(), batch[g].size());
     long diff = 0;
-    for (size_t i = 0; i < single.size(); ++i) diff += bits_of(single[i]) != bits_of(batch[g][i]);
+    for (size_t i = 0; i < single.size(); ++i) diff += test::float_bits(single[i]) != test::float_bits(batch[g][i]);
     EXPECT_EQ(diff, 0) << models[g].name;
   }
   const Tally t = compare(groups, batch);

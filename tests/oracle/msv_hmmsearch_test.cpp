@@ -23,8 +23,6 @@ using namespace hpc::test;
 
 namespace {
 
-const char* kModels[] = {"globins4.hmm", "Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
-                         "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz", "XYPPX.hmm"};
 
 using Counts = std::array<long, 3>;  // MSV, bias, Vit
 
@@ -107,7 +105,7 @@ class MsvOracle : public ::testing::Test {
   void SetUp() override { ASSERT_TRUE(have_program("hmmsearch")) << "hmmsearch (Debian package hmmer) is not installed"; }
   void compare_all(const std::string& db_path) {
     const Database db = load_database(db_path, ResidueRules::kHmmer);  // as `hpcalign msv` reads it
-    for (const char* name : kModels) {
+    for (const char* name : test::kFilterTestModels) {
       const std::string path = data_path(std::string("hmm/") + name);
       const HmmModel model = read_hmm_file(path).at(0);
       const Counts theirs = hmmsearch_counts(path, db_path, *dir_);
@@ -176,7 +174,7 @@ TEST(MsvResidueRules, RichTargetsCountsEqualHmmsearch) {
   const Database safe_blast = load_database(safe, ResidueRules::kBlast);
   ASSERT_EQ(hmmer.seqs.size(), 2000u);
   int blast_differs = 0;
-  for (const char* name : kModels) {
+  for (const char* name : test::kFilterTestModels) {
     const std::string path = data_path(std::string("hmm/") + name);
     const HmmModel model = read_hmm_file(path).at(0);
     const Counts theirs = hmmsearch_counts(path, rich, dir), ours = our_counts(model, hmmer);

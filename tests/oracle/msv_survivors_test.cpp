@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <iterator>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -36,9 +37,7 @@
 namespace hpc {
 namespace {
 
-const char* kModels[] = {"globins4.hmm", "Pkinase.hmm", "fn3.hmm", "20aa.hmm.gz", "2OG-FeII_Oxy_3.hmm.gz",
-                         "Caudal_act.hmm.gz", "LuxC.hmm.gz", "M1.hmm", "RRM_1.hmm.gz", "XYPPX.hmm"};
-constexpr size_t kModelCount = sizeof kModels / sizeof kModels[0];
+constexpr size_t kModelCount = std::size(test::kFilterTestModels);
 
 using Counts = std::array<long, 3>;  // Passed MSV, bias, Vit filter
 using Survivors = std::vector<std::set<uint32_t>>;  // per model, target indices
@@ -100,7 +99,7 @@ void compare_survivors(const std::string& db_name) {
   const SequenceSet targets = read_fasta(test::data_path(db_name));
   test::write_renamed(db, targets, "t");
   for (size_t mi = 0; mi < kModelCount; ++mi) {  // model<i>.hmm, and all of them in models.hmm
-    const std::string name = kModels[mi], path = test::data_path("hmm/" + name);
+    const std::string name = test::kFilterTestModels[mi], path = test::data_path("hmm/" + name);
     const bool gz = name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0;
     const std::string one = dir + "/model" + std::to_string(mi) + ".hmm";
     int status = 0;
@@ -128,7 +127,7 @@ void compare_survivors(const std::string& db_name) {
       const long n = long(part[p].size());
       const Counts want{p >= 1 ? n : 0, p >= 2 ? n : 0, p >= 3 ? n : 0};
       EXPECT_EQ(pipeline_counts(hmmsearch(model + " " + fa)), want)
-          << kModels[mi] << " on " << db_name << ": the " << n << " targets whose last passed filter is "
+          << test::kFilterTestModels[mi] << " on " << db_name << ": the " << n << " targets whose last passed filter is "
           << (p == 0 ? "none" : p == 1 ? "MSV" : p == 2 ? "bias" : "Viterbi");
     }
     // hmmsearch's own listings: subsets of our survivors.
@@ -137,8 +136,8 @@ void compare_survivors(const std::string& db_name) {
     const std::set<uint32_t> listed_msv = tblout_targets(tbl);
     hmmsearch("-o /dev/null --F3 1.0 -E 1e30 --domE 1e30 --tblout " + tbl + " " + model + " " + db);
     const std::set<uint32_t> listed_vit = tblout_targets(tbl);
-    for (uint32_t t : listed_msv) EXPECT_TRUE(msv[mi].count(t)) << kModels[mi] << ": t" << t << " listed, not ours";
-    for (uint32_t t : listed_vit) EXPECT_TRUE(vit[mi].count(t)) << kModels[mi] << ": t" << t << " listed, not ours";
+    for (uint32_t t : listed_msv) EXPECT_TRUE(msv[mi].count(t)) << test::kFilterTestModels[mi] << ": t" << t << " listed, not ours";
+    for (uint32_t t : listed_vit) EXPECT_TRUE(vit[mi].count(t)) << test::kFilterTestModels[mi] << ": t" << t << " listed, not ours";
     tally.targets += targets.size();
     tally.msv += msv[mi].size(), tally.bias += bias[mi].size(), tally.vit += vit[mi].size();
     tally.listed_msv += listed_msv.size(), tally.listed_vit += listed_vit.size();

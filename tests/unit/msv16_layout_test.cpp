@@ -38,12 +38,6 @@ const char* format_name(int f) {
   return f == msv16::kW8 ? "w8" : f == msv16::kMix ? "mix" : f == msv16::kF16 ? "f16" : "w16";
 }
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 const std::vector<MsvProfile>& test_profiles() {
   static const std::vector<MsvProfile> p = [] {
     std::vector<MsvProfile> v;
@@ -167,7 +161,7 @@ void check_call(const std::vector<const MsvProfile*>& ps, const std::vector<SeqV
       const float want = cpu_score(p, v, ws);
       ++o.pairs;
       o.infinite += std::isinf(want);
-      if (bits_of(want) != bits_of(got) && ++o.mismatches <= 5)
+      if (test::float_bits(want) != test::float_bits(got) && ++o.mismatches <= 5)
         ADD_FAILURE() << "M=" << p.M << " (model " << k << ") target " << i << " (L=" << v.length << ", "
                       << format_name(format) << ", q " << force_q << "): cpu " << want << " emulated " << got
                       << " code " << code;

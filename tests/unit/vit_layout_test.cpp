@@ -23,12 +23,6 @@ using hpc::test::data_path;
 
 namespace {
 
-uint32_t bits_of(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 // Emulates the batch and compares every score with the CPU twin; returns the mismatches.
 long check_batch(const std::vector<VitGroup>& groups, vit::EmulatorStats* st, int targets_per_warp = 1) {
   const vit::Batch b = vit::plan_batch(groups, targets_per_warp);
@@ -39,7 +33,7 @@ long check_batch(const std::vector<VitGroup>& groups, vit::EmulatorStats* st, in
     for (size_t i = 0; i < groups[g].targets.size(); ++i) {
       const SeqView v = groups[g].targets[i];
       const float cpu = viterbi_filter_score(*groups[g].profile, v.data, int(v.length), ws);
-      if (bits_of(cpu) != bits_of(got[g][i]) && ++bad <= 5)
+      if (test::float_bits(cpu) != test::float_bits(got[g][i]) && ++bad <= 5)
         ADD_FAILURE() << "M=" << groups[g].profile->M << " target " << i << " (L=" << v.length << "): cpu " << cpu
                       << " emulated " << got[g][i];
     }
