@@ -92,7 +92,10 @@ signal_stop_check() {
   read -r rc ms <<<"$stopped"
   echo "# $name: exit $rc ${ms} ms after SIG$sig"
   [ $rc = 0 ] && pass "$name: exit 0" || fail "$name: exit $rc: $(tail -3 "$log")"
-  [ "$ms" -lt 15000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
+  # Within half of Slurm's usual grace (--signal=B:USR1@120): the tiles in flight are delivered
+  # first, and on a loaded 2-core machine those alone took ~13 s (the ledger check of the callers
+  # proves the stop came before the last tile).
+  [ "$ms" -lt 60000 ] && pass "$name: stopped within the grace time (${ms} ms)" || fail "$name: took ${ms} ms"
   [ "$(attr "$out" status)" = incomplete ] && pass "$name: status incomplete" || fail "$name: status '$(attr "$out" status)'"
   [ "$(attr "$out" stopped_by_signal)" = "SIG$sig" ] && pass "$name: stopped_by_signal=SIG$sig" ||
     fail "$name: stopped_by_signal '$(attr "$out" stopped_by_signal)'"
