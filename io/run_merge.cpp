@@ -461,8 +461,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   // about kPipelinedSegments of them.
   const uint64_t memory = rules.memory ? rules.memory : merge_memory();
   const uint64_t total_rows = std::accumulate(per_query.begin(), per_query.end(), uint64_t(0));
-  const uint64_t total_bytes =
-      total_rows * kRowBytes + std::accumulate(load.chars.begin(), load.chars.end(), uint64_t(0));
+  const uint64_t total_chars = std::accumulate(load.chars.begin(), load.chars.end(), uint64_t(0));
+  const uint64_t total_bytes = total_rows * kRowBytes + total_chars;
   const uint64_t pipelined_rows = std::max(kPipelinedRows, total_rows / kPipelinedSegments);
   const uint64_t pipelined_bytes = std::max(kPipelinedRows * kRowBytes, total_bytes / kPipelinedSegments);
   const std::vector<uint32_t> cuts = cut_by_rows(
@@ -472,7 +472,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   // The freed buffers of a segment with CIGARs back to the system only where the whole merge
   // would not fit the budget: otherwise they stay within it anyway, and each trim made the next
   // segment fault the same pages in again.
-  const bool trim_each_segment = total_rows * kHeldRowBytes + (total_bytes - total_rows * kRowBytes) * kHeldPerByteRead > memory;
+  const bool trim_each_segment = total_rows * kHeldRowBytes + total_chars * kHeldPerByteRead > memory;
   const auto starts = segment_starts(in, cuts);
   const size_t chunk = output.chunk();
   times.count = lap(clock);

@@ -126,13 +126,8 @@ double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target)
 
 double SearchStatistics::log_composition_factor(const Hit& h, SeqView query, SeqView target,
                                                const LengthRegression& fit) const {
-  return log_composition_factor(h.aln, composition_ratio(composition_of(query), composition_of(target)),
-                                target.length, fit);
-}
-
-double SearchStatistics::log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
-                                               const LengthRegression& fit) const {
-  return log_composition_factor(aln.score, aln.cigar, ratio, target_length, fit);
+  return log_composition_factor(h.aln.score, h.aln.cigar,
+                                composition_ratio(composition_of(query), composition_of(target)), target.length, fit);
 }
 
 double SearchStatistics::log_composition_factor(int32_t score, std::string_view cigar, double ratio,

@@ -76,11 +76,9 @@ class SearchStatistics {
   // / E_regress), the fit read at comp's rescaled and at the raw score, in logs (no underflow
   // for strong homologs).
   double log_composition_factor(const Hit& h, SeqView query, SeqView target, const LengthRegression& fit) const;
-  // The same from the pair's composition ratio (composition_ratio) and the target's length:
-  // a ratio of 1 leaves the score, so `aln` needs only its score then (no CIGAR).
-  double log_composition_factor(const Alignment& aln, double ratio, uint32_t target_length,
-                                const LengthRegression& fit) const;
-  // The same from the alignment's score and CIGAR (read only where ratio < 1).
+  // The same from the alignment's score and CIGAR, the pair's composition ratio
+  // (composition_ratio) and the target's length: a ratio of 1 leaves the score, so the CIGAR is
+  // read only where ratio < 1.
   double log_composition_factor(int32_t score, std::string_view cigar, double ratio, uint32_t target_length,
                                 const LengthRegression& fit) const;
   // The pair's composition-based lambda ratio (composition.hpp) from the two compositions.
