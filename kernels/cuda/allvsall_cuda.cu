@@ -3,7 +3,10 @@
 // the host: a device cut waited behind the other workers' persistent score kernels for SMs, a
 // copy does not. Two scorers, each on its own stream, so that a worker that looks ahead has
 // its next tile's kernel queued before it waits for the current one's: the GPU's queue of score
-// work then never empties between a worker's tiles.
+// work then does not empty between a worker's tiles. The queued kernel starts on the device
+// after the other scorer's (an event), not beside it: the worker's current tile finishes first
+// (one H100, 20,000 sequences with alignments: phase 1.419-1.451 s against 1.453-1.492 s
+// side by side and 1.472-1.524 s with one scorer).
 // Alignments (and global/semiglobal scores): pairs cut into launches that fit the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
 // direction cells (or, when the scores are known, byte heights), and a second walks the
 // traceback, on a stream of the highest priority, so that their blocks go before the queued
@@ -70,7 +73,10 @@ class CudaAllVsAll : public AllVsAllEngine {
     int least = 0, greatest = 0;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamDefault, greatest));
-    for (ScoreSlot& s : slots_) CUDA_CHECK(cudaStreamCreate(&s.stream));
+    for (ScoreSlot& s : slots_) {
+      CUDA_CHECK(cudaStreamCreate(&s.stream));
+      CUDA_CHECK(cudaEventCreateWithFlags(&s.launched, cudaEventDisableTiming));
+    }
     qres_.upload(setup_.queries->residues.data(), setup_.queries->residues.size(), stream_);
     if (setup_.targets != setup_.queries) tres_.upload(setup_.targets->residues.data(), setup_.targets->residues.size(), stream_);
     int32_t mat[cuda::kAvsaAlphabet * cuda::kAvsaAlphabet];
@@ -94,6 +100,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     timeline_.report();
     for (ScoreSlot& s : slots_) {
       s.scorer.reset();  // its buffers before its stream
+      cudaEventDestroy(s.launched);
       cudaStreamDestroy(s.stream);
     }
     cudaStreamDestroy(stream_);
@@ -246,6 +253,8 @@ class CudaAllVsAll : public AllVsAllEngine {
   // A scorer and its stream; `queued`: the tile score_tile_ahead() queued on it, not yet taken.
   struct ScoreSlot {
     cudaStream_t stream = nullptr;
+    cudaEvent_t launched = nullptr;  // after its last packed launch
+    bool recorded = false;
     std::unique_ptr<cuda::PackedScorer> scorer;  // created on first use
     std::optional<std::tuple<uint32_t, uint32_t, uint32_t, size_t>> queued;
     uint64_t queued_at = 0;
@@ -273,10 +282,14 @@ class CudaAllVsAll : public AllVsAllEngine {
     if (!slot.scorer) slot.scorer = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, slot.stream, prop_);
     std::vector<SeqView> qviews;
     for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
+    for (ScoreSlot& o : slots_)
+      if (&o != &slot && o.recorded) slot.scorer->start_after(o.launched);
     timeline_.begin("packed", slot.stream);
     slot.scorer->launch(ordered_db_, {tile.part_begin, width}, qviews,
                         [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
     timeline_.end(slot.stream);
+    CUDA_CHECK(cudaEventRecord(slot.launched, slot.stream));
+    slot.recorded = true;
   }
   // `targets` (target indices) as the packed scorers' database, in that order: uploaded once
   // per order, so a tile is then a partition of it with nothing to build per tile. A new order
