@@ -60,10 +60,11 @@ class AllVsAllEngine {
   // Whether score_tile_ahead() queues work: an engine whose device scores while its caller's
   // host (and the device's other streams) align and stage the tile before.
   virtual bool scores_ahead() const { return false; }
-  // Queues score_tile()'s device work for `tile`, the next tile this engine scores, so that it
+  // Queues score_tile()'s device work for `tile`, a tile this engine scores next, so that it
   // runs while the caller finishes the current one (a GPU shared by several workers then
-  // always has score work queued). score_tile() of that tile then takes it up; of any other
-  // tile, drops it. A no-op by default.
+  // always has score work queued). score_tile() of that tile then takes it up. The CUDA engine
+  // holds two queued tiles (the caller may queue the next before it scores the current one);
+  // a third drops the one queued first. A no-op by default.
   virtual void score_tile_ahead(const Tile& /*tile*/, const std::vector<uint32_t>& /*target_order*/, bool /*square*/) {}
   // Alignments (score, coordinates, CIGAR) following the tie rule.
   virtual std::vector<Alignment> align(const std::vector<PairIndex>& pairs) = 0;

@@ -141,7 +141,8 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
 }
 
 // Persistent grid: as many blocks as fit at once, fewer if the boundary strips (threads x
-// longest query x 8 bytes) would not fit in half the free memory; reserves the strips.
+// longest query x 8 bytes) would not fit in half the free memory; reserves the strips. Called
+// just before each packed kernel's launch, so it also queues start_after()'s wait there.
 int PackedScorer::grid_blocks() {
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -153,6 +154,8 @@ int PackedScorer::grid_blocks() {
   blocks = int(std::min<size_t>(size_t(blocks), std::max<size_t>(1, have / strip)));
   blocks = int(std::max<size_t>(1, std::min<size_t>(size_t(blocks), n_units_)));
   temp_.reserve(size_t(blocks) * kBlockThreads * rows);
+  if (after_) CUDA_CHECK(cudaStreamWaitEvent(stream_, after_, 0));
+  after_ = nullptr;
   return blocks;
 }
 

@@ -34,6 +34,9 @@ class PackedScorer {
   // Rescores the overflowing lanes exactly (waits for the packed pass to learn how many).
   // Afterwards scores()[q * part.size + p] holds every exact score, on the device.
   void finish();
+  // The next launch's packed kernel starts on the device once `e` (recorded on another
+  // stream) has passed; its uploads do not wait.
+  void start_after(cudaEvent_t e) { after_ = e; }
   const int32_t* scores() const { return scores_.get(); }
 
  private:
@@ -65,6 +68,7 @@ class PackedScorer {
   DeviceQueries device_queries() const { return {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}; }
 
   cudaStream_t stream_;
+  cudaEvent_t after_ = nullptr;  // start_after()'s, for the next packed kernel only
   int sm_count_ = 0;
   int blocks_per_sm_ = 0;
   GapConsts gaps_{};

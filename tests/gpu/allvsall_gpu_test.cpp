@@ -131,7 +131,8 @@ TEST_P(AllVsAllGpu, AlignmentsEqualCpuAroundGroupWidths) { compare(GetParam(), e
 // score_tile (whole windows scored, then cut) = the CPU's pair-list path, tile for tile,
 // square (diagonal and off-diagonal tiles) and rectangle, with and without a score cut; the
 // next tile's scores queued ahead (score_tile_ahead) as a looking-ahead worker does, every third
-// time another tile's, which the next score_tile drops.
+// time another tile's; every fourth tile the next queued before the tile itself is scored (two
+// queued at once), every fifth two more (three: the one queued first is dropped).
 void compare_tiles(AlignMode mode, const SequenceSet& a, const SequenceSet* b, std::optional<int32_t> min_score) {
   AllVsAllSetup setup;
   setup.queries = &a;
@@ -150,6 +151,11 @@ void compare_tiles(AlignMode mode, const SequenceSet& a, const SequenceSet* b, s
   size_t kept = 0;
   for (size_t t = 0; t < plan.tiles.size(); ++t) {
     const Tile& tile = plan.tiles[t];
+    if (t % 4 == 3 && t + 1 < plan.tiles.size()) gpu->score_tile_ahead(plan.tiles[t + 1], order, b == nullptr);
+    if (t % 5 == 4 && t + 3 < plan.tiles.size()) {
+      gpu->score_tile_ahead(plan.tiles[t + 2], order, b == nullptr);
+      gpu->score_tile_ahead(plan.tiles[t + 3], order, b == nullptr);
+    }
     const auto c = cpu.score_tile(tile, order, b == nullptr, min_score), g = gpu->score_tile(tile, order, b == nullptr, min_score);
     const size_t ahead = t % 3 == 2 ? t + 2 : t + 1;
     if (ahead < plan.tiles.size()) gpu->score_tile_ahead(plan.tiles[ahead], order, b == nullptr);
