@@ -77,6 +77,8 @@ class CudaAllVsAll : public AllVsAllEngine {
       CUDA_CHECK(cudaStreamCreate(&s.stream));
       CUDA_CHECK(cudaEventCreateWithFlags(&s.launched, cudaEventDisableTiming));
     }
+    const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device_), ...); };
+    on_stream(strip_, pairs_, results_, bits_, scratch_, text_, text_used_);
     qres_.upload(setup_.queries->residues.data(), setup_.queries->residues.size(), stream_);
     if (setup_.targets != setup_.queries) tres_.upload(setup_.targets->residues.data(), setup_.targets->residues.size(), stream_);
     int32_t mat[cuda::kAvsaAlphabet * cuda::kAvsaAlphabet];
@@ -372,15 +374,17 @@ class CudaAllVsAll : public AllVsAllEngine {
     // Byte heights (about half the fill's work per cell) where the scores are known.
     int trace = traceback ? cuda::kAvsaDirBits : cuda::kAvsaNoTrace;
     if (traceback && setup_.mode == AlignMode::Local && !known.empty() && heights_exact_) trace = cuda::kAvsaHeights;
-    // Launches of up to 16 waves of warps.
-    const uint64_t max_pairs = std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
+    const uint64_t max_pairs = launch_pairs();
+    if (!order.empty()) reserve_launch_lists();
     for (size_t begin = 0; begin < order.size();) {
-      // Grow the launch while its bits, strips and op buffers fit.
-      std::vector<AvsaPair> launch;
+      // Grow the launch while its bits, strips and op buffers fit; its list straight in pinned
+      // memory, so that its upload is a DMA with no staging copy.
+      AvsaPair* launch = host_pairs_.get();
+      uint32_t np = 0;
       cuda::AvsaFillShape shape;
       uint64_t words = 0, text = 0, strip = 0;
       size_t end = begin;
-      for (; end < order.size() && launch.size() < max_pairs; ++end) {
+      for (; end < order.size() && np < max_pairs; ++end) {
         const PairIndex& p = pairs[which[order[end]]];
         const uint32_t m = qlen[order[end]], n = tlen[order[end]];
         const uint64_t w = cuda::avsa_trace_words(m, n, trace);
@@ -388,18 +392,15 @@ class CudaAllVsAll : public AllVsAllEngine {
         const uint64_t st = cuda::avsa_strip_entries(m, n);
         // Bits, strips, and the CIGAR scratch and packed text (each bounded by c per pair).
         const uint64_t bytes = (words + w) * 4 + 2 * (text + c) + (strip + st) * sizeof(uint2) +
-                               (launch.size() + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
-        if (!launch.empty() && bytes > launch_budget_) break;
-        launch.push_back({setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip,
-                          known.empty() ? 0 : known[which[order[end]]]});
+                               (np + 1) * (sizeof(AvsaPair) + sizeof(AvsaResult));
+        if (np && bytes > launch_budget_) break;
+        launch[np++] = {setup_.queries->offsets[p.query], setup_.targets->offsets[p.target], m, n, words, text, strip,
+                        known.empty() ? 0 : known[which[order[end]]]};
         shape.add(n);
         words += w, text += c, strip += st;
       }
-      const uint32_t np = uint32_t(launch.size());
       clock_.mark("device: launch lists");
-      reserve_ahead(pairs_, np);
-      pairs_.upload(launch.data(), np, stream_);
-      reserve_ahead(results_, np);
+      CUDA_CHECK(cudaMemcpyAsync(pairs_.get(), launch, np * sizeof(AvsaPair), cudaMemcpyHostToDevice, stream_));
       reserve_ahead(strip_, std::max<uint64_t>(1, strip));
       if (traceback) {
         reserve_ahead(bits_, std::max<uint64_t>(1, words));
@@ -408,7 +409,7 @@ class CudaAllVsAll : public AllVsAllEngine {
         text_used_.reserve(1);
         CUDA_CHECK(cudaMemsetAsync(text_used_.get(), 0, sizeof(unsigned long long), stream_));
       }
-      clock_.mark("device: buffers");  // a growing buffer's cudaFree waits for the whole device
+      clock_.mark("device: buffers");  // grown in stream_'s order: no wait for the other workers
       timeline_.begin("fill", stream_);
       cuda::launch_avsa_fill(qres_.get(), device_targets(), pairs_.get(), shape, matrix_.get(), setup_.gaps.open,
                              setup_.gaps.extend, kernel_mode(setup_.mode), trace, !known.empty(), bits_.get(),
@@ -421,8 +422,6 @@ class CudaAllVsAll : public AllVsAllEngine {
                                text_.get(), text_used_.get(), results_.get(), stream_);
       timeline_.end(stream_);
       clock_.mark("device: kernel launches");  // their GPU times: the timeline's spans
-      reserve_ahead(host_results_, np);
-      clock_.mark("device: buffers");
       CUDA_CHECK(cudaMemcpyAsync(host_results_.get(), results_.get(), np * sizeof(AvsaResult), cudaMemcpyDeviceToHost,
                                  stream_));
       host_text_used_.reserve(1);
@@ -431,25 +430,43 @@ class CudaAllVsAll : public AllVsAllEngine {
         CUDA_CHECK(cudaMemcpyAsync(host_text_used_.get(), text_used_.get(), sizeof(unsigned long long),
                                    cudaMemcpyDeviceToHost, stream_));
       CUDA_CHECK(cudaStreamSynchronize(stream_));
+      // The packed text straight into the CIGAR buffer: a pinned copy of it grew with the
+      // tiles, and each cudaFreeHost of a smaller one waited for the whole device.
       const uint64_t text_bytes = host_text_used_[0];
-      clock_.mark("device: copies");
-      reserve_ahead(host_text_, std::max<uint64_t>(1, text_bytes));
-      clock_.mark("device: buffers");
-      if (text_bytes) {
-        CUDA_CHECK(cudaMemcpyAsync(host_text_.get(), text_.get(), text_bytes, cudaMemcpyDeviceToHost, stream_));
+      const uint64_t text_at = cigars ? cigars->chars.size() : 0;
+      if (text_bytes && cigars) {
+        cigars->chars.resize(text_at + text_bytes);
+        CUDA_CHECK(cudaMemcpyAsync(cigars->chars.data() + text_at, text_.get(), text_bytes, cudaMemcpyDeviceToHost,
+                                   stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
       }
       clock_.mark("device: copies");
-      const uint64_t text_at = cigars ? cigars->append(host_text_.get(), text_bytes) : 0;
       for (uint32_t k = 0; k < np; ++k) done(which[order[begin + k]], host_results_[k], text_at);
       clock_.mark("device: results");
       begin = end;
     }
   }
 
+  // Pairs a launch holds at most: 16 waves of warps.
+  uint64_t launch_pairs() const {
+    return std::max<uint64_t>(1, uint64_t(prop_.multiProcessorCount) * threads_per_sm_ / 32 * 16);
+  }
+  // The launch lists' and results' buffers at their largest once (a few MB), on the first
+  // alignments: then no launch grows them.
+  void reserve_launch_lists() {
+    const uint64_t n = launch_pairs();
+    if (host_pairs_.capacity() >= n) return;
+    pairs_.reserve(n);
+    results_.reserve(n);
+    host_pairs_.reserve(n);
+    host_results_.reserve(n);
+    host_text_used_.reserve(1);
+  }
+
   // Grows a device or pinned buffer to n elements with as much again as headroom while it
   // stays small against the launch budget: each cudaFree / cudaFreeHost of a growing buffer
-  // waits for the whole device (every worker's stream), and the tiles' kept pairs vary, so
+  // waits for the whole device (every worker's stream; the launches' StreamBuffers no longer
+  // do, but each growth is still an allocation), and the tiles' kept pairs vary, so
   // exact sizes reallocated ~100 ms per worker of a 1.7 s phase (HPCALIGN_CUDA_TIMING); with
   // half again as much, the GPU still stood idle 8-15 ms at each of several such waits early
   // in the phase (the windows' query counts grow from the long sequences' to the short ones').
@@ -484,15 +501,16 @@ class CudaAllVsAll : public AllVsAllEngine {
   cuda::DeviceDb ordered_db_{};
   cuda::PinnedBuffer<int32_t> host_scores_;  // a tile's score matrix, cut on the host
   cuda::DeviceBuffer<int32_t> matrix_;
-  cuda::DeviceBuffer<uint2> strip_;
-  cuda::DeviceBuffer<AvsaPair> pairs_;
-  cuda::DeviceBuffer<AvsaResult> results_;
-  cuda::DeviceBuffer<uint32_t> bits_;
-  cuda::DeviceBuffer<char> scratch_, text_;  // the walk's CIGAR slices; the packed CIGARs
-  cuda::DeviceBuffer<unsigned long long> text_used_;
+  // The launches' buffers, all on stream_: grown in its order.
+  cuda::StreamBuffer<uint2> strip_;
+  cuda::StreamBuffer<AvsaPair> pairs_;
+  cuda::StreamBuffer<AvsaResult> results_;
+  cuda::StreamBuffer<uint32_t> bits_;
+  cuda::StreamBuffer<char> scratch_, text_;  // the walk's CIGAR slices; the packed CIGARs
+  cuda::StreamBuffer<unsigned long long> text_used_;
+  cuda::PinnedBuffer<AvsaPair> host_pairs_;
   cuda::PinnedBuffer<AvsaResult> host_results_;
   cuda::PinnedBuffer<unsigned long long> host_text_used_;
-  cuda::PinnedBuffer<char> host_text_;
 };
 
 }  // namespace

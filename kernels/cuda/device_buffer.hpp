@@ -52,6 +52,52 @@ class DeviceBuffer {
   size_t capacity_ = 0;
 };
 
+// A device buffer used on one stream only, grown in that stream's order (cudaMallocAsync /
+// cudaFreeAsync where the device has memory pools): the cudaFree of a smaller buffer waits
+// for the whole device, every other worker's queued kernels included; a stream-ordered free
+// waits for nothing on the host. Without pools it is DeviceBuffer's cudaMalloc / cudaFree.
+template <class T>
+class StreamBuffer {
+ public:
+  StreamBuffer() = default;
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  ~StreamBuffer() {
+    if (ptr_) cudaFree(ptr_);  // frees a stream-ordered allocation too, after the device's work
+  }
+  // The stream every use of the buffer is on; before the first reserve().
+  void use_stream(cudaStream_t s, int device) {
+    stream_ = s;
+    int pools = 0;
+    ordered_ = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && pools;
+  }
+  // Ensures room for n elements; old contents are not kept.
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    if (ptr_) {
+      if (ordered_)
+        CUDA_CHECK(cudaFreeAsync(ptr_, stream_));
+      else
+        CUDA_CHECK(cudaFree(ptr_));
+    }
+    ptr_ = nullptr;
+    capacity_ = 0;
+    if (ordered_)
+      CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), n * sizeof(T), stream_));
+    else
+      CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+    capacity_ = n;
+  }
+  T* get() const { return ptr_; }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t capacity_ = 0;
+  cudaStream_t stream_ = nullptr;
+  bool ordered_ = false;
+};
+
 template <class T>
 class PinnedBuffer {
  public:

@@ -109,14 +109,30 @@ CompositionRatio::CompositionRatio(const ScoreMatrix& m, double standard) : stan
     }
 }
 
-double CompositionRatio::operator()(const Composition& query, const Composition& subject) const {
+double CompositionRatio::root_ratio(const double* weight, int size, double expected, int present_high,
+                                    double row_sum, double col_sum) const {
   // ungapped_lambda's root, solved only where the clamp leaves it: phi is convex, so
   // phi(standard) <= 0 puts the root at or above the standard lambda (ratio 1) and
   // phi(standard / 2) >= 0 at or below half of it (0.5); between them Newton's steps from
-  // standard descend onto it. One pass over the cells gathers the expected score, the test's
-  // highest score and the weights (each sum in the cells' order), in a buffer on the stack for
-  // the usual score ranges.
+  // standard descend onto it.
+  // BLAST: a lambda that does not exist (expected score >= 0) takes the lower bound.
+  if (present_high <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return 0.5;
   const double standard = standard_;
+  if (phi_and_slope(weight, size, low_, standard).phi <= 0) return 1.0;
+  if (phi_and_slope(weight, size, low_, 0.5 * standard).phi >= 0) return 0.5;
+  double l = standard;
+  for (int k = 0; k < 100; ++k) {
+    const PhiAndSlope p = phi_and_slope(weight, size, low_, l);
+    const double step = p.phi / p.slope;
+    if (!(step > 1e-15 * l)) break;  // converged (rounding may turn the step back)
+    l -= step;
+  }
+  return std::clamp(l / standard, 0.5, 1.0);
+}
+
+double CompositionRatio::operator()(const Composition& query, const Composition& subject) const {
+  // One pass over the cells gathers the expected score, the test's highest score and the
+  // weights (each sum in the cells' order), in a buffer on the stack for the usual score ranges.
   const int low = low_, high = high_;
   double row_sum = 0, col_sum = 0;
   for (int i = 0; i < kTrueAminoAcids; ++i) {
@@ -140,18 +156,72 @@ double CompositionRatio::operator()(const Composition& query, const Composition&
       }
       weight[score - low] += query[i] * subject[j] * norm;
     }
-  // BLAST: a lambda that does not exist (expected score >= 0) takes the lower bound.
-  if (present_high <= 0 || expected >= 0 || row_sum <= 0 || col_sum <= 0) return 0.5;
-  if (phi_and_slope(weight, size, low, standard).phi <= 0) return 1.0;
-  if (phi_and_slope(weight, size, low, 0.5 * standard).phi >= 0) return 0.5;
-  double l = standard;
-  for (int k = 0; k < 100; ++k) {
-    const PhiAndSlope p = phi_and_slope(weight, size, low, l);
-    const double step = p.phi / p.slope;
-    if (!(step > 1e-15 * l)) break;  // converged (rounding may turn the step back)
-    l -= step;
+  return root_ratio(weight, size, expected, present_high, row_sum, col_sum);
+}
+
+void CompositionRatio::operator()(const Composition& query, const Composition* const* subjects, size_t n,
+                                  double* out) const {
+  // The highest score in each column j over the query's present letters (and 0): a subject's
+  // test score is then the highest of its present letters' columns.
+  std::array<int, kTrueAminoAcids> column_high{};
+  for (int i = 0; i < kTrueAminoAcids; ++i)
+    if (query[i] != 0)
+      for (int j = 0; j < kTrueAminoAcids; ++j) column_high[j] = std::max(column_high[j], score_[i][j]);
+  constexpr int kVectors = int(kRatioGroup / kRatioLanes);
+  static_assert(kRatioGroup % kRatioLanes == 0);
+  size_t k = 0;
+  for (; k + kRatioGroup <= n; k += kRatioGroup) group_ratios<kVectors>(query, column_high, subjects + k, out + k);
+  for (; k < n; ++k) out[k] = (*this)(query, *subjects[k]);
+}
+
+template <int V>
+void CompositionRatio::group_ratios(const Composition& query, const std::array<int, kTrueAminoAcids>& column_high,
+                                    const Composition* const* subjects, double* out) const {
+  // operator()'s pass for V x kRatioLanes subjects in vector lanes, each lane's sums in the
+  // one-subject order (the same bits), the lanes' chains of 400 dependent adds overlapping. A
+  // cell with an absent letter adds a zero here where the one-subject pass skips it for the
+  // expected score: no sum changes (none is ever -0, they start at +0).
+  constexpr int L = V * int(kRatioLanes);
+  const int low = low_, high = high_;
+  RatioLanes column[kTrueAminoAcids][V];  // the subjects' fractions of letter j
+  for (int j = 0; j < kTrueAminoAcids; ++j)
+    for (int l = 0; l < L; ++l) column[j][l / kRatioLanes][l % kRatioLanes] = (*subjects[l])[j];
+  double row_sum = 0;
+  RatioLanes col_sum[V] = {};
+  for (int i = 0; i < kTrueAminoAcids; ++i) {
+    row_sum += query[i];
+    for (int v = 0; v < V; ++v) col_sum[v] += column[i][v];
   }
-  return std::clamp(l / standard, 0.5, 1.0);
+  const int size = high - low + 1;
+  RatioLanes local[64 * V];
+  std::vector<RatioLanes> heap(size > 64 ? size_t(V) * size_t(size) : 0);
+  RatioLanes* weight = size > 64 ? heap.data() : local;  // weight[(score - low) * V + v]
+  std::fill(weight, weight + size_t(V) * size_t(size), RatioLanes{});
+  RatioLanes norm[V], expected[V] = {};
+  for (int v = 0; v < V; ++v) norm[v] = 1 / (row_sum * col_sum[v]);
+  for (int i = 0; i < kTrueAminoAcids; ++i) {
+    const double q = query[i];
+    for (int j = 0; j < kTrueAminoAcids; ++j) {
+      const int score = score_[i][j];
+      RatioLanes* w = weight + size_t(score - low) * V;
+      for (int v = 0; v < V; ++v) {
+        const RatioLanes p = q * column[j][v];
+        expected[v] += p * double(score);
+        w[v] += p * norm[v];
+      }
+    }
+  }
+  double lane_local[64];
+  std::vector<double> lane_heap(size > 64 ? size_t(size) : 0);
+  double* lane_weight = size > 64 ? lane_heap.data() : lane_local;
+  for (int l = 0; l < L; ++l) {
+    const int v = l / int(kRatioLanes), lane = l % int(kRatioLanes);
+    int present_high = 0;
+    for (int j = 0; j < kTrueAminoAcids; ++j)
+      if ((*subjects[l])[j] != 0) present_high = std::max(present_high, column_high[j]);
+    for (int s = 0; s < size; ++s) lane_weight[s] = weight[size_t(s) * V + v][lane];
+    out[l] = root_ratio(lane_weight, size, expected[v][lane], present_high, row_sum, col_sum[v][lane]);
+  }
 }
 
 double rescaled_alignment_score(GapCosts gaps, double ratio, const Alignment& aln) {

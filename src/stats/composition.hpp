@@ -6,6 +6,7 @@
 // searches with composition-based statistics. Nucleic Acids Res 2001;29:2994-3005;
 // Blast_CompositionBasedStats). Gap costs are not rescaled.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -38,8 +39,30 @@ class CompositionRatio {
   CompositionRatio() = default;
   CompositionRatio(const ScoreMatrix& m, double standard);
   double operator()(const Composition& query, const Composition& subject) const;
+  // out[k] = (*this)(query, *subjects[k]) for k < n, the same bits: eight subjects share a
+  // pass over the cells (regress-qcomp's 256 picks a query).
+  void operator()(const Composition& query, const Composition* const* subjects, size_t n, double* out) const;
 
  private:
+  // Subjects' values side by side in one vector register (GCC/Clang vectors: 2 doubles in
+  // SSE2's or NEON's, 4 in AVX's; a type wider than the target's registers compiles to spills).
+#if defined(__AVX__)
+  static constexpr size_t kRatioLanes = 4;
+#else
+  static constexpr size_t kRatioLanes = 2;
+#endif
+  using RatioLanes = double __attribute__((vector_size(kRatioLanes * sizeof(double))));
+  static constexpr size_t kRatioGroup = 8;  // subjects a pass: 8 chains of adds in flight
+  // The ratios of V * kRatioLanes subjects; column_high[j]: the highest score of column j over
+  // the query's present letters, and 0.
+  template <int V>
+  void group_ratios(const Composition& query, const std::array<int, kTrueAminoAcids>& column_high,
+                    const Composition* const* subjects, double* out) const;
+  // The ratio from a pass's sums: the weights per score value (size of them, from low_), the
+  // expected score, the highest score between present letters and the two compositions' sums.
+  double root_ratio(const double* weight, int size, double expected, int present_high, double row_sum,
+                    double col_sum) const;
+
   std::array<std::array<int, kTrueAminoAcids>, kTrueAminoAcids> score_{};
   int low_ = 0, high_ = 0;  // over score_, and 0
   double standard_ = 0;

@@ -203,10 +203,13 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
         if (st.score > 0 && within(st.score, sample_keys_[st.target].length, sample_keys_[st.target].log_length))
           set.push_back(st);
       const Composition query = composition_of(setup_.queries->view(queries[k]));
-      for (size_t i : shift_set_picks(set.size())) {
-        const ScoredTarget& st = set[i];
-        picks[k].push_back({st.target, st.score, stats_->composition_ratio(query, sample_compositions_[st.target])});
-      }
+      const std::vector<size_t> places = shift_set_picks(set.size());
+      std::vector<const Composition*> subjects;
+      for (size_t i : places) subjects.push_back(&sample_compositions_[set[i].target]);
+      std::vector<double> ratios(places.size());
+      stats_->composition_ratios(query, subjects, ratios.data());
+      for (size_t p = 0; p < places.size(); ++p)
+        picks[k].push_back({set[places[p]].target, set[places[p]].score, ratios[p]});
     }
   });
   // A ratio of 1 leaves the score as it is: only the pairs rescaled below it need their alignments.

@@ -120,6 +120,11 @@ double SearchStatistics::composition_ratio(const Composition& query, const Compo
   return composition_ratio_(query, target);
 }
 
+void SearchStatistics::composition_ratios(const Composition& query, const std::vector<const Composition*>& targets,
+                                          double* out) const {
+  composition_ratio_(query, targets.data(), targets.size(), out);
+}
+
 double SearchStatistics::comp_score(const Hit& h, SeqView query, SeqView target) const {
   return rescaled_alignment_score(gaps_, composition_ratio(composition_of(query), composition_of(target)), h.aln);
 }

@@ -83,6 +83,9 @@ class SearchStatistics {
                                 const LengthRegression& fit) const;
   // The pair's composition-based lambda ratio (composition.hpp) from the two compositions.
   double composition_ratio(const Composition& query, const Composition& target) const;
+  // out[k] = composition_ratio(query, *targets[k]), the same bits, several targets at a time.
+  void composition_ratios(const Composition& query, const std::vector<const Composition*>& targets,
+                          double* out) const;
 
  private:
   // comp's rescaled score of the pair's alignment.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "io/fasta.hpp"
 #include "io/matrix.hpp"
@@ -74,6 +76,42 @@ TEST(Composition, RatioIsTheClampedRatioOfTheSolvedLambdas) {
       }
     EXPECT_GT(below, 100) << name;  // both sides of the clamp are exercised
     EXPECT_GT(clamped, 100) << name;
+  }
+}
+
+// The batch form (several subjects in vector lanes) gives each subject's ratio bit for bit as
+// one pair alone: real domains (short ones lack letters), a remainder past the lanes' groups,
+// and a score range too wide for the pass's stack buffers.
+TEST(Composition, BatchRatiosAreTheOnePairRatiosBitForBit) {
+  const SequenceSet seqs = read_fasta(test::data_path("balifam2000.fa"));
+  std::vector<Composition> subjects;
+  for (uint32_t b = 0; b < 203; ++b) subjects.push_back(composition_of(seqs.view((b * 7919u) % seqs.size())));
+  subjects.push_back(Composition{});  // no true amino acid: the lower bound
+  std::vector<const Composition*> pointers;
+  for (const Composition& c : subjects) pointers.push_back(&c);
+  ScoreMatrix wide = load_matrix("BLOSUM62");
+  for (int i = 0; i < kAlphabetSize; ++i)
+    for (int j = 0; j < kAlphabetSize; ++j) wide.score[i][j] = i == j ? 40 : -30 + (i + j) % 5;
+  for (const ScoreMatrix& m : {load_matrix("BLOSUM62"), load_matrix("PAM30"), wide}) {
+    const double standard = ungapped_lambda(m, standard_composition(), standard_composition());
+    const CompositionRatio ratio(m, standard);
+    int below = 0, clamped = 0;
+    for (uint32_t a = 0; a < 30; ++a) {
+      const Composition q = composition_of(seqs.view(a * 37));
+      for (size_t n : {pointers.size(), size_t(5)}) {
+        std::vector<double> batch(n, -1);
+        ratio(q, pointers.data(), n, batch.data());
+        for (size_t k = 0; k < n; ++k) {
+          const double one = ratio(q, subjects[k]);
+          EXPECT_EQ(std::memcmp(&batch[k], &one, sizeof one), 0) << m.name << " " << a << " " << k << " " << batch[k]
+                                                                 << " " << one;
+          below += one < 1 && one > 0.5;
+          clamped += one == 1;
+        }
+      }
+    }
+    EXPECT_GT(below, 100) << m.name;  // the solver's branches are exercised
+    EXPECT_GT(clamped, 100) << m.name;
   }
 }
 
