@@ -470,11 +470,18 @@ class CudaAllVsAll : public AllVsAllEngine {
   // exact sizes reallocated ~100 ms per worker of a 1.7 s phase (HPCALIGN_CUDA_TIMING); with
   // half again as much, the GPU still stood idle 8-15 ms at each of several such waits early
   // in the phase (the windows' query counts grow from the long sequences' to the short ones').
+  // The pinned score copy keeps its smaller buffers (up to 64 MiB) until the engine goes, so
+  // that its growth waits for nothing either.
   template <class Buffer>
   void reserve_ahead(Buffer& buffer, uint64_t n) {
     if (n <= buffer.capacity()) return;
     const uint64_t bytes = n * sizeof(*buffer.get());
     buffer.reserve(bytes <= launch_budget_ / 16 ? 2 * n : n);
+  }
+  void reserve_ahead(cuda::PinnedBuffer<int32_t>& buffer, uint64_t n) {
+    if (n <= buffer.capacity()) return;
+    const bool keep_old = buffer.capacity() * sizeof(int32_t) <= (64u << 20);
+    buffer.reserve(n * sizeof(int32_t) <= launch_budget_ / 16 ? 2 * n : n, keep_old);
   }
 
   int device_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "kernels/cuda/cuda_check.hpp"
 
@@ -88,6 +89,18 @@ class StreamBuffer {
       CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
     capacity_ = n;
   }
+  void upload(const T* host, size_t n) {
+    reserve(n);
+    if (n) CUDA_CHECK(cudaMemcpyAsync(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice, stream_));
+  }
+  // For a size that varies launch by launch: growing, twice the old room (or n).
+  void reserve_growing(size_t n) {
+    if (n > capacity_) reserve(std::max(n, 2 * capacity_));
+  }
+  void upload_growing(const T* host, size_t n) {
+    reserve_growing(n);
+    upload(host, n);
+  }
   T* get() const { return ptr_; }
   size_t capacity() const { return capacity_; }
 
@@ -106,11 +119,19 @@ class PinnedBuffer {
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
   ~PinnedBuffer() {
     if (ptr_) cudaFreeHost(ptr_);
+    for (T* p : kept_) cudaFreeHost(p);
   }
-  void reserve(size_t n) {
+  // keep_old: the smaller buffer stays allocated until this one goes, since cudaFreeHost waits
+  // for the whole device, every worker's queued kernels included (for buffers that grow a few
+  // times, by doubling).
+  void reserve(size_t n, bool keep_old = false) {
     if (n <= capacity_) return;
-    if (ptr_) cudaFreeHost(ptr_);
+    if (ptr_ && keep_old)
+      kept_.push_back(ptr_);
+    else if (ptr_)
+      cudaFreeHost(ptr_);
     ptr_ = nullptr;
+    capacity_ = 0;
     CUDA_CHECK(cudaMallocHost(&ptr_, n * sizeof(T)));
     capacity_ = n;
   }
@@ -121,6 +142,7 @@ class PinnedBuffer {
  private:
   T* ptr_ = nullptr;
   size_t capacity_ = 0;
+  std::vector<T*> kept_;  // reserve(n, true)'s smaller buffers
 };
 
 }  // namespace hpc::cuda

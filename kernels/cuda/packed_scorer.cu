@@ -43,6 +43,11 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   table32_.upload(t32.data(), t32.size(), stream_);
   counters_.reserve(2);
   counters_host_.reserve(2);
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device), ...); };
+  on_stream(pair_rows_, pair_offsets_, pair_lengths_, pair_slots_, pair_profiles_, q_residues_, q_offsets_, q_lengths_,
+            units_, temp_, scores_, overflow_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host tables die here
 }
 
@@ -57,9 +62,9 @@ void PackedScorer::upload_queries(const std::vector<SeqView>& queries) {
     max_len_ = std::max(max_len_, v.length);
   }
   res.push_back(0);  // never an empty upload
-  q_residues_.upload_growing(res.data(), res.size(), stream_);
-  q_offsets_.upload_growing(offs.data(), offs.size(), stream_);
-  q_lengths_.upload_growing(lens.data(), lens.size(), stream_);
+  q_residues_.upload_growing(res.data(), res.size());
+  q_offsets_.upload_growing(offs.data(), offs.size());
+  q_lengths_.upload_growing(lens.data(), lens.size());
 }
 
 void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView>& queries,
@@ -92,7 +97,7 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
     // Scores or gaps too large for 16-bit lanes: every pair goes through the exact kernel.
     std::vector<uint32_t> all(cells);
     for (size_t k = 0; k < cells; ++k) all[k] = uint32_t(k);
-    overflow_.upload(all.data(), cells, stream_);
+    overflow_.upload(all.data(), cells);
     counters_host_[1] = uint32_t(cells);
   }
 }
@@ -136,7 +141,7 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cost[a] > cost[b]; });
   std::vector<WorkUnit> sorted(units.size());
   for (size_t k = 0; k < order.size(); ++k) sorted[k] = units[order[k]];
-  units_.upload_growing(sorted.data(), sorted.size(), stream_);
+  units_.upload_growing(sorted.data(), sorted.size());
   n_units_ = uint32_t(sorted.size());
 }
 
@@ -144,13 +149,16 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
 // longest query x 8 bytes) would not fit in half the free memory; reserves the strips. Called
 // just before each packed kernel's launch, so it also queues start_after()'s wait there.
 int PackedScorer::grid_blocks() {
-  size_t free_b = 0, total_b = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   // The row-group kernel's strips hold whole groups.
   const size_t rows = (size_t(max_len_) + kRowsPerGroup - 1) / kRowsPerGroup * kRowsPerGroup;
   const size_t strip = rows * sizeof(uint2) * kBlockThreads;
   int blocks = sm_count_ * blocks_per_sm_;
-  const size_t have = temp_.capacity() * sizeof(uint2) + free_b / 2;
+  size_t have = temp_.capacity() * sizeof(uint2);
+  if (have < size_t(blocks) * strip) {  // the free memory (a driver call) only where the strips must grow
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    have += free_b / 2;
+  }
   blocks = int(std::min<size_t>(size_t(blocks), std::max<size_t>(1, have / strip)));
   blocks = int(std::max<size_t>(1, std::min<size_t>(size_t(blocks), n_units_)));
   temp_.reserve(size_t(blocks) * kBlockThreads * rows);
@@ -245,16 +253,16 @@ std::vector<uint32_t> PackedScorer::upload_pair_rows(const std::vector<SeqView>&
     for (uint32_t i = 0; i < m; ++i) rows.push_back(uint16_t(p.code_a(i) * kCodes + p.code_b(i)));
   }
   rows.push_back(0);  // never an empty upload
-  pair_rows_.upload_growing(rows.data(), rows.size(), stream_);
-  pair_offsets_.upload_growing(offsets.data(), offsets.size(), stream_);
-  pair_slots_.upload_growing(slots.data(), slots.size(), stream_);
+  pair_rows_.upload_growing(rows.data(), rows.size());
+  pair_offsets_.upload_growing(offsets.data(), offsets.size());
+  pair_slots_.upload_growing(slots.data(), slots.size());
   return lengths;
 }
 
 void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const std::vector<uint32_t>& by_length,
                                       const std::function<uint32_t(uint32_t)>& length_at) {
   const std::vector<uint32_t> lengths = upload_pair_rows(queries, by_length, 1);
-  pair_lengths_.upload_growing(lengths.data(), lengths.size(), stream_);
+  pair_lengths_.upload_growing(lengths.data(), lengths.size());
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
@@ -272,7 +280,7 @@ void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const 
   for (const uint32_t m : lengths) groups.push_back(m / kRowsPerGroup), n_rows += m;
   pair_profiles_.reserve_growing(std::max<size_t>(1, size_t(n_rows) * kCodes));
   launch_build_row_groups(stream_, pair_rows_.get(), uint32_t(n_rows), pair_table_.get(), pair_profiles_.get());
-  pair_lengths_.upload_growing(groups.data(), groups.size(), stream_);
+  pair_lengths_.upload_growing(groups.data(), groups.size());
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips

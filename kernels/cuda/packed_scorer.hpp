@@ -82,17 +82,19 @@ class PackedScorer {
 
   uint32_t n_units_ = 0;
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
-  DeviceBuffer<uint16_t> pair_rows_;
-  DeviceBuffer<uint32_t> pair_offsets_, pair_lengths_, pair_slots_;
   DeviceBuffer<int32_t> table32_;
-  DeviceBuffer<uint32_t> pair_profiles_;
-  DeviceBuffer<uint8_t> q_residues_;
-  DeviceBuffer<uint32_t> q_offsets_, q_lengths_;
-  DeviceBuffer<WorkUnit> units_;
   DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count
-  DeviceBuffer<uint2> temp_;
-  DeviceBuffer<int32_t> scores_;
-  DeviceBuffer<uint32_t> overflow_;
+  // The launches' buffers, all on stream_ and grown in its order: the cudaFree of a smaller
+  // one waited for the whole device (the windows' query counts grow over an all-vs-all run).
+  StreamBuffer<uint16_t> pair_rows_;
+  StreamBuffer<uint32_t> pair_offsets_, pair_lengths_, pair_slots_;
+  StreamBuffer<uint32_t> pair_profiles_;
+  StreamBuffer<uint8_t> q_residues_;
+  StreamBuffer<uint32_t> q_offsets_, q_lengths_;
+  StreamBuffer<WorkUnit> units_;
+  StreamBuffer<uint2> temp_;
+  StreamBuffer<int32_t> scores_;
+  StreamBuffer<uint32_t> overflow_;
   PinnedBuffer<uint32_t> counters_host_;
 };
 
