@@ -27,8 +27,11 @@ struct AllVsAllSetup {
   // 0 = the engine decides from its memory.
   uint64_t traceback_budget = 0;
   // Device bytes one launch's buffers may take; 0 = 0.6 of the GPU memory free when the engine
-  // starts (an engine that shares its GPU with other workers' engines is given its share).
+  // starts, divided among engines_on_device.
   uint64_t launch_budget = 0;
+  // The engines whose launches share this GPU at once (a workload's workers on it): each takes
+  // its share, so that their launches together fit.
+  uint32_t engines_on_device = 1;
 };
 
 // A pair with its exact score.

@@ -91,8 +91,12 @@ class CudaAllVsAll : public AllVsAllEngine {
     threads_per_sm_ = cuda::avsa_fill_pairs_per_sm() * 32;
     size_t free_bytes = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
-    // Most of what is free, leaving room for the other buffers and the runtime.
-    launch_budget_ = setup_.launch_budget ? setup_.launch_budget : uint64_t(double(free_bytes) * kAllVsAllLaunchShare);
+    // Most of what is free, leaving room for the other buffers and the runtime. Four workers'
+    // engines each taking that much ran the GPU out of memory on 12 tiles of the 57,592-sequence
+    // screen with alignments (each then aligned again in halves): each takes its share.
+    device_share_ = uint64_t(double(free_bytes) * kAllVsAllLaunchShare);
+    launch_budget_ = setup_.launch_budget ? setup_.launch_budget
+                                          : device_share_ / std::max<uint32_t>(1, setup_.engines_on_device);
     // A pair may take an eighth of a launch, so a launch of big pairs still holds several.
     pair_cap_ = setup_.traceback_budget ? setup_.traceback_budget : launch_budget_ / 8;
     host_budget_ = setup_.traceback_budget ? setup_.traceback_budget : (uint64_t(1) << 30);
@@ -115,7 +119,9 @@ class CudaAllVsAll : public AllVsAllEngine {
     c.name = name();
     c.compute_units = prop_.multiProcessorCount;
     c.resident_per_unit = threads_per_sm_;
-    c.memory_bytes = launch_budget_;
+    // The planner's windows follow the GPU's share, not this engine's: a tile's launches are cut
+    // to launch_budget_ anyway, and the plan stays what it was with one engine a GPU.
+    c.memory_bytes = setup_.launch_budget ? launch_budget_ : device_share_;
     return c;
   }
 
@@ -498,6 +504,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   ScoreSlot slots_[2];  // the packed scorers, each with its stream and score copies
   uint64_t queue_count_ = 0;
   int threads_per_sm_ = 0;
+  uint64_t device_share_ = 0;  // kAllVsAllLaunchShare of the memory free at the start
   uint64_t launch_budget_ = 0, pair_cap_ = 0, host_budget_ = 0;
   uint64_t reduced_pairs_ = 0;
   bool heights_exact_ = false;  // the byte heights' walk is exact for this matrix and these gaps

@@ -320,8 +320,10 @@ class AllVsAllRun : public TiledWorkload {
   // with 8, 1.53-1.58 s with 4): the GPU, not the workers' host work, paces those.
   int workers_per_gpu() const override { return opt_.score_only ? 8 : 4; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
+    AllVsAllSetup setup = job_.setup;
+    setup.engines_on_device = uint32_t(workers_per_gpu());
     return std::make_unique<AllVsAllWorker>(
-        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup),
+        job_, opt_, make_allvsall_engine(slot.kind(), slot.device_index(), slot.threads, setup),
         opt_.run.out_path, slot.worker);
   }
   std::vector<Tile> split(const Tile& tile) const override {
