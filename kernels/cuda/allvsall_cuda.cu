@@ -284,17 +284,23 @@ class CudaAllVsAll : public AllVsAllEngine {
     return *pick;
   }
 
+  // The slot's scorer, made on its first use.
+  cuda::PackedScorer& scorer_of(ScoreSlot& slot) {
+    if (!slot.scorer) slot.scorer = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, slot.stream, prop_);
+    return *slot.scorer;
+  }
+
   // Queues the packed kernel over the tile's two windows on the slot's stream.
   void launch_scores(ScoreSlot& slot, const Tile& tile, const std::vector<uint32_t>& order, uint32_t width) {
     use_target_order(order);
-    if (!slot.scorer) slot.scorer = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, slot.stream, prop_);
+    cuda::PackedScorer& scorer = scorer_of(slot);
     std::vector<SeqView> qviews;
     for (uint32_t qi : tile.queries) qviews.push_back(setup_.queries->view(qi));
     for (ScoreSlot& o : slots_)
-      if (&o != &slot && o.recorded) slot.scorer->start_after(o.launched);
+      if (&o != &slot && o.recorded) scorer.start_after(o.launched);
     timeline_.begin("packed", slot.stream);
-    slot.scorer->launch(ordered_db_, {tile.part_begin, width}, qviews,
-                        [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
+    scorer.launch(ordered_db_, {tile.part_begin, width}, qviews,
+                  [&](uint32_t p) { return setup_.targets->length(order[tile.part_begin + p]); });
     timeline_.end(slot.stream);
     CUDA_CHECK(cudaEventRecord(slot.launched, slot.stream));
     slot.recorded = true;
@@ -338,13 +344,13 @@ class CudaAllVsAll : public AllVsAllEngine {
     for (ScoreSlot& s : slots_) s.queued.reset();  // the scorers' buffers are this call's now
     use_target_order(ts);
     ScoreSlot& slot = slots_[0];
-    if (!slot.scorer) slot.scorer = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, slot.stream, prop_);
+    cuda::PackedScorer& scorer = scorer_of(slot);
     const uint32_t nt = uint32_t(ts.size());
-    slot.scorer->launch(ordered_db_, {0, nt}, qviews, [&](uint32_t p) { return setup_.targets->length(ts[p]); });
-    slot.scorer->finish();
+    scorer.launch(ordered_db_, {0, nt}, qviews, [&](uint32_t p) { return setup_.targets->length(ts[p]); });
+    scorer.finish();
     std::vector<int32_t> all(size_t(qs.size()) * nt);
     if (!all.empty())
-      CUDA_CHECK(cudaMemcpyAsync(all.data(), slot.scorer->scores(), all.size() * sizeof(int32_t),
+      CUDA_CHECK(cudaMemcpyAsync(all.data(), scorer.scores(), all.size() * sizeof(int32_t),
                                  cudaMemcpyDeviceToHost, slot.stream));
     CUDA_CHECK(cudaStreamSynchronize(slot.stream));
     std::vector<int32_t> scores(pairs.size());
