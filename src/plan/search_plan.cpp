@@ -32,37 +32,41 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return b ? (a + b - 1) / b : a; }
 // Batches per worker from which the planner cuts contiguous length runs instead of LPT bins.
 constexpr uint64_t kContiguousBatchesPerWorker = 3;
 
-// Runs of the length order (longest first) of about total / bins residues and at most
-// max_batch queries each (so possibly more than `bins` batches). Each batch holds similar
+// Runs of the length order (longest first) of about total / bins weight (a query's residues
+// plus `per_query`) and at most max_batch queries each (so possibly more than `bins`
+// batches). Each batch holds similar
 // lengths: the query-pair kernels pad less, and only the batch of the longest queries needs
 // the kernel for pairs beyond the row-group kernel's shared memory (balifam1000 against
 // itself: every LPT batch held a few such queries). Used when there are many batches per
 // worker, so the scheduler balances unequal tiles.
-std::vector<std::vector<uint32_t>> cut_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
+std::vector<std::vector<uint32_t>> cut_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch,
+                                               uint64_t per_query) {
   std::vector<uint32_t> order(queries.size());
   std::iota(order.begin(), order.end(), 0u);
   auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
   std::stable_sort(order.begin(), order.end(), longer);
+  auto weight = [&](uint32_t q) { return queries.length(q) + per_query; };
   uint64_t total = 0;
-  for (uint32_t q : order) total += queries.length(q);
+  for (uint32_t q : order) total += weight(q);
   const uint64_t goal = ceil_div(total, std::max<uint32_t>(1, bins));
   std::vector<std::vector<uint32_t>> batches(1);
   uint64_t load = 0;
   for (uint32_t q : order) {
-    if (!batches.back().empty() && (batches.back().size() >= max_batch || load + queries.length(q) > goal))
+    if (!batches.back().empty() && (batches.back().size() >= max_batch || load + weight(q) > goal))
       batches.emplace_back(), load = 0;
     batches.back().push_back(q);
-    load += queries.length(q);
+    load += weight(q);
   }
   for (auto& b : batches) std::stable_sort(b.rbegin(), b.rend(), longer);
   return batches;
 }
 
-// Packs queries into `bins` batches of about equal residues, largest query first into the
-// lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
+// Packs queries into `bins` batches of about equal weight (residues plus `per_query` a query),
+// largest query first into the lightest batch (LPT). Unlike contiguous length cuts, this balances sets with a few very
 // long queries (the CUDASW++ set: 144..5,478 aa), which is what makes tiles of one worker
 // each finish together. Each batch lists its queries by length, then index.
-std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch) {
+std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch,
+                                                uint64_t per_query) {
   std::vector<uint32_t> order(queries.size());
   std::iota(order.begin(), order.end(), 0u);
   auto longer = [&](uint32_t a, uint32_t b) { return queries.length(a) > queries.length(b); };
@@ -75,7 +79,7 @@ std::vector<std::vector<uint32_t>> pack_queries(const SequenceSet& queries, uint
     for (uint32_t b = 0; b < bins; ++b)
       if (batch[b].size() < max_batch && (best == UINT32_MAX || load[b] < load[best])) best = b;
     batch[best].push_back(q);
-    load[best] += queries.length(q);
+    load[best] += queries.length(q) + per_query;
   }
   for (auto& b : batch) std::stable_sort(b.rbegin(), b.rend(), longer);
   return batch;
@@ -121,8 +125,9 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
 
   std::vector<uint64_t> tweights(nt);
   for (size_t i = 0; i < nt; ++i) tweights[i] = db.seqs.length(db.by_length[i]);
-  const auto qbatches = contiguous ? cut_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch)
-                                   : pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch);
+  const auto qbatches =
+      contiguous ? cut_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch, opt.query_weight)
+                 : pack_queries(queries, static_cast<uint32_t>(batches), opt.max_query_batch, opt.query_weight);
   const auto tcuts = balanced_cuts(tweights, static_cast<uint32_t>(parts));
   plan.query_batches = static_cast<uint32_t>(qbatches.size());
   plan.partitions = static_cast<uint32_t>(tcuts.size() - 1);
@@ -131,11 +136,14 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   for (uint32_t p = 0; p < plan.partitions; ++p)
     for (uint32_t i = tcuts[p]; i < tcuts[p + 1]; ++i) part_residues[p] += tweights[i];
 
+  // Largest first by the batches' weights (the cells when query_weight is 0), ties by id.
+  std::vector<std::pair<uint64_t, Tile>> weighed;
   uint32_t id = 0;
   for (uint32_t b = 0; b < plan.query_batches; ++b) {
     uint64_t qres = 0;
     const std::vector<uint32_t>& batch = qbatches[b];
     for (uint32_t q : batch) qres += queries.length(q);
+    const uint64_t qweight = qres + opt.query_weight * batch.size();
     for (uint32_t p = 0; p < plan.partitions; ++p) {
       Tile t;
       t.id = id++;
@@ -144,10 +152,11 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
       t.part_end = tcuts[p + 1];
       t.cells = qres * part_residues[p];
       plan.total_cells += t.cells;
-      plan.tiles.push_back(std::move(t));
+      weighed.emplace_back(qweight * part_residues[p], std::move(t));
     }
   }
-  std::stable_sort(plan.tiles.begin(), plan.tiles.end(), [](const Tile& a, const Tile& b) { return a.cells > b.cells; });
+  std::stable_sort(weighed.begin(), weighed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (auto& w : weighed) plan.tiles.push_back(std::move(w.second));
   return plan;
 }
 

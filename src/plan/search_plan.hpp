@@ -26,13 +26,16 @@ struct PlanOptions {
   uint64_t max_cells_per_lane = 200'000'000;
   int fill_waves = 4;
   uint32_t max_query_batch = 1024;  // queries per tile at most
+  // Residues added to each query's weight when batches are cut and ordered: work a query costs
+  // whatever its length (its top hits, their alignments, statistics and rows, regress's fits).
+  uint64_t query_weight = 0;
   // Every tile holds the whole database (search --stats regress on a database that is its own
   // calibration sample fits on a tile's own scores); the memory bound still applies.
   bool whole_database = false;
 };
 
 struct SearchPlan {
-  std::vector<Tile> tiles;  // largest first (LPT), ties by id
+  std::vector<Tile> tiles;  // largest first (LPT; by cells, or by weight with query_weight), ties by id
   uint32_t query_batches = 0;
   uint32_t partitions = 0;
   uint64_t total_cells = 0;
@@ -55,11 +58,17 @@ int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, cons
 constexpr size_t kEightSearchWorkersDatabase = 65536;
 
 // Many batches of queries against at most kSmallSearchDatabase subjects: a tile's GPU work is
-// short against its host stages, and its buffers small, so eight workers a GPU with four tiles
-// each keep the GPU busier (one H100, 11,000 balifam1000 domains against themselves: search
+// short against its host stages, and its buffers small, so eight workers a GPU with several
+// tiles each keep the GPU busier (one H100, 11,000 balifam1000 domains against themselves: search
 // phase 1.60 s against 1.93-1.96 s with four workers of about three tiles).
 constexpr size_t kSmallSearchDatabase = 16384;
-constexpr int kSmallDatabaseTilesPerWorker = 4;
+// There a query's host work (top hits, their alignments, statistics and rows, regress's fits)
+// outweighs its scores: its batch weight is its length plus this many residues, so that tiles
+// of short queries no longer hold 1,024 queries against ~100 of the longest, and finish last
+// (same 11,000: phase 0.86-0.94 s with six tiles a worker, 0.91-1.05 s with four, against
+// 1.02-1.12 s cut by residues alone; 110 and 1,000 a query: 0.93-1.03 s; NOTES.md).
+constexpr int kSmallDatabaseTilesPerWorker = 6;
+constexpr uint64_t kSmallDatabaseQueryWeight = 300;
 bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
 
 // `caps` has one entry per worker; the smallest device bounds the tile size.

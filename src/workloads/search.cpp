@@ -28,6 +28,10 @@
 namespace hpc {
 namespace {
 
+double steady_ms(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(t.time_since_epoch()).count();
+}
+
 // Seconds a worker spent on one tile (summed on the master).
 struct TileTimes {
   double search = 0;  // search_tile: scores and top-k
@@ -115,6 +119,7 @@ class SearchWorker : public TileWorker {
   std::string run(const Tile& tile) override {
     TileTimes times;
     clock_.restart();
+    const auto started = std::chrono::steady_clock::now();
     const std::optional<Tile> next = std::exchange(next_, std::nullopt);
     auto t0 = std::chrono::steady_clock::now();
     // regress: the tile's queries' fits, in tile.queries order (a function of the inputs alone),
@@ -194,6 +199,10 @@ class SearchWorker : public TileWorker {
     // Each query's best --max-hits of this tile at most: the merge takes its best over all tiles.
     runs_.put(w, tile.id, hits, flat ? &cigars : nullptr);
     clock_.mark("rescore, staging");
+    if (clock_.on())  // a timeline across the workers: start and end on the steady clock
+      std::fprintf(stderr, "search tile %u: %zu queries, %zu hits, %.1f to %.1f ms: search_tile %.1f, align %.1f ms\n",
+                   tile.id, tile.queries.size(), hits.size(), steady_ms(started),
+                   steady_ms(std::chrono::steady_clock::now()), 1e3 * times.search, 1e3 * times.align);
     return w.take();
   }
 
@@ -260,8 +269,10 @@ class SearchRun : public TiledWorkload {
     // Every tile holds the whole database for regress on a small database (the tile's scores
     // are the sample) and for --rescore (a query's top hits are all in its tile).
     PlanOptions po;
-    if (many_queries_small_database(job_.queries, job_.db.seqs.size()))
+    if (many_queries_small_database(job_.queries, job_.db.seqs.size())) {
       po.tiles_per_worker = kSmallDatabaseTilesPerWorker;
+      po.query_weight = kSmallDatabaseQueryWeight;
+    }
     po.whole_database = (job_.setup.max_hits >= job_.db.seqs.size() && fits_regression(job_.stats.mode())) ||
                         opt_.rescore.top > 0;
     SearchPlan plan = plan_search(job_.queries, job_.db, caps, po);

@@ -136,6 +136,47 @@ TEST(SearchPlan, ManyShortQueriesGetBatchesOfSimilarLengths) {
   EXPECT_FALSE(many_queries_small_database(random_set(20, 3000, 8), db.seqs.size()));
 }
 
+TEST(SearchPlan, QueryWeightBalancesBatchesByCountAsWellAsResidues) {
+  // Short queries against a small database: a query's host work outweighs its residues, so
+  // batches are cut by residues plus query_weight a query (and ordered by that weight).
+  auto q = random_set(5000, 800, 12);
+  auto db = make_database(random_set(300, 800, 13));
+  PlanOptions plain;
+  plain.max_query_batch = 512;
+  plain.tiles_per_worker = 4;  // 32 batches for 8 workers: runs of the length order
+  PlanOptions weighed = plain;
+  weighed.query_weight = 400;
+  const std::vector<DeviceCapacity> caps(8, cap(132, 1536));
+  const auto by_residues = plan_search(q, db, caps, plain);
+  const auto by_weight = plan_search(q, db, caps, weighed);
+  expect_exact_cover(by_weight, q, db);
+  const auto weight = [&](const Tile& t) {
+    uint64_t w = 0;
+    for (uint32_t qi : t.queries) w += q.length(qi) + weighed.query_weight;
+    return w;
+  };
+  const auto spread = [&](const SearchPlan& plan) {  // of the queries a tile, the remainder tile left out
+    size_t lo = SIZE_MAX, hi = 0;
+    for (size_t i = 0; i + 1 < plan.tiles.size(); ++i)
+      lo = std::min(lo, plan.tiles[i].queries.size()), hi = std::max(hi, plan.tiles[i].queries.size());
+    return double(hi) / double(lo);
+  };
+  EXPECT_LT(spread(by_weight), spread(by_residues));
+  // Every batch but the remainder within one longest query's weight of the others; largest first.
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i + 1 < by_weight.tiles.size(); ++i)
+    lo = std::min(lo, weight(by_weight.tiles[i])), hi = std::max(hi, weight(by_weight.tiles[i]));
+  EXPECT_LE(hi - lo, 800 + weighed.query_weight);
+  for (size_t i = 1; i < by_weight.tiles.size(); ++i)
+    EXPECT_GE(weight(by_weight.tiles[i - 1]), weight(by_weight.tiles[i]));
+  // Weight 0 is the residues' plan.
+  PlanOptions zero = weighed;
+  zero.query_weight = 0;
+  const auto same = plan_search(q, db, caps, zero);
+  ASSERT_EQ(same.tiles.size(), by_residues.tiles.size());
+  for (size_t i = 0; i < same.tiles.size(); ++i) EXPECT_EQ(same.tiles[i].queries, by_residues.tiles[i].queries);
+}
+
 TEST(SearchPlan, WholeDatabaseTilesForTheCalibration) {
   // A 2-thread CPU would cut this database for load balance (FewQueriesSplitTheDatabase...).
   auto q = random_set(3, 300, 12);
