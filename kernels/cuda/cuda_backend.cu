@@ -430,9 +430,7 @@ AlignedPairs CudaSearchBackend::align_many(const std::vector<AlignRequest>& pair
     avsa.matrix = setup_.matrix;
     avsa.gaps = setup_.gaps;
     avsa.mode = AlignMode::Local;
-    size_t free_b = 0, total_b = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    avsa.launch_budget = uint64_t(double(free_b) * kAllVsAllLaunchShare) / uint64_t(sharing_.count());
+    avsa.engines_on_device = uint32_t(sharing_.count());  // the engine takes its share of the free memory
     many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
   }
   // Every score known (search_tile's): the fill stops at each pair's end row.

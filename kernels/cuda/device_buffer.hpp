@@ -11,6 +11,25 @@
 
 namespace hpc::cuda {
 
+// An allocation (`allocate()`: a cudaMalloc or cudaMallocAsync) that, out of memory, is tried
+// once more after the device's memory pools gave their freed memory back: stream-ordered frees
+// (StreamBuffer's, every worker's) stay in the pool until a synchronization, so an allocation
+// could fail while the memory it needs was free but still held (the 57,592-sequence screen with
+// alignments split 2 tiles so). The wait for the whole device is paid only then, not a split.
+template <class Allocate>
+cudaError_t allocate_or_trim(Allocate&& allocate) {
+  cudaError_t err = allocate();
+  if (err != cudaErrorMemoryAllocation) return err;
+  cudaGetLastError();  // not sticky: clear it before trying again
+  int device = 0, pools = 0;
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaGetDevice(&device) != cudaSuccess) return err;
+  cudaMemPool_t pool = nullptr;
+  if (cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && pools &&
+      cudaDeviceGetMemPool(&pool, device) == cudaSuccess)
+    cudaMemPoolTrimTo(pool, 0);
+  return allocate();
+}
+
 template <class T>
 class DeviceBuffer {
  public:
@@ -23,7 +42,7 @@ class DeviceBuffer {
   void reserve(size_t n) {
     if (n <= capacity_) return;
     release();
-    CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+    CUDA_CHECK(allocate_or_trim([&] { return cudaMalloc(&ptr_, n * sizeof(T)); }));
     capacity_ = n;
   }
   void upload(const T* host, size_t n, cudaStream_t s) {
@@ -83,10 +102,10 @@ class StreamBuffer {
     }
     ptr_ = nullptr;
     capacity_ = 0;
-    if (ordered_)
-      CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), n * sizeof(T), stream_));
-    else
-      CUDA_CHECK(cudaMalloc(&ptr_, n * sizeof(T)));
+    CUDA_CHECK(allocate_or_trim([&] {
+      return ordered_ ? cudaMallocAsync(reinterpret_cast<void**>(&ptr_), n * sizeof(T), stream_)
+                      : cudaMalloc(&ptr_, n * sizeof(T));
+    }));
     capacity_ = n;
   }
   void upload(const T* host, size_t n) {

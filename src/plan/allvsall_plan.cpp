@@ -117,6 +117,27 @@ AllVsAllPlan plan_allvsall(const SequenceSet& queries, const SequenceSet* target
   return plan;
 }
 
+void spread_light_tiles(std::vector<Tile>& tiles, double light_share) {
+  uint64_t total = 0;
+  for (const Tile& t : tiles) total += t.cells;
+  const double light_cells = double(total) * light_share;
+  size_t heavy = tiles.size();  // tiles[heavy, end): the light ones
+  for (uint64_t sum = 0; heavy > 0 && double(sum + tiles[heavy - 1].cells) <= light_cells; --heavy)
+    sum += tiles[heavy - 1].cells;
+  const size_t light = tiles.size() - heavy;
+  if (light == 0 || heavy == 0) return;
+  std::vector<Tile> spread;
+  spread.reserve(tiles.size());
+  size_t next_light = heavy;
+  for (size_t h = 0; h < heavy; ++h) {
+    spread.push_back(std::move(tiles[h]));
+    // After heavy tile h, the light tiles due by then: (h + 1) / heavy of them.
+    const size_t due = heavy + (h + 1) * light / heavy;
+    while (next_light < due) spread.push_back(std::move(tiles[next_light++]));
+  }
+  tiles = std::move(spread);
+}
+
 TileShape tile_shape(const Tile& tile, const std::vector<uint32_t>& target_order, bool square) {
   if (tile.part_begin > tile.part_end || tile.part_end > target_order.size())
     throw Error("allvsall: tile " + std::to_string(tile.id) + " names target positions [" +

@@ -48,6 +48,13 @@ struct AllVsAllPlan {
   uint64_t total_cells = 0, total_pairs = 0;
 };
 
+// GPU runs: the smallest tiles, together at most `light_share` of the cells, spread evenly
+// among the others (each group keeps its largest-first order) instead of all coming last. A
+// GPU's small tiles are host-bound (their cut, alignments and staging take longer than their
+// kernels), so at the end the GPU idled while the workers staged them; among the large tiles
+// their host work overlaps the others' kernels. `tiles`: largest first (plan_allvsall's).
+void spread_light_tiles(std::vector<Tile>& tiles, double light_share);
+
 // Indices sorted longest first, ties by index.
 std::vector<uint32_t> length_order(const SequenceSet& s);
 

@@ -137,6 +137,54 @@ TEST(AllVsAllPlan, SizingFollowsFillBalanceAndMemory) {
   expect_exact_cover(mem, small, nullptr);
 }
 
+// GPU runs: the smallest tiles (at most the share of the cells) spread evenly among the
+// others, each group still largest first, every tile once.
+TEST(AllVsAllPlan, LightTilesSpreadAmongTheHeavyOnes) {
+  const SequenceSet s = random_set(600, 400, 11);
+  const std::vector<Tile> planned = plan_allvsall(s, nullptr, {cap(8, 8)}).tiles;
+  ASSERT_GT(planned.size(), 40u);
+  uint64_t total = 0;
+  for (const Tile& t : planned) total += t.cells;
+  std::vector<Tile> tiles = planned;
+  spread_light_tiles(tiles, 0.2);
+  ASSERT_EQ(tiles.size(), planned.size());
+  // The light tiles: the planned order's tail holding at most 20% of the cells, as many as fit.
+  size_t heavy = planned.size();
+  uint64_t light_cells = 0;
+  while (heavy > 0 && double(light_cells + planned[heavy - 1].cells) <= 0.2 * double(total))
+    light_cells += planned[--heavy].cells;
+  const size_t light = planned.size() - heavy;
+  ASSERT_GT(light, 4u);
+  ASSERT_GT(heavy, 4u);
+  std::vector<uint32_t> heavy_ids, light_ids, seen;
+  std::vector<size_t> light_at;  // positions of the light tiles in the new order
+  for (size_t k = 0; k < tiles.size(); ++k) {
+    const uint32_t id = tiles[k].id;
+    seen.push_back(id);
+    const bool is_light = std::any_of(planned.begin() + heavy, planned.end(), [&](const Tile& t) { return t.id == id; });
+    if (is_light) light_ids.push_back(id), light_at.push_back(k);
+    else heavy_ids.push_back(id);
+  }
+  for (size_t k = 0; k < heavy; ++k) EXPECT_EQ(heavy_ids[k], planned[k].id) << "heavy tiles keep their order";
+  for (size_t k = 0; k < light; ++k) EXPECT_EQ(light_ids[k], planned[heavy + k].id) << "light tiles keep their order";
+  std::sort(seen.begin(), seen.end());
+  EXPECT_TRUE(std::adjacent_find(seen.begin(), seen.end()) == seen.end()) << "every tile once";
+  // Evenly: light tile j comes after about j x heavy / light heavy tiles; the last at the end.
+  const double gap = double(heavy) / double(light);
+  for (size_t j = 0; j < light; ++j) {
+    const double heavy_before = double(light_at[j] - j);
+    EXPECT_GE(heavy_before, double(j) * gap) << "light tile " << j;
+    EXPECT_LE(heavy_before, double(j + 1) * gap + 1) << "light tile " << j;
+  }
+  EXPECT_EQ(light_at.back(), tiles.size() - 1);
+  // No light share, or all of it: the order stays.
+  for (double share : {0.0, 1.0}) {
+    std::vector<Tile> same = planned;
+    spread_light_tiles(same, share);
+    for (size_t k = 0; k < same.size(); ++k) EXPECT_EQ(same[k].id, planned[k].id) << "share " << share;
+  }
+}
+
 TEST(AllVsAllPlan, TilePairsRejectsBadRanges) {
   Tile t;
   t.queries = {0};
