@@ -30,6 +30,7 @@ enum class Tunable {
   kMsvKernel,
   kMsvQ,
   kHmmParsers,
+  kHmmEngineShare,
   kHmmBias,
   kMergeFanIn,
   kMergeMemory,
