@@ -1,4 +1,4 @@
-// The CUDA parser engine: upload, the Forward parser a quad of threads per job (fb_forward_quad.cuh) and
+// The CUDA parser engine: upload, the Forward parser a block per job (fb_forward_block.cuh) and
 // Forward with Backward one thread per job, download, nats on the host. This file is built
 // with -ftz=true (hmmsearch's FTZ/DAZ float mode); the lane code's _rn intrinsics are never
 // fused into multiply-adds.
@@ -9,7 +9,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
-#include "kernels/cuda/fb_forward_quad.cuh"
+#include "kernels/cuda/fb_forward_block.cuh"
 #include "src/hmm/fb_parser_lanes.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 
@@ -71,23 +71,17 @@ __global__ void __launch_bounds__(128) fb_parser_kernel(const ModelDesc* __restr
   own[t] = end.has_own_scales;
 }
 
-// The Forward parser, four threads (a quad) per job, kFbQuadBlock / 4 jobs a block: scale
-// factors to out[job.out + i], xC to ends[job].
-__global__ void __launch_bounds__(cuda::kFbQuadBlock) fb_forward_quad_kernel(const ModelDesc* __restrict__ models,
-                                                                           const Lanes4* __restrict__ prof,
-                                                                           const uint8_t* __restrict__ seqs,
-                                                                           const JobDesc* __restrict__ jobs, int njobs,
-                                                                           float* rows, float* out, float* ends) {
-  const int tid = int(threadIdx.x);
-  const int j = int(blockIdx.x) * (cuda::kFbQuadBlock / 4) + tid / 4;
-  if (j >= njobs) return;  // a whole quad leaves together
-  const JobDesc job = jobs[j];
+// The Forward parser, a block per job: scale factors to out[job.out + i], xC to ends[job].
+__global__ void __launch_bounds__(cuda::kFbForwardThreads) fb_forward_block_kernel(const ModelDesc* __restrict__ models,
+                                                             const Lanes4* __restrict__ prof,
+                                                             const uint8_t* __restrict__ seqs,
+                                                             const JobDesc* __restrict__ jobs, float* out,
+                                                             float* ends) {
+  extern __shared__ float smem[];
+  const JobDesc job = jobs[blockIdx.x];
   const ModelDesc md = models[job.model];
   const hmm::FbLanesView p{md.M, md.Q, prof + md.rfv, prof + md.tfv};
-  const unsigned mask = 0xFu << (tid & 31 & ~3);
-  const size_t threads = size_t(gridDim.x) * cuda::kFbQuadBlock;
-  const cuda::QuadRow row{rows + size_t(blockIdx.x) * cuda::kFbQuadBlock + size_t(tid), threads};
-  cuda::fb_forward_quad(seqs + job.seq, int(job.L), p, row, tid & 3, mask, out + job.out, ends + j);
+  cuda::fb_forward_block(seqs + job.seq, int(job.L), p, smem, out + job.out, ends + blockIdx.x);
 }
 
 constexpr int kBlock = 128;
@@ -107,6 +101,10 @@ class CudaFbEngine : public FbEngine {
     }
     models_.upload(desc.data(), desc.size(), stream_);
     prof_.upload(prof.data(), prof.size(), stream_);
+    int optin = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+    max_smem_ = size_t(optin);
+    CUDA_CHECK(cudaFuncSetAttribute(fb_forward_block_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
     CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventBlockingSync | cudaEventDisableTiming));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
@@ -116,12 +114,20 @@ class CudaFbEngine : public FbEngine {
     if (stream_) cudaStreamDestroy(stream_);
   }
 
+  // A block a job where both its rows fit the shared memory of a block, else a thread a job.
   std::vector<float> forward(const std::vector<FbJob>& jobs) override {
     check_fb_jobs(jobs, host_models_.size());
     std::vector<float> nats(jobs.size());
-    std::vector<size_t> all(jobs.size());
-    std::iota(all.begin(), all.end(), size_t(0));
-    forward_quads(jobs, all, nats);
+    std::vector<size_t> block, thread;
+    for (size_t j = 0; j < jobs.size(); ++j)
+      (cuda::fb_forward_block_smem(host_models_[jobs[j].model].Q) <= max_smem_ ? block : thread).push_back(j);
+    forward_blocks(jobs, block, nats);
+    std::vector<FbJob> rest;
+    for (size_t j : thread) rest.push_back(jobs[j]);
+    run(rest, false, [&](size_t k, const float* out, const float* ends, const uint8_t*) {
+      const int L = int(rest[k].target.length);
+      nats[thread[k]] = hmm::fb_forward_nats(out, 1, L, ends[0], hmm::fb_special_odds(L, true));
+    });
     return nats;
   }
 
@@ -144,16 +150,14 @@ class CudaFbEngine : public FbEngine {
   }
 
  private:
-  // The Forward parser of jobs[which[..]] in one launch, sorted by model and length so that a
-  // warp's quads mostly read the same profile cells and end together; nats[j] for each.
-  void forward_quads(const std::vector<FbJob>& jobs, std::vector<size_t> which, std::vector<float>& nats) {
+  // The Forward parser of jobs[which[..]] in one launch, the longest (residues x segments)
+  // first so that they do not finish last; nats[j] for each.
+  void forward_blocks(const std::vector<FbJob>& jobs, std::vector<size_t> which, std::vector<float>& nats) {
     if (which.empty()) return;
     CUDA_CHECK(cudaSetDevice(device_));
     const hmm::HmmerFloatMode mode;
-    std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) {
-      if (jobs[a].model != jobs[b].model) return jobs[a].model < jobs[b].model;
-      return jobs[a].target.length > jobs[b].target.length;
-    });
+    const auto cost = [&](size_t j) { return uint64_t(jobs[j].target.length) * uint64_t(host_models_[jobs[j].model].Q); };
+    std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) { return cost(a) > cost(b); });
     const size_t n = which.size();
     std::vector<JobDesc> desc(n);
     size_t residues = 0, outs = 0;
@@ -166,18 +170,16 @@ class CudaFbEngine : public FbEngine {
       qmax = std::max(qmax, host_models_[j.model].Q);
     }
     grow(seq_host_, std::max<size_t>(residues, 1)), grow(seqs_, residues), grow(jobs_, n);
-    const unsigned blocks = unsigned((n + cuda::kFbQuadBlock / 4 - 1) / (cuda::kFbQuadBlock / 4));
     grow(out_, outs), grow(ends_, n), grow(out_host_, outs), grow(ends_host_, n);
-    grow(quad_rows_, size_t(blocks) * cuda::kFbQuadBlock * 3 * size_t(qmax));
     for (size_t i = 0; i < n; ++i) {
       const SeqView v = jobs[which[i]].target;
       std::copy(v.data, v.data + v.length, seq_host_.get() + desc[i].seq);
     }
     seqs_.upload(seq_host_.get(), residues, stream_);
     jobs_.upload(desc.data(), n, stream_);
-    fb_forward_quad_kernel<<<blocks, cuda::kFbQuadBlock, 0, stream_>>>(
-        models_.get(), prof_.get(), seqs_.get(), jobs_.get(), int(n), quad_rows_.get(), out_.get(), ends_.get());
-    CUDA_CHECK_LAUNCH("fb_forward_quad_kernel");
+    fb_forward_block_kernel<<<unsigned(n), cuda::kFbForwardThreads, cuda::fb_forward_block_smem(qmax), stream_>>>(
+        models_.get(), prof_.get(), seqs_.get(), jobs_.get(), out_.get(), ends_.get());
+    CUDA_CHECK_LAUNCH("fb_forward_block_kernel");
     CUDA_CHECK(cudaMemcpyAsync(out_host_.get(), out_.get(), outs * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(ends_host_.get(), ends_.get(), n * sizeof(float), cudaMemcpyDeviceToHost, stream_));
     wait();
@@ -268,6 +270,7 @@ class CudaFbEngine : public FbEngine {
   }
 
   int device_;
+  size_t max_smem_ = 0;  // a block's dynamic shared memory, opted in
   cudaStream_t stream_ = nullptr;
   cudaEvent_t done_ = nullptr;  // wait()'s
   std::vector<hmm::FbLaneProfile> host_models_;
@@ -275,7 +278,7 @@ class CudaFbEngine : public FbEngine {
   DeviceBuffer<Lanes4> prof_, rows_;
   DeviceBuffer<uint8_t> seqs_, own_;
   DeviceBuffer<JobDesc> jobs_;
-  DeviceBuffer<float> out_, ends_, quad_rows_;
+  DeviceBuffer<float> out_, ends_;
   PinnedBuffer<uint8_t> seq_host_, own_host_;
   PinnedBuffer<float> out_host_, ends_host_;
 };

@@ -45,16 +45,12 @@ const std::vector<TunableSpec> kTable = {
      "bytes (w8), or the byte kernel; all give the same scores"},
     {Tunable::kMsvQ, "HPCALIGN_MSV_Q", K::kNumber, {}, 0, kNoMax, "0", "the planner's choice", false,
      "msv on a GPU: nodes per slot of every pack of the 16-bit kernel (a compiled size)"},
-    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "shared", "device", "host"}, 0, 0, "host",
-     "", false,
+    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "host", "",
+     false,
      "hmmsearch, hmmscan on a GPU: where the Viterbi survivors' Forward/Backward parsers run: on the worker's host threads "
-     "(host); the Forward parser on the GPU, four threads a target, and the rest for those past the Forward filter on "
-     "the host threads (forward); the Forward parser of the cheapest HPCALIGN_HMM_ENGINE_SHARE percent (by cells) "
-     "of each tile's survivors on the GPU, the others on the host threads beside it (shared); both parsers on the "
-     "GPU, Backward one thread a target (device). Same results; the GPU choices are slower end to end for now"},
-    {Tunable::kHmmEngineShare, "HPCALIGN_HMM_ENGINE_SHARE", K::kNumber, {}, 1, 100, "50", "", false,
-     "hmmsearch, hmmscan with HPCALIGN_HMM_PARSERS=shared: the percentage of each tile's survivors whose Forward "
-     "filter runs on the GPU"},
+     "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
+     "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
+     "the GPU choices are slower end to end for now"},
     {Tunable::kHmmBias, "HPCALIGN_HMM_BIAS", K::kChoice, {"device", "host"}, 0, 0, "device", "", false,
      "hmmsearch, hmmscan, msv on a GPU: where the bias filter of the pairs past the MSV filter runs: one GPU thread a "
      "pair (device) or the worker's host threads (host). Same scores"},

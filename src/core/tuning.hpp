@@ -30,7 +30,6 @@ enum class Tunable {
   kMsvKernel,
   kMsvQ,
   kHmmParsers,
-  kHmmEngineShare,
   kHmmBias,
   kMergeFanIn,
   kMergeMemory,

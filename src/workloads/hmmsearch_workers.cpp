@@ -8,7 +8,6 @@
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
-#include "src/core/tuning.hpp"
 #include "src/workloads/hmmsearch_survivors.hpp"
 
 namespace hpc {
@@ -149,86 +148,33 @@ std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std:
 
 namespace {
 
-// Those of survivors[gpu[..]] past the Forward filter by their engine scores `nats` through
-// the whole rest on `pool` (the host's Forward again, on the few that pass), into scored.
-void score_past_forward(HmmsearchJob& job, const std::vector<Survivor>& survivors, const std::vector<size_t>& gpu,
-                        const std::vector<float>& nats, ThreadPool& pool, std::vector<hmm::PostFilterResult>& scored) {
-  std::vector<Survivor> past;
-  std::vector<size_t> where;
-  for (size_t k = 0; k < gpu.size(); ++k) {
-    const Survivor& s = survivors[gpu[k]];
-    if (hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats[k], s.filter_nats))
-      past.push_back(s), where.push_back(gpu[k]);
-  }
-  std::vector<hmm::PostFilterResult> rest = score_survivors(job.models, job.fb_profiles(), job.db, job.pipeline, past, pool);
-  for (size_t k = 0; k < past.size(); ++k) scored[where[k]] = std::move(rest[k]);
-}
-
-std::vector<FbJob> fb_jobs(const Database& db, const std::vector<Survivor>& survivors, const std::vector<size_t>& which) {
-  std::vector<FbJob> jobs;
-  jobs.reserve(which.size());
-  for (size_t i : which) jobs.push_back({survivors[i].model, db.seqs.view(survivors[i].target)});
-  return jobs;
-}
-
-// kShared's split: the survivors whose Forward runs on the engine, the cheapest `share` percent
-// by cells (length x nodes), and the others, each in list order. The engine's launch waits
-// for its longest target (its lanes' chains are serial: tens of times one host core's time
-// for that target), so the host takes the dearest.
-void split_by_cells(const HmmsearchJob& job, const std::vector<Survivor>& survivors, size_t share,
-                    std::vector<size_t>& host, std::vector<size_t>& gpu) {
-  const size_t n = survivors.size();
-  const auto cells = [&](size_t i) {
-    return uint64_t(job.db.seqs.length(survivors[i].target)) * uint64_t(job.models[survivors[i].model].length);
-  };
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  const size_t on_gpu = n * share / 100;
-  // Ties by position, so the split is the same whatever the sort does.
-  const auto cheaper = [&](size_t a, size_t b) { return cells(a) != cells(b) ? cells(a) < cells(b) : a < b; };
-  if (on_gpu < n) std::nth_element(order.begin(), order.begin() + std::ptrdiff_t(on_gpu), order.end(), cheaper);
-  std::vector<char> to_gpu(n, 0);
-  for (size_t k = 0; k < on_gpu; ++k) to_gpu[order[k]] = 1;
-  for (size_t i = 0; i < n; ++i) (to_gpu[i] ? gpu : host).push_back(i);
-}
-
 // The survivors through the rest of hmmsearch's pipeline: on `pool` alone without `parsers`;
 // else their Forward parser on the engine and, past the Forward filter, either the whole rest
 // on `pool` (kForward: the host's Forward again, on the few that pass) or Backward on the
-// engine too and domain definition on `pool` (kBoth). kShared: the Forward parser of
-// HPCALIGN_HMM_ENGINE_SHARE percent of them (split_by_cells) on the engine, a thread of its
-// own waiting for it, while `pool` runs the whole pipeline on the others; then those of the
-// engine's part past the Forward filter on `pool`.
+// engine too and domain definition on `pool` (kBoth).
 std::vector<hmm::PostFilterResult> score_after_filters(HmmsearchJob& job, const std::vector<Survivor>& survivors,
                                                        ThreadPool& pool, FbEngine* parsers, EngineParsers use) {
   const Database& db = job.db;
   if (!parsers) return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool);
-  const size_t n = survivors.size();
-  std::vector<size_t> host, gpu;
+  std::vector<FbJob> jobs;
+  jobs.reserve(survivors.size());
+  for (const Survivor& s : survivors) jobs.push_back({s.model, db.seqs.view(s.target)});
+  const auto passes = [&](size_t i, float nats) {
+    const Survivor& s = survivors[i];
+    return hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats, s.filter_nats);
+  };
   if (use == EngineParsers::kBoth) {
-    for (size_t i = 0; i < n; ++i) gpu.push_back(i);
-    const std::vector<hmm::FbParse> parses = parsers->filter_and_parse(fb_jobs(db, survivors, gpu), [&](size_t i, float nats) {
-      const Survivor& s = survivors[i];
-      return hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats, s.filter_nats);
-    });
+    const std::vector<hmm::FbParse> parses = parsers->filter_and_parse(jobs, passes);
     return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool, &parses);
   }
-  if (use == EngineParsers::kShared)
-    split_by_cells(job, survivors, size_t(tuning_number(Tunable::kHmmEngineShare).value_or(50)), host, gpu);
-  else
-    for (size_t i = 0; i < n; ++i) gpu.push_back(i);
-  if (gpu.empty()) return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool);
-  std::vector<hmm::PostFilterResult> scored(n);  // the engine's part failing the Forward filter stays so
-  const auto on_engine = [&] { return parsers->forward(fb_jobs(db, survivors, gpu)); };
-  std::future<std::vector<float>> engine_nats =
-      std::async(host.empty() ? std::launch::deferred : std::launch::async, on_engine);
-  if (!host.empty()) {
-    std::vector<Survivor> own;
-    for (size_t i : host) own.push_back(survivors[i]);
-    std::vector<hmm::PostFilterResult> r = score_survivors(job.models, job.fb_profiles(), db, job.pipeline, own, pool);
-    for (size_t k = 0; k < host.size(); ++k) scored[host[k]] = std::move(r[k]);
-  }
-  score_past_forward(job, survivors, gpu, engine_nats.get(), pool, scored);
+  const std::vector<float> nats = parsers->forward(jobs);
+  std::vector<Survivor> past;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < survivors.size(); ++i)
+    if (passes(i, nats[i])) past.push_back(survivors[i]), where.push_back(i);
+  std::vector<hmm::PostFilterResult> scored(survivors.size());  // the others: failed the Forward filter
+  std::vector<hmm::PostFilterResult> rest = score_survivors(job.models, job.fb_profiles(), db, job.pipeline, past, pool);
+  for (size_t k = 0; k < past.size(); ++k) scored[where[k]] = std::move(rest[k]);
   return scored;
 }
 

@@ -10,8 +10,6 @@
 #include "fb_test_support.hpp"
 #include "gpu/gpu_test_support.hpp"
 #include "kernels/hmm_fb_engine.hpp"
-#include "src/hmm/forward_group.hpp"
-#include "src/hmm/hmmer_float_mode.hpp"
 
 using namespace hpc;
 using namespace hpc::hmm;
@@ -20,7 +18,6 @@ using namespace hpc::test;
 namespace {
 
 struct Batch {
-  std::vector<FbProfile> profiles;
   std::vector<FbLaneProfile> models;
   std::vector<int> lengths;
   std::vector<std::vector<uint8_t>> targets;
@@ -32,8 +29,7 @@ Batch make_batch(std::mt19937& rng, const std::vector<HmmModel>& models, int n_r
   Batch b;
   std::vector<uint32_t> owner;
   for (size_t m = 0; m < models.size(); ++m) {
-    b.profiles.push_back(build_fb_profile(models[m]));
-    b.models.push_back(lane_profile(b.profiles.back()));
+    b.models.push_back(lane_profile(build_fb_profile(models[m])));
     b.lengths.push_back(models[m].length);
     for (auto& t : fb_targets(rng, models[m], n_random, m % 3 == 0)) b.targets.push_back(std::move(t)), owner.push_back(uint32_t(m));
   }
@@ -51,30 +47,6 @@ void compare_engines(const Batch& b) {
   ASSERT_EQ(fc.size(), fg.size());
   for (size_t j = 0; j < fc.size(); ++j)
     ASSERT_EQ(float_bits(fc[j]), float_bits(fg[j])) << "job " << j << ": " << fc[j] << " vs " << fg[j];
-  // And against the host's Forward filter itself (hmmsearch's survivors' stage: forward_group,
-  // its targets two or four at a time), each job grouped with the next of its model.
-  if (forward_group_width() > 0) {
-    const HmmerFloatMode mode;
-    std::vector<float> row;
-    size_t grouped = 0;
-    for (size_t j = 0; j < b.jobs.size(); ++j) {
-      std::vector<size_t> group{j};
-      for (size_t k = j + 1; k < b.jobs.size() && int(group.size()) < forward_group_width(); ++k)
-        if (b.jobs[k].model == b.jobs[j].model) group.push_back(k);
-      GroupTarget in[4];
-      float nats[4];
-      for (size_t g = 0; g < group.size(); ++g) {
-        const SeqView v = b.jobs[group[g]].target;
-        in[g] = GroupTarget{v.data, int(v.length), fb_special_odds(int(v.length), true)};
-      }
-      forward_group(b.profiles[b.jobs[j].model], in, int(group.size()), row, nats);
-      for (size_t g = 0; g < group.size(); ++g)
-        ASSERT_EQ(float_bits(nats[g]), float_bits(fg[group[g]])) << "job " << group[g] << " (host group of " << group.size()
-                                                                 << "): " << nats[g] << " vs " << fg[group[g]];
-      grouped += group.size();
-    }
-    EXPECT_GE(grouped, b.jobs.size());
-  }
   // The Forward filter with a threshold that keeps about half the jobs, then the parsers.
   std::vector<float> sorted = fc;
   std::sort(sorted.begin(), sorted.end());

@@ -121,18 +121,13 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   std::unique_ptr<TileWorker> forward_only =
       make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
                                    make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kForward, 2);
-  // And with the survivors shared: the engine's part (HPCALIGN_HMM_ENGINE_SHARE, 50%) beside
-  // the host's.
-  std::unique_ptr<TileWorker> shared =
-      make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
-                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kShared, 2);
   // Looking ahead, driven as the scheduler drives it: the next tile's filters run on the
   // worker's own thread while the current tile's survivors are scored.
   std::unique_ptr<TileWorker> ahead = make_hmmsearch_engine_worker(
       job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()), nullptr, EngineParsers::kBoth, 2, true);
   ASSERT_TRUE(ahead->looks_ahead());
   ThreadPool pool(2);
-  std::vector<HmmTileResult> per_target, after_engine, after_forward, after_shared, after_halves, looked_ahead;
+  std::vector<HmmTileResult> per_target, after_engine, after_forward, after_halves, looked_ahead;
   HmmCounts sum;
   uint64_t scan_msv = 0, scan_fwd = 0;  // hmmscan: the per-sequence counts, summed
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
@@ -142,7 +137,6 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
     looked_ahead.push_back(decode_hmm_tile(ahead->run(tile)));
     after_engine.push_back(decode_hmm_tile(split->run(tile)));
     after_forward.push_back(decode_hmm_tile(forward_only->run(tile)));
-    after_shared.push_back(decode_hmm_tile(shared->run(tile)));
     // As an out-of-memory retry leaves it: the halves' counts and pairs joined (models out of
     // tile order, a model's counts in two entries).
     MsvTileResult joined;
@@ -159,7 +153,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
 
     const HmmTileResult& a = per_target.back();
     for (const HmmTileResult* b :
-         {&after_engine.back(), &after_forward.back(), &after_shared.back(), &after_halves.back(), &looked_ahead.back()}) {
+         {&after_engine.back(), &after_forward.back(), &after_halves.back(), &looked_ahead.back()}) {
       ASSERT_EQ(a.counts.size(), b->counts.size()) << "tile " << tile.id;
       for (size_t k = 0; k < a.counts.size(); ++k) {
         const HmmCounts &x = a.counts[k], &y = b->counts[k];
@@ -195,7 +189,6 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   const Tables halves_tables = tables_of(after_halves, job.models, job.db);
   const Tables forward_tables = tables_of(after_forward, job.models, job.db);
   const Tables ahead_tables = tables_of(looked_ahead, job.models, job.db);
-  const Tables shared_tables = tables_of(after_shared, job.models, job.db);
   EXPECT_EQ(engine_tables.tbl, expected.tbl);
   EXPECT_EQ(engine_tables.dom, expected.dom);
   EXPECT_EQ(forward_tables.tbl, expected.tbl);
@@ -204,8 +197,6 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   EXPECT_EQ(halves_tables.dom, expected.dom);
   EXPECT_EQ(ahead_tables.tbl, expected.tbl);
   EXPECT_EQ(ahead_tables.dom, expected.dom);
-  EXPECT_EQ(shared_tables.tbl, expected.tbl);
-  EXPECT_EQ(shared_tables.dom, expected.dom);
   // Not a vacuous comparison: hits, and survivors of the filters that the Forward filter drops.
   EXPECT_GT(expected.hits, 40u);
   if (job.pipeline.F3 < 1) EXPECT_GT(sum.past_vit, sum.past_fwd + 10);
