@@ -34,6 +34,7 @@ enum class Tunable {
   kMergeFanIn,
   kMergeMemory,
   kFinalMergeMemory,
+  kBackgroundMergeThreads,
   kFaultFailTile,
   kFaultExitTile,
   kFaultOomCells,
