@@ -9,7 +9,6 @@
 
 #include "io/run_files.hpp"
 #include "src/core/free_heap.hpp"
-#include "src/core/on_all_cores.hpp"
 #include "src/core/tuning.hpp"
 
 namespace hpc {
@@ -68,16 +67,8 @@ std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<Stage
   return runs;
 }
 
-size_t background_merge_cores(size_t gpu_workers) {
-  if (const auto set = tuning_number(Tunable::kBackgroundMergeThreads)) return size_t(*set);
-  const size_t cpus = all_usable_cores();
-  if (gpu_workers == 0) return cpus;
-  return std::max({size_t(1), cpus / 4, cpus > gpu_workers ? cpus - gpu_workers : 0});
-}
-
-BackgroundMerges::BackgroundMerges(std::string dir, size_t group, size_t cores)
-    : dir_(std::move(dir)), group_(std::max<size_t>(group, 2)), cores_(std::max<size_t>(cores, 1)),
-      thread_([this] { loop(); }) {}
+BackgroundMerges::BackgroundMerges(std::string dir, size_t group)
+    : dir_(std::move(dir)), group_(std::max<size_t>(group, 2)), thread_([this] { loop(); }) {}
 
 BackgroundMerges::~BackgroundMerges() { finish(); }
 
@@ -104,7 +95,6 @@ void BackgroundMerges::loop() {
   pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
   MergeRules every_row;  // nothing dropped before the final merge; a quarter of its memory
   every_row.memory = merge_memory() / 4;
-  every_row.cores = cores_;
   for (uint64_t name = 0;; ++name) {
     std::vector<StagedRun> group;
     {

@@ -51,18 +51,9 @@ std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<Stage
 // process wrote (a local run): another node's writes may not be visible yet.
 // Every `group` runs in order (a contiguous range: ties keep the runs' order, as merge_to_fan_in)
 // become one run "b<n>", never journalled (a killed run merges again from the workers' runs).
-// The threads a background merge takes a stage, beside `gpu_workers` GPU workers (0: a CPU
-// run): HPCALIGN_BACKGROUND_MERGE_THREADS, else the job's CPUs less those workers, at least a
-// quarter of them. A merge's stages are cut into one part a thread, each waited for: at idle
-// priority, a part whose core a worker takes stalls its whole stage, and with 2 GPUs (16
-// workers on 32 cores) merges on every CPU fell behind (2-10 groups while computing, 58-61
-// with one GPU's 8 workers).
-size_t background_merge_cores(size_t gpu_workers);
-
-// `cores`: each merge's threads a stage (background_merge_cores()).
 class BackgroundMerges {
  public:
-  BackgroundMerges(std::string dir, size_t group, size_t cores);
+  BackgroundMerges(std::string dir, size_t group);
   ~BackgroundMerges();  // as finish(), the runs it wrote left to the directory's removal
   BackgroundMerges(const BackgroundMerges&) = delete;
   BackgroundMerges& operator=(const BackgroundMerges&) = delete;
@@ -75,7 +66,7 @@ class BackgroundMerges {
  private:
   void loop();
   std::string dir_;
-  size_t group_, cores_;
+  size_t group_;
   std::mutex mu_;
   std::condition_variable wake_;
   std::vector<StagedRun> runs_;  // [0, merged_): merged runs and groups left as they were; then runs added

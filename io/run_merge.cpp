@@ -50,13 +50,13 @@ constexpr uint64_t kPipelinedRows = 2 * h5::kDefaultChunk;
 
 // Runs r of [0, n) on all cores where the source allows it, else one after the other.
 template <class F>
-void for_each_run(const SortedRuns& in, size_t cores, F&& f) {
+void for_each_run(const SortedRuns& in, F&& f) {
   const size_t n = in.count();
   if (!in.concurrent_reads() || n < 2) {
     for (size_t r = 0; r < n; ++r) f(r, size_t(0));
     return;
   }
-  const size_t parts = std::min(n, cores);
+  const size_t parts = std::min(n, merge_cores());
   run_parts(parts, [&](size_t p) {
     for (size_t r = p; r < n; r += parts) f(r, p);
   });
@@ -88,13 +88,13 @@ void add_chars(const SortedRuns& in, size_t r, uint64_t at, const std::vector<ui
   for (size_t i = 0; i < block.size(); ++i) chars[block[i]] += ends[i] - before, before = ends[i];
 }
 
-QueryLoad load_per_query(const SortedRuns& in, size_t cores) {
+QueryLoad load_per_query(const SortedRuns& in) {
   bool any_chars = false;
   for (size_t r = 0; r < in.count() && !any_chars; ++r)
     any_chars = in.rows(r) > 0 && in.chars_before(r, in.rows(r)) > in.chars_before(r, 0);
-  const size_t parts = in.concurrent_reads() ? std::min(in.count(), cores) : 1;
+  const size_t parts = in.concurrent_reads() ? std::min(in.count(), merge_cores()) : 1;
   std::vector<QueryLoad> per(parts);
-  for_each_run(in, cores, [&](size_t r, size_t p) {
+  for_each_run(in, [&](size_t r, size_t p) {
     std::vector<uint64_t> ends;
     scan_queries(in, r, [&](uint64_t at, const std::vector<uint32_t>& block) {
       QueryLoad& l = per[p];
@@ -141,10 +141,9 @@ std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32
 }
 
 // starts[r][s]: the first row of run r whose query is >= cuts[s] (the run's end past its last).
-std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts,
-                                                 size_t cores) {
+std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts) {
   std::vector<std::vector<uint64_t>> starts(in.count());
-  for_each_run(in, cores, [&](size_t r, size_t) {
+  for_each_run(in, [&](size_t r, size_t) {
     std::vector<uint64_t>& st = starts[r];
     st.assign(cuts.size(), in.rows(r));
     st[0] = 0;
@@ -168,8 +167,7 @@ struct Segment {
   uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
 };
 
-void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, size_t cores,
-                  Segment& seg) {
+void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
   seg.run_begin.assign(1, 0);
   seg.coordinates = false;
   for (size_t r = 0; r < starts.size(); ++r) {
@@ -182,7 +180,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
   size_t k = 0;
   seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(k++ < columns ? n : 0); });
   std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts
-  for_each_run(in, cores, [&](size_t r, size_t) {
+  for_each_run(in, [&](size_t r, size_t) {
     const uint64_t first = starts[r][s], count = starts[r][s + 1] - first;
     if (count == 0) return;
     size_t c = 0;
@@ -203,7 +201,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
   }
   seg.rows.cigar_chars.resize(local);
   if (local == 0) return;  // score-only: no characters to read (and no threads to start for none)
-  for_each_run(in, cores, [&](size_t r, size_t) {
+  for_each_run(in, [&](size_t r, size_t) {
     const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
     if (count > 0) in.read_chars(r, chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
   });
@@ -457,8 +455,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     t = now;
     return s;
   };
-  const size_t cores = rules.cores ? rules.cores : merge_cores();
-  const QueryLoad load = load_per_query(in, cores);
+  const QueryLoad load = load_per_query(in);
   const std::vector<uint64_t>& per_query = load.rows;
   // Segments within the memory budget, whatever the number of runs, and for a merge within it,
   // about kPipelinedSegments of them.
@@ -476,7 +473,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   // would not fit the budget: otherwise they stay within it anyway, and each trim made the next
   // segment fault the same pages in again.
   const bool trim_each_segment = total_rows * kHeldRowBytes + total_chars * kHeldPerByteRead > memory;
-  const auto starts = segment_starts(in, cuts, cores);
+  const auto starts = segment_starts(in, cuts);
   const size_t chunk = output.chunk();
   times.count = lap(clock);
 
@@ -488,7 +485,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   const auto read = [&](size_t s) {
     auto t = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
-    read_segment(in, starts, s, cores, seg[s % 2]);
+    read_segment(in, starts, s, seg[s % 2]);
     return lap(t);
   };
   // Merged rows, kSegmentsDeflating + 2 tables: segment s is gathered while the segments before
@@ -524,7 +521,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   std::vector<std::vector<PartRow>> part_rows;
   uint64_t written = 0;
   // The parts' threads, kept for the merge's rounds (none for a merge too small to cut).
-  PartPool pool(in.total_rows() < (1u << 14) ? 1 : cores);
+  PartPool pool(in.total_rows() < (1u << 14) ? 1 : merge_cores());
   for (size_t s = 0; s < segments; ++s) {
     times.read += reading.get();
     if (s + 1 < segments) reading = std::async(std::launch::async, read, s + 1);
@@ -532,8 +529,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     const Segment& sg = seg[s % 2];
     // Parts of the segment for the cores, cut by query at about equal rows.
     const uint64_t rows = sg.run_begin.back();
-    const size_t width = rows < (1u << 14) ? 1 : cores;
-    const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + width - 1) / width);
+    const size_t cores = rows < (1u << 14) ? 1 : merge_cores();
+    const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
     picked.resize(parts.size() - 1);
     part_rows.resize(picked.size());
     std::vector<uint64_t> part_chars(picked.size());

@@ -57,9 +57,6 @@ struct MergeRules {
   // CIGAR characters; 0: as the memory allows.
   uint64_t segment_rows = 0;
   uint64_t segment_bytes = 0;
-  // Threads a stage (reads, counts, parts; not /hits' deflaters); 0: every CPU of the job. A
-  // background merge takes the cores its run's GPU workers leave (io/run_levels.hpp).
-  size_t cores = 0;
   MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
 

@@ -63,9 +63,6 @@ const std::vector<TunableSpec> kTable = {
     {Tunable::kFinalMergeMemory, "HPCALIGN_FINAL_MERGE_MEMORY_MIB", K::kNumber, {}, 16, 1 << 20, "512", "", false,
      "MiB allvsall's final merge (the one writing /hits) holds; its intermediate and background merges and "
      "search's merge keep HPCALIGN_MERGE_MEMORY_MIB; more: fewer, larger segments (same rows)"},
-    {Tunable::kBackgroundMergeThreads, "HPCALIGN_BACKGROUND_MERGE_THREADS", K::kNumber, {}, 1, kNoMax, nullptr,
-     "the CPUs of the job less its GPU workers, at least a quarter of them (CPU runs: every CPU)", false,
-     "threads of allvsall's merges while the tiles compute (idle priority); same rows"},
     {Tunable::kFaultFailTile, "HPCALIGN_FAULT_FAIL_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,
      "the backend fails with an error on the tile of this id"},
     {Tunable::kFaultExitTile, "HPCALIGN_FAULT_EXIT_TILE", K::kNumber, {}, 0, kNoMax, nullptr, "off", true,

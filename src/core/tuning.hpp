@@ -34,7 +34,6 @@ enum class Tunable {
   kMergeFanIn,
   kMergeMemory,
   kFinalMergeMemory,
-  kBackgroundMergeThreads,
   kFaultFailTile,
   kFaultExitTile,
   kFaultOomCells,

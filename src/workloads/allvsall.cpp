@@ -334,9 +334,7 @@ class AllVsAllRun : public TiledWorkload {
     out_ = std::make_unique<ResultFile>(opt_.run.out_path);
     runs_.prepare(opt_.run.resume);
     // Runs merged in groups while the tiles compute, where they are this process's files.
-    if (!engines().distributed)
-      background_ = std::make_unique<BackgroundMerges>(
-          runs_.directory(), kBackgroundGroup, background_merge_cores(engines().gpu ? size_t(engines().local_workers) : 0));
+    if (!engines().distributed) background_ = std::make_unique<BackgroundMerges>(runs_.directory(), kBackgroundGroup);
   }
   h5::File& output_file() override { return out_->h5_file(); }
 

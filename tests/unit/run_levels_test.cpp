@@ -11,8 +11,6 @@
 #include "io/run_files.hpp"
 #include "io/run_levels.hpp"
 #include "io/run_merge.hpp"
-#include "src/core/on_all_cores.hpp"
-#include "src/core/tuning.hpp"
 #include "test_support.hpp"
 #include "unit/hit_rows_support.hpp"
 
@@ -137,44 +135,27 @@ TEST(RunLevels, BackgroundMergesGiveTheRowsOfTheRunsThemselves) {
     rules.segment_rows = 700;
     const auto direct = merged(dir, runs, rules);
     EXPECT_EQ(direct.first.size(), hits.size());
-    for (const size_t cores : {size_t(1), size_t(3)}) {  // a background merge's threads: the same rows
-      SCOPED_TRACE(cores);
-      MergeLevels levels;
-      std::vector<StagedRun> fewer;
-      {
-        BackgroundMerges background(dir, 8, cores);
-        for (const StagedRun& r : runs) background.add(r);
-        fewer = background.finish(&levels, true);
-      }
-      EXPECT_EQ(levels.merges, 7u);  // 61 runs: 7 groups of 8, 5 left
-      ASSERT_EQ(fewer.size(), 12u);
-      const RunFiles in(dir, fewer);
-      for (size_t k = 0; k < fewer.size(); ++k) {
-        EXPECT_EQ(fewer[k].file[0], k < 7 ? 'b' : 'w');
-        EXPECT_TRUE(HitRecords().is_whole(dir, fewer[k])) << fewer[k].file;
-        EXPECT_EQ(in.has_coordinates(k), !scores_only) << fewer[k].file;
-      }
-      const auto through = merged(dir, fewer, rules);
-      expect_same_hits(through.first, direct.first);
-      EXPECT_EQ(through.second, direct.second);
-      prepare_run_directory(dir, false);  // the background runs go; the workers' stay for the next
+    MergeLevels levels;
+    std::vector<StagedRun> fewer;
+    {
+      BackgroundMerges background(dir, 8);
+      for (const StagedRun& r : runs) background.add(r);
+      fewer = background.finish(&levels, true);
     }
+    EXPECT_EQ(levels.merges, 7u);  // 61 runs: 7 groups of 8, 5 left
+    ASSERT_EQ(fewer.size(), 12u);
+    const RunFiles in(dir, fewer);
+    for (size_t k = 0; k < fewer.size(); ++k) {
+      EXPECT_EQ(fewer[k].file[0], k < 7 ? 'b' : 'w');
+      EXPECT_TRUE(HitRecords().is_whole(dir, fewer[k])) << fewer[k].file;
+      EXPECT_EQ(in.has_coordinates(k), !scores_only) << fewer[k].file;
+    }
+    const auto through = merged(dir, fewer, rules);
+    expect_same_hits(through.first, direct.first);
+    EXPECT_EQ(through.second, direct.second);
     remove_run_directory(dir);
     EXPECT_FALSE(std::filesystem::exists(dir));
   }
-}
-
-// Beside GPU workers a background merge takes the CPUs they leave, at least a quarter; a CPU
-// run's (no GPU workers) every CPU; HPCALIGN_BACKGROUND_MERGE_THREADS overrides both.
-TEST(RunLevels, BackgroundMergesTakeTheCoresTheGpuWorkersLeave) {
-  const ScopedTunable unset(Tunable::kBackgroundMergeThreads, nullptr);
-  const size_t cpus = all_usable_cores();
-  EXPECT_EQ(background_merge_cores(0), cpus);
-  EXPECT_EQ(background_merge_cores(cpus + 8), std::max<size_t>(1, cpus / 4));
-  if (cpus >= 8) EXPECT_EQ(background_merge_cores(2), cpus - 2);
-  const ScopedTunable set(Tunable::kBackgroundMergeThreads, "5");
-  EXPECT_EQ(background_merge_cores(0), 5u);
-  EXPECT_EQ(background_merge_cores(16), 5u);
 }
 
 // A merge that fails midway (a worker's record cut short) removes its unfinished intermediate
