@@ -309,6 +309,12 @@ uint64_t ResultFile::finish_merged(const SortedRuns& runs, const MergeRules& rul
 uint64_t ResultFile::finish_merged_from(const SortedRuns* runs, const MergeRules& rules) {
   impl_->require_open("finish");
   Impl& m = *impl_;
+  auto clock = std::chrono::steady_clock::now();
+  const auto lap = [&](double MergeTimes::*stage) {  // --verbose's stages, where the caller asked
+    const auto now = std::chrono::steady_clock::now();
+    if (rules.times) rules.times->*stage += std::chrono::duration<double>(now - clock).count();
+    clock = now;
+  };
   m.write_waiting(false);  // every tile's run on disk
   m.file.flush();
   m.file.close();
@@ -320,13 +326,16 @@ uint64_t ResultFile::finish_merged_from(const SortedRuns* runs, const MergeRules
     h5::copy_root_attributes(from, to);
     for (const std::string& name : h5::list_group(from, "/"))
       if (name != "staging" && name != "tiles" && name != "hits") h5::copy_object(from, to, name);
+    lap(&MergeTimes::opening);
     rows = runs ? merge_sorted_runs(*runs, to, "hits", rules)
                 : merge_sorted_runs(from, "staging/hits", m.runs, to, "hits", rules);
+    clock = std::chrono::steady_clock::now();
     result_lifecycle::complete(to);
     to.close();
   }
   if (std::rename(fresh.c_str(), path_.c_str()) != 0)
     throw Error("cannot replace " + path_ + " by the finished " + fresh + ": " + std::strerror(errno));
+  lap(&MergeTimes::closing);
   m.finished = true;
   return rows;
 }

@@ -41,6 +41,9 @@ struct MergeTimes {
   double deflate = 0;  // merged chunks deflated (while the next segment merges)
   double store = 0;    // deflated chunks stored in the file
   double waited = 0;   // the merging thread waiting for a read or a store
+  // A result file's finish around its merge (ResultFile::finish_merged): the staged file closed
+  // and its other groups copied to the new one; the new one completed, closed and renamed.
+  double opening = 0, closing = 0;
   size_t segments = 0;  // the query range cut into this many
 };
 

@@ -112,7 +112,14 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
   if (!timed.times) timed.times = &stages;
   MergeLevels levels;
   const std::vector<StagedRun> final_runs = merge_to_fan_in(runs.directory(), all, merge_fan_in(), &levels);
-  const uint64_t rows = out.finish_merged(RunFiles(runs.directory(), final_runs), timed);
+  uint64_t rows = 0;
+  double opened = 0;
+  {  // the runs' files closed before their removal (a file still open keeps its pages until then)
+    const auto opening = std::chrono::steady_clock::now();
+    const RunFiles final_files(runs.directory(), final_runs);
+    opened = seconds_since(opening);
+    rows = out.finish_merged(final_files, timed);
+  }
   const auto removing = std::chrono::steady_clock::now();
   runs.remove();
   const double removed = seconds_since(removing);  // gigabytes of run files: their pages freed
@@ -127,10 +134,11 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
                  "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU): first %zu "
                  "intermediate runs of %llu rows in %.3f s, then the last merge of %zu runs; its %zu segments' stages, overlapping: "
                  "counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing %.3f s, the merging "
-                 "thread waited %.3f s; the run files removed in %.3f s\n",
+                 "thread waited %.3f s; around it: runs opened %.3f s, the file's other groups copied %.3f s, /hits "
+                 "completed, closed and renamed %.3f s; the run files removed in %.3f s\n",
                  all.size(), seconds_since(t0), process_cpu_seconds() - cpu_before, levels.merges,
                  (unsigned long long)levels.rows, levels.seconds, final_runs.size(), t.segments, t.count, t.read, t.merge,
-                 t.deflate, t.store, t.waited, removed);
+                 t.deflate, t.store, t.waited, opened, t.opening, t.closing, removed);
   }
   return rows;
 }
