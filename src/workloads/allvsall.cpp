@@ -23,6 +23,7 @@
 #include "src/plan/allvsall_plan.hpp"
 #include "src/stats/karlin.hpp"
 #include "src/workloads/run_attributes.hpp"
+#include "src/workloads/staged_rows_workload.hpp"
 #include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -35,6 +36,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct TileTimes {
   double score_seconds = 0, align_seconds = 0;
   double stage_seconds = 0;  // sorting the rows and writing them to the worker's run file
+  TileTimes& operator+=(const TileTimes& o) {
+    score_seconds += o.score_seconds, align_seconds += o.align_seconds, stage_seconds += o.stage_seconds;
+    return *this;
+  }
 };
 
 // Everything a rank needs; loaded identically on every rank.
@@ -311,9 +316,9 @@ void write_attributes(ResultFile& out, const AllVsAllOptions& opt, const AllVsAl
 }
 
 // The screen on the tiled-run driver (src/workloads/tiled_run.hpp).
-class AllVsAllRun : public TiledWorkload {
+class AllVsAllRun : public StagedRowsWorkload<HitRecords, TileResult> {
  public:
-  explicit AllVsAllRun(const AllVsAllOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
+  explicit AllVsAllRun(const AllVsAllOptions& opt) : StagedRowsWorkload(opt.run.out_path), opt_(opt) {}
   std::string name() const override { return "allvsall"; }
   void load() override { load_job(opt_, job_); }
   // GPU engines: four workers per GPU in a local run, so the host work of some (pair lists,
@@ -366,20 +371,9 @@ class AllVsAllRun : public TiledWorkload {
     out_->write_sequences("targets", *job_.targets);
   }
 
-  bool results_outside_journal() const override { return true; }
-  bool replayable(uint32_t, const std::string& bytes) const override {
-    return runs_.replayable(decode_result(bytes).rows);
-  }
-
-  // The master keeps only each tile's run place: the workers staged the rows themselves.
-  void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
-    TileResult t = decode_result(bytes);
-    if (!replayed) {  // a replayed tile's times were the earlier run's
-      summed_.score_seconds += t.times.score_seconds;
-      summed_.align_seconds += t.times.align_seconds;
-      summed_.stage_seconds += t.times.stage_seconds;
-    }
-    runs_.store(tile_id, t.rows);
+  TileResult decode(const std::string& bytes) const override { return decode_result(bytes); }
+  void stored(const TileResult& t, bool replayed) override {
+    if (!replayed) summed_ += t.times;
     if (background_) background_->add(runs_.runs().back());
   }
 
@@ -420,7 +414,6 @@ class AllVsAllRun : public TiledWorkload {
   const AllVsAllOptions& opt_;
   AllVsAllJob job_;
   std::unique_ptr<ResultFile> out_;
-  TileRuns<HitRecords> runs_;  // every finished tile's, in the workers' run files
   // Runs a background merge takes at once: a screen's 4,371 runs become ~70 of ~2 M rows each,
   // and the merge in flight when the last tile comes is short.
   static constexpr size_t kBackgroundGroup = 64;

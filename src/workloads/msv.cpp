@@ -17,6 +17,7 @@
 #include "src/hmm/filter_pipeline.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/hmm_inputs.hpp"
+#include "src/workloads/staged_rows_workload.hpp"
 #include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -38,7 +39,7 @@ std::string encode(uint32_t tile, const MsvTileResult& r, TileRunWriter<RowSchem
   return w.take();
 }
 
-TileResult decode(const std::string& bytes) {
+TileResult decode_tile(const std::string& bytes) {
   WireReader rd(bytes);
   TileResult r;
   r.counts = rd.get_vector<MsvModelCounts>();
@@ -136,9 +137,9 @@ void load_job(const MsvOptions& opt, MsvJob& job) {
 }
 
 // msv on the tiled-run driver (src/workloads/tiled_run.hpp).
-class MsvRun : public TiledWorkload {
+class MsvRun : public StagedRowsWorkload<RowSchema, TileResult> {
  public:
-  explicit MsvRun(const MsvOptions& opt) : opt_(opt), runs_(opt.run.out_path, msv_row_fields().schema()) {}
+  explicit MsvRun(const MsvOptions& opt) : StagedRowsWorkload(opt.run.out_path, msv_row_fields().schema()), opt_(opt) {}
   std::string name() const override { return "msv"; }
   void load() override {
     load_job(opt_, job_);
@@ -183,13 +184,9 @@ class MsvRun : public TiledWorkload {
                    seconds_since(t0));
   }
 
-  bool results_outside_journal() const override { return true; }
-  bool replayable(uint32_t, const std::string& bytes) const override { return runs_.replayable(decode(bytes).rows); }
-
-  // The master keeps only each tile's counters and run place: the workers staged the rows.
-  void store(uint32_t tile_id, const std::string& bytes, bool) override {
-    TileResult r = decode(bytes);
-    runs_.store(tile_id, r.rows);
+  TileResult decode(const std::string& bytes) const override { return decode_tile(bytes); }
+  // The pass counters of every tile, replayed or not: the totals are this output's.
+  void stored(const TileResult& r, bool) override {
     for (const MsvModelCounts& c : r.counts) totals_.at(c.model).add(c);
   }
 
@@ -240,7 +237,6 @@ class MsvRun : public TiledWorkload {
   MsvJob job_;
   std::unique_ptr<h5::File> out_;
   std::vector<MsvModelCounts> totals_;
-  TileRuns<RowSchema> runs_;  // every finished tile's, in the workers' run files
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "src/core/wire.hpp"
 #include "src/plan/pss_plan.hpp"
 #include "src/pss/pss_output.hpp"
+#include "src/workloads/staged_rows_workload.hpp"
 #include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -163,10 +164,10 @@ std::vector<checkpoint::RunParameter> run_parameters(const PssOptions& opt, cons
 
 // pss on the tiled-run driver (src/workloads/tiled_run.hpp). The workers stage the rows; the
 // journal holds their places; they are merged, sorted, at the end.
-class PssRun : public TiledWorkload {
+class PssRun : public StagedRowsWorkload<RowSchema, TileResult> {
  public:
   explicit PssRun(const PssOptions& opt)
-      : opt_(opt), runs_(opt.run.out_path, pss_row_fields(opt.permutations, opt.keep_scores).schema()) {}
+      : StagedRowsWorkload(opt.run.out_path, pss_row_fields(opt.permutations, opt.keep_scores).schema()), opt_(opt) {}
   std::string name() const override { return "pss"; }
   void load() override { load_job(opt_, job_); }
   // Local GPU run: four workers per GPU, the host threads shared among them for the fits.
@@ -226,17 +227,10 @@ class PssRun : public TiledWorkload {
     out_->write_sequences("targets", job_.subjects);
   }
 
-  bool results_outside_journal() const override { return true; }
-  bool replayable(uint32_t, const std::string& bytes) const override {
-    return runs_.replayable(decode_result(bytes).rows);
-  }
-
-  // The master keeps only each tile's run place: the workers staged the rows themselves.
-  void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
-    TileResult t = decode_result(bytes);
-    runs_.store(tile_id, t.rows);
+  TileResult decode(const std::string& bytes) const override { return decode_result(bytes); }
+  void stored(const TileResult& t, bool replayed) override {
     failed_fits_ += t.failed_fits;
-    if (!replayed) {  // a replayed tile's times were the earlier run's
+    if (!replayed) {
       summed_.tile_seconds += t.times.tile_seconds;
       summed_.kernel_seconds += t.times.kernel_seconds;
     }
@@ -285,7 +279,6 @@ class PssRun : public TiledWorkload {
   const PssOptions& opt_;
   PssJob job_;
   std::unique_ptr<PssResultFile> out_;
-  TileRuns<RowSchema> runs_;  // every finished tile's, in the workers' run files
   uint64_t failed_fits_ = 0;
   uint64_t score_cells_ = 0;
   PssTileTimes summed_;  // over this run's tiles

@@ -22,6 +22,7 @@
 #include "src/stats/query_calibration.hpp"
 #include "src/stats/search_statistics.hpp"
 #include "src/workloads/run_attributes.hpp"
+#include "src/workloads/staged_rows_workload.hpp"
 #include "src/workloads/tile_runs.hpp"
 #include "src/workloads/tiled_run.hpp"
 
@@ -38,6 +39,10 @@ struct TileTimes {
   double align = 0;   // align: coordinates and CIGARs of the kept hits
   double rescore = 0; // --rescore: shuffles, their scores and fits
   double stage = 0;   // sorting the rows into the worker's run file
+  TileTimes& operator+=(const TileTimes& o) {
+    search += o.search, align += o.align, rescore += o.rescore, stage += o.stage;
+    return *this;
+  }
 };
 
 // A tile's worker bytes: its times, then its rows' run place or the rows (tile_runs.hpp).
@@ -239,9 +244,9 @@ std::vector<checkpoint::RunParameter> run_parameters(const SearchOptions& opt, c
 }
 
 // The search on the tiled-run driver (src/workloads/tiled_run.hpp).
-class SearchRun : public TiledWorkload {
+class SearchRun : public StagedRowsWorkload<HitRecords, TileResult> {
  public:
-  explicit SearchRun(const SearchOptions& opt) : opt_(opt), runs_(opt.run.out_path) {}
+  explicit SearchRun(const SearchOptions& opt) : StagedRowsWorkload(opt.run.out_path), opt_(opt) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
   // Four or eight workers per GPU for many queries (the host stages of some overlap the others' kernels).
@@ -311,21 +316,9 @@ class SearchRun : public TiledWorkload {
     out_->write_sequences("targets", job_.db.seqs);
   }
 
-  bool results_outside_journal() const override { return true; }
-  bool replayable(uint32_t, const std::string& bytes) const override {
-    return runs_.replayable(decode_result(bytes).rows);
-  }
-
-  // The master keeps only each tile's run place: the workers staged the rows themselves.
-  void store(uint32_t tile_id, const std::string& bytes, bool replayed) override {
-    TileResult t = decode_result(bytes);
-    if (!replayed) {  // a replayed tile's times were the earlier run's
-      summed_.search += t.times.search;
-      summed_.align += t.times.align;
-      summed_.rescore += t.times.rescore;
-      summed_.stage += t.times.stage;
-    }
-    runs_.store(tile_id, t.rows);
+  TileResult decode(const std::string& bytes) const override { return decode_result(bytes); }
+  void stored(const TileResult& t, bool replayed) override {
+    if (!replayed) summed_ += t.times;
   }
 
   void stopped(const std::string& signal_name) override { out_->mark_stopped(signal_name); }
@@ -372,7 +365,6 @@ class SearchRun : public TiledWorkload {
   const SearchOptions& opt_;
   SearchJob job_;
   std::unique_ptr<ResultFile> out_;
-  TileRuns<HitRecords> runs_;     // every finished tile's, in the workers' run files
   TileTimes summed_;  // over this run's tiles
   uint64_t rows_ = 0;
 };
