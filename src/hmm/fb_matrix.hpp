@@ -28,17 +28,8 @@ struct FbMatrix {
   void resize(int M_, int Q_, int L_, bool full_) {
     M = M_, Q = Q_, L = L_, full = full_;
     const size_t rows = full ? size_t(L) + 1 : 1;
-    grow(dp, rows * 3 * Q);
-    grow(xmx, (size_t(L) + 1) * kXCells);
-  }
-  // Survivor lists come ordered by length, so each target tends to need a little more than the
-  // last: grow by a quarter beyond the need, and without copying the old cells (every pass
-  // writes what it reads), instead of a copy per target.
-  template <typename T>
-  static void grow(std::vector<T>& v, size_t need) {
-    if (v.size() >= need) return;
-    std::vector<T>().swap(v);
-    v.resize(need + need / 4);
+    if (dp.size() < rows * 3 * Q) dp.resize(rows * 3 * Q);
+    if (xmx.size() < (size_t(L) + 1) * kXCells) xmx.resize((size_t(L) + 1) * kXCells);
   }
   __m128* row(int i) { return dp.data() + (full ? size_t(i) : 0) * 3 * Q; }
   const __m128* row(int i) const { return dp.data() + (full ? size_t(i) : 0) * 3 * Q; }

@@ -91,11 +91,6 @@ PostFilterPipeline::PostFilterPipeline(const HmmModel& model, const PipelineSett
   domain_ws_.seed = settings.seed;
 }
 
-void PostFilterPipeline::retarget(const HmmModel& model, const PipelineSettings& settings, const FbProfile& profile) {
-  fwd_tau_ = model.fwd_tau, fwd_lambda_ = model.fwd_lambda, settings_ = settings, profile_ = profile;
-  domain_ws_.seed = settings.seed;
-}
-
 PostFilterResult PostFilterPipeline::score(const std::string& name, const std::string& description,
                                            const uint8_t* seq, int L, float filter_nats) {
   const HmmerFloatMode mode;

@@ -70,9 +70,6 @@ class PostFilterPipeline {
   // The same with the model's profile built already (build_fb_profile(model)): a copy, which
   // costs far less than building one (M x 20 logs and exps).
   PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings, const FbProfile& profile);
-  // The same pipeline for another model, keeping its scratch matrices (a thread's pipeline
-  // reused across models and tiles grows them once, not per model).
-  void retarget(const HmmModel& model, const PipelineSettings& settings, const FbProfile& profile);
   PostFilterResult score(const std::string& name, const std::string& description, const uint8_t* seq, int L,
                          float filter_nats);
   // The Forward filter's decision on a Forward parser score (nats): true when it passes F3

@@ -31,18 +31,13 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
   const size_t runs = std::min(n, size_t(pool.threads()) * 4);
   const int width = std::min(hmm::forward_group_width(), 4);
   pool.run(runs, [&](size_t job) {
-    // The thread's pipeline outlives the run (and the tile): its matrices stay grown.
-    thread_local std::optional<hmm::PostFilterPipeline> pipe;
-    std::optional<uint32_t> model;
+    std::optional<hmm::PostFilterPipeline> pipe;
+    uint32_t model = 0;
     const size_t end = (job + 1) * n / runs;
     std::vector<float> group_row;
     for (size_t i = job * n / runs; i < end; ++i) {
       const Survivor& s = survivors[i];
-      if (!pipe)
-        pipe.emplace(models.at(s.model), settings, profiles.at(s.model));
-      else if (s.model != model)
-        pipe->retarget(models.at(s.model), settings, profiles.at(s.model));
-      model = s.model;
+      if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings, profiles.at(s.model)), model = s.model;
       const auto score = [&](size_t k) {
         const Survivor& t = survivors[k];
         const SeqView v = db.seqs.view(t.target);
