@@ -7,6 +7,13 @@
 #include "src/hmm/sse_expf.hpp"
 
 namespace hpc::hmm {
+namespace {
+
+// A D->D pass that starts from an all-zero carry adds +0 to every cell (no cell is -0) and
+// carries zero on, so it and the passes after it change nothing: skipped, bit for bit.
+bool all_zero(__m128 v) { return _mm_movemask_ps(_mm_cmpneq_ps(v, _mm_setzero_ps())) == 0; }
+
+}  // namespace
 
 float forward(const uint8_t* seq, int L, const FbProfile& p, FbMatrix& ox, bool full) {
   const int Q = p.Q;
@@ -60,6 +67,7 @@ float forward(const uint8_t* seq, int L, const FbProfile& p, FbMatrix& ox, bool 
     if (p.M < 100) {
       for (int j = 1; j < 4; ++j) {
         dcv = sse_rightshift(dcv, zerov);
+        if (all_zero(dcv)) break;
         tp = p.tfv.data() + 7 * Q;
         for (int q = 0; q < Q; ++q) {
           dmo(dpc, q) = _mm_add_ps(dcv, dmo(dpc, q));
@@ -69,6 +77,7 @@ float forward(const uint8_t* seq, int L, const FbProfile& p, FbMatrix& ox, bool 
     } else {
       for (int j = 1; j < 4; ++j) {
         dcv = sse_rightshift(dcv, zerov);
+        if (all_zero(dcv)) break;
         tp = p.tfv.data() + 7 * Q;
         __m128 cv = zerov;
         for (int q = 0; q < Q; ++q) {
@@ -141,6 +150,7 @@ float backward(const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fw
   for (int j = 1; j < 4; ++j) {
     tp = tfv + 8 * Q - 1;
     dcv = sse_leftshift_zero(dcv);
+    if (all_zero(dcv)) break;
     for (int q = Q - 1; q >= 0; --q) {
       dcv = _mm_mul_ps(dcv, *tp--);
       dmo(dpc, q) = _mm_add_ps(dmo(dpc, q), dcv);
@@ -208,6 +218,7 @@ float backward(const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fw
     }
     for (int j = 1; j < 4; ++j) {
       dcv = sse_leftshift_zero(dcv);
+      if (all_zero(dcv)) break;
       tp = tfv + 8 * Q - 1;
       for (int q = Q - 1; q >= 0; --q) {
         dcv = _mm_mul_ps(dcv, *tp--);

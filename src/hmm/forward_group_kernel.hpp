@@ -63,9 +63,12 @@ void run_group(const FbProfile& p, const GroupTarget* in, std::vector<float>& ro
       D(q) = d;
       dcv = V::mul(d, V::both(dd + q));
     }
+    // A pass from an all-zero carry (every lane of every target: the values are never negative,
+    // so "none greater than zero") adds +0 everywhere and changes nothing, nor do those after it.
     if (p.M < 100) {
       for (int j = 1; j < 4; ++j) {
         dcv = V::rightshift(dcv);
+        if (!V::greater(dcv, zerov)) break;
         for (int q = 0; q < Q; ++q) {
           D(q) = V::add(dcv, D(q));
           dcv = V::mul(dcv, V::both(dd + q));
@@ -75,6 +78,7 @@ void run_group(const FbProfile& p, const GroupTarget* in, std::vector<float>& ro
       unsigned running = kAll;
       for (int j = 1; j < 4 && running; ++j) {
         dcv = V::rightshift(dcv);
+        if (!V::greater(dcv, zerov)) break;
         unsigned changed = 0;
         for (int q = 0; q < Q; ++q) {
           sv = V::add(dcv, D(q));

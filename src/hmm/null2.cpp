@@ -7,20 +7,38 @@ namespace hpc::hmm {
 namespace {
 
 // Odds per code from the usage row: sum_k u_M(k) e_k(x) + u_I(k), plus the N/C/J share;
-// degenerate codes averaged over their members (esl_abc_FAvgScVec), '*' 1.
-Null2 odds_from_usage(const FbProfile& p, const __m128* use, float xfactor) {
+// degenerate codes averaged over their members (esl_abc_FAvgScVec), '*' 1. Each code's sum
+// runs in HMMER's order; five codes' chains run side by side (one chain alone waits on its
+// adds' latency). `inserts` false: every u_I is zero (a trace's usage), and adding +0 to a
+// sum of products of non-negative numbers (never -0) leaves it as it is, so those adds go.
+template <bool kInserts>
+void usage_sums(const FbProfile& p, const __m128* use, __m128 sums[20]) {
+  constexpr int kChains = 5;
   const int Q = p.Q;
-  const auto& classes = residue_classes();
-  std::array<float, kHmmAlphabet> std20{};
-  for (int code = 0; code < 20; ++code) {
-    __m128 sv = _mm_setzero_ps();
-    const __m128* rp = p.emit(uint8_t(code));
+  for (int code = 0; code < 20; code += kChains) {
+    const __m128* rp[kChains];
+    __m128 sv[kChains];
+    for (int c = 0; c < kChains; ++c) rp[c] = p.emit(uint8_t(code + c)), sv[c] = _mm_setzero_ps();
     for (int q = 0; q < Q; ++q) {
-      sv = _mm_add_ps(sv, _mm_mul_ps(use[3 * q], rp[q]));
-      sv = _mm_add_ps(sv, use[3 * q + 2]);
+      const __m128 um = use[3 * q];
+      for (int c = 0; c < kChains; ++c) {
+        sv[c] = _mm_add_ps(sv[c], _mm_mul_ps(um, rp[c][q]));
+        if (kInserts) sv[c] = _mm_add_ps(sv[c], use[3 * q + 2]);
+      }
     }
-    std20[classes[code].members[0]] = sse_hsum(sv) + xfactor;
+    for (int c = 0; c < kChains; ++c) sums[code + c] = sv[c];
   }
+}
+
+Null2 odds_from_usage(const FbProfile& p, const __m128* use, float xfactor, bool inserts) {
+  const auto& classes = residue_classes();
+  __m128 sums[20];
+  if (inserts)
+    usage_sums<true>(p, use, sums);
+  else
+    usage_sums<false>(p, use, sums);
+  std::array<float, kHmmAlphabet> std20{};
+  for (int code = 0; code < 20; ++code) std20[classes[code].members[0]] = sse_hsum(sums[code]) + xfactor;
   Null2 out{};
   for (int code = 0; code < kHmmerAlphabetSize; ++code) {
     const ResidueClass& rc = classes[code];
@@ -69,12 +87,14 @@ Null2 null2_by_expectation(const FbProfile& p, FbMatrix& pp) {
   pp.x(0, kCellC) *= norm;
   pp.x(0, kCellJ) *= norm;
   const float xfactor = pp.x(0, kCellN) + pp.x(0, kCellC) + pp.x(0, kCellJ);
-  return odds_from_usage(p, r0, xfactor);
+  return odds_from_usage(p, r0, xfactor, true);
 }
 
 Null2 null2_by_trace(const FbProfile& p, const Trace& tr, int zstart, int zend) {
   const int Q = p.Q;
-  std::vector<float> counts(size_t(3) * Q * 4, 0.0f);  // [3q+cell][lane]
+  thread_local std::vector<float> counts;  // [3q+cell][lane]; kept per thread (called per sampled domain)
+  thread_local std::vector<__m128> use;
+  counts.assign(size_t(3) * Q * 4, 0.0f);
   float xN = 0.0f, xC = 0.0f, xJ = 0.0f;
   int Ld = 0;
   for (int z = zstart; z <= zend; ++z) {
@@ -93,10 +113,10 @@ Null2 null2_by_trace(const FbProfile& p, const Trace& tr, int zstart, int zend) 
   }
   const float norm = float(1.0 / double(float(Ld)));
   const __m128 sv = _mm_set1_ps(norm);
-  std::vector<__m128> use(size_t(3) * Q);
+  use.resize(size_t(3) * Q);
   for (int c = 0; c < 3 * Q; ++c) use[c] = _mm_mul_ps(_mm_loadu_ps(&counts[size_t(c) * 4]), sv);
   xN *= norm, xC *= norm, xJ *= norm;
-  return odds_from_usage(p, use.data(), xN + xC + xJ);
+  return odds_from_usage(p, use.data(), xN + xC + xJ, false);
 }
 
 }  // namespace hpc::hmm

@@ -1,5 +1,6 @@
 #include "src/hmm/stochastic_trace.hpp"
 
+#include <limits>
 #include <stdexcept>
 
 #include "src/hmm/sse_expf.hpp"
@@ -125,10 +126,13 @@ int EaselFastRng::choose(const float* p, int n) {
   double norm = 0.0, sum = 0.0;
   const double roll = uniform();
   for (int i = 0; i < n; ++i) norm += p[i];
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i + 1 < n; ++i) {
     sum += double(p[i]);
     if (roll < sum / norm) return i;
   }
+  // The last sum is norm itself (the same additions in the same order), so sum / norm is 1
+  // exactly and the roll (< 1) below it, whenever norm is a positive finite number.
+  if (norm > 0.0 && norm <= std::numeric_limits<double>::max()) return n - 1;
   throw std::runtime_error("stochastic traceback: choice failed");
 }
 
