@@ -107,7 +107,8 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
 
 void PostFilterPipeline::score_pair(const Target t[2], PostFilterResult out[2]) {
   const HmmerFloatMode mode;
-  const FbTargetPair pair{{t[0].seq, t[1].seq}, {t[0].L, t[1].L}, {fb_special_odds(t[0].L, true), fb_special_odds(t[1].L, true)}};
+  const FbTargetPair pair{
+      {t[0].seq, t[1].seq}, {t[0].L, t[1].L}, {fb_special_odds(t[0].L, true), fb_special_odds(t[1].L, true)}};
   float fwdsc[2], bcksc[2];
   forward_pair(pair, profile_, fwd_, fwd2_, false, fwdsc);
   const bool pass[2] = {passes_forward(fwdsc[0], t[0].filter_nats), passes_forward(fwdsc[1], t[1].filter_nats)};

@@ -48,8 +48,8 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
                         : pipe->score(id, "", v.data, int(v.length), t.filter_nats);
       };
       // This one and the next ones of its model (of similar lengths in a list ordered by
-      // length) through the Forward filter together; the few that pass it through score(),
-      // Forward again included.
+      // length) through the Forward filter together; the few that pass it through score_pair
+      // two at a time (score() for an odd one), Forward again included.
       size_t group = 1;
       while (!parses && group < size_t(width) && i + group < end && survivors[i + group].model == s.model) ++group;
       if (group == 1) {
