@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "src/core/error.hpp"
 #include "src/hmm/forward_backward.hpp"
@@ -102,6 +103,32 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
   backward(seq, L, profile_, fwd_, bck_, false);
   out.hit = define_hit(name, description, seq, L, fwdsc);
   return out;
+}
+
+void PostFilterPipeline::score_pair(const Target t[2], PostFilterResult out[2]) {
+  const HmmerFloatMode mode;
+  const FbTargetPair pair{
+      {t[0].seq, t[1].seq}, {t[0].L, t[1].L}, {fb_special_odds(t[0].L, true), fb_special_odds(t[1].L, true)}};
+  float fwdsc[2], bcksc[2];
+  forward_pair(pair, profile_, fwd_, fwd2_, false, fwdsc);
+  const bool pass[2] = {passes_forward(fwdsc[0], t[0].filter_nats), passes_forward(fwdsc[1], t[1].filter_nats)};
+  FbMatrix* fwd[2] = {&fwd_, &fwd2_};
+  FbMatrix* bck[2] = {&bck_, &bck2_};
+  if (pass[0] && pass[1]) {
+    backward_pair(pair, profile_, fwd_, fwd2_, bck_, bck2_, false, bcksc);
+  } else {
+    for (int k = 0; k < 2; ++k)
+      if (pass[k]) profile_.configure(t[k].L, true), backward(t[k].seq, t[k].L, profile_, *fwd[k], *bck[k], false);
+  }
+  for (int k = 0; k < 2; ++k) {
+    out[k] = PostFilterResult{};
+    if (!pass[k]) continue;
+    out[k].past_fwd = true;
+    profile_.configure(t[k].L, true);
+    if (k == 1) std::swap(fwd_, fwd2_), std::swap(bck_, bck2_);  // define_hit reads fwd_ and bck_
+    out[k].hit = define_hit(*t[k].name, *t[k].description, t[k].seq, t[k].L, fwdsc[k]);
+    if (k == 1) std::swap(fwd_, fwd2_), std::swap(bck_, bck2_);
+  }
 }
 
 bool forward_filter_passes(const HmmModel& model, const PipelineSettings& settings, float fwd_nats,

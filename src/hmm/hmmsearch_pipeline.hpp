@@ -72,6 +72,15 @@ class PostFilterPipeline {
   PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings, const FbProfile& profile);
   PostFilterResult score(const std::string& name, const std::string& description, const uint8_t* seq, int L,
                          float filter_nats);
+  // score() on two targets (L >= 1) at once, their Forward and Backward parsers side by side
+  // (forward_pair, backward_pair): out[k] is score()'s result for t[k].
+  struct Target {
+    const std::string *name, *description;
+    const uint8_t* seq;
+    int L;
+    float filter_nats;
+  };
+  void score_pair(const Target t[2], PostFilterResult out[2]);
   // The Forward filter's decision on a Forward parser score (nats): true when it passes F3
   // (then Backward and domain definition follow).
   bool passes_forward(float fwd_nats, float filter_nats) const;
@@ -89,6 +98,7 @@ class PostFilterPipeline {
   PipelineSettings settings_;
   FbProfile profile_;
   FbMatrix fwd_, bck_;
+  FbMatrix fwd2_, bck2_;  // score_pair's second target's
   DomainWorkspace domain_ws_;
 };
 

@@ -10,6 +10,8 @@
 namespace hpc {
 namespace {
 
+const std::string kNoDescription;
+
 hmm::GroupTarget group_target(const Database& db, const Survivor& s) {
   const SeqView v = db.seqs.view(s.target);
   return {v.data, int(v.length), hmm::fb_special_odds(int(v.length), true)};
@@ -46,8 +48,8 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
                         : pipe->score(id, "", v.data, int(v.length), t.filter_nats);
       };
       // This one and the next ones of its model (of similar lengths in a list ordered by
-      // length) through the Forward filter together; the few that pass it through score(),
-      // Forward again included.
+      // length) through the Forward filter together; the few that pass it through score_pair
+      // two at a time (score() for an odd one), Forward again included.
       size_t group = 1;
       while (!parses && group < size_t(width) && i + group < end && survivors[i + group].model == s.model) ++group;
       if (group == 1) {
@@ -59,8 +61,27 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
       for (size_t k = 0; k < group; ++k) in[k] = group_target(db, survivors[i + k]);
       const hmm::HmmerFloatMode mode;
       hmm::forward_group(profiles.at(s.model), in, int(group), group_row, nats);
+      // Those that pass, two at a time through score_pair (their parsers side by side).
+      size_t passed[4], npassed = 0;
       for (size_t k = 0; k < group; ++k)
-        if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) score(i + k);
+        if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) passed[npassed++] = i + k;
+      size_t k = 0;
+      for (; k + 1 < npassed; k += 2) {
+        hmm::PostFilterPipeline::Target t[2];
+        for (int z = 0; z < 2; ++z) {
+          const Survivor& sv = survivors[passed[k + z]];
+          const SeqView v = db.seqs.view(sv.target);
+          t[z] = {&db.seqs.ids[sv.target], &kNoDescription, v.data, int(v.length), sv.filter_nats};
+        }
+        hmm::PostFilterResult r[2];
+        if (t[0].L < 1 || t[1].L < 1) {
+          score(passed[k]), score(passed[k + 1]);
+          continue;
+        }
+        pipe->score_pair(t, r);
+        out[passed[k]] = std::move(r[0]), out[passed[k + 1]] = std::move(r[1]);
+      }
+      if (k < npassed) score(passed[k]);
       i += group - 1;
     }
   });
