@@ -53,10 +53,10 @@ struct V {  // 2 targets in 256 bits
   static Reg rightshift(Reg v) {
     return _mm256_blend_ps(_mm256_shuffle_ps(v, v, _MM_SHUFFLE(2, 1, 0, 0)), _mm256_setzero_ps(), 0x11);
   }
-  static unsigned greater(Reg a, Reg b) {
-    const int m = _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ));
-    return unsigned((m & 0x0F) != 0) | unsigned((m & 0xF0) != 0) << 1;
-  }
+  using Lanes = uint8_t;
+  static Lanes greater_lanes(Reg a, Reg b) { return Lanes(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ))); }
+  static unsigned targets_of(Lanes m) { return unsigned((m & 0x0F) != 0) | unsigned((m & 0xF0) != 0) << 1; }
+  static unsigned greater(Reg a, Reg b) { return targets_of(greater_lanes(a, b)); }
   static Reg blend(Reg a, Reg b, unsigned targets) {
     switch (targets) {
       case 1: return _mm256_blend_ps(a, b, 0x0F);
@@ -93,12 +93,14 @@ struct V {  // 4 targets in 512 bits
     return quad(_mm_set1_ps(s[0]), _mm_set1_ps(s[1]), _mm_set1_ps(s[2]), _mm_set1_ps(s[3]));
   }
   static Reg rightshift(Reg v) { return _mm512_maskz_shuffle_ps(__mmask16(0xEEEE), v, v, _MM_SHUFFLE(2, 1, 0, 0)); }
-  static unsigned greater(Reg a, Reg b) {
-    const unsigned k = _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ);
+  using Lanes = uint16_t;
+  static Lanes greater_lanes(Reg a, Reg b) { return Lanes(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ)); }
+  static unsigned targets_of(Lanes k) {
     unsigned t = 0;
     for (int j = 0; j < 4; ++j) t |= unsigned(((k >> (4 * j)) & 0xF) != 0) << j;
     return t;
   }
+  static unsigned greater(Reg a, Reg b) { return targets_of(greater_lanes(a, b)); }
   static Reg blend(Reg a, Reg b, unsigned targets) {
     unsigned k = 0;
     for (int j = 0; j < 4; ++j)
@@ -119,22 +121,41 @@ struct V {  // 4 targets in 512 bits
 }  // namespace group_avx512
 #pragma GCC pop_options
 
-int forward_group_width() {
-  static const int width = __builtin_cpu_supports("avx512f") ? 4 : __builtin_cpu_supports("avx") ? 2 : 0;
-  return width;
+namespace {
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+bool has_avx() {
+  static const bool yes = __builtin_cpu_supports("avx");
+  return yes;
+}
+}  // namespace
+
+int forward_group_width(bool without_avx512) {
+  return has_avx512() && !without_avx512 ? 8 : has_avx() ? 4 : 0;
 }
 
-void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::vector<float>& row, float* nats) {
-  const int width = forward_group_width();
-  if (n < 1 || n > width) throw Error("internal: forward_group of " + std::to_string(n) + " targets, width " + std::to_string(width));
+void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::vector<float>& row, float* nats,
+                   bool without_avx512) {
+  const int most = forward_group_width(without_avx512);
+  if (n < 1 || n > most) throw Error("internal: forward_group of " + std::to_string(n) + " targets, width " + std::to_string(most));
+  // The narrowest kernel that holds the group: one register of 2 (AVX) or 4 targets (AVX-512),
+  // or two side by side.
+  const bool wide = most == 8;
+  const int width = n <= 2 ? 2 : n <= 4 ? 4 : 8;
   // A group short of the width repeats its last target (that score is not returned).
-  GroupTarget in[4];
+  GroupTarget in[kMaxGroup];
   for (int t = 0; t < width; ++t) in[t] = targets[std::min(t, n - 1)];
-  thread_local std::vector<float> scales[4];
-  GroupSpecials sp[4];
+  thread_local std::vector<float> scales[kMaxGroup];
+  GroupSpecials sp[kMaxGroup];
   for (int t = 0; t < width; ++t) sp[t].start(in[t], scales[t]);
-  if (width == 4)
+  if (wide && width == 8)
+    group_avx512::run_group<group_avx512::Twice<group_avx512::V>>(p, in, row, sp);
+  else if (wide && width == 4)
     group_avx512::run_group<group_avx512::V>(p, in, row, sp);
+  else if (width == 4)
+    group_avx::run_group<group_avx::Twice<group_avx::V>>(p, in, row, sp);
   else
     group_avx::run_group<group_avx::V>(p, in, row, sp);
   for (int t = 0; t < n; ++t) nats[t] = sp[t].nats();
@@ -146,9 +167,9 @@ void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::v
 
 namespace hpc::hmm {
 
-int forward_group_width() { return 0; }
+int forward_group_width(bool) { return 0; }
 
-void forward_group(const FbProfile&, const GroupTarget*, int, std::vector<float>&, float*) {
+void forward_group(const FbProfile&, const GroupTarget*, int, std::vector<float>&, float*, bool) {
   throw Error("internal: forward_group needs AVX (check forward_group_width)");
 }
 

@@ -27,11 +27,11 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
   std::vector<hmm::PostFilterResult> out(survivors.size());
   // Runs of the list, a few per thread so that uneven targets even out; a run keeps its
   // pipeline (profile and matrices) while the model stays the same, so a list ordered by
-  // model builds few of them. Neighbours of one model go through the Forward filter two or four
+  // model builds few of them. Neighbours of one model go through the Forward filter up to eight
   // at a time (src/hmm/forward_group.hpp).
   const size_t n = survivors.size();
   const size_t runs = std::min(n, size_t(pool.threads()) * 4);
-  const int width = std::min(hmm::forward_group_width(), 4);
+  const int width = std::min(hmm::forward_group_width(), hmm::kMaxGroup);
   pool.run(runs, [&](size_t job) {
     std::optional<hmm::PostFilterPipeline> pipe;
     uint32_t model = 0;
@@ -56,13 +56,13 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
         score(i);
         continue;
       }
-      hmm::GroupTarget in[4];
-      float nats[4];
+      hmm::GroupTarget in[hmm::kMaxGroup];
+      float nats[hmm::kMaxGroup];
       for (size_t k = 0; k < group; ++k) in[k] = group_target(db, survivors[i + k]);
       const hmm::HmmerFloatMode mode;
       hmm::forward_group(profiles.at(s.model), in, int(group), group_row, nats);
       // Those that pass, two at a time through score_pair (their parsers side by side).
-      size_t passed[4], npassed = 0;
+      size_t passed[hmm::kMaxGroup], npassed = 0;
       for (size_t k = 0; k < group; ++k)
         if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) passed[npassed++] = i + k;
       size_t k = 0;

@@ -1,5 +1,6 @@
-// The Forward parser of several targets at once (src/hmm/forward_group.hpp, at this CPU's width:
-// 2 targets with AVX, 4 with AVX-512) against HMMER's SSE Forward parser
+// The Forward parser of several targets at once (src/hmm/forward_group.hpp, every kernel this
+// CPU runs: 2 or 4 targets with AVX (one register or two side by side), 4 or 8 with AVX-512)
+// against HMMER's SSE Forward parser
 // (src/hmm/forward_backward.hpp) run on each target alone: scores bit for bit, under hmmsearch's
 // float mode, for groups of 1 to the width, targets of unequal lengths (a shorter one's lanes
 // run on past its end), models under and over 100 nodes (the D->D passes stop per target
@@ -22,6 +23,7 @@ using namespace hpc::test;
 namespace {
 
 struct Coverage {
+  bool without_avx512 = false;  // the AVX kernels (forward_group's test switch)
   int groups = 0, unequal = 0, big_models = 0, rescaled_some = 0, out_of_range = 0;
 };
 
@@ -51,7 +53,7 @@ void compare(const FbProfile& p, const std::vector<const std::vector<uint8_t>*>&
   std::vector<Single> each;
   std::string where = "M " + std::to_string(p.M) + " L";
   std::string error;
-  GroupTarget in[4];
+  GroupTarget in[kMaxGroup];
   for (size_t t = 0; t < group.size(); ++t) {
     const std::vector<uint8_t>& s = *group[t];
     each.push_back(alone(p, s));
@@ -60,19 +62,19 @@ void compare(const FbProfile& p, const std::vector<const std::vector<uint8_t>*>&
     in[t] = {s.data(), int(s.size()), fb_special_odds(int(s.size()), true)};
   }
   std::vector<float> row;
-  float nats[4];
+  float nats[kMaxGroup];
   const HmmerFloatMode mode;
   if (!error.empty()) {
     cov.out_of_range++;
     try {
-      forward_group(p, in, int(group.size()), row, nats);
+      forward_group(p, in, int(group.size()), row, nats, cov.without_avx512);
       ADD_FAILURE() << where << ": no error, where forward() says " << error;
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), error) << where;
     }
     return;
   }
-  forward_group(p, in, int(group.size()), row, nats);
+  forward_group(p, in, int(group.size()), row, nats, cov.without_avx512);
   int rescaled = 0;
   for (size_t t = 0; t < group.size(); ++t) {
     ASSERT_EQ(float_bits(nats[t]), float_bits(each[t].nats))
@@ -89,7 +91,7 @@ void compare(const FbProfile& p, const std::vector<const std::vector<uint8_t>*>&
 // target with itself.
 void compare_all(const FbProfile& p, const std::vector<std::vector<uint8_t>>& targets, Coverage& cov) {
   for (size_t i = 0; i < targets.size(); ++i) {
-    for (int n = 1; n <= forward_group_width(); ++n) {
+    for (int n = 1; n <= forward_group_width(cov.without_avx512); ++n) {
       std::vector<const std::vector<uint8_t>*> group;
       for (int t = 0; t < n; ++t) group.push_back(&targets[(i + size_t(t)) % targets.size()]);
       compare(p, group, cov);
@@ -97,6 +99,17 @@ void compare_all(const FbProfile& p, const std::vector<std::vector<uint8_t>>& ta
     }
     compare(p, {&targets[i], &targets[i]}, cov);
   }
+}
+
+// compare_all with every kernel: this CPU's widest ones, then the AVX ones (when it has AVX-512).
+void compare_all_kernels(const FbProfile& p, const std::vector<std::vector<uint8_t>>& targets, Coverage& cov) {
+  for (const bool without : {false, true}) {
+    if (without && forward_group_width(true) == forward_group_width()) continue;
+    cov.without_avx512 = without;
+    compare_all(p, targets, cov);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  cov.without_avx512 = false;
 }
 
 }  // namespace
@@ -111,7 +124,7 @@ TEST(ForwardGroup, RandomModelsEqualTheSseParser) {
     const HmmModel m = random_hmm(rng, M, sharpness);
     std::vector<std::vector<uint8_t>> targets = fb_targets(rng, m, 4, round % 10 == 0);
     targets.push_back({uint8_t(round % 20)});  // one residue
-    compare_all(build_fb_profile(m), targets, cov);
+    compare_all_kernels(build_fb_profile(m), targets, cov);
     if (HasFatalFailure()) return;
   }
   std::cout << "width " << forward_group_width() << ": groups " << cov.groups << ", unequal lengths " << cov.unequal
@@ -126,7 +139,7 @@ TEST(ForwardGroup, DataModelsEqualTheSseParser) {
   std::mt19937 rng(11);
   Coverage cov;
   for (const HmmModel& m : data_models()) {
-    compare_all(build_fb_profile(m), fb_targets(rng, m, 6, true), cov);
+    compare_all_kernels(build_fb_profile(m), fb_targets(rng, m, 6, true), cov);
     if (HasFatalFailure()) return;
   }
   EXPECT_GT(cov.groups, 150);
@@ -140,7 +153,7 @@ TEST(ForwardGroup, ExtremeProfilesEqualTheSseParser) {
   for (int round = 0; round < 30; ++round) {
     const int M = std::uniform_int_distribution<int>(1, 300)(rng);
     const FbProfile p = extreme_fb_profile(rng, M, round);
-    compare_all(p, fb_targets(rng, random_hmm(rng, M, 0.9), 3, round % 8 == 0), cov);
+    compare_all_kernels(p, fb_targets(rng, random_hmm(rng, M, 0.9), 3, round % 8 == 0), cov);
     if (HasFatalFailure()) return;
   }
   std::cout << "groups " << cov.groups << ", out of range " << cov.out_of_range << "\n";
