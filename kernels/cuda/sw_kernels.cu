@@ -346,8 +346,8 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
 
 // The row-group kernel: the query-pair kernel's lanes (one subject per thread, a query pair
 // in the 16-bit lanes, a block on one pair at a time) stepping R query rows at once through
-// the pair's profile, which the block copies into shared memory when its unit's pair changes
-// (sw_pass_row_groups).
+// the pair's profile, which the block copies into shared memory when its unit's pair changes,
+// or, for a pair past kMaxProfileRows, chunk by chunk in every pass (sw_pass_row_groups).
 template <int Chunk, int MinBlocks, int R>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const WorkUnit* __restrict__ units,
