@@ -176,22 +176,23 @@ std::vector<uint32_t> PackedScorer::longest_first(const std::vector<SeqView>& qu
   return by_length;
 }
 
-// Two queries per thread when they pair up with little padding. The table kernel needs
-// almost none (<= 2%): its conflict-free gather wins on all-vs-all windows of similar lengths
+// Two queries per thread when they pair up with little padding. The table kernel needed
+// almost none (<= 2%): its conflict-free gather won on all-vs-all windows of similar lengths
 // (+13%, H200), while with queries of mixed lengths the padding costs more (20 CUDASW++
-// queries, 6% padding: -2%). The row-group kernel computes ~20% more cells per second than the
-// subject-pair kernel (pss launches, ncu: ALU pipe 78% against 65%), so it wins up to ~20%
-// padding rows: pss, 86 x 2,771 x 1,000, H100: 5.01-5.05 TCUPS against 4.64-4.81 with the 2%
-// rule, which sent 21% of the kernel time to subject pairs. Query pairs take the row-group
-// kernel when the longest fits its shared memory, else the table kernel.
+// queries, 6% padding: -2%); the row-group kernel beats it at any length (long pairs of 0.5%
+// padding: 1.18x, H100), so it runs only when forced. The row-group kernel computes ~20%
+// more cells per second than the subject-pair kernel (pss launches, ncu: ALU pipe 78% against
+// 65%), so it wins up to ~20% padding rows: pss, 86 x 2,771 x 1,000, H100: 5.01-5.05 TCUPS against 4.64-4.81 with the 2%
+// rule, which sent 21% of the kernel time to subject pairs. Pairs longer than its shared
+// memory (kMaxProfileRows) are staged chunk by chunk (sw_kernels.cu): the 20 CUDASW++ queries
+// (up to 5,478 rows, 6% padding) take 1.70 s there against 1.96 s on subject pairs (H100).
 // HPCALIGN_PACKED_LANES=subjects|queries|query-table forces one kernel (queries: the
-// row-group kernel where the queries fit), for tuning and tests.
+// row-group kernel), for tuning and tests.
 PackedScorer::Lanes PackedScorer::choose_lanes(const std::vector<SeqView>& queries,
                                                const std::vector<uint32_t>& order) const {
   const char* env = tuning_choice(Tunable::kPackedLanes);
   const std::string forced = env ? env : "";
   if (forced == "subjects" || queries.size() < 2) return Lanes::kSubjectPairs;
-  const bool rows_fit = queries[order[0]].length <= kMaxProfileRows;
   if (forced == "query-table") return Lanes::kQueryPairTable;
   if (forced != "queries") {
     uint64_t rows = 0, padding = 0;
@@ -200,9 +201,9 @@ PackedScorer::Lanes PackedScorer::choose_lanes(const std::vector<SeqView>& queri
       rows += a + b;
       padding += a - b;  // a >= b
     }
-    if (padding * (rows_fit ? 5 : 50) > rows) return Lanes::kSubjectPairs;
+    if (padding * 5 > rows) return Lanes::kSubjectPairs;
   }
-  return rows_fit ? Lanes::kQueryRowGroups : Lanes::kQueryPairTable;
+  return Lanes::kQueryRowGroups;
 }
 
 void PackedScorer::launch_packed(const std::vector<SeqView>& queries,

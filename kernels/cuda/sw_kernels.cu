@@ -130,15 +130,16 @@ __device__ uint32_t sw_passes(RowTable row_table, uint32_t m, ColumnIndex column
   return best;
 }
 
-// sw_pass for R query rows per step (R = 2 or 4), from a query pair's profile: prof holds
-// group g's kCodes entries of R words at prof + g * kCodes * R (DeviceQueryPairProfiles). Per
+// sw_pass for R query rows per step (R = 2 or 4), from a query pair's profile:
+// group_entries(g) gives group g's kCodes entries of R words (DeviceQueryPairProfiles), in
+// shared memory, called once per group in order (it may stage the profile chunk by chunk). Per
 // column and group: one R-word gather at the group's (warp-uniform) base plus the column's
 // letter offset, where sw_pass pays a gather and an address computation per row. Row k's
 // cell takes its diagonal from row k - 1 one column back and its F from row k - 1 in the same
 // column, both just computed; the strip holds (H - oe, E - oe) of every row, R / 2 uint4 per
 // group.
-template <int R, int W, bool kNarrow, class ColumnIndex>
-__device__ __forceinline__ void sw_pass_row_groups(const uint32_t* prof, uint32_t groups, ColumnIndex column_index,
+template <int R, int W, bool kNarrow, class GroupEntries, class ColumnIndex>
+__device__ __forceinline__ void sw_pass_row_groups(GroupEntries group_entries, uint32_t groups, ColumnIndex column_index,
                                                    uint32_t c0, uint32_t width, bool first, bool last, uint4* temp,
                                                    size_t tstride, uint32_t neg_oe, uint32_t neg_ext,
                                                    uint32_t neg_2oe, uint32_t& best) {
@@ -159,7 +160,7 @@ __device__ __forceinline__ void sw_pass_row_groups(const uint32_t* prof, uint32_
   for (int q = 0; q < R / 2; ++q)
     next[q] = !first && groups > 0 ? temp[q * tstride] : make_uint4(neg_oe, neg_2oe, neg_oe, neg_2oe);
   for (uint32_t g = 0; g < groups; ++g) {
-    const char* trow = reinterpret_cast<const char*>(prof + g * (kCodes * R));
+    const char* trow = reinterpret_cast<const char*>(group_entries(g));
     uint32_t diag[R], ee[R], h_last[R] = {};
 #pragma unroll
     for (int q = 0; q < R / 2; ++q) {
@@ -239,22 +240,39 @@ __device__ __forceinline__ void for_each_unit(uint32_t* table, const uint32_t* _
   unit_loop(units, n_units, unit_counter, [](const WorkUnit&) { return false; }, body);
 }
 
+// The maximum of v over the block (every thread calls it; barriers).
+__device__ __forceinline__ uint32_t block_max(uint32_t v) {
+  __shared__ uint32_t m;
+  if (threadIdx.x == 0) m = 0;
+  __syncthreads();
+  v = __reduce_max_sync(0xFFFFFFFFu, v);
+  if (threadIdx.x % 32 == 0) atomicMax(&m, v);
+  __syncthreads();
+  v = m;
+  __syncthreads();  // read by all before a later call resets it
+  return v;
+}
+
 // What a query-pair kernel's unit does around its DP: thread = subject w.first_pair +
 // threadIdx.x against query pair w.query (slots[2 w.query + k]: lane k's query, or kNoQuery);
 // score(column_index, ncols) runs the DP over the warp's longest subject (one pass structure
-// per warp; subjects are length-sorted) and returns the lanes' maxima, stored here.
-template <class Score>
+// per warp; subjects are length-sorted) and returns the lanes' maxima, stored here. With
+// kBlockWide, over the block's longest subject instead, every thread running it (those past
+// the partition on padding), so the DP may hold block barriers.
+template <bool kBlockWide = false, class Score>
 __device__ __forceinline__ void query_pair_unit(const DeviceDb& db, Partition part, const WorkUnit& w,
                                                 const uint32_t* slots, int overflow_limit, int32_t* scores,
                                                 uint32_t* overflow_list, uint32_t* overflow_count, Score score) {
   const uint32_t p = w.first_pair + threadIdx.x;
-  const unsigned working = __ballot_sync(0xFFFFFFFFu, p < part.size);  // the warp is converged here
-  if (p >= part.size) return;
-  const uint32_t g = part.begin + p;
+  const bool in_part = p < part.size;
+  const unsigned working = __ballot_sync(0xFFFFFFFFu, in_part);  // the warp is converged here
+  if (!kBlockWide && !in_part) return;
+  const uint32_t g = part.begin + (in_part ? p : 0);
   const uint8_t* sub = db.residues + db.offsets[g];
-  const uint32_t len = db.lengths[g];
+  const uint32_t len = in_part ? db.lengths[g] : 0;
   auto column_index = [=](uint32_t c) { return code_at(sub, len, c); };
-  const uint32_t best = score(column_index, __reduce_max_sync(working, len));
+  const uint32_t best = score(column_index, kBlockWide ? block_max(len) : __reduce_max_sync(working, len));
+  if (!in_part) return;
   for (int k = 0; k < 2; ++k) {
     const uint32_t slot = slots[2 * w.query + k];
     if (slot != kNoQuery)
@@ -328,8 +346,8 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
 
 // The row-group kernel: the query-pair kernel's lanes (one subject per thread, a query pair
 // in the 16-bit lanes, a block on one pair at a time) stepping R query rows at once through
-// the pair's profile, which the block copies into shared memory when its unit's pair changes
-// (sw_pass_row_groups).
+// the pair's profile, which the block copies into shared memory when its unit's pair changes,
+// or, for a pair past kMaxProfileRows, chunk by chunk in every pass (sw_pass_row_groups).
 template <int Chunk, int MinBlocks, int R>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const WorkUnit* __restrict__ units,
@@ -345,30 +363,58 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const 
   // A group's entries are 25 R words: whole uint2 (R = 2) or uint4 (R = 4), copied a few at a
   // time so the global loads overlap.
   using Vec = std::conditional_t<R == 2, uint2, uint4>;
-  auto prepare = [&](const WorkUnit& w) {
-    if (w.query == loaded) return false;
-    loaded = w.query;
-    const Vec* src = reinterpret_cast<const Vec*>(pp.profile + size_t(pp.row_offsets[w.query]) * kCodes);
+  constexpr uint32_t kGroupsHeld = kMaxProfileRows / R;  // groups that shared memory holds
+  auto copy_groups = [&](uint32_t pair, uint32_t first_group, uint32_t n_groups) {
+    const Vec* src =
+        reinterpret_cast<const Vec*>(pp.profile + (size_t(pp.row_offsets[pair]) + size_t(first_group) * R) * kCodes);
     Vec* dst = reinterpret_cast<Vec*>(profile);
-    const uint32_t n = pp.groups[w.query] * kCodes;
+    const uint32_t n = n_groups * kCodes;
 #pragma unroll 4
     for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) dst[k] = src[k];
+  };
+  // A pair that fits is copied once for all its units; a longer one chunk by chunk in every
+  // pass (below), leaving nothing loaded.
+  auto prepare = [&](const WorkUnit& w) {
+    if (w.query == loaded) return false;
+    const uint32_t groups = pp.groups[w.query];
+    loaded = groups <= kGroupsHeld ? w.query : kNoQuery;
+    if (groups > kGroupsHeld) return false;
+    copy_groups(w.query, 0, groups);
     return true;
   };
+  const uint32_t neg_2oe = Packed16::splat(-2 * gaps.open_extend);
   // w.query: the query pair; w.first_pair: the first subject.
   unit_loop(units, n_units, unit_counter, prepare, [&](const WorkUnit& w) {
     const uint32_t groups = pp.groups[w.query];
-    query_pair_unit(db, part, w, pp.slots, overflow_limit, scores, overflow_list, overflow_count,
-                    [&](auto column_index, uint32_t ncols) {
-                      uint32_t best = 0;
-                      for_each_pass<Chunk>(ncols, [&](auto narrow, uint32_t c0, uint32_t width, bool first,
-                                                      bool last) {
-                        sw_pass_row_groups<R, Chunk, decltype(narrow)::value>(
-                            profile, groups, column_index, c0, width, first, last, my_temp, tstride, neg_oe, neg_ext,
-                            Packed16::splat(-2 * gaps.open_extend), best);
-                      });
-                      return best;
-                    });
+    auto passes = [&](auto group_entries) {
+      return [&, group_entries](auto column_index, uint32_t ncols) {
+        uint32_t best = 0;
+        for_each_pass<Chunk>(ncols, [&](auto narrow, uint32_t c0, uint32_t width, bool first, bool last) {
+          sw_pass_row_groups<R, Chunk, decltype(narrow)::value>(group_entries, groups, column_index, c0, width,
+                                                                first, last, my_temp, tstride, neg_oe, neg_ext,
+                                                                neg_2oe, best);
+        });
+        return best;
+      };
+    };
+    if (groups <= kGroupsHeld) {
+      query_pair_unit(db, part, w, pp.slots, overflow_limit, scores, overflow_list, overflow_count,
+                      passes([=](uint32_t g) { return profile + g * (kCodes * R); }));
+    } else {
+      // Longer than shared memory: the block steps through the pair's rows together (one pass
+      // structure for the block), restaging the next kGroupsHeld groups between barriers. The
+      // profile is read once per pass from L2, next to the pass's DP over 128 subjects.
+      query_pair_unit<true>(db, part, w, pp.slots, overflow_limit, scores, overflow_list, overflow_count,
+                            passes([=](uint32_t g) {
+                              const uint32_t k = g % kGroupsHeld;
+                              if (k == 0) {
+                                __syncthreads();  // everyone is done with the last chunk
+                                copy_groups(w.query, g, min(kGroupsHeld, groups - g));
+                                __syncthreads();
+                              }
+                              return profile + k * (kCodes * R);
+                            }));
+    }
   });
 }
 

@@ -70,7 +70,7 @@ constexpr int kBlockThreads = 128;
 constexpr int kPackedTableBytes = 24 * 25 * 25 * 4;     // query letter x (a, b) subject pair
 constexpr int kQueryPairTableBytes = 25 * 25 * 25 * 4;  // (a, b) query letters x subject letter
 // Shared memory of the row-group kernel: one query pair's profile of up to 640 query rows;
-// longer pairs go to the query-pair table kernel.
+// longer pairs are staged 640 rows at a time.
 constexpr int kPairProfileBytes = 64000;
 constexpr uint32_t kMaxProfileRows = kPairProfileBytes / (25 * 4);
 
@@ -95,8 +95,8 @@ void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partiti
                       uint32_t* overflow_count);
 
 // The same scores from the row-group kernel (two queries per thread as above, R query rows
-// per step from the pair's profile in shared memory). Every pair has groups x R <=
-// kMaxProfileRows; `temp` holds grid_threads x (longest pair's rows rounded up to R) uint2.
+// per step from the pair's profile in shared memory, kMaxProfileRows rows at a time);
+// `temp` holds grid_threads x (longest pair's rows rounded up to R) uint2.
 void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairProfiles pp,
                       const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, GapConsts gaps,
                       int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,

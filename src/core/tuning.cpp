@@ -31,7 +31,7 @@ const std::vector<TunableSpec> kTable = {
      false, "search score kernel's variant (columns per pass; kernels/cuda/sw_kernels.cu)"},
     {Tunable::kPackedLanes, "HPCALIGN_PACKED_LANES", K::kChoice, {"auto", "subjects", "queries", "query-table"}, 0, 0,
      "auto", "", false,
-     "force one packed Smith-Waterman score kernel: subject pairs, query row groups (where the queries fit) or the "
+     "force one packed Smith-Waterman score kernel: subject pairs, query row groups or the "
      "query-pair table"},
     {Tunable::kCudaTracebackBytes, "HPCALIGN_CUDA_TRACEBACK_BYTES", K::kNumber, {}, 1, kNoMax, nullptr,
      "half the free GPU memory", false, "GPU memory for one batch of traceback direction bits"},

@@ -35,9 +35,9 @@ constexpr uint64_t kContiguousBatchesPerWorker = 3;
 // Runs of the length order (longest first) of about total / bins weight (a query's residues
 // plus `per_query`) and at most max_batch queries each (so possibly more than `bins`
 // batches). Each batch holds similar
-// lengths: the query-pair kernels pad less, and only the batch of the longest queries needs
-// the kernel for pairs beyond the row-group kernel's shared memory (balifam1000 against
-// itself: every LPT batch held a few such queries). Used when there are many batches per
+// lengths: the query-pair kernels pad less, and only the batch of the longest queries holds
+// pairs beyond the row-group kernel's shared memory, which it stages in chunks (balifam1000
+// against itself: every LPT batch held a few such queries). Used when there are many batches per
 // worker, so the scheduler balances unequal tiles.
 std::vector<std::vector<uint32_t>> cut_queries(const SequenceSet& queries, uint32_t bins, uint32_t max_batch,
                                                uint64_t per_query) {

@@ -269,10 +269,10 @@ void for_each_packed_kernel(Fn fn) {
 
 // Every packed kernel gives the reference's scores: two subjects per thread; two queries per
 // thread from the pair table; two queries and four query rows per step from the pair's
-// profile (the default for query pairs up to 640 rows). Queries of odd and even lengths,
-// pairs of unequal lengths, one of 640 rows (the row-group kernel's limit) and, in the second
-// set, longer ones (that set runs the table kernel under "queries"); a gapped relative of a
-// target for high scores; targets of one pass and of many.
+// profile (the default for query pairs of little padding). Queries of odd and even lengths,
+// pairs of unequal lengths, one of 640 rows (what the row-group kernel's shared memory holds)
+// and, in the second set, longer ones (their profiles staged in chunks of 640 rows: 1,300 rows
+// in three); a gapped relative of a target for high scores; targets of one pass and of many.
 TEST(CudaSearch, EveryPackedKernelMatchesReference) {
   REQUIRE_GPU();
   const auto& d = db2m();
