@@ -32,10 +32,6 @@ struct AllVsAllSetup {
   // The engines whose launches share this GPU at once (a workload's workers on it): each takes
   // its share, so that their launches together fit.
   uint32_t engines_on_device = 1;
-  // Alignments will follow (a search of many queries): the launch lists' buffers and the
-  // alignment kernels are made ready when the engine starts, before the first tile, not in it
-  // (the first wave of tiles is the phase's slowest).
-  bool ready_to_align = false;
 };
 
 // A pair with its exact score.

@@ -100,11 +100,6 @@ class CudaAllVsAll : public AllVsAllEngine {
     // A pair may take an eighth of a launch, so a launch of big pairs still holds several.
     pair_cap_ = setup_.traceback_budget ? setup_.traceback_budget : launch_budget_ / 8;
     host_budget_ = setup_.traceback_budget ? setup_.traceback_budget : (uint64_t(1) << 30);
-    if (setup_.ready_to_align) {
-      reserve_launch_lists();
-      cuda::avsa_load_local_kernels();
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
-    }
   }
   ~CudaAllVsAll() override {
     clock_.report("allvsall engine (summed)");

@@ -515,12 +515,4 @@ int avsa_fill_pairs_per_sm() {
   return blocks * kAvsaThreads / 32;
 }
 
-void avsa_load_local_kernels() {
-  cudaFuncAttributes a{};
-  CUDA_CHECK(cudaFuncGetAttributes(&a, avsa_fill<kAvsaLocal, kAvsaHeights, true>));
-  CUDA_CHECK(cudaFuncGetAttributes(&a, avsa_fill<kAvsaLocal, kAvsaDirBits, true>));
-  CUDA_CHECK(cudaFuncGetAttributes(&a, avsa_walk<kAvsaHeights>));
-  CUDA_CHECK(cudaFuncGetAttributes(&a, avsa_walk<kAvsaDirBits>));
-}
-
 }  // namespace hpc::cuda

@@ -124,8 +124,5 @@ void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
                       AvsaResult* results, void* stream);
 // 32-lane pairs in flight per SM for avsa_fill (occupancy formula: blocks x warps per block).
 int avsa_fill_pairs_per_sm();
-// Loads the local fill and walk kernels of known scores (a search's alignments) now: with the
-// runtime's lazy loading a kernel is otherwise loaded at its first launch.
-void avsa_load_local_kernels();
 
 }  // namespace hpc::cuda

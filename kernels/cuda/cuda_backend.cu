@@ -202,8 +202,6 @@ class CudaSearchBackend final : public SearchBackend {
                                                         TopHitKey<Key> code);
   // The all-vs-all engine's alignments, their CIGARs in one buffer.
   AlignedPairs align_many(const std::vector<AlignRequest>& pairs);
-  // many_pairs_ made over the job's queries and database.
-  void make_many_pairs();
   // align()'s range checks.
   void check_pairs(const std::vector<AlignRequest>& pairs) const;
 
@@ -232,8 +230,7 @@ class CudaSearchBackend final : public SearchBackend {
   // Grown keeping the smaller buffers while they are small (cudaFreeHost waits for the whole device too).
   PinnedBuffer<uint64_t> top_host_;
   std::unique_ptr<cuda::GpuTraceback> traceback_;
-  // Made in prepare() where the job's hits could fill a large align() batch, else on the first one.
-  std::unique_ptr<AllVsAllEngine> many_pairs_;
+  std::unique_ptr<AllVsAllEngine> many_pairs_;  // made on the first large align() batch
 };
 
 // Sorting: one segmented sort of all the tile's queries when partitions are short (a launch
@@ -254,10 +251,6 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
   db_ = cuda::device_database(db, device_);  // shared with the other workers on this GPU
   scorer_ = std::make_unique<cuda::PackedScorer>(setup.matrix, setup.gaps, stream_, props_);
   traceback_ = std::make_unique<cuda::GpuTraceback>(setup.matrix, setup.gaps, stream_);
-  many_pairs_.reset();
-  // Many queries (a self-search's thousands): the engine and its launch lists before the first
-  // tile, whose wave is the phase's slowest, rather than inside it.
-  if (uint64_t(setup.queries->size()) * std::min<uint64_t>(setup.max_hits, n) >= kManyPairs) make_many_pairs();
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
@@ -436,20 +429,17 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
 }
 
 // Many pairs: the all-vs-all engine over the job's queries and the database (made once).
-void CudaSearchBackend::make_many_pairs() {
-  AllVsAllSetup avsa;
-  avsa.queries = setup_.queries;
-  avsa.targets = &setup_.db->seqs;
-  avsa.matrix = setup_.matrix;
-  avsa.gaps = setup_.gaps;
-  avsa.mode = AlignMode::Local;
-  avsa.engines_on_device = uint32_t(sharing_.count());  // the engine takes its share of the free memory
-  avsa.ready_to_align = true;
-  many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
-}
-
 AlignedPairs CudaSearchBackend::align_many(const std::vector<AlignRequest>& pairs) {
-  if (!many_pairs_) make_many_pairs();
+  if (!many_pairs_) {
+    AllVsAllSetup avsa;
+    avsa.queries = setup_.queries;
+    avsa.targets = &setup_.db->seqs;
+    avsa.matrix = setup_.matrix;
+    avsa.gaps = setup_.gaps;
+    avsa.mode = AlignMode::Local;
+    avsa.engines_on_device = uint32_t(sharing_.count());  // the engine takes its share of the free memory
+    many_pairs_ = make_cuda_allvsall_engine(device_, avsa);
+  }
   // Every score known (search_tile's): the fill stops at each pair's end row.
   const bool scored = std::all_of(pairs.begin(), pairs.end(), [](const AlignRequest& r) { return r.score > 0; });
   if (scored) {
