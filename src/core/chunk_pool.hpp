@@ -41,7 +41,7 @@ class ChunkPool {
   // range(begin, end) over [0, n) in consecutive chunks of about n / (4 x width) items, each
   // chunk once, on whichever thread takes it; returns once every chunk has ended, rethrowing
   // the lowest failed chunk's exception, if any. Each item's result must not depend on which
-  // thread runs it or on the chunks (as with run_ranges).
+  // thread runs it or on the chunks (as with run_ranges). One caller at a time (a worker's own pool).
   template <class Range>
   void run(size_t n, Range&& range) {
     if (n == 0) return;
