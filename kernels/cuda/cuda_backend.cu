@@ -77,8 +77,8 @@ void cuda_warm_up_contexts() {
 
 namespace {
 
-using cuda::DeviceBuffer;
 using cuda::PinnedBuffer;
+using cuda::StreamBuffer;
 
 // Stage times of a tile on stderr when HPCALIGN_CUDA_TIMING is set (tuning aid).
 class Timer {
@@ -148,6 +148,8 @@ class CudaSearchBackend final : public SearchBackend {
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device_), ...); };
+    on_stream(keys_, keys_sorted_, sort_temp_, segment_offsets_, sample_positions_);
     blocks_per_sm_ = cuda::search16_blocks_per_sm();
     if (blocks_per_sm_ < 1) throw Error("CUDA: the search kernel cannot run on " + std::string(props_.name));
   }
@@ -217,11 +219,15 @@ class CudaSearchBackend final : public SearchBackend {
   static AheadKey ahead_key(const Tile& t) { return {t.id, t.part_begin, t.part_end, t.queries}; }
   std::optional<AheadKey> ahead_;
 
-  // Per-tile buffers (grow only). The key buffers hold 64-bit keys or twice as many 32-bit ones (KeyWidth).
-  DeviceBuffer<uint64_t> keys_, keys_sorted_;
-  DeviceBuffer<uint8_t> sort_temp_;
-  DeviceBuffer<int> segment_offsets_;
-  DeviceBuffer<uint32_t> sample_positions_;  // search_tile_sampled's, relative to the partition
+  // Per-tile buffers (grow only), all used on stream_ and grown in its order: a tile of more
+  // queries than the worker's tiles before grows them, and a cudaFree waited for the whole
+  // device, the other workers' queued score kernels included. The key buffers hold 64-bit keys
+  // or twice as many 32-bit ones (KeyWidth).
+  StreamBuffer<uint64_t> keys_, keys_sorted_;
+  StreamBuffer<uint8_t> sort_temp_;
+  StreamBuffer<int> segment_offsets_;
+  StreamBuffer<uint32_t> sample_positions_;  // search_tile_sampled's, relative to the partition
+  // Grown keeping the smaller buffers while they are small (cudaFreeHost waits for the whole device too).
   PinnedBuffer<uint64_t> top_host_;
   std::unique_ptr<cuda::GpuTraceback> traceback_;
   std::unique_ptr<AllVsAllEngine> many_pairs_;  // made on the first large align() batch
@@ -327,7 +333,7 @@ CudaSearchBackend::SampledTile CudaSearchBackend::search_tile_sampled(const Tile
     relative[k] = sample[k] - tile.part_begin;
   }
   if (nq == 0 || n == 0 || setup_.max_hits == 0) return out;
-  sample_positions_.upload(relative.data(), n, stream_);
+  sample_positions_.upload(relative.data(), n);
   const size_t cells = size_t(nq) * n;
   const KeyWidth width = key_width(tile.queries, n);
   reserve_keys(cells, width);
@@ -384,7 +390,7 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
   if (row <= kSegmentedSortMaxPartition && cells <= size_t(INT32_MAX)) {
     std::vector<int> offsets(n_queries + 1);
     for (uint32_t q = 0; q <= n_queries; ++q) offsets[q] = int(size_t(q) * row);
-    segment_offsets_.upload(offsets.data(), offsets.size(), stream_);
+    segment_offsets_.upload(offsets.data(), offsets.size());
     const int* begins = segment_offsets_.get();
     CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortKeysDescending(nullptr, temp_bytes, keys, sorted, int(cells),
                                                                  int(n_queries), begins, begins + 1, 0, end_bit,
@@ -403,7 +409,8 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
                                                           int(row), 0, end_bit, stream_));
     }
   }
-  top_host_.reserve((size_t(n_queries) * k * sizeof(Key) + 7) / 8);  // in uint64_t
+  top_host_.reserve((size_t(n_queries) * k * sizeof(Key) + 7) / 8,  // in uint64_t
+                    top_host_.capacity() * sizeof(uint64_t) <= (64u << 20));
   Key* host = reinterpret_cast<Key*>(top_host_.get());
   CUDA_CHECK(cudaMemcpy2DAsync(host, k * sizeof(Key), sorted, row * sizeof(Key), k * sizeof(Key), n_queries,
                                cudaMemcpyDeviceToHost, stream_));

@@ -79,7 +79,7 @@ QueryCalibration::QueryCalibration(const SearchSetup& search, BackendKind kind, 
                                    const SearchStatistics* stats, uint32_t sample_size)
     : db_(search.db), positions_(calibration_positions(*search.db, sample_size)),
       sample_(calibration_sample(*search.db, sample_size)), stats_(stats), kind_(kind), device_(device),
-      threads_(threads), setup_(search) {
+      threads_(threads), setup_(search), pool_(usable_cores()) {
   setup_.db = &sample_;
   setup_.max_hits = uint32_t(std::max<size_t>(1, sample_.seqs.size()));  // every subject's score
   for (size_t t = 0; t < sample_.seqs.size(); ++t) {
@@ -161,7 +161,7 @@ std::vector<QueryFit> QueryCalibration::fits_of(const std::vector<uint32_t>& que
   std::vector<QueryFit> fits(scored.size());
   const auto t0 = std::chrono::steady_clock::now();
   // ~0.2 ms a fit, on one core: 11,000 queries added ~2 s to a 0.4 s GPU search (H100).
-  run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
+  pool_.run(scored.size(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
       std::vector<int32_t> scores(scored[k].size());
       std::vector<LengthKey> keys(scored[k].size());
@@ -193,7 +193,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
     double ratio;
   };
   std::vector<std::vector<Pick>> picks(scored.size());
-  run_ranges(scored.size(), usable_cores(), [&](size_t begin, size_t end) {
+  pool_.run(scored.size(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
       const LengthRegression& fit = fits[k].regression;
       if (!fit.ok) continue;  // blast's E-values: no factor
@@ -230,7 +230,7 @@ void QueryCalibration::add_shifts(const std::vector<uint32_t>& queries,
   for (size_t k = 0; k < picks.size(); ++k)
     first_req[k + 1] = first_req[k] + size_t(std::count_if(picks[k].begin(), picks[k].end(),
                                                            [](const Pick& p) { return p.ratio < 1; }));
-  run_ranges(picks.size(), usable_cores(), [&](size_t begin, size_t end) {
+  pool_.run(picks.size(), [&](size_t begin, size_t end) {
     for (size_t k = begin; k < end; ++k) {
       double sum = 0;  // in score order: the same sum on every backend and core count
       uint32_t count = 0;

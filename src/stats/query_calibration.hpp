@@ -18,6 +18,7 @@
 
 #include "io/database.hpp"
 #include "kernels/backend.hpp"
+#include "src/core/chunk_pool.hpp"
 #include "src/stats/length_regression.hpp"
 #include "src/stats/search_statistics.hpp"
 
@@ -87,6 +88,7 @@ class QueryCalibration {
   int device_, threads_;
   SearchSetup setup_;
   double ungapped_lambda_ = 0, ungapped_K_ = 0;  // the fits' high-score cap (length_regression.hpp)
+  ChunkPool pool_;  // the fits', the selection's and the terms' loops, on up to 16 cores
 };
 
 }  // namespace hpc

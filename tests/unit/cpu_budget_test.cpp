@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 #include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
+#include "src/core/chunk_pool.hpp"
 #include "src/core/part_pool.hpp"
 
 namespace hpc {
@@ -111,6 +113,46 @@ TEST(OnAllCores, RunRangesCoversEveryIndexOnce) {
 
 // A pool's rounds run every part once, whatever the parts against its threads, round after
 // round, and carry the lowest failed part's exception to the caller once all have ended.
+TEST(ChunkPool, RunsEveryItemOnceALoopAndRethrowsTheLowestFailedChunk) {
+  for (size_t width : {1, 3, 16}) {
+    hpc::ChunkPool pool(width);
+    for (size_t n : {0, 1, 2, 5, 17, 1000}) {
+      for (int round = 0; round < 20; ++round) {
+        std::vector<std::atomic<int>> ran(n);
+        std::atomic<size_t> calls{0};
+        pool.run(n, [&](size_t begin, size_t end) {
+          ASSERT_LT(begin, end);
+          ASSERT_LE(end, n);
+          ++calls;
+          for (size_t k = begin; k < end; ++k) ++ran[k];
+        });
+        for (size_t k = 0; k < n; ++k) ASSERT_EQ(ran[k].load(), 1) << width << " threads, item " << k << " of " << n;
+        // Small chunks: a thread the host runs late holds at most one of them.
+        if (n >= 4 * width) EXPECT_GE(calls.load(), 4 * width);
+      }
+    }
+    // Items 30 and 70 fail: the chunk holding 30 comes first, whichever thread ran it.
+    std::vector<std::atomic<int>> ran(100);
+    try {
+      pool.run(ran.size(), [&](size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k) {
+          ++ran[k];
+          if (k == 30 || k == 70) throw std::runtime_error("item " + std::to_string(k));
+        }
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "item 30");
+    }
+    EXPECT_EQ(ran[30].load(), 1);
+    EXPECT_EQ(ran[70].load(), 1);
+    EXPECT_EQ(ran[99].load(), 1);  // the other chunks still ran
+    int after = 0;  // the pool still runs loops after a failed one
+    pool.run(1, [&](size_t, size_t) { ++after; });
+    EXPECT_EQ(after, 1);
+  }
+}
+
 TEST(PartPool, RunsEveryPartOnceARoundAndRethrowsTheLowestFailedPart) {
   for (size_t width : {1, 3, 8}) {
     hpc::PartPool pool(width);
