@@ -147,13 +147,7 @@ class CudaSearchBackend final : public SearchBackend {
       throw Error("CUDA device " + std::to_string(device) + " requested but " + std::to_string(n) + " visible");
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
-    // The tile's follow-ups (rescores, keys, sorts, copies: the worker waits for them) on a
-    // stream of the highest priority, the persistent score kernels on one of the lowest: with
-    // 8 workers a GPU, a worker's follow-ups otherwise queued behind the others' score kernels.
-    int least = 0, greatest = 0;
-    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&score_stream_, cudaStreamNonBlocking, least));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device_), ...); };
     on_stream(keys_, keys_sorted_, sort_temp_, segment_offsets_, sample_positions_);
     blocks_per_sm_ = cuda::search16_blocks_per_sm();
@@ -161,8 +155,6 @@ class CudaSearchBackend final : public SearchBackend {
   }
   ~CudaSearchBackend() override {
     cudaSetDevice(device_);
-    scorer_.reset();  // its events before the streams
-    if (score_stream_) cudaStreamDestroy(score_stream_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -217,7 +209,6 @@ class CudaSearchBackend final : public SearchBackend {
   BackendsOnDevice sharing_;
   cudaDeviceProp props_{};
   cudaStream_t stream_ = nullptr;
-  cudaStream_t score_stream_ = nullptr;  // the packed score kernels' (low priority)
   int blocks_per_sm_ = 0;
   SearchSetup setup_;
 
@@ -259,7 +250,6 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
 
   db_ = cuda::device_database(db, device_);  // shared with the other workers on this GPU
   scorer_ = std::make_unique<cuda::PackedScorer>(setup.matrix, setup.gaps, stream_, props_);
-  scorer_->kernels_on(score_stream_);
   traceback_ = std::make_unique<cuda::GpuTraceback>(setup.matrix, setup.gaps, stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }

@@ -11,11 +11,8 @@
 
 namespace hpc::cuda {
 
-// Launches a packed kernel's work units are split into (launch_slices).
-constexpr uint32_t kScoreSlices = 4;  // measured: 1 and 4 (NOTES), no gain
-
 PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props)
-    : stream_(stream), kernels_(stream), sm_count_(props.multiProcessorCount) {
+    : stream_(stream), sm_count_(props.multiProcessorCount) {
   // One occupancy for both kernels, so T_max (resident_per_sm) does not depend on the tile.
   blocks_per_sm_ = std::min({search16_blocks_per_sm(), search16q_blocks_per_sm(), search16p_blocks_per_sm()});
   if (blocks_per_sm_ < 1) throw Error("CUDA: the packed score kernel cannot run on " + std::string(props.name));
@@ -44,7 +41,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   packed_table_.upload(packed.data(), packed.size(), stream_);
   pair_table_.upload(pair_table.data(), pair_table.size(), stream_);
   table32_.upload(t32.data(), t32.size(), stream_);
-  counters_.reserve(2 + kScoreSlices);
+  counters_.reserve(2);
   counters_host_.reserve(2);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -52,33 +49,6 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   on_stream(pair_rows_, pair_offsets_, pair_lengths_, pair_slots_, pair_profiles_, q_residues_, q_offsets_, q_lengths_,
             units_, temp_, scores_, overflow_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host tables die here
-}
-
-PackedScorer::~PackedScorer() {
-  if (to_kernels_) cudaEventDestroy(to_kernels_);
-  if (from_kernels_) cudaEventDestroy(from_kernels_);
-}
-
-void PackedScorer::kernels_on(cudaStream_t s) {
-  kernels_ = s;
-  if (!to_kernels_) CUDA_CHECK(cudaEventCreateWithFlags(&to_kernels_, cudaEventDisableTiming));
-  if (!from_kernels_) CUDA_CHECK(cudaEventCreateWithFlags(&from_kernels_, cudaEventDisableTiming));
-}
-
-void PackedScorer::launch_slices(const SliceLaunch& launch) {
-  if (kernels_ != stream_) {
-    CUDA_CHECK(cudaEventRecord(to_kernels_, stream_));
-    CUDA_CHECK(cudaStreamWaitEvent(kernels_, to_kernels_, 0));
-  }
-  for (uint32_t s = 0; s < kScoreSlices; ++s) {
-    const uint32_t first = uint32_t(uint64_t(n_units_) * s / kScoreSlices);
-    const uint32_t end = uint32_t(uint64_t(n_units_) * (s + 1) / kScoreSlices);
-    if (end > first) launch(kernels_, units_.get() + first, end - first, counters_.get() + (s ? 1 + s : 0));
-  }
-  if (kernels_ != stream_) {
-    CUDA_CHECK(cudaEventRecord(from_kernels_, kernels_));
-    CUDA_CHECK(cudaStreamWaitEvent(stream_, from_kernels_, 0));
-  }
 }
 
 void PackedScorer::upload_queries(const std::vector<SeqView>& queries) {
@@ -108,7 +78,7 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   scores_.reserve_growing(std::max<size_t>(cells, 1));
   overflow_.reserve_growing(std::max<size_t>(cells, 1));
   upload_queries(queries);
-  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, (1 + kScoreSlices) * sizeof(uint32_t), stream_));
+  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), stream_));
   // Scores of empty queries (and of everything when the queries are empty) stay 0.
   if (cells) CUDA_CHECK(cudaMemsetAsync(scores_.get(), 0, cells * sizeof(int32_t), stream_));
   if (cells == 0 || max_len_ == 0) return;
@@ -244,10 +214,9 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   for (const SeqView& q : queries) rows.push_back(q.length);
   upload_units(rows, passes);
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
-  launch_slices([&](cudaStream_t s, const WorkUnit* units, uint32_t n, uint32_t* counter) {
-    launch_search16(blocks, s, db_, part_, device_queries(), units, n, counter, packed_table_.get(), gaps_,
-                    overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
-  });
+  launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), n_units_, counters_.get(),
+                  packed_table_.get(), gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(),
+                  counters_.get() + 1);
 }
 
 uint32_t PackedScorer::QueryPair::code_a(uint32_t i) const { return i < a.length ? a.data[i] : uint32_t(kPadCode); }
@@ -298,10 +267,8 @@ void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
-  launch_slices([&](cudaStream_t s, const WorkUnit* units, uint32_t n, uint32_t* counter) {
-    launch_search16q(blocks, s, db_, part_, qp, units, n, counter, pair_table_.get(), gaps_, overflow_limit_,
-                     temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
-  });
+  launch_search16q(blocks, stream_, db_, part_, qp, units_.get(), n_units_, counters_.get(), pair_table_.get(),
+                   gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
 // The row-group kernel: the pairs' rows padded to whole groups, whose profiles a small kernel
@@ -318,10 +285,8 @@ void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const 
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
-  launch_slices([&](cudaStream_t s, const WorkUnit* units, uint32_t n, uint32_t* counter) {
-    launch_search16p(blocks, s, db_, part_, pp, units, n, counter, gaps_, overflow_limit_, temp_.get(), scores_.get(),
-                     overflow_.get(), counters_.get() + 1);
-  });
+  launch_search16p(blocks, stream_, db_, part_, pp, units_.get(), n_units_, counters_.get(), gaps_, overflow_limit_,
+                   temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
 void PackedScorer::rescore_exact(uint32_t n) {

@@ -37,11 +37,6 @@ class PackedScorer {
   // The next launch's packed kernel starts on the device once `e` (recorded on another
   // stream) has passed; its uploads do not wait.
   void start_after(cudaEvent_t e) { after_ = e; }
-  // The packed kernels run on `s` (a stream of lower priority than the scorer's), joined to
-  // the scorer's stream by events before and after: the caller's follow-up kernels on the
-  // scorer's stream then pass other workers' queued score kernels at block boundaries.
-  void kernels_on(cudaStream_t s);
-  ~PackedScorer();
   const int32_t* scores() const { return scores_.get(); }
 
  private:
@@ -69,18 +64,11 @@ class PackedScorer {
   std::vector<uint64_t> block_passes(uint32_t per_block, const std::function<uint32_t(uint32_t)>& length_at) const;
   void upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes);
   int grid_blocks();
-  // The packed kernel over the LPT-ordered units in kScoreSlices launches (each its own
-  // counter), on the kernel stream: blocks end between them, so that higher-priority
-  // streams' kernels start there rather than after the whole tile's scores.
-  using SliceLaunch = std::function<void(cudaStream_t, const WorkUnit*, uint32_t, uint32_t*)>;
-  void launch_slices(const SliceLaunch& launch);
   void rescore_exact(uint32_t n);
   DeviceQueries device_queries() const { return {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}; }
 
   cudaStream_t stream_;
   cudaEvent_t after_ = nullptr;  // start_after()'s, for the next packed kernel only
-  cudaStream_t kernels_ = nullptr;                        // kernels_on()'s, else stream_
-  cudaEvent_t to_kernels_ = nullptr, from_kernels_ = nullptr;  // the joins, with kernels_
   int sm_count_ = 0;
   int blocks_per_sm_ = 0;
   GapConsts gaps_{};
@@ -95,7 +83,7 @@ class PackedScorer {
   uint32_t n_units_ = 0;
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
   DeviceBuffer<int32_t> table32_;
-  DeviceBuffer<uint32_t> counters_;  // [0] slice 0's unit counter, [1] overflow count, [1 + s] slice s's
+  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count
   // The launches' buffers, all on stream_ and grown in its order: the cudaFree of a smaller
   // one waited for the whole device (the windows' query counts grow over an all-vs-all run).
   StreamBuffer<uint16_t> pair_rows_;
