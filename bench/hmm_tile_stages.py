@@ -4,8 +4,9 @@
   hmm_tile_stages.py RUN.log [RUN.log ...]      (the run's stderr; --verbose adds the phase lines)
 
 Per log: the engine's filter stages summed over the tiles ("msv tile:" lines: msv, pvalues,
-bias, select, vit, after-vit, count), the MSV calls against their kernels ("msv ... kernel X ms,
-call Y ms"), and the worker's split of each tile ("hmmsearch tile N:" lines: the wait for the
+bias, select, vit, after-vit, count; each with "cpu", the CPU of the thread that timed it: all
+the stage's where its pool has one thread, 2 GPUs at --cpu 32), the MSV calls against their
+kernels ("msv ... kernel X ms, call Y ms"), and the worker's split of each tile ("hmmsearch tile N:" lines: the wait for the
 filters, run ahead on a thread of their own, against the survivors' stage "after"). Sums are
 thread-seconds: a stage run on one thread a worker sums twice what it does on two, for the same
 CPU work. Then the --verbose lines that place the tile phase (load, first and last tile, GPUs).
@@ -24,8 +25,10 @@ def summary(path):
         if m:
             kind = "filters" if m.group(1) == "msv tile" else "worker"
             tiles[kind] += 1
-            for stage, ms in re.findall(r"(\S+) ([\d.]+) ms", m.group(2)):
+            for stage, ms, cpu in re.findall(r"(\S+) ([\d.]+) ms(?: \(cpu ([\d.]+)\))?", m.group(2)):
                 sums[kind, stage] += float(ms) / 1000
+                if cpu:
+                    sums[kind, stage + " cpu"] += float(cpu) / 1000
             continue
         m = re.match(r"msv .*kernel ([\d.]+) ms, call ([\d.]+) ms", line)
         if m:

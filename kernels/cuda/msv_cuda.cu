@@ -38,6 +38,7 @@ struct MsvCuda::Impl {
   DeviceBuffer<msv16::Pack> packs;
   DeviceBuffer<msv16::ModelParams> params;
   DeviceBuffer<uint32_t> taken;  // the launch's per-pack target counters
+  cuda::PinnedBuffer<int32_t> codes;  // the kernels' results, read back each call
   FilterWorkspace ws;
 };
 
@@ -145,8 +146,13 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
       std::copy(tjb.begin(), tjb.begin() + n, tjb.begin() + ptrdiff_t(k * n));
       continue;
     }
-    for (uint32_t i = 0; i < n; ++i)
-      tjb[k * n + i] = profiles[k]->tjb(int(m.db->seqs.length(m.db->by_length[begin + i])));
+    int length = -1;  // targets come length-sorted: a log a length, not a target
+    uint8_t code = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const int L = int(m.db->seqs.length(m.db->by_length[begin + i]));
+      if (L != length) length = L, code = profiles[k]->tjb(L);
+      tjb[k * n + i] = code;
+    }
   }
   m.tjb.upload(tjb.data(), tjb.size(), m.ts.get());
   m.out.reserve(nm * n);
@@ -215,8 +221,10 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     }
     m.ts.kernels_end();
   }
-  std::vector<int32_t> codes(nm * n);
-  const float ms = m.ts.copy_results(codes.data(), m.out.get(), codes.size() * sizeof(int32_t));
+  // Into pinned memory: a pageable destination costs the host a staging copy of every code.
+  if (nm * n > m.codes.capacity()) m.codes.reserve(std::max(nm * n, 2 * m.codes.capacity()), true);
+  const int32_t* codes = m.codes.get();
+  const float ms = m.ts.copy_results(m.codes.get(), m.out.get(), nm * n * sizeof(int32_t));
 
   for (size_t k = 0; k < nm; ++k)
     for (uint32_t i = 0; i < n; ++i) {

@@ -81,6 +81,10 @@ class CudaMsvEngine : public MsvEngine {
     clock.mark("msv");
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return setup_.db->seqs.view(setup_.db->by_length[tile.part_begin + i]); };
+    // The tile's target lengths, looked up once for all its models: the cut test below then
+    // reads them in order, and a target's sequence is looked up only for the pairs past it.
+    std::vector<int> lengths(n);
+    for (size_t i = 0; i < n; ++i) lengths[i] = int(setup_.db->seqs.length(setup_.db->by_length[tile.part_begin + i]));
     // Pass 1 (host pool): MSV P-values, and the bias filter there unless the GPU runs it (then
     // only the pairs past the MSV filter are marked). Without --all, a pair below its length's
     // MSV cut fails for sure and is only counted: ~98% of the pairs then cost a comparison
@@ -93,12 +97,11 @@ class CudaMsvEngine : public MsvEngine {
       MsvCut cut(f, setup_.settings);
       std::vector<Scored>& list = lists[k * batches + first / kBatch];
       for (size_t i = first; i < last; ++i) {
-        const SeqView v = view(i);
-        const int L = int(v.length);
+        const int L = lengths[i];
         if (!setup_.all_pairs && cut.fails(L, usc[k][i])) continue;
         Scored sp{uint32_t(i), {}, false};
         if (!bias_gpu_)
-          sp.r = hmm::run_filters_until_viterbi(f, v.data, L, usc[k][i], setup_.settings);
+          sp.r = hmm::run_filters_until_viterbi(f, view(i).data, L, usc[k][i], setup_.settings);
         else
           sp.needs_bias = hmm::msv_filter_passes(f, L, usc[k][i], setup_.settings);
         list.push_back(sp);
