@@ -14,7 +14,7 @@
 #include "src/core/error.hpp"
 #include "src/core/free_heap.hpp"
 #include "src/core/on_all_cores.hpp"
-#include "src/core/part_pool.hpp"
+#include "src/core/chunk_pool.hpp"
 #include "src/core/tuning.hpp"
 
 namespace hpc {
@@ -521,7 +521,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   std::vector<std::vector<PartRow>> part_rows;
   uint64_t written = 0;
   // The parts' threads, kept for the merge's rounds (none for a merge too small to cut).
-  PartPool pool(in.total_rows() < (1u << 14) ? 1 : merge_cores());
+  ChunkPool pool(in.total_rows() < (1u << 14) ? 1 : merge_cores());
   for (size_t s = 0; s < segments; ++s) {
     times.read += reading.get();
     if (s + 1 < segments) reading = std::async(std::launch::async, read, s + 1);
@@ -535,7 +535,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     part_rows.resize(picked.size());
     std::vector<uint64_t> part_chars(picked.size());
     std::atomic<bool> counted{true};
-    pool.run(picked.size(), [&](size_t p) {
+    pool.run_parts(picked.size(), [&](size_t p) {
       if (!merge_part(sg, parts[p], parts[p + 1], per_query, rules, part_rows[p], picked[p])) counted = false;
       part_chars[p] = picked_chars(sg, picked[p]);
     });
@@ -549,7 +549,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
       chars_at.push_back(chars_at.back() + part_chars[p]);
     }
     copy_rows_then_size(carry, out, row_at.back(), chars_at.back() - carry.chars_base);
-    pool.run(picked.size(), [&](size_t p) { gather(sg, picked[p], out, row_at[p], chars_at[p], output.with_identity()); });
+    pool.run_parts(picked.size(), [&](size_t p) { gather(sg, picked[p], out, row_at[p], chars_at[p], output.with_identity()); });
     // Whole chunks only (the last segment: everything): a partial chunk appended now would be
     // inflated and deflated again, on one core, by the next append.
     carry = take_last_rows(out, s + 1 == segments ? 0 : out.rows() % chunk);

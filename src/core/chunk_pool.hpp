@@ -5,7 +5,9 @@
 // thread per range and waits for the last of them: a range whose thread the host schedules
 // late holds the whole loop. Here the items are cut into small chunks that whichever thread is
 // running takes next, the caller's included, and the caller waits for the chunks, not for the
-// threads: one that wakes late finds none left and sleeps again.
+// threads: one that wakes late finds none left and sleeps again. The final merge keeps one for
+// its rounds too (two a segment, hundreds of segments), where run_parts would start and join
+// its threads every round on the merging thread's critical path.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -16,6 +18,8 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc {
 
@@ -66,6 +70,18 @@ class ChunkPool {
     }
     for (const auto& e : job->failed)
       if (e) std::rethrow_exception(e);
+  }
+
+  // As run_parts(parts, part): part(k) for every k < parts, each on whichever thread takes it;
+  // every part runs even where another fails, and once all have ended the lowest failed part's
+  // exception, if any, is rethrown here.
+  template <class Part>
+  void run_parts(size_t parts, Part&& part) {
+    PartFailures failures(parts);
+    run(parts, [&](size_t begin, size_t end) {
+      for (size_t k = begin; k < end; ++k) failures.run(part, k);
+    });
+    failures.rethrow_lowest();
   }
 
  private:

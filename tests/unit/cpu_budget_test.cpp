@@ -13,7 +13,6 @@
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/chunk_pool.hpp"
-#include "src/core/part_pool.hpp"
 
 namespace hpc {
 namespace {
@@ -153,19 +152,19 @@ TEST(ChunkPool, RunsEveryItemOnceALoopAndRethrowsTheLowestFailedChunk) {
   }
 }
 
-TEST(PartPool, RunsEveryPartOnceARoundAndRethrowsTheLowestFailedPart) {
+TEST(ChunkPool, RunPartsRunsEveryPartOnceARoundAndRethrowsTheLowestFailedPart) {
   for (size_t width : {1, 3, 8}) {
-    hpc::PartPool pool(width);
+    hpc::ChunkPool pool(width);
     for (size_t parts : {0, 1, 2, 5, 17}) {
       for (int round = 0; round < 20; ++round) {
         std::vector<int> ran(parts, 0);
-        pool.run(parts, [&](size_t k) { ++ran[k]; });
+        pool.run_parts(parts, [&](size_t k) { ++ran[k]; });
         EXPECT_EQ(ran, std::vector<int>(parts, 1)) << width << " threads, " << parts << " parts";
       }
     }
     std::vector<int> ran(9, 0);
     try {
-      pool.run(ran.size(), [&](size_t k) {
+      pool.run_parts(ran.size(), [&](size_t k) {
         ran[k] = 1;
         if (k == 3 || k == 7) throw std::runtime_error("part " + std::to_string(k));
       });
@@ -175,7 +174,7 @@ TEST(PartPool, RunsEveryPartOnceARoundAndRethrowsTheLowestFailedPart) {
     }
     EXPECT_EQ(ran, std::vector<int>(9, 1));
     int after = 0;  // the pool still runs rounds after a failed one
-    pool.run(1, [&](size_t) { ++after; });
+    pool.run_parts(1, [&](size_t) { ++after; });
     EXPECT_EQ(after, 1);
   }
 }
