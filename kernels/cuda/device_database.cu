@@ -93,6 +93,7 @@ void upload(const Database& db, DeviceDatabase& d) {
     for (uint32_t p = 0; p < n; ++p)
       if (flags[p]) d.past_the_rows.push_back(p);
   }
+  d.host_lengths = std::move(lengths);
   clock.mark("copy");
   if (clock.on())
     clock.report(("device database of GPU " + std::to_string(d.device) + ", ready " +

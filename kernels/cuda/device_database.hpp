@@ -18,6 +18,9 @@ struct DeviceDatabase {
   DeviceBuffer<uint64_t> offsets;    // n + 1: target p is residues[offsets[p], offsets[p + 1])
   DeviceBuffer<uint32_t> lengths;    // n
   DeviceBuffer<uint32_t> file_index; // n: by_length (position -> index in the file)
+  // The lengths on the host too, in the same order: the hosts' per-target loops (a tile's MSV
+  // cut test, its tjb codes) read them in order instead of a random offsets lookup a target.
+  std::vector<uint32_t> host_lengths;
   // Positions (ascending) of the targets with codes past the kernels' rows (HMMER's U, O, J),
   // uploaded as '*': msv's hosts score them (kernels/cuda/msv_cuda.hpp).
   std::vector<uint32_t> past_the_rows;

@@ -117,6 +117,8 @@ double MsvCuda::kernel_seconds() const { return impl_->ts.kernel_seconds(); }
 
 float MsvCuda::nats(const MsvProfile& p, int code, int L) { return msv_nats(p, code, p.tjb(L)); }
 
+const uint32_t* MsvCuda::lengths() const { return impl_->dbdev->host_lengths.data(); }
+
 std::vector<float> MsvCuda::scores(const MsvProfile& p, uint32_t begin, uint32_t end) {
   return std::move(scores(std::vector<const MsvProfile*>{&p}, begin, end).front());
 }
@@ -141,6 +143,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
   const int kernel = ssv_kernel();
   size_t launches = 1, packs = nm;
   std::vector<uint8_t> tjb(nm * n);
+  const uint32_t* lengths = m.dbdev->host_lengths.data() + begin;
   for (size_t k = 0; k < nm; ++k) {
     if (k > 0 && profiles[k]->scale == profiles[0]->scale) {  // tjb(L) depends on the scale alone: a log saved per target
       std::copy(tjb.begin(), tjb.begin() + n, tjb.begin() + ptrdiff_t(k * n));
@@ -149,7 +152,7 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     int length = -1;  // targets come length-sorted: a log a length, not a target
     uint8_t code = 0;
     for (uint32_t i = 0; i < n; ++i) {
-      const int L = int(m.db->seqs.length(m.db->by_length[begin + i]));
+      const int L = int(lengths[i]);
       if (L != length) length = L, code = profiles[k]->tjb(L);
       tjb[k * n + i] = code;
     }

@@ -38,6 +38,9 @@ class MsvCuda {
   // The score in nats that the kernels report as `code` (their xJ byte, 0..255) for a target
   // of L residues: what scores() returns for it.
   static float nats(const MsvProfile& p, int code, int L);
+  // The targets' lengths in by_length order (db.seqs.length(db.by_length[p]) at p), read in
+  // order by the callers' per-target loops.
+  const uint32_t* lengths() const;
   // Seconds the device spent in the MSV kernels so far (CUDA events).
   double kernel_seconds() const;
 

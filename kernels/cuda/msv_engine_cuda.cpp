@@ -17,30 +17,52 @@ namespace {
 // Scores below cut(L) fail the MSV filter at target length L: the lowest kernel code that
 // passes (bisection over the 256 codes with the pipeline's own test) less one code, so float
 // rounding at the threshold can never drop a passing pair (the ones above the cut are decided
-// by the full test). Remembers the last length: a batch's targets come length-sorted.
+// by the full test). Remembers the last length: a batch's targets come length-sorted. The
+// next length's lowest passing code is mostly the last one's or a neighbour: it is searched
+// from there (two tests) before bisecting (eight); passing is monotone in the code, so both
+// find the same code.
 class MsvCut {
  public:
   MsvCut(const hmm::ModelFilters& f, const hmm::FilterSettings& s) : f_(f), s_(s) {}
   bool fails(int L, float msv_nats) {
-    if (L != length_) length_ = L, cut_ = cut(L);
+    if (L != length_) length_ = L, code_ = lowest_passing(L, code_), cut_ = cut(L, code_);
     return msv_nats < cut_;
   }
 
  private:
-  float cut(int L) const {
-    int lo = 0, hi = 256;  // the lowest passing code is in [lo, hi]; 256: none passes
+  bool passes(int L, int code) const { return hmm::msv_filter_passes(f_, L, hmm::MsvCuda::nats(f_.msv, code, L), s_); }
+  // The lowest passing code at L (256: none passes), near `guess` when that is one (-1: none).
+  int lowest_passing(int L, int guess) const {
+    int lo = 0, hi = 256;  // the lowest passing code is in [lo, hi]
+    if (guess >= 0) {  // narrow [lo, hi] around the guess by a step either way first
+      const int at = std::min(guess, 255);
+      if (passes(L, at)) {
+        hi = at;
+        if (at > 0 && !passes(L, at - 1)) return at;
+        lo = 0, hi = at - (at > 0);
+        if (at > 1 && !passes(L, at - 2)) return at - 1;
+      } else {
+        lo = at + 1;
+        if (lo < 256 && passes(L, lo)) return lo;
+        lo += lo < 256;
+      }
+    }
     while (lo < hi) {
       const int mid = (lo + hi) / 2;
-      if (hmm::msv_filter_passes(f_, L, hmm::MsvCuda::nats(f_.msv, mid, L), s_))
+      if (passes(L, mid))
         hi = mid;
       else
         lo = mid + 1;
     }
-    return lo == 0 ? -std::numeric_limits<float>::infinity() : hmm::MsvCuda::nats(f_.msv, lo - 1, L);
+    return lo;
+  }
+  float cut(int L, int lowest) const {
+    return lowest == 0 ? -std::numeric_limits<float>::infinity() : hmm::MsvCuda::nats(f_.msv, lowest - 1, L);
   }
   const hmm::ModelFilters& f_;
   const hmm::FilterSettings& s_;
   int length_ = -1;
+  int code_ = -1;
   float cut_ = 0;
 };
 
@@ -81,10 +103,9 @@ class CudaMsvEngine : public MsvEngine {
     clock.mark("msv");
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return setup_.db->seqs.view(setup_.db->by_length[tile.part_begin + i]); };
-    // The tile's target lengths, looked up once for all its models: the cut test below then
-    // reads them in order, and a target's sequence is looked up only for the pairs past it.
-    std::vector<int> lengths(n);
-    for (size_t i = 0; i < n; ++i) lengths[i] = int(setup_.db->seqs.length(setup_.db->by_length[tile.part_begin + i]));
+    // The tile's target lengths in order (the device database's host copy): a target's
+    // sequence is looked up only for the pairs past the cut test below.
+    const uint32_t* lengths = gpu_.lengths() + tile.part_begin;
     // Pass 1 (host pool): MSV P-values, and the bias filter there unless the GPU runs it (then
     // only the pairs past the MSV filter are marked). Without --all, a pair below its length's
     // MSV cut fails for sure and is only counted: ~98% of the pairs then cost a comparison
@@ -97,7 +118,7 @@ class CudaMsvEngine : public MsvEngine {
       MsvCut cut(f, setup_.settings);
       std::vector<Scored>& list = lists[k * batches + first / kBatch];
       for (size_t i = first; i < last; ++i) {
-        const int L = lengths[i];
+        const int L = int(lengths[i]);
         if (!setup_.all_pairs && cut.fails(L, usc[k][i])) continue;
         Scored sp{uint32_t(i), {}, false};
         if (!bias_gpu_)
@@ -177,7 +198,7 @@ class CudaMsvEngine : public MsvEngine {
       const hmm::ModelFilters& f = (*setup_.filters)[models[k]];
       for (Scored& sp : scored[k]) {
         const float b = bias_stage && sp.needs_bias ? bias[next++] : NAN;
-        const int L = int(setup_.db->seqs.length(setup_.db->by_length[tile.part_begin + sp.i]));
+        const int L = int(gpu_.lengths()[tile.part_begin + sp.i]);
         sp.r = hmm::run_filters_until_viterbi(f, L, usc[k][sp.i], b, setup_.settings);
       }
     }
