@@ -62,8 +62,9 @@ std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std:
                                                          std::unique_ptr<FbEngine> parsers, EngineParsers use,
                                                          int host_threads, bool look_ahead = true);
 
-// The engine worker's second half: the tile's result from its filter results (`filtered`,
-// run_msv_tile's), its survivors scored on `pool` (`use` of their parsers on `parsers` when given).
+// The engine and CPU workers' second half: the tile's result from its filter results
+// (`filtered`, run_msv_tile's), its survivors scored on `pool` (`use` of their parsers on
+// `parsers` when given).
 HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
                                       ThreadPool& pool, FbEngine* parsers = nullptr,
                                       EngineParsers use = EngineParsers::kBoth);
