@@ -30,7 +30,9 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
   // model builds few of them. Neighbours of one model go through the Forward filter up to eight
   // at a time (src/hmm/forward_group.hpp).
   const size_t n = survivors.size();
-  const size_t runs = std::min(n, size_t(pool.threads()) * 4);
+  // One run on a pool of one thread (the CPU worker's): each run builds its own pipelines, whose
+  // matrices grow again, page by page.
+  const size_t runs = std::min(n, pool.threads() == 1 ? size_t(1) : size_t(pool.threads()) * 4);
   const int width = std::min(hmm::forward_group_width(), hmm::kMaxGroup);
   pool.run(runs, [&](size_t job) {
     std::optional<hmm::PostFilterPipeline> pipe;

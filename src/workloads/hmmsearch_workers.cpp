@@ -8,42 +8,34 @@
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
+#include "src/hmm/hmmer_float_mode.hpp"
 #include "src/workloads/hmmsearch_survivors.hpp"
 
 namespace hpc {
 namespace {
 
+// The CPU worker: the tile's filters on this thread (the CPU msv engine, model by model), then
+// its survivors through the same stage as the engine workers' (hmmsearch_after_filters) on this
+// thread alone: neighbours of a model through the Forward filter eight at a time (forward_group)
+// and their parsers two at a time (score_pair), which the per-target pipeline cannot group.
 class CpuWorker : public TileWorker {
  public:
-  explicit CpuWorker(const HmmsearchJob& job) : job_(job) {}
+  explicit CpuWorker(HmmsearchJob& job)
+      : job_(job), engine_(make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup())), pool_(1) {}
   DeviceCapacity capacity() const override { return {}; }
   std::string run(const Tile& tile) override {
-    HmmTileResult r;
-    std::vector<HmmPassCounts> passes(job_.scan ? tile.part_end - tile.part_begin : 0);
-    for (uint32_t m : tile.queries) {
-      hmm::HmmsearchPipeline pipe(job_.models.at(m), job_.pipeline);
-      HmmCounts c;
-      c.model = m;
-      for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
-        const uint32_t t = job_.db.by_length[pos];
-        const SeqView v = job_.db.seqs.view(t);
-        const hmm::PipelineCounts before = pipe.counts();
-        std::optional<hmm::TargetHit> h = pipe.score(job_.db.seqs.ids[t], "", v.data, int(v.length));
-        if (job_.scan) passes[pos - tile.part_begin].add(before, pipe.counts());
-        c.residues += v.length;
-        if (h) add_hit_rows(m, t, *h, r);
-      }
-      const hmm::PipelineCounts& n = pipe.counts();
-      c.targets = uint64_t(n.targets), c.past_msv = uint64_t(n.past_msv), c.past_bias = uint64_t(n.past_bias);
-      c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
-      r.counts.push_back(c);
+    MsvTileResult filtered;
+    {
+      const hmm::HmmerFloatMode mode;  // the bias filter's float scores as the per-target pipeline takes them
+      filtered = engine_->run(tile);
     }
-    if (job_.scan) keep_passes(passes, tile, job_.db.by_length, r);
-    return encode_hmm_tile(r);
+    return encode_hmm_tile(hmmsearch_after_filters(job_, tile, filtered, pool_));
   }
 
  private:
-  const HmmsearchJob& job_;
+  HmmsearchJob& job_;
+  std::unique_ptr<MsvEngine> engine_;
+  ThreadPool pool_;  // the calling thread alone
 };
 
 class EngineWorker : public TileWorker {
@@ -136,7 +128,8 @@ const std::vector<hmm::FbLaneProfile>& HmmsearchJob::lane_profiles() {
   return lanes_;
 }
 
-std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job) {
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(HmmsearchJob& job) {
+  job.fb_profiles();  // built here on all cores, not by the first tile's worker
   return std::make_unique<CpuWorker>(job);
 }
 

@@ -3,8 +3,9 @@
 // database, src/plan/msv_plan.hpp). Both send back the same HmmTileResult
 // (src/workloads/hmmsearch_rows.hpp): per model of the tile, in tile order, hmmsearch's pass
 // counts; the targets that reach the hit list, by model then database position.
-//   CPU worker     one thread runs hmmsearch's whole per-target pipeline
-//                  (hmm::HmmsearchPipeline, SIMD filters); one worker per CPU thread.
+//   CPU worker     one thread runs the tile's filters (the CPU msv engine, SIMD) and then its
+//                  survivors through the engine worker's stage below, on that thread alone;
+//                  one worker per CPU thread.
 //   engine worker  an msv engine (the GPU's, kernels/msv_engine.hpp) runs the MSV, bias and
 //                  Viterbi filters of the whole tile; its survivors (~0.1% of the pairs) then
 //                  go through the rest of the pipeline on the worker's host thread pool
@@ -47,7 +48,7 @@ struct HmmsearchJob {
   MsvSetup setup_;
 };
 
-std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(const HmmsearchJob& job);
+std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(HmmsearchJob& job);
 // What a parser engine runs of the survivors' pipeline: their Forward parser (the Forward
 // filter's score; those that pass it then run the whole rest on the host), or Forward and
 // Backward (domain definition on the host, from the parsers' rows).
@@ -61,8 +62,9 @@ std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std:
                                                          std::unique_ptr<FbEngine> parsers, EngineParsers use,
                                                          int host_threads, bool look_ahead = true);
 
-// The engine worker's second half: the tile's result from its filter results (`filtered`,
-// run_msv_tile's), its survivors scored on `pool` (`use` of their parsers on `parsers` when given).
+// The engine and CPU workers' second half: the tile's result from its filter results
+// (`filtered`, run_msv_tile's), its survivors scored on `pool` (`use` of their parsers on
+// `parsers` when given).
 HmmTileResult hmmsearch_after_filters(HmmsearchJob& job, const Tile& tile, const MsvTileResult& filtered,
                                       ThreadPool& pool, FbEngine* parsers = nullptr,
                                       EngineParsers use = EngineParsers::kBoth);

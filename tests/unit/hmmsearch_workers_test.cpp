@@ -1,6 +1,7 @@
 // src/workloads/hmmsearch_workers.cpp: the engine worker (filters from an msv engine, then the
-// survivors through the rest of hmmsearch's pipeline on a thread pool) gives what the CPU
-// worker (the whole per-target pipeline, hmmsearch's own results per the oracle tests) gives:
+// survivors through the rest of hmmsearch's pipeline on a thread pool) and the CPU worker (the
+// same on one thread) give what the whole per-target pipeline (hmm::HmmsearchPipeline,
+// hmmsearch's own results per the oracle tests) gives, target by target:
 // the same pass counts per model and tile, the same rows in the same order, hence the same
 // --tblout and --domtblout, under the default filters and hmmsearch's filter options; for
 // hmmscan (job.scan) also the same filter pass counts per sequence; and so does the engine
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "io/database.hpp"
@@ -78,6 +80,33 @@ Tables tables_of(const std::vector<HmmTileResult>& tiles, const std::vector<HmmM
   return out;
 }
 
+// The tile's result from hmmsearch's per-target pipeline, target by target (the reference), as
+// a worker sends it (encoded, then decoded).
+HmmTileResult per_target_tile(const HmmsearchJob& job, const Tile& tile) {
+  HmmTileResult r;
+  std::vector<HmmPassCounts> passes(job.scan ? tile.part_end - tile.part_begin : 0);
+  for (uint32_t m : tile.queries) {
+    hmm::HmmsearchPipeline pipe(job.models.at(m), job.pipeline);
+    HmmCounts c;
+    c.model = m;
+    for (uint32_t pos = tile.part_begin; pos < tile.part_end; ++pos) {
+      const uint32_t t = job.db.by_length[pos];
+      const SeqView v = job.db.seqs.view(t);
+      const hmm::PipelineCounts before = pipe.counts();
+      std::optional<hmm::TargetHit> h = pipe.score(job.db.seqs.ids[t], "", v.data, int(v.length));
+      if (job.scan) passes[pos - tile.part_begin].add(before, pipe.counts());
+      c.residues += v.length;
+      if (h) add_hit_rows(m, t, *h, r);
+    }
+    const hmm::PipelineCounts& n = pipe.counts();
+    c.targets = uint64_t(n.targets), c.past_msv = uint64_t(n.past_msv), c.past_bias = uint64_t(n.past_bias);
+    c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
+    r.counts.push_back(c);
+  }
+  if (job.scan) keep_passes(passes, tile, job.db.by_length, r);
+  return decode_hmm_tile(encode_hmm_tile(r));
+}
+
 struct Case {
   const char* name;
   hmm::PipelineSettings settings;
@@ -127,12 +156,13 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
       job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()), nullptr, EngineParsers::kBoth, 2, true);
   ASSERT_TRUE(ahead->looks_ahead());
   ThreadPool pool(2);
-  std::vector<HmmTileResult> per_target, after_engine, after_forward, after_halves, looked_ahead;
+  std::vector<HmmTileResult> per_target, on_cpu, after_engine, after_forward, after_halves, looked_ahead;
   HmmCounts sum;
   uint64_t scan_msv = 0, scan_fwd = 0;  // hmmscan: the per-sequence counts, summed
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
     const Tile& tile = tiles[ti];
-    per_target.push_back(decode_hmm_tile(cpu->run(tile)));
+    per_target.push_back(per_target_tile(job, tile));
+    on_cpu.push_back(decode_hmm_tile(cpu->run(tile)));
     if (ti + 1 < tiles.size()) ahead->run_next(tiles[ti + 1]);
     looked_ahead.push_back(decode_hmm_tile(ahead->run(tile)));
     after_engine.push_back(decode_hmm_tile(split->run(tile)));
@@ -153,7 +183,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
 
     const HmmTileResult& a = per_target.back();
     for (const HmmTileResult* b :
-         {&after_engine.back(), &after_forward.back(), &after_halves.back(), &looked_ahead.back()}) {
+         {&on_cpu.back(), &after_engine.back(), &after_forward.back(), &after_halves.back(), &looked_ahead.back()}) {
       ASSERT_EQ(a.counts.size(), b->counts.size()) << "tile " << tile.id;
       for (size_t k = 0; k < a.counts.size(); ++k) {
         const HmmCounts &x = a.counts[k], &y = b->counts[k];
@@ -185,10 +215,13 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
     for (const HmmCounts& c : a.counts) sum.add(c);
   }
   const Tables expected = tables_of(per_target, job.models, job.db);
+  const Tables cpu_tables = tables_of(on_cpu, job.models, job.db);
   const Tables engine_tables = tables_of(after_engine, job.models, job.db);
   const Tables halves_tables = tables_of(after_halves, job.models, job.db);
   const Tables forward_tables = tables_of(after_forward, job.models, job.db);
   const Tables ahead_tables = tables_of(looked_ahead, job.models, job.db);
+  EXPECT_EQ(cpu_tables.tbl, expected.tbl);
+  EXPECT_EQ(cpu_tables.dom, expected.dom);
   EXPECT_EQ(engine_tables.tbl, expected.tbl);
   EXPECT_EQ(engine_tables.dom, expected.dom);
   EXPECT_EQ(forward_tables.tbl, expected.tbl);
