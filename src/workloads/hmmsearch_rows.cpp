@@ -9,22 +9,8 @@ void HmmCounts::add(const HmmCounts& o) {
   past_fwd += o.past_fwd, residues += o.residues;
 }
 
-void HmmPassCounts::add(const hmm::PipelineCounts& before, const hmm::PipelineCounts& after) {
-  past_msv += uint32_t(after.past_msv - before.past_msv), past_bias += uint32_t(after.past_bias - before.past_bias);
-  past_vit += uint32_t(after.past_vit - before.past_vit), past_fwd += uint32_t(after.past_fwd - before.past_fwd);
-}
-
 void HmmPassCounts::add(const HmmPassCounts& o) {
   past_msv += o.past_msv, past_bias += o.past_bias, past_vit += o.past_vit, past_fwd += o.past_fwd;
-}
-
-void keep_passes(std::vector<HmmPassCounts>& passes, const Tile& tile, const std::vector<uint32_t>& by_length,
-                 HmmTileResult& r) {
-  for (size_t i = 0; i < passes.size(); ++i)
-    if (passes[i].past_msv) {
-      passes[i].target = by_length.at(tile.part_begin + i);
-      r.passes.push_back(passes[i]);
-    }
 }
 
 std::string encode_hmm_tile(const HmmTileResult& r) {

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "src/core/tile.hpp"
 #include "src/hmm/hmmsearch_pipeline.hpp"
 
 namespace hpc {
@@ -36,7 +35,6 @@ struct HmmDomainRow {
 // tile's models (targets that passed none are left out).
 struct HmmPassCounts {
   uint32_t target = 0, past_msv = 0, past_bias = 0, past_vit = 0, past_fwd = 0;
-  void add(const hmm::PipelineCounts& before, const hmm::PipelineCounts& after);
   void add(const HmmPassCounts& o);
 };
 
@@ -47,11 +45,6 @@ struct HmmTileResult {
   std::string alignments;             // per domain in row order: model, mline, aseq, pp lines
   std::vector<HmmPassCounts> passes;  // hmmscan only
 };
-
-// A tile's passes (one per position of its database partition) into r.passes: those of
-// targets that passed a filter, with the target's index.
-void keep_passes(std::vector<HmmPassCounts>& passes, const Tile& tile, const std::vector<uint32_t>& by_length,
-                 HmmTileResult& r);
 
 std::string encode_hmm_tile(const HmmTileResult& r);
 HmmTileResult decode_hmm_tile(const std::string& bytes);

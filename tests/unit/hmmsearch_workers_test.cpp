@@ -80,6 +80,13 @@ Tables tables_of(const std::vector<HmmTileResult>& tiles, const std::vector<HmmM
   return out;
 }
 
+// The filters one target passed in the reference pipeline: its counts after the target less
+// those before.
+void add_passes(HmmPassCounts& p, const hmm::PipelineCounts& before, const hmm::PipelineCounts& after) {
+  p.past_msv += uint32_t(after.past_msv - before.past_msv), p.past_bias += uint32_t(after.past_bias - before.past_bias);
+  p.past_vit += uint32_t(after.past_vit - before.past_vit), p.past_fwd += uint32_t(after.past_fwd - before.past_fwd);
+}
+
 // The tile's result from hmmsearch's per-target pipeline, target by target (the reference), as
 // a worker sends it (encoded, then decoded).
 HmmTileResult per_target_tile(const HmmsearchJob& job, const Tile& tile) {
@@ -94,7 +101,7 @@ HmmTileResult per_target_tile(const HmmsearchJob& job, const Tile& tile) {
       const SeqView v = job.db.seqs.view(t);
       const hmm::PipelineCounts before = pipe.counts();
       std::optional<hmm::TargetHit> h = pipe.score(job.db.seqs.ids[t], "", v.data, int(v.length));
-      if (job.scan) passes[pos - tile.part_begin].add(before, pipe.counts());
+      if (job.scan) add_passes(passes[pos - tile.part_begin], before, pipe.counts());
       c.residues += v.length;
       if (h) add_hit_rows(m, t, *h, r);
     }
@@ -103,7 +110,11 @@ HmmTileResult per_target_tile(const HmmsearchJob& job, const Tile& tile) {
     c.past_vit = uint64_t(n.past_vit), c.past_fwd = uint64_t(n.past_fwd);
     r.counts.push_back(c);
   }
-  if (job.scan) keep_passes(passes, tile, job.db.by_length, r);
+  for (size_t i = 0; i < passes.size(); ++i)  // hmmscan: the targets that passed a filter
+    if (passes[i].past_msv) {
+      passes[i].target = job.db.by_length.at(tile.part_begin + i);
+      r.passes.push_back(passes[i]);
+    }
   return decode_hmm_tile(encode_hmm_tile(r));
 }
 
