@@ -102,6 +102,9 @@ class PostFilterPipeline {
   DomainWorkspace domain_ws_;
 };
 
+// hmmsearch's pipeline one target at a time, in HMMER's order (filters, then the stages after
+// them): the reference that the workers' tile pipeline (filters on an msv engine, survivors
+// grouped: src/workloads/hmmsearch_survivors.hpp) is tested against, rows and counts alike.
 class HmmsearchPipeline {
  public:
   explicit HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings = {});

@@ -42,12 +42,16 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
     for (size_t i = job * n / runs; i < end; ++i) {
       const Survivor& s = survivors[i];
       if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings, profiles.at(s.model)), model = s.model;
-      const auto score = [&](size_t k) {
+      const auto target = [&](size_t k) {
         const Survivor& t = survivors[k];
         const SeqView v = db.seqs.view(t.target);
-        const std::string& id = db.seqs.ids[t.target];
-        out[k] = parses ? pipe->score_parsed(id, "", v.data, int(v.length), t.filter_nats, parses->at(k))
-                        : pipe->score(id, "", v.data, int(v.length), t.filter_nats);
+        return hmm::PostFilterPipeline::Target{&db.seqs.ids[t.target], &kNoDescription, v.data, int(v.length),
+                                               t.filter_nats};
+      };
+      const auto score = [&](size_t k) {
+        const hmm::PostFilterPipeline::Target t = target(k);
+        out[k] = parses ? pipe->score_parsed(*t.name, *t.description, t.seq, t.L, t.filter_nats, parses->at(k))
+                        : pipe->score(*t.name, *t.description, t.seq, t.L, t.filter_nats);
       };
       // This one and the next ones of its model (of similar lengths in a list ordered by
       // length) through the Forward filter together; the few that pass it through score_pair
@@ -69,12 +73,7 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
         if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) passed[npassed++] = i + k;
       size_t k = 0;
       for (; k + 1 < npassed; k += 2) {
-        hmm::PostFilterPipeline::Target t[2];
-        for (int z = 0; z < 2; ++z) {
-          const Survivor& sv = survivors[passed[k + z]];
-          const SeqView v = db.seqs.view(sv.target);
-          t[z] = {&db.seqs.ids[sv.target], &kNoDescription, v.data, int(v.length), sv.filter_nats};
-        }
+        const hmm::PostFilterPipeline::Target t[2] = {target(passed[k]), target(passed[k + 1])};
         hmm::PostFilterResult r[2];
         if (t[0].L < 1 || t[1].L < 1) {
           score(passed[k]), score(passed[k + 1]);

@@ -32,7 +32,7 @@ struct HmmsearchJob {
   hmm::PipelineSettings pipeline;
   bool scan = false;  // hmmscan: tile results also hold each sequence's filter pass counts
   // The msv engines' setup (each model's filter profiles, the filter settings), built on the
-  // first call (safe from several threads): only engine workers need it.
+  // first call (safe from several threads): every worker's filters run on an msv engine.
   const MsvSetup& msv_setup();
   // Each model's Forward/Backward profile (built on the first call, on all cores): the
   // survivors' pipelines copy it instead of building their own per tile.
