@@ -5,7 +5,7 @@
 
 Each span runs from when its stream reached the work (so a kernel's span holds its wait
 behind the other workers' kernels) to when the work ended. Per device: the window from the
-first span to the last end; per kind (packed, fill, walk) the spans' count, sum and
+first span to the last end; per kind (packed, fill, walk; a search also topk, sample) the spans' count, sum and
 union; the time with no packed score kernel pending, split into "only other kernels" and
 "nothing"; and how long 0, 1, 2, ... packed kernels were pending at once (the GPU's queue
 depth of score work, which fills the tails of the persistent score kernels).

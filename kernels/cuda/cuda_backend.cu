@@ -33,6 +33,7 @@
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/device_database.hpp"
+#include "kernels/cuda/gpu_timeline.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
 #include "kernels/cuda/sw_ops.cuh"
@@ -141,7 +142,8 @@ class BackendsOnDevice {
 
 class CudaSearchBackend final : public SearchBackend {
  public:
-  explicit CudaSearchBackend(int device) : device_(device), sharing_(device) {
+  explicit CudaSearchBackend(int device)
+      : device_(device), sharing_(device), timeline_(tuning_flag(Tunable::kCudaTiming), device) {
     const int n = cuda_device_count();
     if (device < 0 || device >= n)
       throw Error("CUDA device " + std::to_string(device) + " requested but " + std::to_string(n) + " visible");
@@ -155,6 +157,7 @@ class CudaSearchBackend final : public SearchBackend {
   }
   ~CudaSearchBackend() override {
     cudaSetDevice(device_);
+    timeline_.report();
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -211,6 +214,9 @@ class CudaSearchBackend final : public SearchBackend {
   cudaStream_t stream_ = nullptr;
   int blocks_per_sm_ = 0;
   SearchSetup setup_;
+  // HPCALIGN_CUDA_TIMING: the score kernels' ("packed"), the top hits' and the sample's spans on
+  // the GPU (bench/gpu_timeline.py), beside the all-vs-all engine's fill and walk.
+  cuda::GpuTimeline timeline_;
 
   std::shared_ptr<const cuda::DeviceDatabase> db_;
   std::unique_ptr<cuda::PackedScorer> scorer_;
@@ -271,8 +277,10 @@ std::vector<SeqView> CudaSearchBackend::tile_queries(const Tile& tile) const {
 void CudaSearchBackend::launch_scores(const Tile& tile, const std::vector<SeqView>& queries) {
   const cuda::Partition part{tile.part_begin, tile.part_end - tile.part_begin};
   const Database& db = *setup_.db;
+  timeline_.begin("packed", stream_);
   scorer_->launch(device_db(), part, queries,
                   [&](uint32_t p) { return uint32_t(db.seqs.length(db.by_length[part.begin + p])); });
+  timeline_.end(stream_);
 }
 
 void CudaSearchBackend::search_tile_ahead(const Tile& tile) {
@@ -339,6 +347,7 @@ CudaSearchBackend::SampledTile CudaSearchBackend::search_tile_sampled(const Tile
   reserve_keys(cells, width);
   const size_t blocks = std::min<size_t>((cells + 255) / 256, 65535);
   const uint32_t part_size = tile.part_end - tile.part_begin;
+  timeline_.begin("sample", stream_);  // ended in sorted_rows_of
   cuda::with_top_hit_key(width, [&](auto key) {
     using Key = typename decltype(key)::Type;
     sample_keys_kernel<<<unsigned(blocks), 256, 0, stream_>>>(part_size, nq, scorer_->scores(), sample_positions_.get(),
@@ -366,6 +375,7 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::top_hits(cuda::Partiti
   const uint32_t n_queries = uint32_t(tile_queries.size());
   const KeyWidth width = key_width(tile_queries, setup_.db->seqs.size());  // keyed by file index
   reserve_keys(size_t(n_queries) * part.size, width);
+  timeline_.begin("topk", stream_);  // ended in sorted_rows_of
   cuda::with_top_hit_key(width, [&](auto key) {
     using Key = typename decltype(key)::Type;
     cuda::launch_make_keys(stream_, device_db(), part, n_queries, scorer_->scores(), key,
@@ -414,6 +424,7 @@ std::vector<std::vector<ScoredTarget>> CudaSearchBackend::sorted_rows_of(uint32_
   Key* host = reinterpret_cast<Key*>(top_host_.get());
   CUDA_CHECK(cudaMemcpy2DAsync(host, k * sizeof(Key), sorted, row * sizeof(Key), k * sizeof(Key), n_queries,
                                cudaMemcpyDeviceToHost, stream_));
+  timeline_.end(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 
   std::vector<std::vector<ScoredTarget>> out(n_queries);
