@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/device_environment.hpp"
 #include "src/cli/commands.hpp"
 #include "src/cli/version.hpp"
 #include "src/core/driver_teardown_exit.hpp"
@@ -33,6 +34,8 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before MPI, which may start CUDA, and before any thread; measured on search only.
+  if (argc > 1 && std::string(argv[1]) == "search") hpc::set_cuda_environment_defaults();
   try {
     hpc::check_tuning_environment();  // a bad HPCALIGN_* value stops every rank before MPI starts
   } catch (const std::exception& e) {
