@@ -20,7 +20,7 @@ const std::vector<TunableSpec> kTable = {
     {Tunable::kTilesPerWorker, "HPCALIGN_TILES_PER_WORKER", K::kNumber, {}, 1, kNoMax, nullptr, "the planner's: search 1, msv 28, hmmsearch 28 (on GPUs: 14 / GPUs)",
      false, "search, msv, hmmsearch: tiles per worker the planner aims at (smaller tiles: finer balance and resume points)"},
     {Tunable::kWorkersPerGpu, "HPCALIGN_WORKERS_PER_GPU", K::kNumber, {}, 1, kNoMax, nullptr,
-     "search 1 (from 4,096 queries on: 8 against at most 65,536 subjects, else 4); msv, pss, allvsall 4 (score-only allvsall 8); hmmsearch, hmmscan 16", false, "workers (backend instances) sharing one GPU in a local run"},
+     "search 1 (from 4,096 queries on: 12 against at most 16,384 subjects, 8 against at most 65,536, else 4); msv, pss, allvsall 4 (score-only allvsall 8); hmmsearch, hmmscan 16", false, "workers (backend instances) sharing one GPU in a local run"},
     {Tunable::kMasterIdle, "HPCALIGN_MASTER_IDLE", K::kFlag, {}, 0, 0, nullptr, "off", false,
      "under MPI, rank 0 only schedules and writes (runs no worker)"},
     {Tunable::kForceMpi, "HPCALIGN_FORCE_MPI", K::kFlag, {}, 0, 0, nullptr, "off", false,

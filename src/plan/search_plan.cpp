@@ -171,6 +171,7 @@ bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences
 
 int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt) {
   if (!many_queries(queries, opt)) return 1;
+  if (db_sequences <= kSmallSearchDatabase) return kSmallDatabaseSearchWorkers;
   return db_sequences <= kEightSearchWorkersDatabase ? 8 : 4;
 }
 

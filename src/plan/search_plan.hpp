@@ -46,8 +46,9 @@ struct SearchPlan {
 // workers gave no gain on 20 long queries x 207M residues), 4 when the queries fill many
 // batches (short queries against themselves), so that the host work of some (fits, top hits,
 // statistics, alignments, staging rows) overlaps the others' kernels (NOTES.md: 11,000
-// domains against themselves, search phase 1.58 s with 2, 1.19 s with 4), and 8 against at
-// most kEightSearchWorkersDatabase subjects.
+// domains against themselves, search phase 1.58 s with 2, 1.19 s with 4), 8 against at
+// most kEightSearchWorkersDatabase subjects and kSmallDatabaseSearchWorkers against at most
+// kSmallSearchDatabase.
 int search_workers_per_gpu(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
 
 // Eight search workers a GPU up to this many subjects, four above: one H100, all 57,592
@@ -68,6 +69,11 @@ constexpr size_t kSmallSearchDatabase = 16384;
 // (same 11,000: phase 0.86-0.94 s with six tiles a worker, 0.91-1.05 s with four, against
 // 1.02-1.12 s cut by residues alone; 110 and 1,000 a query: 0.93-1.03 s; NOTES.md).
 constexpr int kSmallDatabaseTilesPerWorker = 6;
+// Workers a GPU there: each one's chain of host stages and waits per tile is long against its
+// kernels, and the GPU stood idle ~0.29 s of a 0.80 s phase with eight (the same 11,000, one H100,
+// with each stream on a hardware queue of its own, kernels/device_environment.hpp: phase 0.750
+// s and 0.790-0.792 s with twelve against 0.786-0.824 s and 0.823-0.864 s with eight, two calls).
+constexpr int kSmallDatabaseSearchWorkers = 12;
 constexpr uint64_t kSmallDatabaseQueryWeight = 300;
 bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
 

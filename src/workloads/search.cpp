@@ -249,7 +249,7 @@ class SearchRun : public StagedRowsWorkload<HitRecords, TileResult> {
   explicit SearchRun(const SearchOptions& opt) : StagedRowsWorkload(opt.run.out_path), opt_(opt) {}
   std::string name() const override { return "search"; }
   void load() override { load_job(opt_, job_); }
-  // Four or eight workers per GPU for many queries (the host stages of some overlap the others' kernels).
+  // 4, 8 or 12 workers per GPU for many queries (the host stages of some overlap the others' kernels).
   int workers_per_gpu() const override { return search_workers_per_gpu(job_.queries, job_.db.seqs.size()); }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     auto calibration = fits_regression(job_.stats.mode())

@@ -125,12 +125,13 @@ TEST(SearchPlan, ManyShortQueriesGetBatchesOfSimilarLengths) {
   // Runs of the length order: no batch's range overlaps another's interior.
   std::sort(ranges.begin(), ranges.end());
   for (size_t i = 1; i < ranges.size(); ++i) EXPECT_LE(ranges[i - 1].second, ranges[i].first);
-  // Many batches: eight workers per GPU overlap host work up to 65,536 subjects, four above; a
-  // few long queries keep one.
+  // Many batches: twelve workers per GPU overlap host work up to 16,384 subjects, eight up to
+  // 65,536, four above; a few long queries keep one.
   EXPECT_EQ(search_workers_per_gpu(q, kEightSearchWorkersDatabase + 1, opt), 4);
   EXPECT_EQ(search_workers_per_gpu(q, kEightSearchWorkersDatabase, opt), 8);
   EXPECT_EQ(search_workers_per_gpu(q, kSmallSearchDatabase + 1, opt), 8);
-  EXPECT_EQ(search_workers_per_gpu(q, db.seqs.size(), opt), 8);
+  EXPECT_EQ(search_workers_per_gpu(q, kSmallSearchDatabase, opt), kSmallDatabaseSearchWorkers);
+  EXPECT_EQ(search_workers_per_gpu(q, db.seqs.size(), opt), kSmallDatabaseSearchWorkers);
   EXPECT_TRUE(many_queries_small_database(q, db.seqs.size(), opt));
   EXPECT_EQ(search_workers_per_gpu(random_set(20, 3000, 8), db.seqs.size()), 1);
   EXPECT_FALSE(many_queries_small_database(random_set(20, 3000, 8), db.seqs.size()));
