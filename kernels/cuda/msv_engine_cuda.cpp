@@ -76,7 +76,7 @@ class CudaMsvEngine : public MsvEngine {
       : setup_(setup),
         device_(device),
         gpu_(device, *setup.db),
-        vit_(device),
+        vit_(device, *setup.db),
         bias_(device, *setup.db),
         bias_gpu_(std::string(tuning_choice(Tunable::kHmmBias)) == "device"),
         pool_(host_threads) {}
@@ -136,7 +136,8 @@ class CudaMsvEngine : public MsvEngine {
     if (bias_gpu_) bias_on_gpu(tile, models, usc, scored);
     clock.mark("bias");
     // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
-    // one GPU call (models longer than the Viterbi kernel: the CPU twin), then their verdict.
+    // one GPU call that reads the targets by position from the GPU's database (models longer
+    // than the Viterbi kernel: the CPU twin), then their verdict.
     std::vector<hmm::VitGroup> groups;
     std::vector<int> group_of(models.size(), -1);  // -1: too long for the kernel, CPU twin
     std::vector<std::vector<uint32_t>> cand(models.size());  // indices into scored[k]
@@ -147,7 +148,7 @@ class CudaMsvEngine : public MsvEngine {
       if (cand[k].empty() || vp.M > hmm::VitCuda::max_model_length()) continue;
       group_of[k] = int(groups.size());
       groups.push_back({&vp, {}});
-      for (uint32_t j : cand[k]) groups.back().targets.push_back(view(scored[k][j].i));
+      for (uint32_t j : cand[k]) groups.back().positions.push_back(uint32_t(tile.part_begin + scored[k][j].i));
     }
     clock.mark("select");
     const std::vector<std::vector<float>> vit = vit_.scores(groups);
@@ -157,8 +158,13 @@ class CudaMsvEngine : public MsvEngine {
       const int g = group_of[k];
       for_pairs(1, cand[k].size(), [&](size_t, size_t c, hmm::FilterWorkspace& ws) {
         Scored& sp = scored[k][cand[k][c]];
-        const SeqView v = view(sp.i);
-        const float vit_nats = g >= 0 ? vit[size_t(g)][c] : hmm::viterbi_filter_score(f.vit, v.data, int(v.length), ws);
+        float vit_nats = 0;
+        if (g >= 0) {
+          vit_nats = vit[size_t(g)][c];
+        } else {
+          const SeqView v = view(sp.i);
+          vit_nats = hmm::viterbi_filter_score(f.vit, v.data, int(v.length), ws);
+        }
         sp.r = hmm::finish_viterbi(f, sp.r, vit_nats, setup_.settings);
       });
     }

@@ -1,5 +1,6 @@
 // GPU twin of kernels/cpu/msv_filters.cpp's viterbi_filter_score (HMMER's 16-bit Viterbi
-// filter), one warp per target. The model's nodes are cut into 32 contiguous segments of S
+// filter), one warp per target, read by position from the resident device database (a
+// batch uploads no residues). The model's nodes are cut into 32 contiguous segments of S
 // nodes, one per lane (kernels/cuda/vit_lane.hpp holds the per-lane recurrence, shared with
 // the host emulator the CPU tests check); the previous row's M, I, D stay in registers
 // (3 x S ints per lane), the packed profile of the block's model in shared memory
@@ -72,9 +73,10 @@ __global__ void __launch_bounds__(warps_per_block(S) * 32) vit_kernel(VitKernelA
   const uint32_t* tr = prof + lane * 4;
   const uint32_t* em = prof + trans_words(S) + lane;
   for (uint32_t t = w.begin + (threadIdx.x >> 5); t < w.end; t += kWarps) {
-    const uint64_t off = a.offsets[t];
-    const int L = int(a.offsets[t + 1] - off);
-    const int32_t result = vit_target<S>(tr, em, a.residues + off, L, a.moves[t], g, lane);
+    const TargetRef ref = a.refs[t];
+    const uint64_t off = a.offsets[ref.position];
+    const int L = int(a.offsets[ref.position + 1] - off);
+    const int32_t result = vit_target<S>(tr, em, a.residues + off, L, ref.move, g, lane);
     if (lane == 0) a.out[t] = result;
   }
 }

@@ -13,10 +13,10 @@ struct VitKernelArgs {
   const hmm::vit::GroupParams* groups = nullptr;
   const hmm::vit::Work* work = nullptr;       // this launch's blocks (one Work per block)
   uint32_t blocks = 0;                        // how many
-  const uint8_t* residues = nullptr;          // batch targets concatenated
-  const uint64_t* offsets = nullptr;          // target t is residues[offsets[t] .. offsets[t+1])
-  const int32_t* moves = nullptr;             // per target: VitProfile::move(L)
-  int32_t* out = nullptr;                     // per target: xC, or hmm::vit::kOverflow
+  const uint8_t* residues = nullptr;          // the resident database's residues, in length order ...
+  const uint64_t* offsets = nullptr;          // ... position p is residues[offsets[p] .. offsets[p+1])
+  const hmm::vit::TargetRef* refs = nullptr;  // per batch target: its position and move(L)
+  int32_t* out = nullptr;                     // per batch target: xC, or hmm::vit::kOverflow
 };
 
 // Launches the kernel compiled for segment size `segment` (one of hmm::vit::kSegments).

@@ -63,6 +63,12 @@ struct GroupParams {
 struct Work {
   uint32_t group = 0, begin = 0, end = 0;
 };
+// One batch target: its position in the database's length order (the resident device
+// database, kernels/cuda/device_database.hpp) and its model's move(L).
+struct TargetRef {
+  uint32_t position = 0;
+  int32_t move = 0;
+};
 
 HPC_LANE_FN int vmax(int a, int b) { return a > b ? a : b; }
 HPC_LANE_FN int vmin(int a, int b) { return a < b ? a : b; }

@@ -1,7 +1,7 @@
 #pragma once
 // Host side of the GPU Viterbi filter that needs no GPU (header only, so the CPU unit tests
-// check it in builds without CUDA): the packed profile, the batch plan (targets packed and
-// ordered for the launches), the conversion of the kernel's int16 xC to nats (the shared
+// check it in builds without CUDA): the packed profile, the batch plan (targets, by their
+// position in the database, ordered for the launches), the conversion of the kernel's int16 xC to nats (the shared
 // hmm::viterbi_filter_nats), and a host emulator of the warp kernel built on the very lane
 // code the kernel runs (kernels/cuda/vit_lane.hpp).
 #include <algorithm>
@@ -19,10 +19,11 @@
 
 namespace hpc::hmm {
 
-// One model and the targets to score against it (host sequences of alphabet codes < 24).
+// One model and the targets to score against it: positions in the database's length order
+// (the device database's, kernels/cuda/device_database.hpp), in any order, repeats allowed.
 struct VitGroup {
   const VitProfile* profile = nullptr;
-  std::vector<SeqView> targets;
+  std::vector<uint32_t> positions;
 };
 
 namespace vit {
@@ -71,7 +72,8 @@ inline std::vector<uint32_t> pack_profile(const VitProfile& p, int S) {
   return w;
 }
 
-// Everything one batched call uploads, and how to scatter its results back.
+// Everything one batched call uploads (no residues: the kernel reads them from the database
+// by position), and how to scatter its results back.
 struct Batch {
   struct Launch {
     int segment = 0;
@@ -79,22 +81,21 @@ struct Batch {
   };
   std::vector<uint32_t> profiles;       // every group's packed profile, one after the other
   std::vector<GroupParams> groups;      // per group of the call
-  std::vector<uint8_t> residues;        // batch targets, concatenated in batch order
-  std::vector<uint64_t> offsets{0};     // batch target t is residues[offsets[t] .. offsets[t+1])
-  std::vector<int32_t> moves;           // per batch target: profile.move(L)
+  std::vector<TargetRef> refs;          // per batch target: its position and move(L)
   std::vector<uint32_t> origin_group;   // per batch target: its group ...
-  std::vector<uint32_t> origin_index;   // ... and its index in that group's targets
+  std::vector<uint32_t> origin_index;   // ... and its index in that group's positions
   std::vector<Work> work;               // one per thread block, grouped by launch
   std::vector<Launch> launches;         // one kernel launch per segment size used
-  size_t targets() const { return moves.size(); }
+  size_t targets() const { return refs.size(); }
 };
 
-// Plans one call: per segment size (largest first) one launch; a group's targets sorted by
-// length, longest first, cut into blocks of `warps_per_block(S) * targets_per_warp` targets;
-// a launch's blocks ordered longest first, so the tail of a launch is short work.
-// Throws hpc::Error for a missing profile, a model outside 1..kMaxModelLength, or a residue
-// code >= 24.
-inline Batch plan_batch(const std::vector<VitGroup>& groups, int targets_per_warp = 1) {
+// Plans one call over a database whose target at position p has lengths[p] residues: per
+// segment size (largest first) one launch; a group's targets sorted by length, longest first,
+// cut into blocks of `warps_per_block(S) * targets_per_warp` targets; a launch's blocks
+// ordered longest first, so the tail of a launch is short work. Throws hpc::Error for a
+// missing profile, a model outside 1..kMaxModelLength or a position past the database.
+inline Batch plan_batch(const std::vector<VitGroup>& groups, const std::vector<uint32_t>& lengths,
+                        int targets_per_warp = 1) {
   Batch b;
   const size_t ng = groups.size();
   b.groups.resize(ng);
@@ -116,21 +117,22 @@ inline Batch plan_batch(const std::vector<VitGroup>& groups, int targets_per_war
   b.profiles.resize(words);
   for (size_t g = 0; g < ng; ++g) pack_profile(*groups[g].profile, seg[g], b.profiles.data() + b.groups[g].offset);
 
-  size_t total = 0, residues = 0;
+  size_t total = 0;
   for (const VitGroup& g : groups) {
-    total += g.targets.size();
-    for (const SeqView& v : g.targets) residues += v.length;
+    total += g.positions.size();
+    for (uint32_t p : g.positions)
+      if (p >= lengths.size())
+        throw Error("GPU Viterbi filter: position " + std::to_string(p) + " is past the database's " +
+                    std::to_string(lengths.size()) + " targets");
   }
   if (total >= std::numeric_limits<uint32_t>::max()) throw Error("GPU Viterbi filter: too many targets in one call");
-  b.residues.reserve(residues);
-  b.offsets.reserve(total + 1);
-  b.moves.reserve(total);
+  b.refs.reserve(total);
   b.origin_group.reserve(total);
   b.origin_index.reserve(total);
 
   struct Block {
     uint32_t group;
-    std::vector<uint32_t> idx;  // indices into the group's targets
+    std::vector<uint32_t> idx;  // indices into the group's positions
     uint32_t longest;
   };
   for (auto it = std::rbegin(kSegments); it != std::rend(kSegments); ++it) {
@@ -139,12 +141,13 @@ inline Batch plan_batch(const std::vector<VitGroup>& groups, int targets_per_war
     std::vector<Block> blocks;
     for (size_t g = 0; g < ng; ++g) {
       if (seg[g] != S) continue;
-      const std::vector<SeqView>& t = groups[g].targets;
+      const std::vector<uint32_t>& t = groups[g].positions;
       std::vector<uint32_t> order(t.size());
       std::iota(order.begin(), order.end(), 0u);
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t c) { return t[a].length > t[c].length; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](uint32_t a, uint32_t c) { return lengths[t[a]] > lengths[t[c]]; });
       for (size_t i = 0; i < order.size(); i += per_block) {
-        Block blk{uint32_t(g), {}, t[order[i]].length};
+        Block blk{uint32_t(g), {}, lengths[t[order[i]]]};
         blk.idx.assign(order.begin() + i, order.begin() + std::min(order.size(), i + per_block));
         blocks.push_back(std::move(blk));
       }
@@ -157,20 +160,15 @@ inline Batch plan_batch(const std::vector<VitGroup>& groups, int targets_per_war
     for (const Block& blk : blocks) {
       Work w;
       w.group = blk.group;
-      w.begin = uint32_t(b.moves.size());
+      w.begin = uint32_t(b.refs.size());
       const VitGroup& g = groups[blk.group];
       for (uint32_t i : blk.idx) {
-        const SeqView v = g.targets[i];
-        for (uint32_t r = 0; r < v.length; ++r)
-          if (v.data[r] >= kCodes)
-            throw Error("GPU Viterbi filter: residue code " + std::to_string(int(v.data[r])) + " is not an alphabet code");
-        b.residues.insert(b.residues.end(), v.data, v.data + v.length);
-        b.offsets.push_back(b.residues.size());
-        b.moves.push_back(g.profile->move(int(v.length)));
+        const uint32_t p = g.positions[i];
+        b.refs.push_back({p, g.profile->move(int(lengths[p]))});
         b.origin_group.push_back(blk.group);
         b.origin_index.push_back(i);
       }
-      w.end = uint32_t(b.moves.size());
+      w.end = uint32_t(b.refs.size());
       b.work.push_back(w);
     }
     launch.work_end = uint32_t(b.work.size());
@@ -180,16 +178,16 @@ inline Batch plan_batch(const std::vector<VitGroup>& groups, int targets_per_war
 }
 
 // The kernel's per-target results (xC or kOverflow, in batch order) as viterbi_filter_score
-// returns them: out[g][i] for target i of group g.
+// returns them: out[g][i] for position i of group g.
 inline std::vector<std::vector<float>> finish(const Batch& b, const std::vector<VitGroup>& groups,
-                                              const std::vector<int32_t>& raw) {
+                                              const int32_t* raw) {
   std::vector<std::vector<float>> out(groups.size());
-  for (size_t g = 0; g < groups.size(); ++g) out[g].resize(groups[g].targets.size());
+  for (size_t g = 0; g < groups.size(); ++g) out[g].resize(groups[g].positions.size());
   for (size_t t = 0; t < b.targets(); ++t) {
     const VitProfile& p = *groups[b.origin_group[t]].profile;
     out[b.origin_group[t]][b.origin_index[t]] =
         raw[t] == kOverflow ? std::numeric_limits<float>::infinity()
-                            : viterbi_filter_nats(p, raw[t], int16_t(b.moves[t]));
+                            : viterbi_filter_nats(p, raw[t], int16_t(b.refs[t].move));
   }
   return out;
 }
@@ -267,16 +265,19 @@ inline int32_t emulate_target(int S, const uint32_t* profile, const GroupParams&
   }
 }
 
-// What the kernels would write for the whole batch (batch order), block by block as launched.
-inline std::vector<int32_t> emulate_batch(const Batch& b, EmulatorStats* st = nullptr) {
+// What the kernels would write for the whole batch (batch order), block by block as launched;
+// target_at(p) is the SeqView of the database's target at position p (codes < 24).
+template <class TargetAt>
+std::vector<int32_t> emulate_batch(const Batch& b, TargetAt&& target_at, EmulatorStats* st = nullptr) {
   std::vector<int32_t> raw(b.targets(), 0);
   for (const Batch::Launch& l : b.launches)
     for (uint32_t w = l.work_begin; w < l.work_end; ++w) {
       const Work& wk = b.work[w];
       const GroupParams& g = b.groups[wk.group];
-      for (uint32_t t = wk.begin; t < wk.end; ++t)
-        raw[t] = emulate_target(l.segment, b.profiles.data() + g.offset, g, b.residues.data() + b.offsets[t],
-                                int(b.offsets[t + 1] - b.offsets[t]), b.moves[t], st);
+      for (uint32_t t = wk.begin; t < wk.end; ++t) {
+        const SeqView v = target_at(b.refs[t].position);
+        raw[t] = emulate_target(l.segment, b.profiles.data() + g.offset, g, v.data, int(v.length), b.refs[t].move, st);
+      }
     }
   return raw;
 }

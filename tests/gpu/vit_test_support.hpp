@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "io/database.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
@@ -63,6 +64,38 @@ inline HmmModel splice_models(const std::vector<HmmModel>& parts, int M) {
 }
 
 using Codes = std::vector<uint8_t>;
+
+// The filter takes targets by position in a database's length order (db.by_length), as the
+// GPU holds it: position_of(db)[t] is file target t's position.
+inline std::vector<uint32_t> position_of(const Database& db) {
+  std::vector<uint32_t> pos(db.by_length.size());
+  for (uint32_t p = 0; p < pos.size(); ++p) pos[db.by_length[p]] = p;
+  return pos;
+}
+inline std::vector<uint32_t> lengths_by_position(const Database& db) {
+  std::vector<uint32_t> len(db.by_length.size());
+  for (uint32_t p = 0; p < len.size(); ++p) len[p] = db.seqs.length(db.by_length[p]);
+  return len;
+}
+inline SeqView target_at(const Database& db, uint32_t position) { return db.seqs.view(db.by_length[position]); }
+
+// A test's targets in one database: a file's (or none), then the ones added; after build(),
+// position[t] is target t's position in length order.
+struct TestDb {
+  SequenceSet seqs;
+  Database db;
+  std::vector<uint32_t> position;
+  // The index of the target added (its position comes with build()).
+  uint32_t add(std::string id, const Codes& c) {
+    seqs.add(std::move(id), c.data(), c.size());
+    return uint32_t(seqs.size() - 1);
+  }
+  void build() {
+    db = make_database(std::move(seqs));
+    position = position_of(db);
+  }
+  SeqView at(uint32_t p) const { return target_at(db, p); }
+};
 
 inline Codes encode_str(const std::string& s) {
   Codes v;
