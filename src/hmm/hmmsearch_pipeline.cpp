@@ -109,9 +109,39 @@ void PostFilterPipeline::score_pair(const Target t[2], PostFilterResult out[2]) 
   const HmmerFloatMode mode;
   const FbTargetPair pair{
       {t[0].seq, t[1].seq}, {t[0].L, t[1].L}, {fb_special_odds(t[0].L, true), fb_special_odds(t[1].L, true)}};
-  float fwdsc[2], bcksc[2];
+  float fwdsc[2];
   forward_pair(pair, profile_, fwd_, fwd2_, false, fwdsc);
   const bool pass[2] = {passes_forward(fwdsc[0], t[0].filter_nats), passes_forward(fwdsc[1], t[1].filter_nats)};
+  backward_and_hits(t, pair, pass, fwdsc, out);
+}
+
+void PostFilterPipeline::score_forwarded(const Target* t, int n, const std::vector<float>* const* fwd_x,
+                                         const float* fwd_nats, PostFilterResult* out) {
+  if (n < 1 || n > 2) throw Error("internal: score_forwarded of " + std::to_string(n) + " targets");
+  const HmmerFloatMode mode;
+  const Target both[2] = {t[0], t[n - 1]};
+  const FbTargetPair pair{{both[0].seq, both[1].seq},
+                          {both[0].L, both[1].L},
+                          {fb_special_odds(both[0].L, true), fb_special_odds(both[1].L, true)}};
+  FbMatrix* fwd[2] = {&fwd_, &fwd2_};
+  for (int k = 0; k < n; ++k) {
+    if (fwd_x[k]->size() < (size_t(t[k].L) + 1) * kXCells)
+      throw Error("internal: score_forwarded given " + std::to_string(fwd_x[k]->size()) + " special cells for a target of " +
+                  std::to_string(t[k].L) + " residues");
+    fwd[k]->resize(profile_.M, profile_.Q, t[k].L, false);
+    std::copy(fwd_x[k]->begin(), fwd_x[k]->begin() + (ptrdiff_t(t[k].L) + 1) * kXCells, fwd[k]->xmx.begin());
+    fwd[k]->has_own_scales = true;
+  }
+  const bool pass[2] = {true, n == 2};
+  const float fwdsc[2] = {fwd_nats[0], fwd_nats[n - 1]};
+  PostFilterResult r[2];
+  backward_and_hits(both, pair, pass, fwdsc, r);
+  for (int k = 0; k < n; ++k) out[k] = std::move(r[k]);
+}
+
+void PostFilterPipeline::backward_and_hits(const Target t[2], const FbTargetPair& pair, const bool pass[2],
+                                           const float fwdsc[2], PostFilterResult out[2]) {
+  float bcksc[2];
   FbMatrix* fwd[2] = {&fwd_, &fwd2_};
   FbMatrix* bck[2] = {&bck_, &bck2_};
   if (pass[0] && pass[1]) {

@@ -1,6 +1,7 @@
 // Two targets' Forward and Backward side by side (forward_pair, backward_pair, and the survivors'
-// stage on two targets, PostFilterPipeline::score_pair) against one at a time: every score,
-// special row, matrix cell and hit field bit for bit, under hmmsearch's float mode.
+// stage on two targets, PostFilterPipeline::score_pair, and from Backward on after the group
+// Forward filter, score_forwarded) against one at a time: every score, special row, matrix cell
+// and hit field bit for bit, under hmmsearch's float mode.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -8,6 +9,7 @@
 
 #include "fb_test_support.hpp"
 #include "src/hmm/forward_backward.hpp"
+#include "src/hmm/forward_group.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 #include "src/hmm/hmmsearch_pipeline.hpp"
 #include "src/hmm/null_model.hpp"
@@ -141,5 +143,56 @@ TEST(FbPair, ScorePairEqualsScore) {
     }
   }
   EXPECT_GT(pairs, 50);
+  EXPECT_GT(hits, 40);
+}
+
+// The same stage from Backward on (score_forwarded), one or two targets on the group Forward
+// filter's special rows and scores, against score() on each: the survivors' path, where
+// targets that pass the filter do not run Forward again.
+TEST(FbPair, ScoreForwardedEqualsScore) {
+  ASSERT_GE(forward_group_width(), 2) << "the test machine's CPU has no AVX";
+  std::mt19937 rng(12);
+  int hits = 0, calls[3] = {0, 0, 0};
+  for (const HmmModel& m : data_models()) {
+    const PipelineSettings settings;
+    const FbProfile profile = build_fb_profile(m);
+    PostFilterPipeline one(m, settings, profile), after(m, settings, profile);
+    const auto targets = fb_targets(rng, m, 4, false);
+    for (size_t k = 0; k + 1 < targets.size(); ++k) {
+      for (int n = 1; n <= 2; ++n) {
+        const std::string names[2] = {"t" + std::to_string(k), "t" + std::to_string(k + 1)};
+        const std::string desc;
+        PostFilterPipeline::Target t[2];
+        GroupTarget in[2];
+        bool empty = false;
+        for (int z = 0; z < n; ++z) {
+          const auto& s = targets[k + size_t(z)];
+          empty |= s.empty();
+          t[z] = {&names[z], &desc, s.data(), int(s.size()), null_one_score(int(s.size()))};
+          in[z] = {s.data(), int(s.size()), fb_special_odds(int(s.size()), true)};
+        }
+        if (empty) continue;
+        std::vector<float> row, rows[2];
+        float nats[2];
+        {
+          const HmmerFloatMode mode;
+          forward_group(profile, in, n, row, nats, false, rows);
+        }
+        PostFilterResult alone[2], forwarded[2];
+        for (int z = 0; z < n; ++z) alone[z] = one.score(names[z], desc, t[z].seq, t[z].L, t[z].filter_nats);
+        if (!alone[0].past_fwd || !alone[n - 1].past_fwd) continue;  // the caller passes only those that pass F3
+        const std::vector<float>* fwd_x[2] = {&rows[0], &rows[1]};
+        after.score_forwarded(t, n, fwd_x, nats, forwarded);
+        for (int z = 0; z < n; ++z) {
+          expect_same_hit(alone[z], forwarded[z], m.name + " target " + std::to_string(k + size_t(z)));
+          hits += alone[z].hit.has_value();
+        }
+        calls[n]++;
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(calls[1], 20);
+  EXPECT_GT(calls[2], 20);
   EXPECT_GT(hits, 40);
 }
