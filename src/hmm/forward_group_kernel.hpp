@@ -51,13 +51,11 @@ void run_group(const FbProfile& p, const GroupTarget* in, std::vector<float>& ro
   constexpr int T = V::kTargets;
   constexpr unsigned kAll = (1u << T) - 1;
   const int Q = p.Q;
-  // 3Q cells (M, D, I of segment q at 3q, 3q+1, 3q+2), then the row's Q emission vectors
-  // (each target's own, gathered), aligned to 64 bytes.
-  row.resize(size_t(4 * Q) * 4 * T + 16);
+  // 3Q cells (M, D, I of segment q at 3q, 3q+1, 3q+2), aligned to 64 bytes.
+  row.resize(size_t(3 * Q) * 4 * T + 16);
   float* base = row.data();
   while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
   Reg* dp = reinterpret_cast<Reg*>(base);
-  Reg* emit = dp + 3 * Q;
   const auto M = [dp](int q) -> Reg& { return dp[3 * q]; };
   const auto D = [dp](int q) -> Reg& { return dp[3 * q + 1]; };
   const auto I = [dp](int q) -> Reg& { return dp[3 * q + 2]; };
@@ -68,17 +66,14 @@ void run_group(const FbProfile& p, const GroupTarget* in, std::vector<float>& ro
   const __m128* dd = tfv + 7 * Q;
   int rows = 0;
   for (int t = 0; t < T; ++t) rows = std::max(rows, in[t].L);
-  // Row i's emission vectors of each target. A target past its last row runs on (its lanes are
-  // never read again) on residue code 0.
-  const __m128* rp[T];
-  const auto residues = [&](int i) {
-    for (int t = 0; t < T; ++t) rp[t] = p.emit(i <= in[t].L ? in[t].seq[i - 1] : uint8_t(0));
-  };
-  residues(1);
-  for (int q = 0; q < Q; ++q) emit[q] = V::gather(rp, q);
   for (int i = 1; i <= rows; ++i) {
+    // A target past its last row runs on (its lanes are never read again) on residue code 0.
+    const __m128* rp[T];
     float xb[T];
-    for (int t = 0; t < T; ++t) xb[t] = sp[t].xB;
+    for (int t = 0; t < T; ++t) {
+      rp[t] = p.emit(i <= in[t].L ? in[t].seq[i - 1] : uint8_t(0));
+      xb[t] = sp[t].xB;
+    }
     const __m128* tp = tfv;
     Reg dcv = zerov, xEv = zerov, sv;
     const Reg xBv = V::per_target(xb);
@@ -88,7 +83,7 @@ void run_group(const FbProfile& p, const GroupTarget* in, std::vector<float>& ro
       sv = V::add(sv, V::mul(mpv, V::both(tp++)));
       sv = V::add(sv, V::mul(ipv, V::both(tp++)));
       sv = V::add(sv, V::mul(dpv, V::both(tp++)));
-      sv = V::mul(sv, emit[q]);
+      sv = V::mul(sv, V::gather(rp, q));
       xEv = V::add(xEv, sv);
       mpv = M(q), dpv = D(q), ipv = I(q);
       M(q) = sv;
@@ -101,18 +96,14 @@ void run_group(const FbProfile& p, const GroupTarget* in, std::vector<float>& ro
     // M >= 100 each target stops after its first pass that changes none of its cells. Each
     // pass also sums E (the M terms, then D(0), D(1), ... in HMMER's order) from the cells it
     // leaves: the last pass's sum is the row's, without a loop of its own after the passes.
-    // The pass is a serial add-multiply chain that leaves the shuffle and load ports idle: the
-    // next row's emission vectors are gathered in it (the main pass above read this row's).
     const Reg xMv = xEv;
     dcv = V::rightshift(dcv);
     D(0) = zerov;
-    residues(i + 1);
     for (int q = 0; q < Q; ++q) {  // the chain through d in registers, not through the row's memory
       const Reg d = V::add(dcv, D(q));
       D(q) = d;
       xEv = V::add(d, xEv);
       dcv = V::mul(d, V::both(dd + q));
-      emit[q] = V::gather(rp, q);
     }
     // A pass from an all-zero carry (every lane of every target: the values are never negative,
     // so "none greater than zero") adds +0 everywhere and changes nothing, nor do those after it.
