@@ -28,8 +28,6 @@
 
 namespace hpc::hmm {
 
-struct FbTargetPair;  // forward_backward.hpp
-
 // hmmsearch's options of the pipeline: --F1 --F2 --F3 --nobias --nonull2 --max --seed.
 struct PipelineSettings {
   double F1 = 0.02, F2 = 1e-3, F3 = 1e-5;
@@ -74,18 +72,16 @@ class PostFilterPipeline {
   PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings, const FbProfile& profile);
   PostFilterResult score(const std::string& name, const std::string& description, const uint8_t* seq, int L,
                          float filter_nats);
-  // score() on two targets (L >= 1) at once, their Forward and Backward parsers side by side
-  // (forward_pair, backward_pair): out[k] is score()'s result for t[k].
   struct Target {
     const std::string *name, *description;
     const uint8_t* seq;
     int L;
     float filter_nats;
   };
-  void score_pair(const Target t[2], PostFilterResult out[2]);
-  // The same from Backward on, for n (1 or 2) targets that passed the Forward filter on a
+  // score() from Backward on, for n (1 or 2) targets that passed the Forward filter on a
   // Forward parser run elsewhere (forward_group's special rows `fwd_x[k]`, FbMatrix::xmx's, and
-  // its score `fwd_nats[k]`): out[k] is score()'s result for t[k], without Forward again.
+  // its score `fwd_nats[k]`): out[k] is score()'s result for t[k], without Forward again; two
+  // targets' Backward parsers side by side (backward_pair).
   void score_forwarded(const Target* t, int n, const std::vector<float>* const* fwd_x, const float* fwd_nats,
                        PostFilterResult* out);
   // The Forward filter's decision on a Forward parser score (nats): true when it passes F3
@@ -101,15 +97,11 @@ class PostFilterPipeline {
   // Domain definition on fwd_/bck_ (the target's parser matrices) and the hit's scores.
   std::optional<TargetHit> define_hit(const std::string& name, const std::string& description, const uint8_t* seq,
                                       int L, float fwdsc);
-  // Backward and define_hit on the Forward parser matrices fwd_ (t[0]) and fwd2_ (t[1]) of the
-  // targets that pass (pass[k]); out[k] the result of each (nothing for one that fails).
-  void backward_and_hits(const Target t[2], const FbTargetPair& pair, const bool pass[2], const float fwdsc[2],
-                         PostFilterResult out[2]);
   float fwd_tau_, fwd_lambda_;
   PipelineSettings settings_;
   FbProfile profile_;
   FbMatrix fwd_, bck_;
-  FbMatrix fwd2_, bck2_;  // score_pair's second target's
+  FbMatrix fwd2_, bck2_;  // score_forwarded's second target's
   DomainWorkspace domain_ws_;
 };
 
