@@ -15,8 +15,7 @@ namespace {
 // carries zero on, so it and the passes after it change nothing: skipped, bit for bit.
 bool all_zero(__m128 v) { return _mm_movemask_ps(_mm_cmpneq_ps(v, _mm_setzero_ps())) == 0; }
 
-// forward() one row at a time (start, row(1..L) in order, score), so that two targets' rows
-// can alternate (forward_pair).
+// forward() one row at a time (start, row(1..L) in order, score).
 class ForwardRows {
  public:
   // xf: the target's special transitions (FbProfile::xf as configured for it).
@@ -40,36 +39,21 @@ class ForwardRows {
 
   void row(int i) {
     main_pass(i);
-    ForwardRows* const self[1] = {this};
-    first_dd_pass(self, 1);
+    first_dd_pass();
     finish_row(i);
   }
 
-  // The first D->D pass of `n` targets' rows (1 or 2, one profile) in one loop: each target's
-  // chain of adds and multiplies in its own order, the two chains side by side.
-  static void first_dd_pass(ForwardRows* const* t, int n) {
-    const FbProfile& p = t[0]->p_;
-    const int Q = p.Q;
-    const __m128* tp = p.tfv.data() + 7 * Q;
-    if (n == 1) {
-      __m128* dpc = t[0]->dpc_;
-      __m128 dcv = t[0]->dcv_;
-      for (int q = 0; q < Q; ++q) {
-        dmo(dpc, q) = _mm_add_ps(dcv, dmo(dpc, q));
-        dcv = _mm_mul_ps(dmo(dpc, q), tp[q]);
-      }
-      t[0]->dcv_ = dcv;
-      return;
-    }
-    __m128 *da = t[0]->dpc_, *db = t[1]->dpc_;
-    __m128 ca = t[0]->dcv_, cb = t[1]->dcv_;
+  // The first D->D pass: a serial chain of adds and multiplies.
+  void first_dd_pass() {
+    const int Q = p_.Q;
+    const __m128* tp = p_.tfv.data() + 7 * Q;
+    __m128* dpc = dpc_;
+    __m128 dcv = dcv_;
     for (int q = 0; q < Q; ++q) {
-      const __m128 va = _mm_add_ps(ca, dmo(da, q));
-      const __m128 vb = _mm_add_ps(cb, dmo(db, q));
-      dmo(da, q) = va, dmo(db, q) = vb;
-      ca = _mm_mul_ps(va, tp[q]), cb = _mm_mul_ps(vb, tp[q]);
+      dmo(dpc, q) = _mm_add_ps(dcv, dmo(dpc, q));
+      dcv = _mm_mul_ps(dmo(dpc, q), tp[q]);
     }
-    t[0]->dcv_ = ca, t[1]->dcv_ = cb;
+    dcv_ = dcv;
   }
 
   // The row up to its first D->D pass: M and I, D's M->D terms; leaves the pass's carry.
@@ -261,8 +245,8 @@ class BackwardRows {
     finish_row(i);
   }
 
-  // The first D->D pass of `n` targets' rows (1 or 2, one profile) in one loop, as
-  // ForwardRows::first_dd_pass.
+  // The first D->D pass of `n` targets' rows (1 or 2, one profile) in one loop: each target's
+  // chain of adds and multiplies in its own order, the two chains side by side.
   static void first_dd_pass(BackwardRows* const* t, int n) {
     const FbProfile& p = t[0]->p_;
     const int Q = p.Q;
@@ -429,20 +413,6 @@ float backward(const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fw
 
 // Rows alternate between the two targets: each row's D->D pass is a serial chain (an add and
 // a multiply a segment), and the other target's row, independent of it, fills its latency.
-void forward_pair(const FbTargetPair& t, const FbProfile& p, FbMatrix& oxa, FbMatrix& oxb, bool full, float sc[2]) {
-  ForwardRows a(t.seq[0], t.L[0], p, t.xf[0].x, oxa, full), b(t.seq[1], t.L[1], p, t.xf[1].x, oxb, full);
-  const int common = std::min(t.L[0], t.L[1]);
-  ForwardRows* const both[2] = {&a, &b};
-  for (int i = 1; i <= common; ++i) {
-    a.main_pass(i), b.main_pass(i);
-    ForwardRows::first_dd_pass(both, 2);
-    a.finish_row(i), b.finish_row(i);
-  }
-  for (int i = common + 1; i <= t.L[0]; ++i) a.row(i);
-  for (int i = common + 1; i <= t.L[1]; ++i) b.row(i);
-  sc[0] = a.score(), sc[1] = b.score();
-}
-
 void backward_pair(const FbTargetPair& t, const FbProfile& p, const FbMatrix& fwda, const FbMatrix& fwdb,
                    FbMatrix& bcka, FbMatrix& bckb, bool full, float sc[2]) {
   BackwardRows a(t.seq[0], t.L[0], p, t.xf[0].x, fwda, bcka, full), b(t.seq[1], t.L[1], p, t.xf[1].x, fwdb, bckb, full);

@@ -16,16 +16,15 @@ namespace hpc::hmm {
 float forward(const uint8_t* seq, int L, const FbProfile& p, FbMatrix& mx, bool full);
 float backward(const uint8_t* seq, int L, const FbProfile& p, const FbMatrix& fwd, FbMatrix& bck, bool full);
 
-// Two targets (L >= 1 each) through forward() / backward() at once, their rows alternating so
-// that one's serial D->D chain overlaps the other's work. Each target's matrix and score
-// (sc[0], sc[1]) are forward()'s / backward()'s bit for bit: its own operations, in order.
+// Two targets (L >= 1 each) through backward() at once, their rows alternating so that one's
+// serial D->D chain overlaps the other's work. Each target's matrix and score (sc[0], sc[1])
+// are backward()'s bit for bit: its own operations, in order.
 // xf: each target's special transitions (FbProfile::xf as configured for it; p's are unused).
 struct FbTargetPair {
   const uint8_t* seq[2];
   int L[2];
   FbSpecialOdds xf[2];
 };
-void forward_pair(const FbTargetPair& t, const FbProfile& p, FbMatrix& oxa, FbMatrix& oxb, bool full, float sc[2]);
 void backward_pair(const FbTargetPair& t, const FbProfile& p, const FbMatrix& fwda, const FbMatrix& fwdb,
                    FbMatrix& bcka, FbMatrix& bckb, bool full, float sc[2]);
 

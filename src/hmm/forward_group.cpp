@@ -14,23 +14,25 @@
 namespace hpc::hmm {
 namespace {
 
-// One target's special states and scale factors, as forward() sets them row by row.
+// One target's special states and rows, as forward() sets them row by row: `rows` holds
+// FbMatrix::xmx's special rows (E, N, J, B, C, scale) of rows 0..L.
 struct GroupSpecials {
   const GroupTarget* t = nullptr;
-  std::vector<float>* scales = nullptr;
+  std::vector<float>* rows = nullptr;
   float xN = 1.0f, xJ = 0.0f, xB = 0.0f, xC = 0.0f;
-  void start(const GroupTarget& target, std::vector<float>& s) {
-    t = &target, scales = &s;
-    scales->assign(size_t(t->L) + 1, 1.0f);
+  void start(const GroupTarget& target, std::vector<float>& r) {
+    t = &target, rows = &r;
+    rows->resize((size_t(t->L) + 1) * kFbXCells);
     xN = 1.0f, xJ = 0.0f, xB = t->xf.x[1][0], xC = 0.0f;
+    FbRowsSink{rows->data()}.row(0, 0.0f, xN, xJ, xB, xC, 1.0f);
   }
   // Row i's specials from its E sum; returns the rescaling factor (1: none).
   float row(int i, float xE) {
     const float scale = fb_forward_specials(xE, xN, xJ, xB, xC, t->xf);
-    (*scales)[size_t(i)] = scale;
+    FbRowsSink{rows->data()}.row(i, scale != 1.0f ? 1.0f : xE, xN, xJ, xB, xC, scale);
     return scale;
   }
-  float nats() const { return fb_forward_nats(scales->data(), 1, t->L, xC, t->xf); }
+  float nats() const { return fb_forward_nats(rows->data() + kFbXCells - 1, kFbXCells, t->L, xC, t->xf); }
 };
 
 }  // namespace
@@ -137,7 +139,7 @@ int forward_group_width(bool without_avx512) {
 }
 
 void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::vector<float>& row, float* nats,
-                   bool without_avx512) {
+                   bool without_avx512, std::vector<float>* special_rows) {
   const int most = forward_group_width(without_avx512);
   if (n < 1 || n > most) throw Error("internal: forward_group of " + std::to_string(n) + " targets, width " + std::to_string(most));
   // The narrowest kernel that holds the group: one register of 2 (AVX) or 4 targets (AVX-512),
@@ -147,9 +149,9 @@ void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::v
   // A group short of the width repeats its last target (that score is not returned).
   GroupTarget in[kMaxGroup];
   for (int t = 0; t < width; ++t) in[t] = targets[std::min(t, n - 1)];
-  thread_local std::vector<float> scales[kMaxGroup];
+  thread_local std::vector<float> own_rows[kMaxGroup];
   GroupSpecials sp[kMaxGroup];
-  for (int t = 0; t < width; ++t) sp[t].start(in[t], scales[t]);
+  for (int t = 0; t < width; ++t) sp[t].start(in[t], special_rows && t < n ? special_rows[t] : own_rows[t]);
   if (wide && width == 8)
     group_avx512::run_group<group_avx512::Twice<group_avx512::V>>(p, in, row, sp);
   else if (wide && width == 4)
@@ -169,7 +171,7 @@ namespace hpc::hmm {
 
 int forward_group_width(bool) { return 0; }
 
-void forward_group(const FbProfile&, const GroupTarget*, int, std::vector<float>&, float*, bool) {
+void forward_group(const FbProfile&, const GroupTarget*, int, std::vector<float>&, float*, bool, std::vector<float>*) {
   throw Error("internal: forward_group needs AVX (check forward_group_width)");
 }
 

@@ -34,8 +34,10 @@ int forward_group_width(bool without_avx512 = false);
 // forward_group_width()), under the caller's HmmerFloatMode; `row` is scratch kept between
 // calls. The narrowest kernel that holds n targets runs (AVX-512: 4 targets in one register,
 // or 8 in two; AVX: 2 or 4). Throws forward()'s hpc::Error for a target whose score leaves the
-// float range (the first such target's).
+// float range (the first such target's). special_rows (n vectors, or null): each target's
+// special rows, forward(..., false)'s FbMatrix::xmx (rows 0..L of E, N, J, B, C, scale), so that
+// a target passing the Forward filter goes on to Backward without its Forward again.
 void forward_group(const FbProfile& p, const GroupTarget* targets, int n, std::vector<float>& row, float* nats,
-                   bool without_avx512 = false);
+                   bool without_avx512 = false, std::vector<float>* special_rows = nullptr);
 
 }  // namespace hpc::hmm

@@ -105,28 +105,35 @@ PostFilterResult PostFilterPipeline::score(const std::string& name, const std::s
   return out;
 }
 
-void PostFilterPipeline::score_pair(const Target t[2], PostFilterResult out[2]) {
+void PostFilterPipeline::score_forwarded(const Target* t, int n, const std::vector<float>* const* fwd_x,
+                                         const float* fwd_nats, PostFilterResult* out) {
+  if (n < 1 || n > 2) throw Error("internal: score_forwarded of " + std::to_string(n) + " targets");
   const HmmerFloatMode mode;
-  const FbTargetPair pair{
-      {t[0].seq, t[1].seq}, {t[0].L, t[1].L}, {fb_special_odds(t[0].L, true), fb_special_odds(t[1].L, true)}};
-  float fwdsc[2], bcksc[2];
-  forward_pair(pair, profile_, fwd_, fwd2_, false, fwdsc);
-  const bool pass[2] = {passes_forward(fwdsc[0], t[0].filter_nats), passes_forward(fwdsc[1], t[1].filter_nats)};
+  const FbTargetPair pair{{t[0].seq, t[n - 1].seq},
+                          {t[0].L, t[n - 1].L},
+                          {fb_special_odds(t[0].L, true), fb_special_odds(t[n - 1].L, true)}};
   FbMatrix* fwd[2] = {&fwd_, &fwd2_};
-  FbMatrix* bck[2] = {&bck_, &bck2_};
-  if (pass[0] && pass[1]) {
+  for (int k = 0; k < n; ++k) {
+    if (fwd_x[k]->size() < (size_t(t[k].L) + 1) * kXCells)
+      throw Error("internal: score_forwarded given " + std::to_string(fwd_x[k]->size()) + " special cells for a target of " +
+                  std::to_string(t[k].L) + " residues");
+    fwd[k]->resize(profile_.M, profile_.Q, t[k].L, false);
+    std::copy(fwd_x[k]->begin(), fwd_x[k]->begin() + (ptrdiff_t(t[k].L) + 1) * kXCells, fwd[k]->xmx.begin());
+    fwd[k]->has_own_scales = true;
+  }
+  float bcksc[2];
+  if (n == 2) {
     backward_pair(pair, profile_, fwd_, fwd2_, bck_, bck2_, false, bcksc);
   } else {
-    for (int k = 0; k < 2; ++k)
-      if (pass[k]) profile_.configure(t[k].L, true), backward(t[k].seq, t[k].L, profile_, *fwd[k], *bck[k], false);
+    profile_.configure(t[0].L, true);
+    backward(t[0].seq, t[0].L, profile_, fwd_, bck_, false);
   }
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < n; ++k) {
     out[k] = PostFilterResult{};
-    if (!pass[k]) continue;
     out[k].past_fwd = true;
     profile_.configure(t[k].L, true);
     if (k == 1) std::swap(fwd_, fwd2_), std::swap(bck_, bck2_);  // define_hit reads fwd_ and bck_
-    out[k].hit = define_hit(*t[k].name, *t[k].description, t[k].seq, t[k].L, fwdsc[k]);
+    out[k].hit = define_hit(*t[k].name, *t[k].description, t[k].seq, t[k].L, fwd_nats[k]);
     if (k == 1) std::swap(fwd_, fwd2_), std::swap(bck_, bck2_);
   }
 }

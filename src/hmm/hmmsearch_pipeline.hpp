@@ -72,15 +72,18 @@ class PostFilterPipeline {
   PostFilterPipeline(const HmmModel& model, const PipelineSettings& settings, const FbProfile& profile);
   PostFilterResult score(const std::string& name, const std::string& description, const uint8_t* seq, int L,
                          float filter_nats);
-  // score() on two targets (L >= 1) at once, their Forward and Backward parsers side by side
-  // (forward_pair, backward_pair): out[k] is score()'s result for t[k].
   struct Target {
     const std::string *name, *description;
     const uint8_t* seq;
     int L;
     float filter_nats;
   };
-  void score_pair(const Target t[2], PostFilterResult out[2]);
+  // score() from Backward on, for n (1 or 2) targets that passed the Forward filter on a
+  // Forward parser run elsewhere (forward_group's special rows `fwd_x[k]`, FbMatrix::xmx's, and
+  // its score `fwd_nats[k]`): out[k] is score()'s result for t[k], without Forward again; two
+  // targets' Backward parsers side by side (backward_pair).
+  void score_forwarded(const Target* t, int n, const std::vector<float>* const* fwd_x, const float* fwd_nats,
+                       PostFilterResult* out);
   // The Forward filter's decision on a Forward parser score (nats): true when it passes F3
   // (then Backward and domain definition follow).
   bool passes_forward(float fwd_nats, float filter_nats) const;
@@ -98,7 +101,7 @@ class PostFilterPipeline {
   PipelineSettings settings_;
   FbProfile profile_;
   FbMatrix fwd_, bck_;
-  FbMatrix fwd2_, bck2_;  // score_pair's second target's
+  FbMatrix fwd2_, bck2_;  // score_forwarded's second target's
   DomainWorkspace domain_ws_;
 };
 

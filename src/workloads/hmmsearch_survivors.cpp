@@ -39,6 +39,7 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
     uint32_t model = 0;
     const size_t end = (job + 1) * n / runs;
     std::vector<float> group_row;
+    std::vector<float> group_rows[hmm::kMaxGroup];  // each target's Forward special rows
     for (size_t i = job * n / runs; i < end; ++i) {
       const Survivor& s = survivors[i];
       if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings, profiles.at(s.model)), model = s.model;
@@ -54,8 +55,9 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
                         : pipe->score(*t.name, *t.description, t.seq, t.L, t.filter_nats);
       };
       // This one and the next ones of its model (of similar lengths in a list ordered by
-      // length) through the Forward filter together; the few that pass it through score_pair
-      // two at a time (score() for an odd one), Forward again included.
+      // length) through the Forward filter together; the few that pass it go on from Backward
+      // two at a time (score_forwarded: their Backward parsers side by side) on the filter's
+      // own Forward rows.
       size_t group = 1;
       while (!parses && group < size_t(width) && i + group < end && survivors[i + group].model == s.model) ++group;
       if (group == 1) {
@@ -66,23 +68,23 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
       float nats[hmm::kMaxGroup];
       for (size_t k = 0; k < group; ++k) in[k] = group_target(db, survivors[i + k]);
       const hmm::HmmerFloatMode mode;
-      hmm::forward_group(profiles.at(s.model), in, int(group), group_row, nats);
-      // Those that pass, two at a time through score_pair (their parsers side by side).
+      hmm::forward_group(profiles.at(s.model), in, int(group), group_row, nats, false, group_rows);
       size_t passed[hmm::kMaxGroup], npassed = 0;
       for (size_t k = 0; k < group; ++k)
-        if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) passed[npassed++] = i + k;
-      size_t k = 0;
-      for (; k + 1 < npassed; k += 2) {
-        const hmm::PostFilterPipeline::Target t[2] = {target(passed[k]), target(passed[k + 1])};
+        if (pipe->passes_forward(nats[k], survivors[i + k].filter_nats)) passed[npassed++] = k;
+      for (size_t k = 0; k < npassed; k += 2) {
+        const int two = k + 1 < npassed ? 2 : 1;
+        hmm::PostFilterPipeline::Target t[2];
+        const std::vector<float>* rows[2];
+        float fwd[2];
         hmm::PostFilterResult r[2];
-        if (t[0].L < 1 || t[1].L < 1) {
-          score(passed[k]), score(passed[k + 1]);
-          continue;
+        for (int j = 0; j < two; ++j) {
+          const size_t g = passed[k + size_t(j)];
+          t[j] = target(i + g), rows[j] = &group_rows[g], fwd[j] = nats[g];
         }
-        pipe->score_pair(t, r);
-        out[passed[k]] = std::move(r[0]), out[passed[k + 1]] = std::move(r[1]);
+        pipe->score_forwarded(t, two, rows, fwd, r);
+        for (int j = 0; j < two; ++j) out[i + passed[k + size_t(j)]] = std::move(r[j]);
       }
-      if (k < npassed) score(passed[k]);
       i += group - 1;
     }
   });

@@ -17,7 +17,8 @@ namespace {
 // The CPU worker: the tile's filters on this thread (the CPU msv engine, model by model), then
 // its survivors through the same stage as the engine workers' (hmmsearch_after_filters) on this
 // thread alone: neighbours of a model through the Forward filter eight at a time (forward_group)
-// and their parsers two at a time (score_pair), which the per-target pipeline cannot group.
+// and those past it from Backward on two at a time (score_forwarded), which the per-target
+// pipeline cannot group.
 class CpuWorker : public TileWorker {
  public:
   explicit CpuWorker(HmmsearchJob& job)

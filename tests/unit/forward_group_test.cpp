@@ -5,7 +5,8 @@
 // float mode, for groups of 1 to the width, targets of unequal lengths (a shorter one's lanes
 // run on past its end), models under and over 100 nodes (the D->D passes stop per target
 // there), rescaled rows in some targets only, and scores out of the float range (the same
-// error, the first such target's).
+// error, the first such target's). Each target's special rows (what Backward and domain
+// definition read after the filter) equal forward()'s FbMatrix::xmx bit for bit too.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -32,6 +33,7 @@ struct Single {
   float nats = 0;
   std::string error;
   int rescales = 0;
+  std::vector<float> rows;  // FbMatrix::xmx of rows 0..L
 };
 Single alone(const FbProfile& base, const std::vector<uint8_t>& s) {
   const HmmerFloatMode mode;
@@ -46,6 +48,7 @@ Single alone(const FbProfile& base, const std::vector<uint8_t>& s) {
     r.error = e.what();
   }
   for (int i = 1; i <= L && r.error.empty(); ++i) r.rescales += mx.x(i, kCellScale) > 1.0f;
+  r.rows.assign(mx.xmx.begin(), mx.xmx.begin() + (ptrdiff_t(L) + 1) * kXCells);
   return r;
 }
 
@@ -74,11 +77,15 @@ void compare(const FbProfile& p, const std::vector<const std::vector<uint8_t>*>&
     }
     return;
   }
-  forward_group(p, in, int(group.size()), row, nats, cov.without_avx512);
+  std::vector<float> rows[kMaxGroup];
+  forward_group(p, in, int(group.size()), row, nats, cov.without_avx512, rows);
   int rescaled = 0;
   for (size_t t = 0; t < group.size(); ++t) {
     ASSERT_EQ(float_bits(nats[t]), float_bits(each[t].nats))
         << where << ": target " << t << " " << nats[t] << " vs " << each[t].nats;
+    ASSERT_EQ(rows[t].size(), each[t].rows.size()) << where << ": target " << t;
+    const std::string diff = rows_difference(rows[t].data(), each[t].rows.data(), rows[t].size() / kXCells);
+    ASSERT_TRUE(diff.empty()) << where << ": target " << t << "'s special rows differ: " << diff;
     rescaled += each[t].rescales > 0;
     cov.unequal += group[t]->size() != group[0]->size();
   }
