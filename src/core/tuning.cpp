@@ -45,12 +45,11 @@ const std::vector<TunableSpec> kTable = {
      "bytes (w8), or the byte kernel; all give the same scores"},
     {Tunable::kMsvQ, "HPCALIGN_MSV_Q", K::kNumber, {}, 0, kNoMax, "0", "the planner's choice", false,
      "msv on a GPU: nodes per slot of every pack of the 16-bit kernel (a compiled size)"},
-    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "dear10", "dear25", "dear50", "device", "host"}, 0,
-     0, "host", "", false,
+    {Tunable::kHmmParsers, "HPCALIGN_HMM_PARSERS", K::kChoice, {"forward", "device", "host"}, 0, 0, "host", "",
+     false,
      "hmmsearch, hmmscan on a GPU: where the Viterbi survivors' Forward/Backward parsers run: on the worker's host threads "
      "(host); the Forward parser on the GPU, a block a target, and the rest for those past the Forward filter on "
-     "the host threads (forward); that for the dearest survivors only (by cells, length x nodes) making 10, 25 or 50% "
-     "of each tile's cells, the host threads running the others beside it (dear10, dear25, dear50); both parsers on the GPU, Backward one thread a target (device). Same results; "
+     "the host threads (forward); both parsers on the GPU, Backward one thread a target (device). Same results; "
      "the GPU choices are slower end to end for now"},
     {Tunable::kHmmBias, "HPCALIGN_HMM_BIAS", K::kChoice, {"device", "host"}, 0, 0, "device", "", false,
      "hmmsearch, hmmscan, msv on a GPU: where the bias filter of the pairs past the MSV filter runs: one GPU thread a "

@@ -113,10 +113,7 @@ class HmmsearchRun : public TiledWorkload {
     if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
     return make_hmmsearch_engine_worker(
         job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.msv_setup()), std::move(parsers),
-        where == "device"                 ? EngineParsers::kBoth
-        : where.compare(0, 4, "dear") == 0 ? EngineParsers::kDearest
-                                           : EngineParsers::kForward,
-        slot.threads);
+        where == "device" ? EngineParsers::kBoth : EngineParsers::kForward, slot.threads);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
   void create_output() override { out_ = std::make_unique<h5::File>(opt_.run.out_path, h5::Mode::kCreate); }

@@ -1,7 +1,6 @@
 #include "src/workloads/hmmsearch_workers.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <future>
 #include <optional>
 #include <string>
@@ -9,7 +8,6 @@
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
-#include "src/core/tuning.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 #include "src/workloads/hmmsearch_survivors.hpp"
 
@@ -144,80 +142,31 @@ std::unique_ptr<TileWorker> make_hmmsearch_engine_worker(HmmsearchJob& job, std:
 
 namespace {
 
-std::vector<FbJob> fb_jobs(const Database& db, const std::vector<Survivor>& survivors, const std::vector<size_t>& which) {
-  std::vector<FbJob> jobs;
-  jobs.reserve(which.size());
-  for (size_t i : which) jobs.push_back({survivors[i].model, db.seqs.view(survivors[i].target)});
-  return jobs;
-}
-
-// kDearest's split: the dearest survivors by cells (length x nodes) making `percent` of the
-// tile's cells go to the engine, the others stay on the host, each part in list order. The
-// engine's block-a-target kernel keeps its 128 threads busy only on long models, and the
-// host's eight-a-group Forward filter pays for every cell, so the engine takes the dear end.
-void split_dearest(const HmmsearchJob& job, const std::vector<Survivor>& survivors, int percent,
-                   std::vector<size_t>& host, std::vector<size_t>& gpu) {
-  const size_t n = survivors.size();
-  std::vector<uint64_t> cells(n);
-  uint64_t total = 0;
-  for (size_t i = 0; i < n; ++i)
-    total += cells[i] = uint64_t(job.db.seqs.length(survivors[i].target)) * job.models[survivors[i].model].length;
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  // Ties by position, so the split is the same whatever the sort does.
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return cells[a] != cells[b] ? cells[a] > cells[b] : a < b; });
-  std::vector<char> to_gpu(n, 0);
-  uint64_t taken = 0;
-  for (size_t k = 0; k < n && (taken + cells[order[k]]) * 100 <= total * uint64_t(percent); ++k)
-    taken += cells[order[k]], to_gpu[order[k]] = 1;
-  for (size_t i = 0; i < n; ++i) (to_gpu[i] ? gpu : host).push_back(i);
-}
-
-// HPCALIGN_HMM_PARSERS=dearN's N.
-int dearest_percent() { return std::atoi(tuning_choice(Tunable::kHmmParsers) + 4); }
-
 // The survivors through the rest of hmmsearch's pipeline: on `pool` alone without `parsers`;
 // else their Forward parser on the engine and, past the Forward filter, either the whole rest
 // on `pool` (kForward: the host's Forward again, on the few that pass) or Backward on the
-// engine too and domain definition on `pool` (kBoth). kDearest: the Forward parser of the
-// split_dearest part on the engine, a thread of its own waiting for it, while `pool` runs the
-// whole pipeline of the others; then those of the engine's part past the Forward filter on `pool`.
+// engine too and domain definition on `pool` (kBoth).
 std::vector<hmm::PostFilterResult> score_after_filters(HmmsearchJob& job, const std::vector<Survivor>& survivors,
                                                        ThreadPool& pool, FbEngine* parsers, EngineParsers use) {
   const Database& db = job.db;
   if (!parsers) return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool);
-  const size_t n = survivors.size();
+  std::vector<FbJob> jobs;
+  jobs.reserve(survivors.size());
+  for (const Survivor& s : survivors) jobs.push_back({s.model, db.seqs.view(s.target)});
   const auto passes = [&](size_t i, float nats) {
     const Survivor& s = survivors[i];
     return hmm::forward_filter_passes(job.models[s.model], job.pipeline, nats, s.filter_nats);
   };
-  std::vector<size_t> host, gpu;
-  if (use == EngineParsers::kDearest)
-    split_dearest(job, survivors, dearest_percent(), host, gpu);
-  else
-    for (size_t i = 0; i < n; ++i) gpu.push_back(i);
   if (use == EngineParsers::kBoth) {
-    const std::vector<hmm::FbParse> parses = parsers->filter_and_parse(fb_jobs(db, survivors, gpu), passes);
+    const std::vector<hmm::FbParse> parses = parsers->filter_and_parse(jobs, passes);
     return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool, &parses);
   }
-  if (gpu.empty()) return score_survivors(job.models, job.fb_profiles(), db, job.pipeline, survivors, pool);
-  std::vector<hmm::PostFilterResult> scored(n);  // the engine's part failing the Forward filter stays so
-  std::future<std::vector<float>> engine_nats =
-      std::async(host.empty() ? std::launch::deferred : std::launch::async,
-                 [&] { return parsers->forward(fb_jobs(db, survivors, gpu)); });
-  if (!host.empty()) {
-    std::vector<Survivor> own;
-    own.reserve(host.size());
-    for (size_t i : host) own.push_back(survivors[i]);
-    std::vector<hmm::PostFilterResult> r = score_survivors(job.models, job.fb_profiles(), db, job.pipeline, own, pool);
-    for (size_t k = 0; k < host.size(); ++k) scored[host[k]] = std::move(r[k]);
-  }
-  const std::vector<float> nats = engine_nats.get();
+  const std::vector<float> nats = parsers->forward(jobs);
   std::vector<Survivor> past;
   std::vector<size_t> where;
-  for (size_t k = 0; k < gpu.size(); ++k)
-    if (passes(gpu[k], nats[k])) past.push_back(survivors[gpu[k]]), where.push_back(gpu[k]);
+  for (size_t i = 0; i < survivors.size(); ++i)
+    if (passes(i, nats[i])) past.push_back(survivors[i]), where.push_back(i);
+  std::vector<hmm::PostFilterResult> scored(survivors.size());  // the others: failed the Forward filter
   std::vector<hmm::PostFilterResult> rest = score_survivors(job.models, job.fb_profiles(), db, job.pipeline, past, pool);
   for (size_t k = 0; k < past.size(); ++k) scored[where[k]] = std::move(rest[k]);
   return scored;

@@ -50,11 +50,9 @@ struct HmmsearchJob {
 
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(HmmsearchJob& job);
 // What a parser engine runs of the survivors' pipeline: their Forward parser (the Forward
-// filter's score; those that pass it then run the whole rest on the host), that for the dearest
-// survivors only (HPCALIGN_HMM_PARSERS=dearN: N% of each tile's cells) while the host's threads
-// run the others' whole pipeline, or Forward and Backward (domain definition on the host, from
-// the parsers' rows).
-enum class EngineParsers { kForward, kDearest, kBoth };
+// filter's score; those that pass it then run the whole rest on the host), or Forward and
+// Backward (domain definition on the host, from the parsers' rows).
+enum class EngineParsers { kForward, kBoth };
 
 // `engine` runs the filters (built on job.msv_setup()); `parsers`, when given, the survivors'
 // parsers `use` names; host_threads: the post-filter pool. `look_ahead`: the worker looks ahead

@@ -139,22 +139,6 @@ TEST(HmmsearchGpu, MaxEqualsCpuAndHmmsearch) {
   expect_same(gpu, theirs, "cuda vs hmmsearch");
 }
 
-// The survivors' Forward filter on the GPU, all of it or the dearest share beside the host's
-// threads, gives the host's tables, with the defaults and with --max (every target through Forward).
-TEST(HmmsearchGpu, ForwardOnTheGpuEqualsCpu) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const Inputs& in = inputs();
-  for (const std::string options : {"", "--max"}) {
-    SCOPED_TRACE("options '" + options + "'");
-    const std::string db = options.empty() ? in.db : data_path("globins45.fa");
-    const Result cpu = ours("", "--backend cpu " + options, in.models, db);
-    EXPECT_GT(rows(cpu.tbl), 30u);
-    for (const std::string env : {"HPCALIGN_HMM_PARSERS=forward", "HPCALIGN_HMM_PARSERS=dear10",
-                                  "HPCALIGN_HMM_PARSERS=dear50"})
-      expect_same(ours(env, "--backend cuda " + options, in.models, db), cpu, env);
-  }
-}
-
 // auto takes the GPU (the output says so); one worker a GPU with 3 host threads, or four with
 // the default, give the same tables.
 TEST(HmmsearchGpu, AutoUsesTheGpuAndWorkerCountsAgree) {

@@ -17,7 +17,6 @@
 #include "io/database.hpp"
 #include "io/hmm_file.hpp"
 #include "kernels/msv_engine.hpp"
-#include "src/core/tuning.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/hmm_inputs.hpp"
@@ -162,19 +161,13 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   std::unique_ptr<TileWorker> forward_only =
       make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
                                    make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kForward, 2);
-  // And with the dearest survivors' Forward (25% of each tile's cells) on the engine beside the
-  // host's pool running the others.
-  std::unique_ptr<TileWorker> dearest =
-      make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
-                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kDearest, 2);
-  const ScopedTunable dear25(Tunable::kHmmParsers, "dear25");
   // Looking ahead, driven as the scheduler drives it: the next tile's filters run on the
   // worker's own thread while the current tile's survivors are scored.
   std::unique_ptr<TileWorker> ahead = make_hmmsearch_engine_worker(
       job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()), nullptr, EngineParsers::kBoth, 2, true);
   ASSERT_TRUE(ahead->looks_ahead());
   ThreadPool pool(2);
-  std::vector<HmmTileResult> per_target, on_cpu, after_engine, after_forward, after_dearest, after_halves, looked_ahead;
+  std::vector<HmmTileResult> per_target, on_cpu, after_engine, after_forward, after_halves, looked_ahead;
   HmmCounts sum;
   uint64_t scan_msv = 0, scan_fwd = 0;  // hmmscan: the per-sequence counts, summed
   for (size_t ti = 0; ti < tiles.size(); ++ti) {
@@ -185,7 +178,6 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
     looked_ahead.push_back(decode_hmm_tile(ahead->run(tile)));
     after_engine.push_back(decode_hmm_tile(split->run(tile)));
     after_forward.push_back(decode_hmm_tile(forward_only->run(tile)));
-    after_dearest.push_back(decode_hmm_tile(dearest->run(tile)));
     // As an out-of-memory retry leaves it: the halves' counts and pairs joined (models out of
     // tile order, a model's counts in two entries).
     MsvTileResult joined;
@@ -202,8 +194,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
 
     const HmmTileResult& a = per_target.back();
     for (const HmmTileResult* b :
-         {&on_cpu.back(), &after_engine.back(), &after_forward.back(), &after_dearest.back(), &after_halves.back(),
-          &looked_ahead.back()}) {
+         {&on_cpu.back(), &after_engine.back(), &after_forward.back(), &after_halves.back(), &looked_ahead.back()}) {
       ASSERT_EQ(a.counts.size(), b->counts.size()) << "tile " << tile.id;
       for (size_t k = 0; k < a.counts.size(); ++k) {
         const HmmCounts &x = a.counts[k], &y = b->counts[k];
@@ -240,7 +231,6 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   const Tables halves_tables = tables_of(after_halves, job.models, job.db);
   const Tables forward_tables = tables_of(after_forward, job.models, job.db);
   const Tables ahead_tables = tables_of(looked_ahead, job.models, job.db);
-  const Tables dearest_tables = tables_of(after_dearest, job.models, job.db);
   EXPECT_EQ(cpu_tables.tbl, expected.tbl);
   EXPECT_EQ(cpu_tables.dom, expected.dom);
   EXPECT_EQ(engine_tables.tbl, expected.tbl);
@@ -251,8 +241,6 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   EXPECT_EQ(halves_tables.dom, expected.dom);
   EXPECT_EQ(ahead_tables.tbl, expected.tbl);
   EXPECT_EQ(ahead_tables.dom, expected.dom);
-  EXPECT_EQ(dearest_tables.tbl, expected.tbl);
-  EXPECT_EQ(dearest_tables.dom, expected.dom);
   // Not a vacuous comparison: hits, and survivors of the filters that the Forward filter drops.
   EXPECT_GT(expected.hits, 40u);
   if (job.pipeline.F3 < 1) EXPECT_GT(sum.past_vit, sum.past_fwd + 10);
