@@ -17,23 +17,29 @@
 namespace hpc {
 namespace {
 
-std::string slurp(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw InputError(path, 0, std::string("cannot open HMM file: ") + std::strerror(errno));
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(f, gzclose_r);
-  std::string text;
-  std::vector<char> block(1 << 20);
-  for (;;) {
-    const int n = gzread(f, block.data(), unsigned(block.size()));
+// The file (plain or gzip) read a block at a time.
+class HmmReader {
+ public:
+  HmmReader(const std::string& path, size_t block) : path_(path), f_(gzopen(path.c_str(), "rb"), gzclose_r), block_(block) {
+    if (!f_) throw InputError(path, 0, std::string("cannot open HMM file: ") + std::strerror(errno));
+  }
+  // Appends up to a block to `text`; false at the end of the file.
+  bool append_block(std::string& text) {
+    std::vector<char> block(block_);
+    const int n = gzread(f_.get(), block.data(), unsigned(block.size()));
     if (n < 0) {
       int err = 0;
-      throw InputError(path, 0, std::string("cannot read HMM file (") + gzerror(f, &err) + ")");
+      throw InputError(path_, 0, std::string("cannot read HMM file (") + gzerror(f_.get(), &err) + ")");
     }
-    if (n == 0) break;
     text.append(block.data(), size_t(n));
+    return n > 0;
   }
-  return text;
-}
+
+ private:
+  std::string path_;
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> f_;
+  size_t block_;
+};
 
 // Whitespace as `istream >> word` sees it in the C locale; a stream per line had made
 // parsing a 4 MB, 22-model file take 70 ms.
@@ -73,8 +79,9 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 class Parser {
  public:
-  Parser(const std::vector<std::string>& lines, const std::string& name, size_t first_line = 0)
-      : name_(name), lines_(lines), pos_(first_line) {}
+  // line_offset: the lines of the file before `lines` (a later chunk's line numbers).
+  Parser(const std::vector<std::string>& lines, const std::string& name, size_t first_line = 0, long line_offset = 0)
+      : name_(name), lines_(lines), pos_(first_line), offset_(line_offset) {}
 
   std::vector<HmmModel> parse_all() {
     std::vector<HmmModel> models;
@@ -100,8 +107,8 @@ class Parser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const { throw InputError(name_, long(pos_ + 1), what); }
-  [[noreturn]] void fail_at_end(const std::string& what) const { throw InputError(name_, long(lines_.size()), what); }
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(name_, offset_ + long(pos_ + 1), what); }
+  [[noreturn]] void fail_at_end(const std::string& what) const { throw InputError(name_, offset_ + long(lines_.size()), what); }
   bool at_end() const { return pos_ >= lines_.size(); }
   void skip_blank() {
     while (!at_end() && split_words(lines_[pos_]).empty()) ++pos_;
@@ -189,7 +196,7 @@ class Parser {
   HmmModel parse_one() {
     HmmModel m;
     m.source = name_;
-    m.first_line = long(pos_ + 1);
+    m.first_line = offset_ + long(pos_ + 1);
     const auto magic = split_words(lines_[pos_]);
     const std::string& tag0 = magic[0];
     if (tag0.rfind("HMMER3/", 0) != 0 || tag0.size() != 8 || tag0[7] < 'a' || tag0[7] > 'f') {
@@ -360,11 +367,11 @@ class Parser {
   std::string name_;
   const std::vector<std::string>& lines_;
   size_t pos_ = 0;
+  long offset_ = 0;
 };
 
-}  // namespace
-
-std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string& name) {
+// parse_hmm_text of a chunk of the file that starts after `line_offset` lines.
+std::vector<HmmModel> parse_chunk(const std::string& text, const std::string& name, long line_offset) {
   const std::vector<std::string> lines = split_lines(text);
   // A file of many models (a Pfam-sized batch) is parsed on all cores, a model per magic
   // line. Unless every model parses and ends exactly where the next begins, the serial
@@ -378,15 +385,67 @@ std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string&
     run_ranges(starts.size(), usable_cores(), [&](size_t first, size_t last) {
       for (size_t k = first; k < last; ++k) try {
           const size_t next = k + 1 < starts.size() ? starts[k + 1] : lines.size();
-          whole[k] = Parser(lines, name, starts[k]).parse_one_ending_at(next, models[k]);
+          whole[k] = Parser(lines, name, starts[k], line_offset).parse_one_ending_at(next, models[k]);
         } catch (const std::exception&) {
         }
     });
     if (std::all_of(whole.begin(), whole.end(), [](char c) { return c != 0; })) return models;
   }
-  return Parser(lines, name).parse_all();
+  return Parser(lines, name, 0, line_offset).parse_all();
 }
 
-std::vector<HmmModel> read_hmm_file(const std::string& path) { return parse_hmm_text(slurp(path), path); }
+// Where the text's last model-ending line ("//" its first word) ends: text before it is
+// whole models (or an error); 0 when there is none.
+size_t after_last_model_end(const std::string& text) {
+  for (size_t p = text.rfind("\n//"); p != std::string::npos && p > 0; p = text.rfind("\n//", p - 1)) {
+    const size_t eol = text.find('\n', p + 1);
+    if (eol == std::string::npos) continue;
+    const char c = text[p + 3];
+    if (c == ' ' || (c >= '\t' && c <= '\r')) return eol + 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string& name) {
+  return parse_chunk(text, name, 0);
+}
+
+// The file a chunk of whole models at a time (16 MB of text by default), so that the text and its
+// lines never sit in memory beside the parsed models of a Pfam-sized file (1.5 GB of text,
+// ~1 KB a node with its lines). A chunk that fails to parse is parsed again with the rest of
+// the file after it, so that every message (and its line) is the whole file's.
+std::vector<HmmModel> read_hmm_file(const std::string& path, size_t chunk_bytes) {
+  HmmReader reader(path, std::clamp<size_t>(chunk_bytes, 1, size_t(1) << 20));
+  std::vector<HmmModel> models;
+  std::string text;
+  long lines_before = 0;
+  for (bool more = true;;) {
+    while (more && text.size() < chunk_bytes) more = reader.append_block(text);
+    const size_t cut = more ? after_last_model_end(text) : text.size();
+    if (cut == 0 && more) {  // no model ends yet: read on
+      more = reader.append_block(text);
+      continue;
+    }
+    const bool blank = std::all_of(text.begin(), text.begin() + long(cut), [](char c) { return std::isspace((unsigned char)c); });
+    if (!more && blank && !models.empty()) break;  // blank lines after the last model
+    std::vector<HmmModel> chunk;
+    try {
+      chunk = parse_chunk(text.substr(0, cut), path, lines_before);
+    } catch (const InputError&) {
+      if (!more) throw;
+      while (reader.append_block(text)) {
+      }
+      parse_chunk(text, path, lines_before);  // throws the whole file's message
+      throw;
+    }
+    for (HmmModel& m : chunk) models.push_back(std::move(m));
+    lines_before += long(std::count(text.begin(), text.begin() + long(cut), '\n'));
+    text.erase(0, cut);
+    if (!more) break;
+  }
+  return models;
+}
 
 }  // namespace hpc

@@ -29,6 +29,7 @@ struct KernelSet;
 // The striped profiles of one model for one instruction set, and its filters.
 class StripedFilters {
  public:
+  StripedFilters() = default;  // empty (ModelFilters' default)
   StripedFilters(const MsvProfile& msv, const VitProfile& vit, SimdIsa isa = detect_simd_isa());
   // The profiles passed here must be the ones the object was built from.
   float msv(const MsvProfile& p, const uint8_t* seq, int L, FilterWorkspace& ws) const;      // msv_filter_score
@@ -54,7 +55,7 @@ class StripedFilters {
   };
 
  private:
-  SimdIsa isa_;
+  SimdIsa isa_{};
   const msv_detail::KernelSet* kernels_ = nullptr;  // nullptr: the generic twins
   Layout layout_;
 };

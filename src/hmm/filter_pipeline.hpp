@@ -37,6 +37,7 @@ struct ModelFilters {
   VitProfile vit;
   BiasFilter bias;
   StripedFilters simd;  // the CPU's MSV and Viterbi filters (StripedFilters::fastest_isa)
+  ModelFilters() = default;  // empty: a model whose filters are not built (HmmsearchJob::hold)
   explicit ModelFilters(const HmmModel& m);
 };
 

@@ -36,6 +36,7 @@ float null_one_score(int L);
 // The two-state composition filter HMM of one model.
 class BiasFilter {
  public:
+  BiasFilter() = default;  // empty (ModelFilters' default)
   BiasFilter(int model_length, const std::array<float, kHmmAlphabet>& compo);
   // Filter null score (nats) of a target; the length model is set from L as hmmsearch does.
   float score(const uint8_t* residues, int L) const;

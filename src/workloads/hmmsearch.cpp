@@ -51,8 +51,8 @@ class HmmsearchRun : public TiledWorkload {
  public:
   explicit HmmsearchRun(const HmmsearchOptions& opt) : opt_(opt) {}
   std::string name() const override { return opt_.scan ? "hmmscan" : "hmmsearch"; }
-  // Models (and, for GPU workers, their filter and Forward/Backward profiles, on all cores)
-  // beside the database; a broken model file is still reported first.
+  // Models beside the database (their profiles are built per tile, HmmsearchJob::hold); a
+  // broken model file is still reported first.
   void load() override {
     const auto t0 = std::chrono::steady_clock::now();
     const double age = opt_.run.verbose ? process_seconds() : 0;
@@ -64,7 +64,6 @@ class HmmsearchRun : public TiledWorkload {
       if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
       for (const HmmModel& m : job_.models)  // hmmsearch stops at the first model without the line
         if (!opt_.cutoff.empty()) hmm::model_cutoff_thresholds(m, opt_.cutoff);
-      if (engine_workers()) job_.msv_setup(), job_.fb_profiles();
       models_s = seconds_since(t0);
     });
     try {
@@ -86,7 +85,7 @@ class HmmsearchRun : public TiledWorkload {
     totals_.resize(job_.models.size());
     if (opt_.scan) passes_.resize(job_.db.seqs.size());
     if (opt_.run.verbose)
-      std::fprintf(stderr, "hpcalign: %s: load %.3f s (models and profiles %.3f s, beside the database), started %.3f s "
+      std::fprintf(stderr, "hpcalign: %s: load %.3f s (models %.3f s, beside the database), started %.3f s "
                    "after the process\n",
                    name().c_str(), seconds_since(t0), models_s, age);
   }
@@ -95,11 +94,6 @@ class HmmsearchRun : public TiledWorkload {
   // busy (H200, 22 models x 207 M residues: 1.20 s with 16 against 1.25-1.34 s with 8, 1.35
   // with 12, 1.40 with 4). CPU: one pipeline per thread.
   int workers_per_gpu() const override { return 16; }
-  // Whether the workers will be engine workers (GPUs: make_worker below), as the driver decides.
-  bool engine_workers() const {
-    const BackendKind kind = parse_backend_kind(opt_.run.backend);
-    return kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available());
-  }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
     if (slot.kind() == BackendKind::Cpu) return make_hmmsearch_cpu_worker(job_);

@@ -25,6 +25,7 @@ class CpuWorker : public TileWorker {
       : job_(job), engine_(make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup())), pool_(1) {}
   DeviceCapacity capacity() const override { return {}; }
   std::string run(const Tile& tile) override {
+    const ModelsHeld held(job_, tile.queries);
     MsvTileResult filtered;
     {
       const hmm::HmmerFloatMode mode;  // the bias filter's float scores as the per-target pipeline takes them
@@ -51,6 +52,7 @@ class EngineWorker : public TileWorker {
   // HPCALIGN_CUDA_TIMING: a line a tile, its filters (with a look-ahead: the wait for them)
   // against the stages after them.
   std::string run(const Tile& tile) override {
+    const ModelsHeld held(job_, tile.queries);
     StageClock clock;
     const MsvTileResult filtered = filters_of(tile);
     clock.mark("filters");
@@ -58,7 +60,10 @@ class EngineWorker : public TileWorker {
     // here: the filters' waits for the GPU would otherwise leave this worker's core idle.
     if (next_) {
       ahead_id_ = next_->id;
-      ahead_ = std::async(std::launch::async, [this, next = *next_] { return run_msv_tile(*engine_, next); });
+      ahead_ = std::async(std::launch::async, [this, next = *next_] {
+        const ModelsHeld held(job_, next.queries);
+        return run_msv_tile(*engine_, next);
+      });
       next_.reset();
     }
     std::string bytes = encode_hmm_tile(hmmsearch_after_filters(job_, tile, filtered, pool_, parsers_.get(), use_));
@@ -94,43 +99,118 @@ class EngineWorker : public TileWorker {
 
 }  // namespace
 
-const MsvSetup& HmmsearchJob::msv_setup() {
-  std::call_once(filters_built_, [&] {
-    std::vector<std::optional<hmm::ModelFilters>> built(models.size());
-    run_ranges(models.size(), usable_cores(), [&](size_t first, size_t last) {
-      for (size_t m = first; m < last; ++m) built[m].emplace(models[m]);
-    });
-    filters_.reserve(models.size());
-    for (auto& f : built) filters_.push_back(std::move(*f));
+namespace {
+enum : char { kNone = 0, kBuilding, kBuilt };
+}
+
+void HmmsearchJob::make_entries() {
+  std::call_once(entries_made_, [&] {
+    filters_.resize(models.size());
+    profiles_.resize(models.size());
+    users_.assign(models.size(), 0);
+    state_.assign(models.size(), kNone);
+    kept_at_.assign(models.size(), kept_.end());
     setup_.filters = &filters_;
     setup_.db = &db;
     setup_.settings = pipeline.filter_settings();
     setup_.all_pairs = false;  // only the survivors of every filter
     setup_.past_msv_pairs = scan;  // and for hmmscan's statistics those past the MSV filter
   });
+}
+
+const MsvSetup& HmmsearchJob::msv_setup() {
+  make_entries();
   return setup_;
 }
 
 const std::vector<hmm::FbProfile>& HmmsearchJob::fb_profiles() {
-  std::call_once(profiles_built_, [&] {
-    profiles_.resize(models.size());
-    run_ranges(models.size(), usable_cores(), [&](size_t first, size_t last) {
-      for (size_t m = first; m < last; ++m) profiles_[m] = hmm::build_fb_profile(models[m]);
-    });
-  });
+  make_entries();
   return profiles_;
 }
 
+void HmmsearchJob::hold(const std::vector<uint32_t>& tile_models) {
+  make_entries();
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (uint32_t m : tile_models)
+    if (users_.at(m)++ == 0 && kept_at_[m] != kept_.end()) {
+      kept_nodes_now_ -= size_t(models[m].length);
+      kept_.erase(kept_at_[m]);
+      kept_at_[m] = kept_.end();
+    }
+  for (;;) {
+    std::vector<uint32_t> mine;  // to build here; other threads build the others
+    bool all_built = true;
+    for (uint32_t m : tile_models) {
+      all_built = all_built && state_[m] == kBuilt;
+      if (state_[m] == kNone) state_[m] = kBuilding, mine.push_back(m), built_nodes_ += size_t(models[m].length);
+    }
+    peak_built_nodes_ = std::max(peak_built_nodes_, built_nodes_);
+    if (all_built) return;
+    if (mine.empty()) {
+      built_.wait(lock);
+      continue;
+    }
+    lock.unlock();
+    try {  // entries other threads read are other models': only the builder writes these
+      for (uint32_t m : mine) filters_[m] = hmm::ModelFilters(models[m]), profiles_[m] = hmm::build_fb_profile(models[m]);
+    } catch (...) {
+      lock.lock();
+      for (uint32_t m : mine) state_[m] = kNone, built_nodes_ -= size_t(models[m].length);
+      release_locked(tile_models);
+      built_.notify_all();
+      throw;
+    }
+    lock.lock();
+    for (uint32_t m : mine) state_[m] = kBuilt;
+    built_.notify_all();
+  }
+}
+
+void HmmsearchJob::release(const std::vector<uint32_t>& tile_models) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  release_locked(tile_models);
+}
+
+void HmmsearchJob::release_locked(const std::vector<uint32_t>& tile_models) {
+  for (uint32_t m : tile_models)
+    if (--users_.at(m) == 0 && state_[m] == kBuilt) {
+      kept_at_[m] = kept_.insert(kept_.end(), m);
+      kept_nodes_now_ += size_t(models[m].length);
+    }
+  drop_kept_beyond(kept_nodes);
+}
+
+void HmmsearchJob::drop_kept_beyond(size_t nodes) {
+  while (kept_nodes_now_ > nodes && !kept_.empty()) {
+    const uint32_t m = kept_.front();
+    kept_.pop_front();
+    kept_at_[m] = kept_.end();
+    kept_nodes_now_ -= size_t(models[m].length);
+    built_nodes_ -= size_t(models[m].length);
+    state_[m] = kNone;
+    filters_[m] = hmm::ModelFilters();
+    profiles_[m] = hmm::FbProfile();
+  }
+}
+
+size_t HmmsearchJob::peak_built_nodes() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return peak_built_nodes_;
+}
+
+// The parser engines take every model at once: each model's Forward/Backward profile is built
+// here only for its lane profile.
 const std::vector<hmm::FbLaneProfile>& HmmsearchJob::lane_profiles() {
   std::call_once(lanes_built_, [&] {
-    lanes_.reserve(models.size());
-    for (const hmm::FbProfile& p : fb_profiles()) lanes_.push_back(hmm::lane_profile(p));
+    lanes_.resize(models.size());
+    run_ranges(models.size(), usable_cores(), [&](size_t first, size_t last) {
+      for (size_t m = first; m < last; ++m) lanes_[m] = hmm::lane_profile(hmm::build_fb_profile(models[m]));
+    });
   });
   return lanes_;
 }
 
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(HmmsearchJob& job) {
-  job.fb_profiles();  // built here on all cores, not by the first tile's worker
   return std::make_unique<CpuWorker>(job);
 }
 

@@ -353,3 +353,45 @@ TEST(HmmFile, ManyModelsParseAsOneByOne) {
   const long at = 1 + long(std::count(broken.begin(), broken.begin() + broken.find("LENG  abc"), '\n'));
   expect_error(broken, at, "invalid LENG");
 }
+
+// read_hmm_file parses the file a chunk of whole models at a time: chunks far smaller than the
+// file (a model or less) give the models of the whole text's parse, and an error in a later
+// chunk its line in the file and the whole text's message.
+TEST(HmmFile, ChunkedReadEqualsTheWholeTextAndKeepsErrorLines) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  std::string many;
+  for (int i = 0; i < 6; ++i) many += text + (i % 2 ? "\n" : "");
+  const std::string path = temp_path("chunked.hmm");
+  std::ofstream(path) << many;
+  const auto whole = parse_hmm_text(many, path);
+  ASSERT_EQ(whole.size(), 6u);
+  for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2, many.size() * 2}) {
+    const auto read = read_hmm_file(path, chunk);
+    ASSERT_EQ(read.size(), whole.size()) << chunk;
+    for (size_t k = 0; k < read.size(); ++k) {
+      EXPECT_EQ(read[k].name, whole[k].name);
+      EXPECT_EQ(read[k].first_line, whole[k].first_line);
+      EXPECT_EQ(read[k].mat, whole[k].mat);
+      EXPECT_EQ(read[k].t, whole[k].t);
+    }
+  }
+  // The fifth model one node short of its LENG: the whole text's message and line.
+  size_t fifth = 0;
+  for (int i = 0; i < 5; ++i) fifth = many.find("LENG  149", fifth) + 1;
+  std::string bad = many;
+  bad.replace(fifth - 1, 9, "LENG  150");
+  std::ofstream(path) << bad;
+  std::string expected;
+  try {
+    parse_hmm_text(bad, path);
+  } catch (const InputError& e) {
+    expected = e.what();
+  }
+  ASSERT_FALSE(expected.empty());  // its line is in the fifth copy: a later chunk's
+  for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2}) try {
+      read_hmm_file(path, chunk);
+      ADD_FAILURE() << "no error, chunk " << chunk;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), expected) << chunk;
+    }
+}

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <optional>
 #include <sstream>
 
@@ -180,6 +182,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
     after_forward.push_back(decode_hmm_tile(forward_only->run(tile)));
     // As an out-of-memory retry leaves it: the halves' counts and pairs joined (models out of
     // tile order, a model's counts in two entries).
+    const ModelsHeld held(job, tile.queries);  // the profiles the engine and stage read, as a worker holds them
     MsvTileResult joined;
     if (const std::vector<Tile> halves = split_tile(tile); !halves.empty()) {
       for (auto t = halves.rbegin(); t != halves.rend(); ++t) {  // in reverse: order must not matter
@@ -263,6 +266,47 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"max", hmm::PipelineSettings::max_sensitivity({}), false},
                       Case{"scan", {}, true, true}, Case{"scan_nobias", no_bias(), true, true}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
+
+// A Pfam-sized library: a model's profiles exist only while tiles hold it (and kept_nodes
+// after), so the nodes built at once are bounded by the tiles in flight, not the model count;
+// two workers sharing the job (threads) send what workers of a job that keeps every profile
+// send. The job that keeps them all reaches every node: the bound is not the file's size.
+TEST(HmmsearchJobProfiles, NodesBuiltAtOnceBoundedByTheTilesHeldNotTheModelCount) {
+  HmmsearchJob bounded, kept;
+  for (HmmsearchJob* j : {&bounded, &kept}) {
+    for (int copy = 0; copy < 16; ++copy)
+      for (HmmModel& m : test_models()) j->models.push_back(std::move(m));
+    j->db = load_database(test::data_path("globins45.fa"), ResidueRules::kHmmer);
+  }
+  bounded.kept_nodes = 0;
+  kept.kept_nodes = ~size_t(0);
+  const std::vector<Tile> tiles = plan_model_tiles(bounded.models, bounded.db, 3).tiles;
+  size_t all_nodes = 0, tile_nodes = 0;
+  for (const HmmModel& m : bounded.models) all_nodes += size_t(m.length);
+  for (const Tile& t : tiles) {
+    size_t n = 0;
+    for (uint32_t m : t.queries) n += size_t(bounded.models[m].length);
+    tile_nodes = std::max(tile_nodes, n);
+  }
+  constexpr size_t kWorkers = 2;
+  ASSERT_GT(all_nodes, 2 * kWorkers * tile_nodes);
+  auto run_all = [&](HmmsearchJob& job) {
+    std::vector<std::string> sent(tiles.size());
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> threads;
+    for (size_t w = 0; w < kWorkers; ++w)
+      threads.emplace_back([&] {
+        std::unique_ptr<TileWorker> worker = make_hmmsearch_cpu_worker(job);
+        for (size_t t; (t = next++) < tiles.size();) sent[t] = worker->run(tiles[t]);
+      });
+    for (std::thread& t : threads) t.join();
+    return sent;
+  };
+  const std::vector<std::string> a = run_all(bounded), b = run_all(kept);
+  for (size_t t = 0; t < tiles.size(); ++t) EXPECT_EQ(a[t], b[t]) << "tile " << t;
+  EXPECT_LE(bounded.peak_built_nodes(), kWorkers * tile_nodes);
+  EXPECT_EQ(kept.peak_built_nodes(), all_nodes);
+}
 
 }  // namespace
 }  // namespace hpc
