@@ -409,8 +409,7 @@ void create_column(File& f, const std::string& path, size_t chunk, Compression c
   // writing a column of millions of CIGARs.
   if (H5Pset_chunk(dcpl.get(), 1, &chunk_len) < 0 ||
       (compression != Compression::kNone && (!is_text_v<T> || compression == Compression::kAll) &&
-       (H5Pset_shuffle(dcpl.get()) < 0 ||
-        H5Pset_deflate(dcpl.get(), compression == Compression::kFast ? kFastDeflateLevel : kDeflateLevel) < 0)))
+       (H5Pset_shuffle(dcpl.get()) < 0 || H5Pset_deflate(dcpl.get(), unsigned(deflate_level(compression))) < 0)))
     fail("set up compression for", path, f.path());
   Handle type = memory_type<T>();
   Handle dapl = dataset_access();
@@ -495,9 +494,11 @@ class Pool {
   std::mutex mu_;
   std::vector<std::unique_ptr<T>> free_;
 };
-static Pool<Deflater>& deflaters() {
-  static Pool<Deflater>* pool = new Pool<Deflater>;  // never destroyed: threads may still return theirs at exit
-  return *pool;
+// One pool a level: a stream made for another level is set up anew (deflateInit2), and a merge
+// deflates its E-values stored (level 0) beside its other columns at level 1.
+static Pool<Deflater>& deflaters(int level) {
+  static auto* pools = new Pool<Deflater>[10];  // never destroyed: threads may still return theirs at exit
+  return pools[std::clamp(level, 0, 9)];
 }
 static Pool<std::vector<uint8_t>>& byte_buffers() {
   static Pool<std::vector<uint8_t>>* pool = new Pool<std::vector<uint8_t>>;
@@ -514,7 +515,7 @@ PooledBytes::~PooledBytes() { byte_buffers().give(std::move(bytes_)); }
 // result columns are mostly such runs, and zlib's LZ77 search at level 1 was over half of a
 // screen's final merge (perf), for little more compression.
 static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int level, std::vector<uint8_t>& out) {
-  std::unique_ptr<Deflater> d = deflaters().take();
+  std::unique_ptr<Deflater> d = deflaters(level).take();
   z_stream& z = d->z;
   if (d->level != level) {
     if (d->level >= 0) deflateEnd(&z);
@@ -537,7 +538,7 @@ static bool deflate_one(const std::vector<uint8_t>& plain, size_t bytes, int lev
   z.avail_out = uInt(scratch.size());
   const bool ok = deflate(&z, Z_FINISH) == Z_STREAM_END;
   out.assign(scratch.begin(), scratch.begin() + z.total_out);
-  deflaters().give(std::move(d));
+  deflaters(level).give(std::move(d));
   return ok;
 }
 
@@ -591,8 +592,9 @@ bool deflate_chunk(const T* values, size_t count, size_t chunk, size_t k, int le
 
 int deflate_level(Compression compression) {
   switch (compression) {
-    case Compression::kNone: return 0;
+    case Compression::kNone: return -1;
     case Compression::kFast: return kFastDeflateLevel;
+    case Compression::kStored: return 0;
     default: return kDeflateLevel;
   }
 }

@@ -76,8 +76,10 @@ constexpr int kFastDeflateLevel = 1;
 // references deflated too (a final table's empty CIGARs then cost nothing instead of 16 bytes
 // a row); kNone: nothing filtered (scratch data written and read once: zlib was most of the
 // cost of staging rows); kFast: numbers shuffled and deflated at level 1 (a merge's output:
-// zlib at level 4 was most of the time of merging a screen, for files ~4% smaller).
-enum class Compression { kNumbers, kAll, kNone, kFast };
+// zlib at level 4 was most of the time of merging a screen, for files ~4% smaller); kStored:
+// numbers shuffled and in deflate's stored blocks (level 0: the same filters as kFast's, read
+// by any HDF5 reader, for data zlib cannot shrink: a merge's E-values, hit_table.hpp).
+enum class Compression { kNumbers, kAll, kNone, kFast, kStored };
 template <class T>
 void create_column(File& file, const std::string& path, size_t chunk = kDefaultChunk,
                    Compression compression = Compression::kNumbers);
@@ -111,7 +113,7 @@ class PooledBytes {
  private:
   std::unique_ptr<std::vector<uint8_t>> bytes_;
 };
-// The deflate level create_column sets for numbers (0: not deflated).
+// The deflate level create_column sets for numbers (0: stored blocks; -1: not deflated, kNone).
 int deflate_level(Compression compression);
 template <class T>
 void append_deflated(File& file, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d);

@@ -25,6 +25,7 @@
 #include "io/run_merge.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
+#include "src/core/rename_over.hpp"
 
 namespace hpc {
 namespace {
@@ -333,8 +334,8 @@ uint64_t ResultFile::finish_merged_from(const SortedRuns* runs, const MergeRules
     result_lifecycle::complete(to);
     to.close();
   }
-  if (std::rename(fresh.c_str(), path_.c_str()) != 0)
-    throw Error("cannot replace " + path_ + " by the finished " + fresh + ": " + std::strerror(errno));
+  if (const int failed = rename_over(fresh, path_))
+    throw Error("cannot replace " + path_ + " by the finished " + fresh + ": " + std::strerror(failed));
   lap(&MergeTimes::closing);
   m.finished = true;
   return rows;

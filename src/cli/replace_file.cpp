@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "src/core/error.hpp"
+#include "src/core/rename_over.hpp"
 
 namespace hpc::cli {
 
@@ -34,8 +35,8 @@ void write_then_rename(const std::string& path, const std::function<void(const s
     std::remove(tmp.c_str());
     throw;
   }
-  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
+  if (const int failed = rename_over(tmp, target)) {
+    const std::string why = std::strerror(failed);
     std::remove(tmp.c_str());
     throw Error("cannot rename " + tmp + " to " + target + ": " + why);
   }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -12,6 +13,7 @@
 
 #include "src/cli/replace_file.hpp"
 #include "src/core/error.hpp"
+#include "src/core/rename_over.hpp"
 #include "test_support.hpp"
 
 using hpc::cli::write_text_file;
@@ -34,6 +36,33 @@ TEST(ReplaceFile, ReplacesARegularFileWhole) {
   write_text_file(path, "new\n");
   EXPECT_EQ(read_all(path), "new\n");
   EXPECT_FALSE(fs::exists(path + ".tmp." + std::to_string(::getpid())));
+}
+
+// rename_over: rename's results (an exchange and a removal where the target is a file, which
+// spares ext4's flush of the new file inside a replacing rename).
+TEST(ReplaceFile, RenameOverReplacesMovesAndFailsAsRename) {
+  const std::string from = temp_path("rename_over_from"), to = temp_path("rename_over_to");
+  fs::remove_all(to);
+  std::ofstream(from) << "new";
+  std::ofstream(to) << "old, longer";
+  EXPECT_EQ(hpc::rename_over(from, to), 0);
+  EXPECT_EQ(read_all(to), "new");
+  EXPECT_FALSE(fs::exists(from));  // neither name holds the old file
+  EXPECT_EQ(hpc::rename_over(from, to), ENOENT);  // nothing to move
+  EXPECT_EQ(read_all(to), "new");
+  fs::remove(to);
+  std::ofstream(from) << "moved";
+  EXPECT_EQ(hpc::rename_over(from, to), 0);  // no file there: a plain rename
+  EXPECT_EQ(read_all(to), "moved");
+  EXPECT_FALSE(fs::exists(from));
+  fs::remove(to);
+  fs::create_directory(to);
+  std::ofstream(from) << "kept";
+  EXPECT_EQ(hpc::rename_over(from, to), EISDIR);  // a directory is not exchanged for a file
+  EXPECT_TRUE(fs::is_directory(to));
+  EXPECT_EQ(read_all(from), "kept");
+  fs::remove_all(to);
+  fs::remove(from);
 }
 
 TEST(ReplaceFile, AFailedWriteLeavesTheOldFile) {

@@ -609,6 +609,16 @@ TEST(RunFiles, WorkersStagingConcurrentlyMergeToOneSort) {
 // smaller and larger than a chunk (cut by rows or by bytes), and rows equal in hit_order in different runs (kept in the
 // runs' order), the table is the rows of one stable sort of the runs in order, with each
 // row's identity from its CIGAR.
+// The level of a dataset's deflate filter as its creation properties hold it (-1: none).
+int deflate_level_of(const h5::File& f, const std::string& path) {
+  const h5::Handle dset(H5Dopen2(f.id(), path.c_str(), H5P_DEFAULT), H5Dclose);
+  const h5::Handle dcpl(H5Dget_create_plist(dset.get()), H5Pclose);
+  unsigned flags = 0, values[4] = {}, config = 0;
+  size_t n = 4;
+  if (H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_DEFLATE, &flags, &n, values, 0, nullptr, &config) < 0) return -1;
+  return n > 0 ? int(values[0]) : -1;
+}
+
 TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   const std::string dir = temp_path("overlap.h5.runs");
   prepare_run_directory(dir, true);
@@ -660,6 +670,9 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
     EXPECT_GT(times.store, 0.0);
     const h5::File f(out, h5::Mode::kReadOnly);
     expect_same_hits(read_hit_rows(f, "hits"), in_run_order);
+    // E-values in deflate's stored blocks (level 0: random mantissa bits), the rest at level 1.
+    EXPECT_EQ(deflate_level_of(f, "hits/evalue"), 0);
+    EXPECT_EQ(deflate_level_of(f, "hits/bits"), h5::kFastDeflateLevel);
     const std::vector<float> identity = h5::read_all<float>(f, "hits/identity");
     ASSERT_EQ(identity.size(), in_run_order.size());
     for (size_t i = 0; i < identity.size(); ++i)
