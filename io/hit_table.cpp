@@ -21,17 +21,18 @@ namespace {
 CigarStats stats_of(const std::string& cigar) { return cigar_stats(cigar); }
 CigarStats stats_of(std::string_view cigar) { return cigar_stats(std::string(cigar)); }
 
-// Row k is row(k), its CIGAR cigar_of(k) (a string or a view), into `c`'s columns, resized to
-// the rows (their capacity kept). With copy_chars false only cigar_end counts the CIGARs: their
-// characters are left to the caller (c.cigar_chars empty).
-template <class RowOf, class CigarOf>
-void gather_columns(size_t n, const RowOf& row, uint64_t chars_base, bool with_identity, const CigarOf& cigar_of,
-                    bool copy_chars, HitTableColumns& c) {
+// cigar_of(k): row k's CIGAR (a string or a view).
+template <class CigarOf>
+HitTableColumns gather_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
+                               const CigarOf& cigar_of) {
+  HitTableColumns c;
+  const size_t n = rows.size();
   c.chars_base = chars_base;
   c.for_each_row_column(with_identity, [&](const char*, auto& column) { column.resize(n); });
+  const auto row = [&](size_t k) -> const Hit& { return *rows[k]; };
   uint64_t end = chars_base;  // offsets first (one pass), then every column on all cores
   for (size_t k = 0; k < n; ++k) c.cigar_end[k] = end += cigar_of(k).size();
-  c.cigar_chars.resize(copy_chars ? end - chars_base : 0);
+  c.cigar_chars.resize(end - chars_base);
   const auto fill = [&](size_t from, size_t to) {
     for (size_t k = from; k < to; ++k) {
       const Hit& h = row(k);
@@ -45,32 +46,24 @@ void gather_columns(size_t n, const RowOf& row, uint64_t chars_base, bool with_i
       c.tstart[k] = h.aln.tstart;
       c.tend[k] = h.aln.tend;
       const auto& cigar = cigar_of(k);
-      if (copy_chars)
-        std::copy(cigar.begin(), cigar.end(), c.cigar_chars.begin() + (c.cigar_end[k] - cigar.size() - chars_base));
+      std::copy(cigar.begin(), cigar.end(), c.cigar_chars.begin() + (c.cigar_end[k] - cigar.size() - chars_base));
       if (with_identity) c.identity[k] = cigar.empty() ? 0.f : float(stats_of(cigar).identity());
     }
   };
   run_ranges(n, n < (1u << 16) ? 1 : usable_cores(), fill);
+  return c;
 }
 
 }  // namespace
 
 HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity) {
-  HitTableColumns c;
-  gather_columns(
-      rows.size(), [&](size_t k) -> const Hit& { return *rows[k]; }, chars_base, with_identity,
-      [&](size_t k) -> const std::string& { return rows[k]->aln.cigar; }, true, c);
-  return c;
+  return gather_columns(rows, chars_base, with_identity,
+                        [&](size_t k) -> const std::string& { return rows[k]->aln.cigar; });
 }
 
-void hit_table_columns(const std::vector<Hit>& rows, const std::vector<uint32_t>& order, const CigarBuffer* cigars,
-                       HitTableColumns& c) {
-  const auto row = [&](size_t k) -> const Hit& { return rows[order[k]]; };
-  if (cigars)
-    gather_columns(order.size(), row, 0, false, [&](size_t k) { return cigars->at(order[k]); }, false, c);
-  else
-    gather_columns(order.size(), row, 0, false, [&](size_t k) -> const std::string& { return rows[order[k]].aln.cigar; },
-                   true, c);
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
+                                  const std::function<std::string_view(size_t)>& cigar_of) {
+  return gather_columns(rows, chars_base, with_identity, cigar_of);
 }
 
 namespace {

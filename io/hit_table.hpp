@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "src/core/alignment.hpp"
-#include "src/core/cigar_buffer.hpp"
 
 namespace hpc {
 
@@ -60,12 +59,9 @@ inline uint64_t hit_order_key(uint32_t query, int32_t score) {
 // The rows as columns; the CIGAR offsets start at `chars_base` (the characters already in the
 // dataset). Built on all cores for big tables.
 HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity);
-// The columns of rows[order[k]] (k < order.size(), chars_base 0, no identity) into `c`, whose
-// buffers are kept (a worker's next tile faults no new pages in). With `cigars`, row r's CIGAR
-// is cigars->at(r), counted by cigar_end but its characters not copied (c.cigar_chars empty:
-// the caller writes them from the buffer); else its own, copied.
-void hit_table_columns(const std::vector<Hit>& rows, const std::vector<uint32_t>& order, const CigarBuffer* cigars,
-                       HitTableColumns& c);
+// The same with row k's CIGAR cigar_of(k) instead of its hit's (an engine's one buffer of them).
+HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t chars_base, bool with_identity,
+                                  const std::function<std::string_view(size_t)>& cigar_of);
 // The CIGAR characters' chunk in a table whose other columns have chunks of `chunk` rows.
 size_t cigar_chars_chunk(size_t chunk);
 // Empty columns of the table under `group` ("hits", "staging/hits").

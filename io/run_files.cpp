@@ -91,16 +91,20 @@ void remove_run_directory(const std::string& dir) {
 }
 
 StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const CigarBuffer* cigars) const {
-  std::vector<Key>& keys = scratch_.keys;
-  keys.resize(rows.size());
+  // hit_order from packed keys (sorting the rows themselves moved strings around).
+  struct Key {
+    uint64_t query_score;
+    uint32_t target, row;
+    bool operator<(const Key& o) const {
+      return query_score != o.query_score ? query_score < o.query_score : target < o.target;
+    }
+  };
+  std::vector<Key> keys(rows.size());
   for (size_t i = 0; i < rows.size(); ++i)
     keys[i] = {hit_order_key(rows[i].query, rows[i].aln.score), rows[i].target, uint32_t(i)};
-  // A search's rows come in hit_order already (its queries in index order, each one's top
-  // hits by score): one pass checks it. Rows grouped by query (an engine's pair order) need
-  // only each query's few rows sorted.
+  // Rows already grouped by query (an engine's pair order) need only each query's few rows sorted.
   const auto query_of = [](const Key& k) { return uint32_t(k.query_score >> 32); };
-  if (std::is_sorted(keys.begin(), keys.end())) {
-  } else if (std::is_sorted(keys.begin(), keys.end(), [&](const Key& a, const Key& b) { return query_of(a) < query_of(b); })) {
+  if (std::is_sorted(keys.begin(), keys.end(), [&](const Key& a, const Key& b) { return query_of(a) < query_of(b); })) {
     for (auto first = keys.begin(); first != keys.end();) {
       const auto last = std::find_if(first, keys.end(), [&](const Key& k) { return query_of(k) != query_of(*first); });
       std::sort(first, last);
@@ -109,16 +113,16 @@ StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const C
   } else {
     std::sort(keys.begin(), keys.end());
   }
-  std::vector<uint32_t>& order = scratch_.order;
-  order.resize(keys.size());
-  for (size_t k = 0; k < keys.size(); ++k) order[k] = keys[k].row;
-  HitTableColumns& c = scratch_.columns;
-  hit_table_columns(rows, order, cigars, c);
+  std::vector<const Hit*> sorted(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) sorted[i] = &rows[keys[i].row];
+  HitTableColumns c = cigars ? hit_table_columns(sorted, 0, false, [](size_t) { return std::string_view(); })
+                             : hit_table_columns(sorted, 0, false);
   // `cigars`' characters go to the file through a bounded buffer after the columns, not into
   // them: a screen's long-sequence tiles hold hundreds of thousands of ~400-character CIGARs a
-  // worker (a write part a CIGAR, tried first, cost half again as much staging time; one write
-  // straight from the buffer where its CIGARs lay in the rows' order, half again too).
-  const uint64_t chars = c.rows() ? c.cigar_end.back() : 0;
+  // worker (a write part a CIGAR, tried first, cost half again as much staging time).
+  uint64_t chars = c.cigar_chars.size();
+  if (cigars)
+    for (size_t k = 0; k < c.rows(); ++k) c.cigar_end[k] = chars += cigars->length[keys[k].row];
   const auto zero = [](const std::vector<uint32_t>& v) { return std::all_of(v.begin(), v.end(), [](uint32_t x) { return x == 0; }); };
   const bool scores_only = chars == 0 && zero(c.qstart) && zero(c.qend) && zero(c.tstart) && zero(c.tend);
 
@@ -129,15 +133,14 @@ StagedRun HitRecords::write(RecordFile& file, uint32_t tile, Rows& rows, const C
   if (!scores_only) parts.push_back({c.cigar_chars.data(), c.cigar_chars.size()});
   const StagedRun run = file.append(scores_only ? kScoresMagic : kMagic, tile, c.rows(), chars, std::move(parts));
   if (cigars && chars > 0) {
-    std::vector<char>& buffer = scratch_.chars;
-    buffer.clear();
+    std::vector<char> buffer;
     buffer.reserve(kCigarWriteBytes);
     const auto flush = [&] {
       file.append_more({{buffer.data(), buffer.size()}});
       buffer.clear();
     };
-    for (const uint32_t r : order) {
-      const std::string_view v = cigars->at(r);
+    for (const Key& k : keys) {
+      const std::string_view v = cigars->at(k.row);
       if (!buffer.empty() && buffer.size() + v.size() > kCigarWriteBytes) flush();
       buffer.insert(buffer.end(), v.begin(), v.end());
     }

@@ -41,36 +41,14 @@ void remove_run_directory(const std::string& dir);
 
 // Hits as run records (the record kind of src/workloads/tile_runs.hpp). StagedRun::extra: the
 // record's CIGAR characters.
-class HitRecords {
- public:
+struct HitRecords {
   using Rows = std::vector<Hit>;
   // Sorts the tile's rows in hit_order and appends them to `file` as one record; returns its
   // place. The rows are left in an unspecified order. With `cigars`, row k's CIGAR is
-  // cigars->at(k) (rows as they came, before the sort), not its own. One call at a time on an
-  // object (its buffers are reused from call to call).
+  // cigars->at(k) (rows as they came, before the sort), not its own.
   StagedRun write(RecordFile& file, uint32_t tile, Rows& rows, const CigarBuffer* cigars = nullptr) const;
   // True when the record's header matches `run` and the file holds all of it.
   bool is_whole(const std::string& dir, const StagedRun& run) const;
-
- private:
-  // A tile's sort keys, row order, columns and CIGAR characters, kept for the next tile: a
-  // self-search stages millions of rows a worker, and fresh buffers each tile cost their pages'
-  // faults again.
-  // hit_order from packed keys (sorting the rows themselves moved strings around).
-  struct Key {
-    uint64_t query_score;
-    uint32_t target, row;
-    bool operator<(const Key& o) const {
-      return query_score != o.query_score ? query_score < o.query_score : target < o.target;
-    }
-  };
-  struct Scratch {
-    std::vector<Key> keys;
-    std::vector<uint32_t> order;
-    HitTableColumns columns;
-    std::vector<char> chars;
-  };
-  mutable Scratch scratch_;
 };
 
 // One sorted run of known size written by a merge (io/run_levels.hpp) into a file of its own,

@@ -148,12 +148,8 @@ class SearchWorker : public TileWorker {
     if (own_scores) fits = calibration_->fit_from(tile.queries, top, *backend_);
     times.search = seconds_since(t0);
     clock_.mark("search_tile");
-    // The tile's requests and hits in the worker's buffers, kept from tile to tile (a
-    // self-search's tiles hold hundreds of thousands of hits: fresh pages each tile cost their faults).
-    std::vector<AlignRequest>& reqs = reqs_;
-    std::vector<const QueryFit*>& fit_of = fit_of_;  // per request
-    reqs.clear();
-    fit_of.clear();
+    std::vector<AlignRequest> reqs;
+    std::vector<const QueryFit*> fit_of;  // per request
     // Queries in index order: the rows are then in hit_order already (the run file's sort).
     std::vector<size_t> by_query(tile.queries.size());
     for (size_t k = 0; k < by_query.size(); ++k) by_query[k] = k;
@@ -177,9 +173,7 @@ class SearchWorker : public TileWorker {
     auto alns = flat ? backend_->align_flat(reqs, cigars) : backend_->align(reqs);
     times.align = seconds_since(t0);
     clock_.mark("align");
-    std::vector<Hit>& hits = hits_;
-    hits.clear();  // empty unless the last tile threw
-    hits.resize(reqs.size());
+    std::vector<Hit> hits(reqs.size());
     for (size_t i = 0; i < reqs.size(); ++i) {
       if (alns[i].score != reqs[i].score)
         throw Error("internal: alignment score " + std::to_string(alns[i].score) + " differs from search score " +
@@ -209,12 +203,10 @@ class SearchWorker : public TileWorker {
     w.put(times.rescore);
     // Each query's best --max-hits of this tile at most: the merge takes its best over all tiles.
     runs_.put(w, tile.id, hits, flat ? &cigars : nullptr);
-    const size_t n_hits = hits.size();
-    hits.clear();  // their CIGAR strings, if any, go now; the buffer stays
     clock_.mark("rescore, staging");
     if (clock_.on())  // a timeline across the workers: start and end on the steady clock
       std::fprintf(stderr, "search tile %u: %zu queries, %zu hits, %.1f to %.1f ms: search_tile %.1f, align %.1f ms\n",
-                   tile.id, tile.queries.size(), n_hits, steady_ms(started),
+                   tile.id, tile.queries.size(), hits.size(), steady_ms(started),
                    steady_ms(std::chrono::steady_clock::now()), 1e3 * times.search, 1e3 * times.align);
     return w.take();
   }
@@ -227,9 +219,6 @@ class SearchWorker : public TileWorker {
   TileRunWriter<HitRecords> runs_;
   size_t threads_;
   std::optional<Tile> next_;  // the tile the scheduler hands this worker next (run_next)
-  std::vector<AlignRequest> reqs_;       // run()'s, kept for the next tile
-  std::vector<const QueryFit*> fit_of_;  // run()'s, kept for the next tile
-  std::vector<Hit> hits_;                // run()'s, kept for the next tile
   StageClock clock_;  // HPCALIGN_CUDA_TIMING: the worker's stages, summed over its tiles
 };
 

@@ -710,53 +710,6 @@ TEST(RunFiles, CigarsFromOneBufferStageTheSameRecord) {
   remove_run_directory(dir);
 }
 
-// One writer's buffers are kept from tile to tile (a worker's), and rows already in hit_order
-// (a search's) or grouped by query (an engine's) skip the sort or its most: tiles of several
-// sizes (an empty one among them), in each order, with their own CIGARs or one buffer's, stage
-// the records a fresh writer stages from the same rows shuffled.
-TEST(RunFiles, KeptBuffersAndOrderedRowsStageTheSameRecords) {
-  const std::string dir = temp_path("kept.h5.runs");
-  prepare_run_directory(dir, true);
-  std::vector<Hit> hits = random_hits(7000, 29);
-  for (size_t k = 0; k < hits.size(); ++k) hits[k].target = uint32_t(k);  // no two rows equal in hit_order
-  for (size_t k = 0; k < hits.size(); k += 13) hits[k].aln.cigar.clear();
-  std::mt19937 rng(5);
-  HitRecords kept;
-  uint32_t tile = 0;
-  {
-    RecordFile w0(dir, "w0"), w1(dir, "w1");
-    for (const size_t n : {size_t(6000), size_t(300), size_t(0), size_t(2500)})
-      for (const int order : {0, 1, 2})  // hit_order, grouped by query, shuffled
-        for (const bool flat : {false, true}) {
-          std::vector<Hit> shuffled(hits.begin(), hits.begin() + n);
-          std::shuffle(shuffled.begin(), shuffled.end(), rng);
-          std::vector<Hit> rows = shuffled;
-          if (order == 0) std::sort(rows.begin(), rows.end(), hit_order);
-          if (order == 1)
-            std::stable_sort(rows.begin(), rows.end(), [](const Hit& a, const Hit& b) { return a.query < b.query; });
-          CigarBuffer cigars;
-          cigars.resize(rows.size());
-          if (flat)
-            for (size_t k = rows.size(); k-- > 0;) {  // placed back to front
-              cigars.set(k, rows[k].aln.cigar);
-              rows[k].aln.cigar = "junk the writer must not read";
-            }
-          const StagedRun a = kept.write(w0, tile, rows, flat ? &cigars : nullptr);
-          const StagedRun b = HitRecords().write(w1, tile++, shuffled);
-          EXPECT_EQ(a.rows, n);
-          EXPECT_EQ(a.extra, b.extra);
-        }
-  }
-  const auto bytes = [&](const std::string& name) {
-    std::ifstream in(dir + "/" + name, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  const std::string w0 = bytes("w0");
-  EXPECT_GT(w0.size(), 6 * 8800u * 52);
-  EXPECT_EQ(w0, bytes("w1"));
-  remove_run_directory(dir);
-}
-
 // A worker file outlives its session: a later writer of the same name (a resumed run) appends
 // after the records already there, a torn record included, and never truncates; a record cut
 // short, or a place that does not match its header, is not whole.
