@@ -99,17 +99,16 @@ class EngineWorker : public TileWorker {
 
 }  // namespace
 
-namespace {
-enum : char { kNone = 0, kBuilding, kBuilt };
-}
-
 void HmmsearchJob::make_entries() {
   std::call_once(entries_made_, [&] {
     filters_.resize(models.size());
     profiles_.resize(models.size());
-    users_.assign(models.size(), 0);
-    state_.assign(models.size(), kNone);
-    kept_at_.assign(models.size(), kept_.end());
+    std::vector<size_t> nodes;
+    for (const HmmModel& m : models) nodes.push_back(size_t(m.length));
+    cache_.emplace(
+        std::move(nodes), kept_nodes,
+        [&](uint32_t m) { filters_[m] = hmm::ModelFilters(models[m]), profiles_[m] = hmm::build_fb_profile(models[m]); },
+        [&](uint32_t m) { filters_[m] = hmm::ModelFilters(), profiles_[m] = hmm::FbProfile(); });
     setup_.filters = &filters_;
     setup_.db = &db;
     setup_.settings = pipeline.filter_settings();
@@ -130,72 +129,14 @@ const std::vector<hmm::FbProfile>& HmmsearchJob::fb_profiles() {
 
 void HmmsearchJob::hold(const std::vector<uint32_t>& tile_models) {
   make_entries();
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (uint32_t m : tile_models)
-    if (users_.at(m)++ == 0 && kept_at_[m] != kept_.end()) {
-      kept_nodes_now_ -= size_t(models[m].length);
-      kept_.erase(kept_at_[m]);
-      kept_at_[m] = kept_.end();
-    }
-  for (;;) {
-    std::vector<uint32_t> mine;  // to build here; other threads build the others
-    bool all_built = true;
-    for (uint32_t m : tile_models) {
-      all_built = all_built && state_[m] == kBuilt;
-      if (state_[m] == kNone) state_[m] = kBuilding, mine.push_back(m), built_nodes_ += size_t(models[m].length);
-    }
-    peak_built_nodes_ = std::max(peak_built_nodes_, built_nodes_);
-    if (all_built) return;
-    if (mine.empty()) {
-      built_.wait(lock);
-      continue;
-    }
-    lock.unlock();
-    try {  // entries other threads read are other models': only the builder writes these
-      for (uint32_t m : mine) filters_[m] = hmm::ModelFilters(models[m]), profiles_[m] = hmm::build_fb_profile(models[m]);
-    } catch (...) {
-      lock.lock();
-      for (uint32_t m : mine) state_[m] = kNone, built_nodes_ -= size_t(models[m].length);
-      release_locked(tile_models);
-      built_.notify_all();
-      throw;
-    }
-    lock.lock();
-    for (uint32_t m : mine) state_[m] = kBuilt;
-    built_.notify_all();
-  }
+  cache_->hold(tile_models);
 }
 
-void HmmsearchJob::release(const std::vector<uint32_t>& tile_models) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  release_locked(tile_models);
-}
-
-void HmmsearchJob::release_locked(const std::vector<uint32_t>& tile_models) {
-  for (uint32_t m : tile_models)
-    if (--users_.at(m) == 0 && state_[m] == kBuilt) {
-      kept_at_[m] = kept_.insert(kept_.end(), m);
-      kept_nodes_now_ += size_t(models[m].length);
-    }
-  drop_kept_beyond(kept_nodes);
-}
-
-void HmmsearchJob::drop_kept_beyond(size_t nodes) {
-  while (kept_nodes_now_ > nodes && !kept_.empty()) {
-    const uint32_t m = kept_.front();
-    kept_.pop_front();
-    kept_at_[m] = kept_.end();
-    kept_nodes_now_ -= size_t(models[m].length);
-    built_nodes_ -= size_t(models[m].length);
-    state_[m] = kNone;
-    filters_[m] = hmm::ModelFilters();
-    profiles_[m] = hmm::FbProfile();
-  }
-}
+void HmmsearchJob::release(const std::vector<uint32_t>& tile_models) { cache_->release(tile_models); }
 
 size_t HmmsearchJob::peak_built_nodes() {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  return peak_built_nodes_;
+  make_entries();
+  return cache_->peak_built_nodes();
 }
 
 // The parser engines take every model at once: each model's Forward/Backward profile is built

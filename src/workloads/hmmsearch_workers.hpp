@@ -10,10 +10,9 @@
 //                  Viterbi filters of the whole tile; its survivors (~0.1% of the pairs) then
 //                  go through the rest of the pipeline on the worker's host thread pool
 //                  (src/workloads/hmmsearch_survivors.hpp).
-#include <condition_variable>
-#include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "io/database.hpp"
@@ -24,13 +23,13 @@
 #include "mpi/scheduler.hpp"
 #include "src/hmm/hmmsearch_pipeline.hpp"
 #include "src/workloads/hmmsearch_rows.hpp"
+#include "src/workloads/model_profile_cache.hpp"
 
 namespace hpc {
 
 // The inputs every worker reads (filled before the workers start, then read only).
 // A model's filter and Forward/Backward profiles (~0.5 KB a node) exist only while a tile
-// holds the model (hold/release, ModelsHeld), and a few after: Pfam-A (5 M nodes) would
-// otherwise keep GBs in every process (every MPI rank).
+// holds the model (hold/release, ModelsHeld), and a few after (src/workloads/model_profile_cache.hpp).
 struct HmmsearchJob {
   std::vector<HmmModel> models;
   Database db;
@@ -39,7 +38,7 @@ struct HmmsearchJob {
   // Nodes of released models whose profiles are kept (the least recently released dropped
   // first), so that the tiles of a batch (one per database partition) build them once; a
   // file of up to this many nodes keeps all its profiles (as before).
-  size_t kept_nodes = size_t(1) << 17;
+  size_t kept_nodes = kKeptProfileNodes;
   // The msv engines' setup (the filter settings; `filters` has an entry per model, built
   // while the model is held), made on the first call (safe from several threads).
   const MsvSetup& msv_setup();
@@ -57,35 +56,12 @@ struct HmmsearchJob {
 
  private:
   void make_entries();
-  void release_locked(const std::vector<uint32_t>& tile_models);  // mutex_ held
-  void drop_kept_beyond(size_t nodes);                             // mutex_ held
   std::once_flag entries_made_, lanes_built_;
   std::vector<hmm::FbProfile> profiles_;
   std::vector<hmm::FbLaneProfile> lanes_;
   std::vector<hmm::ModelFilters> filters_;
   MsvSetup setup_;
-  std::mutex mutex_;
-  std::condition_variable built_;
-  std::vector<int> users_;        // tiles holding the model
-  std::vector<char> state_;       // kNone, kBuilding, kBuilt
-  std::list<uint32_t> kept_;      // built, held by none: least recently released first
-  std::vector<std::list<uint32_t>::iterator> kept_at_;
-  size_t kept_nodes_now_ = 0, built_nodes_ = 0, peak_built_nodes_ = 0;
-};
-
-// Holds a tile's models (HmmsearchJob::hold) while it lives.
-class ModelsHeld {
- public:
-  ModelsHeld(HmmsearchJob& job, std::vector<uint32_t> models) : job_(job), models_(std::move(models)) {
-    job_.hold(models_);
-  }
-  ~ModelsHeld() { job_.release(models_); }
-  ModelsHeld(const ModelsHeld&) = delete;
-  ModelsHeld& operator=(const ModelsHeld&) = delete;
-
- private:
-  HmmsearchJob& job_;
-  std::vector<uint32_t> models_;
+  std::optional<ModelProfileCache> cache_;  // of filters_ and profiles_
 };
 
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(HmmsearchJob& job);

@@ -15,6 +15,7 @@
 #include "src/core/stage_clock.hpp"
 #include "src/core/wire.hpp"
 #include "src/hmm/filter_pipeline.hpp"
+#include "src/workloads/msv_job.hpp"
 #include "src/workloads/msv_output.hpp"
 #include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/staged_rows_workload.hpp"
@@ -47,24 +48,21 @@ TileResult decode_tile(const std::string& bytes) {
   return r;
 }
 
-struct MsvJob {
-  std::vector<HmmModel> models;
-  std::vector<hmm::ModelFilters> filters;
-  Database db;
-  MsvSetup setup;  // the engines' view of the above
-};
-
 // A worker's engine. A tile that does not fit the device throws hpc::OutOfMemory: the
 // driver splits it (the totals add up the pieces' counters).
 class MsvWorker : public TileWorker {
  public:
   // `out_path`, `worker`: where the worker stages its tiles' rows.
-  MsvWorker(std::unique_ptr<MsvEngine> engine, const std::string& out_path, int worker)
-      : engine_(std::move(engine)), runs_(out_path, worker, msv_row_fields().schema()) {}
+  MsvWorker(MsvJob& job, std::unique_ptr<MsvEngine> engine, const std::string& out_path, int worker)
+      : job_(job), engine_(std::move(engine)), runs_(out_path, worker, msv_row_fields().schema()) {}
   DeviceCapacity capacity() const override { return engine_->capacity(); }
-  std::string run(const Tile& tile) override { return encode(tile.id, run_msv_tile(*engine_, tile), runs_); }
+  std::string run(const Tile& tile) override {
+    const ModelsHeld held(job_, tile.queries);
+    return encode(tile.id, run_msv_tile(*engine_, tile), runs_);
+  }
 
  private:
+  MsvJob& job_;
   std::unique_ptr<MsvEngine> engine_;
   TileRunWriter<RowSchema> runs_;
 };
@@ -113,8 +111,6 @@ void load_job(const MsvOptions& opt, MsvJob& job) {
   double models_s = 0;
   std::future<void> models_loaded = std::async(std::launch::async, [&] {
     job.models = read_hmm_file(opt.model_path);
-    job.filters.reserve(job.models.size());
-    for (const auto& m : job.models) job.filters.emplace_back(m);
     models_s = seconds_since(load_start);
   });
   try {
@@ -129,10 +125,9 @@ void load_job(const MsvOptions& opt, MsvJob& job) {
     if (job.db.seqs.length(i) > 100000)
       throw InputError(opt.db_path, 0, "target '" + job.db.seqs.ids[i] + "' is longer than 100000 residues, "
                                        "HMMER's pipeline limit");
-  job.setup.filters = &job.filters;
-  job.setup.db = &job.db;
+  job.prepare();
   if (opt.run.verbose)
-    std::cerr << "hpcalign: msv: load " << seconds_since(load_start) << " s (models and profiles " << models_s
+    std::cerr << "hpcalign: msv: load " << seconds_since(load_start) << " s (models " << models_s
               << " s, beside the database), started " << load_age << " s after the process\n";
 }
 
@@ -152,7 +147,7 @@ class MsvRun : public StagedRowsWorkload<RowSchema, TileResult> {
   int workers_per_gpu() const override { return 4; }
   bool worker_per_cpu_thread() const override { return true; }
   std::unique_ptr<TileWorker> make_worker(const EngineSlot& slot) override {
-    return std::make_unique<MsvWorker>(make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup),
+    return std::make_unique<MsvWorker>(job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.setup),
                                        opt_.run.out_path, slot.worker);
   }
   std::vector<checkpoint::RunParameter> parameters() const override { return run_parameters(opt_, job_); }
