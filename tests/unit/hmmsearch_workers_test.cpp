@@ -11,8 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -23,6 +22,7 @@
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/hmmsearch_workers.hpp"
+#include "held_models_support.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
@@ -281,31 +281,20 @@ TEST(HmmsearchJobProfiles, NodesBuiltAtOnceBoundedByTheTilesHeldNotTheModelCount
   bounded.kept_nodes = 0;
   kept.kept_nodes = ~size_t(0);
   const std::vector<Tile> tiles = plan_model_tiles(bounded.models, bounded.db, 3).tiles;
-  size_t all_nodes = 0, tile_nodes = 0;
-  for (const HmmModel& m : bounded.models) all_nodes += size_t(m.length);
-  for (const Tile& t : tiles) {
-    size_t n = 0;
-    for (uint32_t m : t.queries) n += size_t(bounded.models[m].length);
-    tile_nodes = std::max(tile_nodes, n);
-  }
+  const test::HeldNodes nodes = test::held_nodes(bounded.models, tiles);
   constexpr size_t kWorkers = 2;
-  ASSERT_GT(all_nodes, 2 * kWorkers * tile_nodes);
+  ASSERT_GT(nodes.all, 2 * kWorkers * nodes.largest_tile);
   auto run_all = [&](HmmsearchJob& job) {
-    std::vector<std::string> sent(tiles.size());
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> threads;
-    for (size_t w = 0; w < kWorkers; ++w)
-      threads.emplace_back([&] {
-        std::unique_ptr<TileWorker> worker = make_hmmsearch_cpu_worker(job);
-        for (size_t t; (t = next++) < tiles.size();) sent[t] = worker->run(tiles[t]);
-      });
-    for (std::thread& t : threads) t.join();
-    return sent;
+    return test::run_tiles_on_threads<std::string>(tiles.size(), kWorkers, [&] {
+      return [&, worker = std::shared_ptr<TileWorker>(make_hmmsearch_cpu_worker(job))](size_t t) {
+        return worker->run(tiles[t]);
+      };
+    });
   };
   const std::vector<std::string> a = run_all(bounded), b = run_all(kept);
   for (size_t t = 0; t < tiles.size(); ++t) EXPECT_EQ(a[t], b[t]) << "tile " << t;
-  EXPECT_LE(bounded.peak_built_nodes(), kWorkers * tile_nodes);
-  EXPECT_EQ(kept.peak_built_nodes(), all_nodes);
+  EXPECT_LE(bounded.peak_built_nodes(), kWorkers * nodes.largest_tile);
+  EXPECT_EQ(kept.peak_built_nodes(), nodes.all);
 }
 
 }  // namespace

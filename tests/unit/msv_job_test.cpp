@@ -3,13 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
+#include <memory>
 #include <string>
-#include <thread>
 
 #include "src/workloads/hmm_inputs.hpp"
 #include "src/workloads/msv_output.hpp"
+#include "held_models_support.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
@@ -33,29 +32,16 @@ TEST(MsvJobFilters, NodesBuiltAtOnceBoundedByTheTilesHeldNotTheModelCount) {
   bounded.prepare();
   kept.prepare();
   const std::vector<Tile> tiles = plan_model_tiles(bounded.models, bounded.db, 3).tiles;
-  size_t all_nodes = 0, tile_nodes = 0;
-  for (const HmmModel& m : bounded.models) all_nodes += size_t(m.length);
-  for (const Tile& t : tiles) {
-    size_t n = 0;
-    for (uint32_t m : t.queries) n += size_t(bounded.models[m].length);
-    tile_nodes = std::max(tile_nodes, n);
-  }
+  const test::HeldNodes nodes = test::held_nodes(bounded.models, tiles);
   constexpr size_t kWorkers = 2;
-  ASSERT_GT(all_nodes, 2 * kWorkers * tile_nodes);
+  ASSERT_GT(nodes.all, 2 * kWorkers * nodes.largest_tile);
   auto run_all = [&](MsvJob& job) {
-    std::vector<MsvTileResult> sent(tiles.size());
-    std::atomic<size_t> next{0};
-    std::vector<std::thread> threads;
-    for (size_t w = 0; w < kWorkers; ++w)
-      threads.emplace_back([&] {
-        std::unique_ptr<MsvEngine> engine = make_msv_engine(BackendKind::Cpu, 0, 1, job.setup);
-        for (size_t t; (t = next++) < tiles.size();) {
-          const ModelsHeld held(job, tiles[t].queries);
-          sent[t] = run_msv_tile(*engine, tiles[t]);
-        }
-      });
-    for (std::thread& t : threads) t.join();
-    return sent;
+    return test::run_tiles_on_threads<MsvTileResult>(tiles.size(), kWorkers, [&] {
+      return [&, engine = std::shared_ptr<MsvEngine>(make_msv_engine(BackendKind::Cpu, 0, 1, job.setup))](size_t t) {
+        const ModelsHeld held(job, tiles[t].queries);
+        return run_msv_tile(*engine, tiles[t]);
+      };
+    });
   };
   const std::vector<MsvTileResult> a = run_all(bounded), b = run_all(kept);
   for (size_t t = 0; t < tiles.size(); ++t) {
@@ -71,8 +57,8 @@ TEST(MsvJobFilters, NodesBuiltAtOnceBoundedByTheTilesHeldNotTheModelCount) {
     EXPECT_FALSE(a[t].pairs.empty());
     EXPECT_EQ(msv_row_fields().pack(a[t].pairs), msv_row_fields().pack(b[t].pairs)) << "tile " << t;
   }
-  EXPECT_LE(bounded.peak_built_nodes(), kWorkers * tile_nodes);
-  EXPECT_EQ(kept.peak_built_nodes(), all_nodes);
+  EXPECT_LE(bounded.peak_built_nodes(), kWorkers * nodes.largest_tile);
+  EXPECT_EQ(kept.peak_built_nodes(), nodes.all);
 }
 
 }  // namespace
