@@ -24,6 +24,7 @@ enum class Tunable {
   kCudaTiming,
   kCudaVariant,
   kPackedLanes,
+  kScoreUnitsPerBlock,
   kCudaTracebackBytes,
   kPssWaves,
   kPssBlocksPerSm,
