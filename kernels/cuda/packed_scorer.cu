@@ -16,8 +16,6 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   // One occupancy for both kernels, so T_max (resident_per_sm) does not depend on the tile.
   blocks_per_sm_ = std::min({search16_blocks_per_sm(), search16q_blocks_per_sm(), search16p_blocks_per_sm()});
   if (blocks_per_sm_ < 1) throw Error("CUDA: the packed score kernel cannot run on " + std::string(props.name));
-  per_block_ = uint32_t(std::min<long long>(*tuning_number(Tunable::kScoreUnitsPerBlock), UINT32_MAX));
-  slot_words_ = uint32_t(sm_count_ * blocks_per_sm_ + 31) / 32;
   // Substitution tables with the "H - (open+extend)" storage folded in (see sw_ops.cuh).
   const int oe = gaps.open + gaps.extend;
   gaps_ = {oe, gaps.extend};
@@ -43,7 +41,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   packed_table_.upload(packed.data(), packed.size(), stream_);
   pair_table_.upload(pair_table.data(), pair_table.size(), stream_);
   table32_.upload(t32.data(), t32.size(), stream_);
-  counters_.reserve(2 + slot_words_);
+  counters_.reserve(2);
   counters_host_.reserve(2);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -80,7 +78,7 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   scores_.reserve_growing(std::max<size_t>(cells, 1));
   overflow_.reserve_growing(std::max<size_t>(cells, 1));
   upload_queries(queries);
-  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, (2 + slot_words_) * sizeof(uint32_t), stream_));
+  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, 2 * sizeof(uint32_t), stream_));
   // Scores of empty queries (and of everything when the queries are empty) stay 0.
   if (cells) CUDA_CHECK(cudaMemsetAsync(scores_.get(), 0, cells * sizeof(int32_t), stream_));
   if (cells == 0 || max_len_ == 0) return;
@@ -147,9 +145,9 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
   n_units_ = uint32_t(sorted.size());
 }
 
-// Boundary strips (threads x longest query x 8 bytes): one for each block that fits at once
-// (the persistent grid), fewer if they would not fit in half the free memory; reserves them.
-// Called just before each packed kernel's launch, so it also queues start_after()'s wait there.
+// Persistent grid: as many blocks as fit at once, fewer if the boundary strips (threads x
+// longest query x 8 bytes) would not fit in half the free memory; reserves the strips. Called
+// just before each packed kernel's launch, so it also queues start_after()'s wait there.
 int PackedScorer::grid_blocks() {
   // The row-group kernel's strips hold whole groups.
   const size_t rows = (size_t(max_len_) + kRowsPerGroup - 1) / kRowsPerGroup * kRowsPerGroup;
@@ -167,15 +165,6 @@ int PackedScorer::grid_blocks() {
   if (after_) CUDA_CHECK(cudaStreamWaitEvent(stream_, after_, 0));
   after_ = nullptr;
   return blocks;
-}
-
-UnitQueue PackedScorer::unit_queue(int slots) {
-  return {units_.get(), n_units_, counters_.get(), counters_.get() + 2, uint32_t(slots), per_block_};
-}
-
-int PackedScorer::grid(const UnitQueue& q) {
-  if (q.per_block == 0) return int(q.n_slots);
-  return int(std::max<uint64_t>(1, (uint64_t(q.n_units) + q.per_block - 1) / q.per_block));
 }
 
 // The tile's query slots, longest first.
@@ -224,9 +213,10 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   std::vector<uint32_t> rows;
   for (const SeqView& q : queries) rows.push_back(q.length);
   upload_units(rows, passes);
-  const UnitQueue q = unit_queue(grid_blocks());  // before temp_.get(): it may reallocate the strips
-  launch_search16(grid(q), stream_, db_, part_, device_queries(), q, packed_table_.get(), gaps_, overflow_limit_,
-                  temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
+  const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
+  launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), n_units_, counters_.get(),
+                  packed_table_.get(), gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(),
+                  counters_.get() + 1);
 }
 
 uint32_t PackedScorer::QueryPair::code_a(uint32_t i) const { return i < a.length ? a.data[i] : uint32_t(kPadCode); }
@@ -276,9 +266,9 @@ void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const
   pair_lengths_.upload_growing(lengths.data(), lengths.size());
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
-  const UnitQueue q = unit_queue(grid_blocks());  // before temp_.get(): it may reallocate the strips
-  launch_search16q(grid(q), stream_, db_, part_, qp, q, pair_table_.get(), gaps_, overflow_limit_, temp_.get(),
-                   scores_.get(), overflow_.get(), counters_.get() + 1);
+  const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
+  launch_search16q(blocks, stream_, db_, part_, qp, units_.get(), n_units_, counters_.get(), pair_table_.get(),
+                   gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
 // The row-group kernel: the pairs' rows padded to whole groups, whose profiles a small kernel
@@ -294,9 +284,9 @@ void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const 
   pair_lengths_.upload_growing(groups.data(), groups.size());
   upload_units(lengths, block_passes(kBlockThreads, length_at));
   const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
-  const UnitQueue q = unit_queue(grid_blocks());  // before temp_.get(): it may reallocate the strips
-  launch_search16p(grid(q), stream_, db_, part_, pp, q, gaps_, overflow_limit_, temp_.get(), scores_.get(),
-                   overflow_.get(), counters_.get() + 1);
+  const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
+  launch_search16p(blocks, stream_, db_, part_, pp, units_.get(), n_units_, counters_.get(), gaps_, overflow_limit_,
+                   temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
 void PackedScorer::rescore_exact(uint32_t n) {

@@ -64,10 +64,6 @@ class PackedScorer {
   std::vector<uint64_t> block_passes(uint32_t per_block, const std::function<uint32_t(uint32_t)>& length_at) const;
   void upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes);
   int grid_blocks();
-  // The launch's queue over `slots` strips (grid_blocks()'s count) and its grid: one block a
-  // strip, or enough blocks of per_block_ units each.
-  UnitQueue unit_queue(int slots);
-  static int grid(const UnitQueue& queue);
   void rescore_exact(uint32_t n);
   DeviceQueries device_queries() const { return {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}; }
 
@@ -75,8 +71,6 @@ class PackedScorer {
   cudaEvent_t after_ = nullptr;  // start_after()'s, for the next packed kernel only
   int sm_count_ = 0;
   int blocks_per_sm_ = 0;
-  uint32_t per_block_ = 0;  // units a block takes (HPCALIGN_SCORE_UNITS_PER_BLOCK; 0: persistent)
-  uint32_t slot_words_ = 0;  // words of the strips' bits, for the most strips a launch has
   GapConsts gaps_{};
   bool packed_ok_ = false;  // scores and gaps fit the 16-bit lanes
   int overflow_limit_ = 0;
@@ -89,7 +83,7 @@ class PackedScorer {
   uint32_t n_units_ = 0;
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
   DeviceBuffer<int32_t> table32_;
-  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count, [2, 2 + slot_words_) strips taken
+  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count
   // The launches' buffers, all on stream_ and grown in its order: the cudaFree of a smaller
   // one waited for the whole device (the windows' query counts grow over an all-vs-all run).
   StreamBuffer<uint16_t> pair_rows_;

@@ -211,56 +211,20 @@ __device__ __forceinline__ void store_lane(uint32_t best, int k, size_t out, int
   }
 }
 
-// A free boundary strip of the queue for this block (every thread calls it; barrier). Some
-// bit is clear unless more blocks are resident than strips (a grid cut by memory): then it
-// waits for a running block to release one.
-__device__ __forceinline__ uint32_t take_strip(const UnitQueue& q) {
-  __shared__ uint32_t slot;
-  if (threadIdx.x == 0) {
-    const uint32_t words = (q.n_slots + 31) / 32;
-    slot = ~0u;
-    for (uint32_t k = blockIdx.x; slot == ~0u; ++k) {
-      const uint32_t w = k % words;
-      const uint32_t valid = w + 1 < words || q.n_slots % 32 == 0 ? ~0u : (1u << (q.n_slots % 32)) - 1;
-      uint32_t clear = ~*reinterpret_cast<volatile uint32_t*>(q.slot_bits + w) & valid;
-      while (clear) {
-        const uint32_t bit = clear & (0u - clear);
-        const uint32_t old = atomicOr(q.slot_bits + w, bit);
-        if (!(old & bit)) {
-          slot = w * 32 + __ffs(bit) - 1;
-          break;
-        }
-        clear &= ~old;
-      }
-      if (slot == ~0u && w + 1 == words) __nanosleep(1000);  // all taken: a running block releases one
-    }
-  }
-  __syncthreads();
-  return slot;
-}
-
-// Gives the strip back once every thread of the block is done with it (barrier).
-__device__ __forceinline__ void release_strip(const UnitQueue& q, uint32_t slot) {
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();  // the strip's writes land before another block may take it
-    atomicAnd(q.slot_bits + slot / 32, ~(1u << (slot % 32)));
-  }
-}
-
-// The loop of a packed kernel's block: takes work units from the shared counter until none is
-// left or it took q.per_block; for each, prepare(unit) runs on all threads (it may fill shared
-// memory and then returns true, the same in every thread: a barrier follows), then body(unit).
+// The persistent loop of a packed kernel: takes work units from the shared counter until
+// none is left; for each, prepare(unit) runs on all threads (it may fill shared memory and
+// then returns true, the same in every thread: a barrier follows), then body(unit).
 template <class Prepare, class Body>
-__device__ __forceinline__ void unit_loop(const UnitQueue& q, Prepare prepare, Body body) {
+__device__ __forceinline__ void unit_loop(const WorkUnit* __restrict__ units, uint32_t n_units,
+                                          uint32_t* unit_counter, Prepare prepare, Body body) {
   __shared__ uint32_t unit_index;
-  for (uint32_t taken = 0; q.per_block == 0 || taken < q.per_block; ++taken) {
+  for (;;) {
     __syncthreads();  // shared memory ready / everyone done with the last unit and unit_index
-    if (threadIdx.x == 0) unit_index = atomicAdd(q.counter, 1u);
+    if (threadIdx.x == 0) unit_index = atomicAdd(unit_counter, 1u);
     __syncthreads();
     const uint32_t u = unit_index;
-    if (u >= q.n_units) return;
-    const WorkUnit w = q.units[u];
+    if (u >= n_units) return;
+    const WorkUnit w = units[u];
     if (prepare(w)) __syncthreads();
     body(w);
   }
@@ -270,9 +234,10 @@ __device__ __forceinline__ void unit_loop(const UnitQueue& q, Prepare prepare, B
 // words) into shared memory.
 template <class Body>
 __device__ __forceinline__ void for_each_unit(uint32_t* table, const uint32_t* __restrict__ table_src, int words,
-                                              const UnitQueue& q, Body body) {
+                                              const WorkUnit* __restrict__ units, uint32_t n_units,
+                                              uint32_t* unit_counter, Body body) {
   for (int k = threadIdx.x; k < words; k += blockDim.x) table[k] = table_src[k];
-  unit_loop(q, [](const WorkUnit&) { return false; }, body);
+  unit_loop(units, n_units, unit_counter, [](const WorkUnit&) { return false; }, body);
 }
 
 // The maximum of v over the block (every thread calls it; barriers).
@@ -317,16 +282,16 @@ __device__ __forceinline__ void query_pair_unit(const DeviceDb& db, Partition pa
 
 template <int Chunk, int MinBlocks>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
-search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, UnitQueue queue,
-                const uint32_t* __restrict__ packed_table, GapConsts gaps, int overflow_limit, uint2* temp,
-                int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
+                uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ packed_table,
+                GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                uint32_t* overflow_count) {
   extern __shared__ uint32_t table[];
-  const uint32_t strip = take_strip(queue);
-  const size_t tstride = size_t(queue.n_slots) * blockDim.x;
-  uint2* my_temp = temp + size_t(strip) * blockDim.x + threadIdx.x;
+  const size_t tstride = size_t(gridDim.x) * blockDim.x;
+  uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint32_t neg_oe = Packed16::splat(-gaps.open_extend);
   const uint32_t neg_ext = Packed16::splat(-gaps.extend);
-  for_each_unit(table, packed_table, kPackedTableBytes / 4, queue, [&](const WorkUnit& w) {
+  for_each_unit(table, packed_table, kPackedTableBytes / 4, units, n_units, unit_counter, [&](const WorkUnit& w) {
     const uint32_t pa = 2 * (w.first_pair + threadIdx.x);  // partition-local position of lane 0
     const unsigned working = __ballot_sync(0xFFFFFFFFu, pa < part.size);  // the warp is converged here
     if (pa >= part.size) return;
@@ -349,7 +314,6 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, UnitQueue queue,
     store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
     if (has_b) store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
   });
-  release_strip(queue, strip);
 }
 
 // The query-pair kernel: one subject per thread against two queries, one in each 16-bit
@@ -359,17 +323,16 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, UnitQueue queue,
 // (subject a, subject b) gather over 625 words costs ~3.2-way bank conflicts (ncu, H100).
 template <int Chunk, int MinBlocks>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
-search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, UnitQueue queue,
-                 const uint32_t* __restrict__ pair_table, GapConsts gaps, int overflow_limit, uint2* temp,
-                 int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUnit* __restrict__ units,
+                 uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ pair_table, GapConsts gaps,
+                 int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
   extern __shared__ uint32_t table[];
-  const uint32_t strip = take_strip(queue);
-  const size_t tstride = size_t(queue.n_slots) * blockDim.x;
-  uint2* my_temp = temp + size_t(strip) * blockDim.x + threadIdx.x;
+  const size_t tstride = size_t(gridDim.x) * blockDim.x;
+  uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint32_t neg_oe = Packed16::splat(-gaps.open_extend);
   const uint32_t neg_ext = Packed16::splat(-gaps.extend);
   // w.query: the query pair; w.first_pair: the first subject.
-  for_each_unit(table, pair_table, kQueryPairTableBytes / 4, queue, [&](const WorkUnit& w) {
+  for_each_unit(table, pair_table, kQueryPairTableBytes / 4, units, n_units, unit_counter, [&](const WorkUnit& w) {
     const uint16_t* rows = qp.rows + qp.offsets[w.query];
     auto row_table = [=](uint32_t i) { return table + uint32_t(rows[i]) * kCodes; };
     query_pair_unit(db, part, w, qp.slots, overflow_limit, scores, overflow_list, overflow_count,
@@ -379,7 +342,6 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, UnitQueue que
                                                         Packed16::splat(-2 * gaps.open_extend));
                     });
   });
-  release_strip(queue, strip);
 }
 
 // The row-group kernel: the query-pair kernel's lanes (one subject per thread, a query pair
@@ -388,14 +350,13 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, UnitQueue que
 // or, for a pair past kMaxProfileRows, chunk by chunk in every pass (sw_pass_row_groups).
 template <int Chunk, int MinBlocks, int R>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
-search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, UnitQueue queue, GapConsts gaps,
-                 int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
-                 uint32_t* overflow_count) {
+search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const WorkUnit* __restrict__ units,
+                 uint32_t n_units, uint32_t* unit_counter, GapConsts gaps, int overflow_limit, uint2* temp,
+                 int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
   extern __shared__ uint4 profile4[];
   uint32_t* profile = reinterpret_cast<uint32_t*>(profile4);
-  const uint32_t strip = take_strip(queue);
-  const size_t tstride = size_t(queue.n_slots) * blockDim.x;
-  uint4* my_temp = reinterpret_cast<uint4*>(temp) + size_t(strip) * blockDim.x + threadIdx.x;
+  const size_t tstride = size_t(gridDim.x) * blockDim.x;
+  uint4* my_temp = reinterpret_cast<uint4*>(temp) + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const uint32_t neg_oe = Packed16::splat(-gaps.open_extend);
   const uint32_t neg_ext = Packed16::splat(-gaps.extend);
   uint32_t loaded = kNoQuery;  // the pair whose profile is in shared memory (one value in all threads)
@@ -423,7 +384,7 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, UnitQu
   };
   const uint32_t neg_2oe = Packed16::splat(-2 * gaps.open_extend);
   // w.query: the query pair; w.first_pair: the first subject.
-  unit_loop(queue, prepare, [&](const WorkUnit& w) {
+  unit_loop(units, n_units, unit_counter, prepare, [&](const WorkUnit& w) {
     const uint32_t groups = pp.groups[w.query];
     auto passes = [&](auto group_entries) {
       return [&, group_entries](auto column_index, uint32_t ncols) {
@@ -455,7 +416,6 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, UnitQu
                             }));
     }
   });
-  release_strip(queue, strip);
 }
 
 __global__ void __launch_bounds__(kBlockThreads)
@@ -548,27 +508,30 @@ Search16PFn search16p_kernel_fn() {
 }  // namespace
 
 void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairProfiles pp,
-                      const UnitQueue& queue, GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores,
-                      uint32_t* overflow_list, uint32_t* overflow_count) {
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, GapConsts gaps,
+                      int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count) {
   search16p_kernel_fn()<<<grid_blocks, kBlockThreads, kPairProfileBytes, stream>>>(
-      db, part, pp, queue, gaps, overflow_limit, temp, scores, overflow_list, overflow_count);
+      db, part, pp, units, n_units, unit_counter, gaps, overflow_limit, temp, scores, overflow_list, overflow_count);
   CUDA_CHECK_LAUNCH("search16p_kernel");
 }
 
 void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
-                      const UnitQueue& queue, const uint32_t* pair_table, GapConsts gaps, int overflow_limit,
-                      uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, const uint32_t* pair_table,
+                      GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count) {
   search16q_kernel_fn()<<<grid_blocks, kBlockThreads, kQueryPairTableBytes, stream>>>(
-      db, part, qp, queue, pair_table, gaps, overflow_limit, temp, scores, overflow_list,
+      db, part, qp, units, n_units, unit_counter, pair_table, gaps, overflow_limit, temp, scores, overflow_list,
       overflow_count);
   CUDA_CHECK_LAUNCH("search16q_kernel");
 }
 
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
-                     const UnitQueue& queue, const uint32_t* packed_table, GapConsts gaps, int overflow_limit,
-                     uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+                     const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
+                     const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint2* temp,
+                     int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
   search16_variant()<<<grid_blocks, kBlockThreads, kPackedTableBytes, stream>>>(
-      db, part, qs, queue, packed_table, gaps, overflow_limit, temp, scores, overflow_list,
+      db, part, qs, units, n_units, unit_counter, packed_table, gaps, overflow_limit, temp, scores, overflow_list,
       overflow_count);
   CUDA_CHECK_LAUNCH("search16_kernel");
 }

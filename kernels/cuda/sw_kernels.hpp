@@ -66,20 +66,6 @@ struct WorkUnit {
   uint32_t first_pair;
 };
 
-// A packed kernel's units, taken in order through counter[0]. A block holds one of `n_slots`
-// boundary strips of `temp` (a bit of `slot_bits`, all clear at the launch) while it runs, and
-// takes at most `per_block` units before it exits (0: until none is left, a persistent block).
-// Blocks that exit often let kernels of other streams (a search's fills and walks) start
-// between them; a persistent block holds its SM to the end of the launch.
-struct UnitQueue {
-  const WorkUnit* units = nullptr;
-  uint32_t n_units = 0;
-  uint32_t* counter = nullptr;
-  uint32_t* slot_bits = nullptr;
-  uint32_t n_slots = 0;
-  uint32_t per_block = 0;
-};
-
 constexpr int kBlockThreads = 128;
 constexpr int kPackedTableBytes = 24 * 25 * 25 * 4;     // query letter x (a, b) subject pair
 constexpr int kQueryPairTableBytes = 25 * 25 * 25 * 4;  // (a, b) query letters x subject letter
@@ -93,25 +79,28 @@ struct GapConsts {
   int extend;
 };
 
-// Packed kernel over the queue's units: scores[q * part.size + p] for every query slot q and position p
+// Persistent packed kernel: scores[q * part.size + p] for every query slot q and position p
 // of the partition. Lanes whose running maximum reached `overflow_limit` get score -1 and
 // their index is appended to overflow_list (never a saturated score).
-// `temp` holds queue.n_slots x kBlockThreads x max_query_len uint2 of boundary columns.
+// `temp` holds grid_threads x max_query_len uint2 of boundary columns.
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
-                     const UnitQueue& queue, const uint32_t* packed_table, GapConsts gaps, int overflow_limit,
-                     uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
+                     const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
+                     const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint2* temp,
+                     int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
 
 // The same scores from the query-pair kernel (two queries per thread, one subject).
 void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
-                      const UnitQueue& queue, const uint32_t* pair_table, GapConsts gaps, int overflow_limit,
-                      uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, const uint32_t* pair_table,
+                      GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count);
 
 // The same scores from the row-group kernel (two queries per thread as above, R query rows
 // per step from the pair's profile in shared memory, kMaxProfileRows rows at a time);
-// `temp` holds queue.n_slots x kBlockThreads x (longest pair's rows rounded up to R) uint2.
+// `temp` holds grid_threads x (longest pair's rows rounded up to R) uint2.
 void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairProfiles pp,
-                      const UnitQueue& queue, GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores,
-                      uint32_t* overflow_list, uint32_t* overflow_count);
+                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, GapConsts gaps,
+                      int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                      uint32_t* overflow_count);
 
 // profile[25 * i + ...]: the entries of rows i (n_rows in all, a multiple of kRowsPerGroup) as
 // DeviceQueryPairProfiles lays them out, from rows[i] (query pair letters a x 25 + b) and the

@@ -33,10 +33,6 @@ const std::vector<TunableSpec> kTable = {
      "auto", "", false,
      "force one packed Smith-Waterman score kernel: subject pairs, query row groups or the "
      "query-pair table"},
-    {Tunable::kScoreUnitsPerBlock, "HPCALIGN_SCORE_UNITS_PER_BLOCK", K::kNumber, {}, 0, kNoMax, "0",
-     "persistent blocks", false,
-     "work units a packed score kernel's block takes before it exits, so that other streams' "
-     "kernels (a search's fills and walks) get SMs between them"},
     {Tunable::kCudaTracebackBytes, "HPCALIGN_CUDA_TRACEBACK_BYTES", K::kNumber, {}, 1, kNoMax, nullptr,
      "half the free GPU memory", false, "GPU memory for one batch of traceback direction bits"},
     {Tunable::kPssWaves, "HPCALIGN_PSS_WAVES", K::kNumber, {}, 1, kNoMax, "4", "", false,

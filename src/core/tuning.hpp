@@ -24,7 +24,6 @@ enum class Tunable {
   kCudaTiming,
   kCudaVariant,
   kPackedLanes,
-  kScoreUnitsPerBlock,
   kCudaTracebackBytes,
   kPssWaves,
   kPssBlocksPerSm,

@@ -307,24 +307,6 @@ TEST(CudaSearch, EveryPackedKernelMatchesReference) {
   }
 }
 
-// Blocks that take a few units each and exit (HPCALIGN_SCORE_UNITS_PER_BLOCK) change no score:
-// one unit and three a block, under each packed kernel, with more units (150 queries x 2,000
-// targets) than boundary strips, so that blocks take strips others gave back.
-TEST(CudaSearch, ShortLivedScoreBlocksMatchCpu) {
-  REQUIRE_GPU();
-  for (const char* per_block : {"1", "3"}) {
-    const ScopedTunable short_lived(Tunable::kScoreUnitsPerBlock, per_block);
-    BalifamOnBoth both(150, 13, 40);  // the GPU scorer reads the variable here
-    auto& [all, queries, db, s, gpu, cpu] = both;
-    const Tile tile = make_tile(iota_queries(queries.size()), 0, uint32_t(db.seqs.size()));
-    const auto want = cpu->search_tile(tile);
-    for_each_packed_kernel([&](const std::string& lanes) {
-      SCOPED_TRACE(lanes + ", units a block " + per_block);
-      expect_same_hits(gpu->search_tile(tile), want);
-    });
-  }
-}
-
 // The query-pair kernels on lanes that overflow: BLOSUM62 x 50 (gaps 550/50) makes a
 // 600-residue self match score ~10^5, far past 16 bits, while the other query of its pair
 // scores low. Both must come out exact.
