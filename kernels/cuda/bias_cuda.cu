@@ -128,18 +128,15 @@ std::vector<float> BiasCuda::scores(const std::vector<BiasPair>& pairs) {
   m.ts.kernels_end();
   m.ts.copy_results(result.data(), m.out.get(), n * sizeof(float));
   // The host's own score where the GPU's may differ: U/O/J targets (uploaded as '*') and NaN.
-  // The lengths from the device database's host copy, in position order: a target's sequence
-  // is looked up only where the host rescores it.
   const std::vector<uint32_t>& past = m.dbdev->past_the_rows;
-  const uint32_t* lengths = m.dbdev->host_lengths.data();
   for (size_t i = 0; i < n; ++i) {
     const uint32_t pos = pairs[i].position;
-    if (std::isnan(result[i]) || (!past.empty() && std::binary_search(past.begin(), past.end(), pos))) {
-      const SeqView v = m.db.seqs.view(m.db.by_length[pos]);
+    const SeqView v = m.db.seqs.view(m.db.by_length[pos]);
+    if (std::isnan(result[i]) || std::binary_search(past.begin(), past.end(), pos)) {
       result[i] = pairs[i].filter->score(v.data, int(v.length));
       ++m.host_rescored;
     } else {
-      result[i] = BiasFilter::finish(result[i], int(lengths[pos]));
+      result[i] = BiasFilter::finish(result[i], int(v.length));
     }
   }
   return result;

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <utility>
 
 #include "kernels/cpu/msv_filters.hpp"
 #include "kernels/cuda/cuda_check.hpp"
@@ -40,20 +39,7 @@ struct MsvCuda::Impl {
   DeviceBuffer<msv16::ModelParams> params;
   DeviceBuffer<uint32_t> taken;  // the launch's per-pack target counters
   cuda::PinnedBuffer<int32_t> codes;  // the kernels' results, read back each call
-  std::vector<uint8_t> tjb_host;      // the last launch's tjb codes, [k * n + i]
-  DeviceBuffer<uint32_t> rank;        // kept_scores' floors
-  DeviceBuffer<uint8_t> floors;
   FilterWorkspace ws;
-
-  struct Launched {  // what the timing line names
-    int max_m = 0;
-    const char* kernel = "";
-    size_t launches = 0, packs = 0;
-  };
-  void launch(const std::vector<const MsvProfile*>& profiles, uint32_t begin, uint32_t end, Launched& what);
-  std::pair<const uint32_t*, const uint32_t*> twin_targets(uint32_t begin, uint32_t end) const;
-  void report(const char* call, size_t nm, uint32_t n, const Launched& what, float ms,
-              std::chrono::steady_clock::time_point t_call) const;
 };
 
 namespace {
@@ -110,32 +96,6 @@ const char* kernel_name(int kernel) {
                                   : "f16";
 }
 
-// kept_scores' compare: bit i % 32 of mask[k * words + i / 32] set where model k's code for
-// target i is at least its length's floor (or overflowed: certainly passes).
-__global__ void msv_keep(const int32_t* __restrict__ codes, uint32_t n, uint32_t models,
-                         const uint32_t* __restrict__ rank, const uint8_t* __restrict__ floors, uint32_t lengths,
-                         uint32_t* __restrict__ mask) {
-  const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;  // whole warps reach the ballot
-  const uint32_t words = (n + 31) / 32;
-  for (uint32_t k = blockIdx.y; k < models; k += gridDim.y) {
-    bool keep = false;
-    if (i < n) {
-      const int32_t c = codes[size_t(k) * n + i];
-      keep = c == cuda::kMsvOverflow || c >= int32_t(floors[size_t(k) * lengths + rank[i]]);
-    }
-    const uint32_t bits = __ballot_sync(0xffffffffu, keep);
-    if ((threadIdx.x & 31) == 0 && i < n) mask[size_t(k) * words + i / 32] = bits;
-  }
-}
-
-void launch_msv_keep(const int32_t* codes, uint32_t n, uint32_t models, const uint32_t* rank, const uint8_t* floors,
-                     uint32_t lengths, uint32_t* mask, cudaStream_t stream) {
-  constexpr unsigned kThreads = 256;
-  const dim3 grid((n + kThreads - 1) / kThreads, std::min<uint32_t>(models, 65535));
-  msv_keep<<<grid, kThreads, 0, stream>>>(codes, n, models, rank, floors, lengths, mask);
-  CUDA_CHECK(cudaGetLastError());
-}
-
 }  // namespace
 
 MsvCuda::MsvCuda(int device, const Database& db) : impl_(std::make_unique<Impl>(device)) {
@@ -163,10 +123,9 @@ std::vector<float> MsvCuda::scores(const MsvProfile& p, uint32_t begin, uint32_t
   return std::move(scores(std::vector<const MsvProfile*>{&p}, begin, end).front());
 }
 
-// Checks the call, then uploads the targets' tjb codes and the profiles and queues the SSV
-// kernels: their codes in m.out[k * n + i]. What the timing line names goes into `what`.
-void MsvCuda::Impl::launch(const std::vector<const MsvProfile*>& profiles, uint32_t begin, uint32_t end,
-                           Launched& what) {
+std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
+                                                uint32_t end) {
+  Impl& m = *impl_;
   int max_m = 0;
   for (const MsvProfile* p : profiles) {
     if (p->M < 1 || p->M > max_model_length())
@@ -174,17 +133,17 @@ void MsvCuda::Impl::launch(const std::vector<const MsvProfile*>& profiles, uint3
                   std::to_string(max_model_length()));
     max_m = std::max(max_m, p->M);
   }
-  if (begin > end || end > db->by_length.size()) throw Error("GPU MSV: target range out of bounds");
+  if (begin > end || end > m.db->by_length.size()) throw Error("GPU MSV: target range out of bounds");
   const uint32_t n = end - begin;
   const size_t nm = profiles.size();
-  what.max_m = max_m;
-  if (n == 0 || nm == 0) return;
-  CUDA_CHECK(cudaSetDevice(ts.device()));
+  std::vector<std::vector<float>> result(nm, std::vector<float>(n));
+  if (n == 0 || nm == 0) return result;
+  const auto t_call = std::chrono::steady_clock::now();
+  CUDA_CHECK(cudaSetDevice(m.ts.device()));
   const int kernel = ssv_kernel();
-  what.kernel = kernel_name(kernel);
-  tjb_host.resize(nm * n);
-  std::vector<uint8_t>& tjb = tjb_host;
-  const uint32_t* lengths = dbdev->host_lengths.data() + begin;
+  size_t launches = 1, packs = nm;
+  std::vector<uint8_t> tjb(nm * n);
+  const uint32_t* lengths = m.dbdev->host_lengths.data() + begin;
   for (size_t k = 0; k < nm; ++k) {
     if (k > 0 && profiles[k]->scale == profiles[0]->scale) {  // tjb(L) depends on the scale alone: a log saved per target
       std::copy(tjb.begin(), tjb.begin() + n, tjb.begin() + ptrdiff_t(k * n));
@@ -198,173 +157,97 @@ void MsvCuda::Impl::launch(const std::vector<const MsvProfile*>& profiles, uint3
       tjb[k * n + i] = code;
     }
   }
-  this->tjb.upload(tjb.data(), tjb.size(), ts.get());
-  const size_t words = nm * n + nm * ((n + 31) / 32);  // the codes, then kept_scores' masks
-  out.reserve(words);
-  if (words > codes.capacity()) codes.reserve(std::max(words, 2 * codes.capacity()), true);
+  m.tjb.upload(tjb.data(), tjb.size(), m.ts.get());
+  m.out.reserve(nm * n);
   if (kernel == kByteKernel) {
     // One chunk count for the launch: the longest model's (shorter ones pad with cost 255).
     const int chunks = cuda::msv_kernel_chunks((max_m + cuda::kMsvChunkCells - 1) / cuda::kMsvChunkCells);
     std::vector<uint32_t> prof;
-    std::vector<cuda::MsvModelSlot> slots_host;
+    std::vector<cuda::MsvModelSlot> slots;
     for (size_t k = 0; k < nm; ++k) {
       const MsvProfile& p = *profiles[k];
       cuda::MsvModelSlot slot;
       slot.profile = prof.size();
       slot.targets = uint64_t(k) * n;
       slot.base = p.base, slot.bias = p.bias, slot.tbm = p.tbm, slot.tec = p.tec;
-      slots_host.push_back(slot);
-      const std::vector<uint32_t> w = striped_profile(p, chunks);
-      prof.insert(prof.end(), w.begin(), w.end());
+      slots.push_back(slot);
+      const std::vector<uint32_t> words = striped_profile(p, chunks);
+      prof.insert(prof.end(), words.begin(), words.end());
     }
-    profile.upload(prof.data(), prof.size(), ts.get());
-    slots.upload(slots_host.data(), slots_host.size(), ts.get());
+    m.profile.upload(prof.data(), prof.size(), m.ts.get());
+    m.slots.upload(slots.data(), slots.size(), m.ts.get());
     cuda::MsvKernelArgs a;
-    a.residues = dbdev->residues.get();
-    a.offsets = dbdev->offsets.get();
-    a.profiles = profile.get();
-    a.models = slots.get();
+    a.residues = m.dbdev->residues.get();
+    a.offsets = m.dbdev->offsets.get();
+    a.profiles = m.profile.get();
+    a.models = m.slots.get();
     a.n_models = uint32_t(nm);
-    a.tjb = this->tjb.get();
-    a.out = out.get();
+    a.tjb = m.tjb.get();
+    a.out = m.out.get();
     a.begin = begin;
     a.end = end;
-    ts.kernels_begin();
-    cuda::launch_msv_kernel(a, chunks, sm_count, ts.get());
-    ts.kernels_end();
-    what.launches = 1, what.packs = nm;
+    m.ts.kernels_begin();
+    cuda::launch_msv_kernel(a, chunks, m.sm_count, m.ts.get());
+    m.ts.kernels_end();
   } else {
     // 16-bit DPX SSV: models packed into warps (msv16_layout.hpp), one launch per slot size;
     // fallbacks read each model's own full-MSV profile.
     const msv16::Call c = msv16::plan_call(profiles, kernel, n, forced_q());
     std::vector<uint32_t> fprof(c.full_words);
     for (size_t k = 0; k < nm; ++k) {
-      const std::vector<uint32_t> w = msv16::full_profile(*profiles[k], c.models[k].chunks);
-      std::copy(w.begin(), w.end(), fprof.begin() + ptrdiff_t(c.models[k].full_profile));
+      const std::vector<uint32_t> words = msv16::full_profile(*profiles[k], c.models[k].chunks);
+      std::copy(words.begin(), words.end(), fprof.begin() + ptrdiff_t(c.models[k].full_profile));
     }
-    profile.upload(fprof.data(), fprof.size(), ts.get());
-    wprof.upload(c.wprof.data(), c.wprof.size(), ts.get());
-    packs.upload(c.packs.data(), c.packs.size(), ts.get());
-    params.upload(c.models.data(), c.models.size(), ts.get());
+    m.profile.upload(fprof.data(), fprof.size(), m.ts.get());
+    m.wprof.upload(c.wprof.data(), c.wprof.size(), m.ts.get());
+    m.packs.upload(c.packs.data(), c.packs.size(), m.ts.get());
+    m.params.upload(c.models.data(), c.models.size(), m.ts.get());
     msv16::Args a;
-    a.residues = dbdev->residues.get();
-    a.offsets = dbdev->offsets.get();
-    a.wprof = wprof.get();
-    a.fprof = profile.get();
-    a.models = params.get();
-    a.tjb = this->tjb.get();
-    a.out = out.get();
+    a.residues = m.dbdev->residues.get();
+    a.offsets = m.dbdev->offsets.get();
+    a.wprof = m.wprof.get();
+    a.fprof = m.profile.get();
+    a.models = m.params.get();
+    a.tjb = m.tjb.get();
+    a.out = m.out.get();
     a.begin = begin;
     a.end = end;
-    what.launches = c.launches.size(), what.packs = c.packs.size();
-    taken.reserve(c.packs.size());
-    CUDA_CHECK(cudaMemsetAsync(taken.get(), 0, c.packs.size() * sizeof(uint32_t), ts.get()));
-    ts.kernels_begin();
+    launches = c.launches.size(), packs = c.packs.size();
+    m.taken.reserve(c.packs.size());
+    CUDA_CHECK(cudaMemsetAsync(m.taken.get(), 0, c.packs.size() * sizeof(uint32_t), m.ts.get()));
+    m.ts.kernels_begin();
     for (const msv16::Call::Launch& l : c.launches) {
-      a.packs = packs.get() + l.first;
+      a.packs = m.packs.get() + l.first;
       a.n_packs = l.count;
-      a.taken = taken.get() + l.first;
-      cuda::launch_msv16_kernel(a, l.q, kernel, sm_count, ts.get());
+      a.taken = m.taken.get() + l.first;
+      cuda::launch_msv16_kernel(a, l.q, kernel, m.sm_count, m.ts.get());
     }
-    ts.kernels_end();
+    m.ts.kernels_end();
   }
-}
-
-// Targets with U, O or J (rare: selenoproteins, say) in [begin, end): the CPU twin scores them.
-std::pair<const uint32_t*, const uint32_t*> MsvCuda::Impl::twin_targets(uint32_t begin, uint32_t end) const {
-  const std::vector<uint32_t>& on_host = dbdev->past_the_rows;
-  const uint32_t* first = std::lower_bound(on_host.data(), on_host.data() + on_host.size(), begin);
-  const uint32_t* last = std::lower_bound(first, on_host.data() + on_host.size(), end);
-  return {first, last};
-}
-
-void MsvCuda::Impl::report(const char* call, size_t nm, uint32_t n, const Launched& what, float ms,
-                           std::chrono::steady_clock::time_point t_call) const {
-  if (tuning_flag(Tunable::kCudaTiming))  // tuning aid: kernel against the whole call
-    std::fprintf(stderr,
-                 "%s %zu model(s), longest M=%d, targets=%u, %s kernel (%zu pack(s), %zu launch(es)): kernel %.3f ms, "
-                 "call %.3f ms\n",
-                 call, nm, what.max_m, n, what.kernel, what.packs, what.launches, ms,
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count());
-}
-
-std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
-                                                uint32_t end) {
-  Impl& m = *impl_;
-  const auto t_call = std::chrono::steady_clock::now();
-  Impl::Launched what;
-  m.launch(profiles, begin, end, what);
-  const uint32_t n = end - begin;
-  const size_t nm = profiles.size();
-  std::vector<std::vector<float>> result(nm, std::vector<float>(n));
-  if (n == 0 || nm == 0) return result;
   // Into pinned memory: a pageable destination costs the host a staging copy of every code.
+  if (nm * n > m.codes.capacity()) m.codes.reserve(std::max(nm * n, 2 * m.codes.capacity()), true);
   const int32_t* codes = m.codes.get();
   const float ms = m.ts.copy_results(m.codes.get(), m.out.get(), nm * n * sizeof(int32_t));
+
   for (size_t k = 0; k < nm; ++k)
     for (uint32_t i = 0; i < n; ++i) {
       const int32_t c = codes[k * n + i];
       result[k][i] = c == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity()
-                                             : msv_nats(*profiles[k], c, m.tjb_host[k * n + i]);
+                                             : msv_nats(*profiles[k], c, tjb[k * n + i]);
     }
-  const auto [first, last] = m.twin_targets(begin, end);
-  for (const uint32_t* p = first; p != last; ++p) {
+  // Targets with U, O or J (rare: selenoproteins, say): the CPU twin, the same scores.
+  const std::vector<uint32_t>& on_host = m.dbdev->past_the_rows;
+  for (auto p = std::lower_bound(on_host.begin(), on_host.end(), begin); p != on_host.end() && *p < end; ++p) {
     const SeqView v = m.db->seqs.view(m.db->by_length[*p]);
     for (size_t k = 0; k < nm; ++k) result[k][*p - begin] = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
   }
-  m.report("msv", nm, n, what, ms, t_call);
+  if (tuning_flag(Tunable::kCudaTiming))  // tuning aid: kernel against the whole call
+    std::fprintf(stderr,
+                 "msv %zu model(s), longest M=%d, targets=%u, %s kernel (%zu pack(s), %zu launch(es)): kernel %.3f ms, "
+                 "call %.3f ms\n",
+                 nm, max_m, n, kernel_name(kernel), packs, launches, ms,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count());
   return result;
-}
-
-std::vector<MsvCuda::Kept> MsvCuda::kept_scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
-                                                uint32_t end, const Floors& floors) {
-  Impl& m = *impl_;
-  const auto t_call = std::chrono::steady_clock::now();
-  Impl::Launched what;
-  m.launch(profiles, begin, end, what);
-  const uint32_t n = end - begin;
-  const size_t nm = profiles.size();
-  std::vector<Kept> kept(nm);
-  if (n == 0 || nm == 0) return kept;
-  if (floors.rank.size() != n || floors.codes.size() != nm * floors.lengths)
-    throw Error("GPU MSV: floors of " + std::to_string(floors.rank.size()) + " targets, " +
-                std::to_string(floors.codes.size()) + " codes for " + std::to_string(n) + " targets, " +
-                std::to_string(nm) + " models");
-  m.rank.upload_growing(floors.rank.data(), n, m.ts.get());
-  m.floors.upload_growing(floors.codes.data(), floors.codes.size(), m.ts.get());
-  const uint32_t words = (n + 31) / 32;
-  uint32_t* mask_dev = reinterpret_cast<uint32_t*>(m.out.get() + nm * n);
-  launch_msv_keep(m.out.get(), n, uint32_t(nm), m.rank.get(), m.floors.get(), uint32_t(floors.lengths),
-                        mask_dev, m.ts.get());
-  // The codes and the masks after them in one copy (pinned memory).
-  const float ms = m.ts.copy_results(m.codes.get(), m.out.get(), (nm * n + nm * words) * sizeof(int32_t));
-  const int32_t* codes = m.codes.get();
-  uint32_t* mask = reinterpret_cast<uint32_t*>(m.codes.get() + nm * n);
-  const auto [first, last] = m.twin_targets(begin, end);
-  for (const uint32_t* p = first; p != last; ++p)  // kept whatever the kernel's code
-    for (size_t k = 0; k < nm; ++k) mask[k * words + (*p - begin) / 32] |= 1u << ((*p - begin) % 32);
-  for (size_t k = 0; k < nm; ++k) {
-    Kept& out = kept[k];
-    const uint32_t* twin = first;
-    for (uint32_t w = 0; w < words; ++w)
-      for (uint32_t bits = mask[k * words + w]; bits; bits &= bits - 1) {
-        const uint32_t i = 32 * w + uint32_t(__builtin_ctz(bits));
-        while (twin != last && *twin - begin < i) ++twin;
-        float nats;
-        if (twin != last && *twin - begin == i) {
-          const SeqView v = m.db->seqs.view(m.db->by_length[*twin]);
-          nats = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
-        } else {
-          const int32_t c = codes[k * n + i];
-          nats = c == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity()
-                                         : msv_nats(*profiles[k], c, m.tjb_host[k * n + i]);
-        }
-        out.index.push_back(i);
-        out.nats.push_back(nats);
-      }
-  }
-  m.report("msv kept", nm, n, what, ms, t_call);
-  return kept;
 }
 
 }  // namespace hpc::hmm

@@ -35,22 +35,6 @@ class MsvCuda {
   // The same for several models in one launch: result[k] belongs to profiles[k].
   std::vector<std::vector<float>> scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
                                          uint32_t end);
-  // A cut for kept_scores(): per target of the range, the index of its length in each model's
-  // row of `codes` (profiles x lengths): the lowest code that may pass there.
-  struct Floors {
-    std::vector<uint32_t> rank;
-    size_t lengths = 0;
-    std::vector<uint8_t> codes;
-  };
-  // The pairs at or above their floor, per model: tile indices i (ascending, i < end - begin)
-  // whose kernel code is at least its floor, or overflowed, or a target the CPU twin scores
-  // (U, O, J), with scores() value. The GPU compares the codes; the host converts only those kept.
-  struct Kept {
-    std::vector<uint32_t> index;
-    std::vector<float> nats;
-  };
-  std::vector<Kept> kept_scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin, uint32_t end,
-                                const Floors& floors);
   // The score in nats that the kernels report as `code` (their xJ byte, 0..255) for a target
   // of L residues: what scores() returns for it.
   static float nats(const MsvProfile& p, int code, int L);

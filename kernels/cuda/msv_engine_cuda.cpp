@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <string>
 
 #include "kernels/cpu/thread_pool.hpp"
@@ -15,18 +14,19 @@
 namespace hpc {
 namespace {
 
-// The lowest kernel code that may pass the MSV filter at target length L, less one code: the
-// GPU keeps the pairs at or above it (MsvCuda::kept_scores), so that float rounding at the
-// threshold can never drop a passing pair (those kept are decided by the full test). The lowest
-// passing code is found by the pipeline's own test; passing is monotone in the code. Lengths
-// come in order: a new length's lowest passing code is mostly the last one's or a neighbour, so
-// it is searched from there (two tests) before bisecting (eight); both find the same code.
-class MsvFloor {
+// Scores below cut(L) fail the MSV filter at target length L: the lowest kernel code that
+// passes (bisection over the 256 codes with the pipeline's own test) less one code, so float
+// rounding at the threshold can never drop a passing pair (the ones above the cut are decided
+// by the full test). Remembers the last length: a batch's targets come length-sorted. The
+// next length's lowest passing code is mostly the last one's or a neighbour: it is searched
+// from there (two tests) before bisecting (eight); passing is monotone in the code, so both
+// find the same code.
+class MsvCut {
  public:
-  MsvFloor(const hmm::ModelFilters& f, const hmm::FilterSettings& s) : f_(f), s_(s) {}
-  uint8_t operator()(int L) {
-    code_ = lowest_passing(L, code_);
-    return uint8_t(code_ == 0 ? 0 : code_ - 1);  // 256 (none passes): 255, the full test decides
+  MsvCut(const hmm::ModelFilters& f, const hmm::FilterSettings& s) : f_(f), s_(s) {}
+  bool fails(int L, float msv_nats) {
+    if (L != length_) length_ = L, code_ = lowest_passing(L, code_), cut_ = cut(L, code_);
+    return msv_nats < cut_;
   }
 
  private:
@@ -56,14 +56,18 @@ class MsvFloor {
     }
     return lo;
   }
+  float cut(int L, int lowest) const {
+    return lowest == 0 ? -std::numeric_limits<float>::infinity() : hmm::MsvCuda::nats(f_.msv, lowest - 1, L);
+  }
   const hmm::ModelFilters& f_;
   const hmm::FilterSettings& s_;
+  int length_ = -1;
   int code_ = -1;
+  float cut_ = 0;
 };
 
-// A tile's models on the GPU: the MSV filter of every (model, target) in one launch, whose codes
-// the GPU compares with each length's floor (MsvFloor), the P-values of the pairs it keeps on a
-// host thread pool (the shared pipeline code), the bias filter of the pairs past
+// A tile's models on the GPU: the MSV filter of every (model, target) in one launch, the
+// P-values on a host thread pool (the shared pipeline code), the bias filter of the pairs past
 // MSV in one GPU call, then the Viterbi filter of the bias survivors of all the tile's models
 // in one GPU call.
 class CudaMsvEngine : public MsvEngine {
@@ -95,35 +99,41 @@ class CudaMsvEngine : public MsvEngine {
       }
     }
     StageClock clock;
-    const size_t n = tile.part_end - tile.part_begin;
-    // The tile's target lengths in order (the device database's host copy): a target's
-    // sequence is looked up only for the pairs kept below.
-    const uint32_t* lengths = gpu_.lengths() + tile.part_begin;
-    const std::vector<hmm::MsvCuda::Kept> kept = msv_scores(tile, models, profiles, lengths);
+    const std::vector<std::vector<float>> usc = gpu_.scores(profiles, tile.part_begin, tile.part_end);
     clock.mark("msv");
+    const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return setup_.db->seqs.view(setup_.db->by_length[tile.part_begin + i]); };
-    // Pass 1 (host pool): MSV P-values of the pairs the GPU kept, and the bias filter there
-    // unless the GPU runs it (then only the pairs past the MSV filter are marked). The others
-    // fail the MSV filter for sure and are only counted.
-    std::vector<std::vector<Scored>> scored(models.size());  // per model, in target order
-    pool_.run(models.size(), [&](size_t k) {
+    // The tile's target lengths in order (the device database's host copy): a target's
+    // sequence is looked up only for the pairs past the cut test below.
+    const uint32_t* lengths = gpu_.lengths() + tile.part_begin;
+    // Pass 1 (host pool): MSV P-values, and the bias filter there unless the GPU runs it (then
+    // only the pairs past the MSV filter are marked). Without --all, a pair below its length's
+    // MSV cut fails for sure and is only counted: ~98% of the pairs then cost a comparison
+    // instead of a log, an exp and a result. Each batch keeps its own list, joined in batch
+    // order (the same result for any thread count).
+    const size_t batches = batch_count(n);
+    std::vector<std::vector<Scored>> lists(models.size() * batches);
+    for_batches(models.size(), n, [&](size_t k, size_t first, size_t last) {
       const hmm::ModelFilters& f = (*setup_.filters)[models[k]];
-      std::vector<Scored>& list = scored[k];
-      list.reserve(kept[k].index.size());
-      for (size_t j = 0; j < kept[k].index.size(); ++j) {
-        const uint32_t i = kept[k].index[j];
-        const float msv = kept[k].nats[j];
+      MsvCut cut(f, setup_.settings);
+      std::vector<Scored>& list = lists[k * batches + first / kBatch];
+      for (size_t i = first; i < last; ++i) {
         const int L = int(lengths[i]);
-        Scored sp{i, msv, {}, false};
+        if (!setup_.all_pairs && cut.fails(L, usc[k][i])) continue;
+        Scored sp{uint32_t(i), {}, false};
         if (!bias_gpu_)
-          sp.r = hmm::run_filters_until_viterbi(f, view(i).data, L, msv, setup_.settings);
+          sp.r = hmm::run_filters_until_viterbi(f, view(i).data, L, usc[k][i], setup_.settings);
         else
-          sp.needs_bias = hmm::msv_filter_passes(f, L, msv, setup_.settings);
+          sp.needs_bias = hmm::msv_filter_passes(f, L, usc[k][i], setup_.settings);
         list.push_back(sp);
       }
     });
+    std::vector<std::vector<Scored>> scored(models.size());  // per model, in target order
+    for (size_t k = 0; k < models.size(); ++k)
+      for (size_t b = 0; b < batches; ++b)
+        scored[k].insert(scored[k].end(), lists[k * batches + b].begin(), lists[k * batches + b].end());
     clock.mark("pvalues");
-    if (bias_gpu_) bias_on_gpu(tile, models, scored);
+    if (bias_gpu_) bias_on_gpu(tile, models, usc, scored);
     clock.mark("bias");
     // Pass 2: the Viterbi filter scores of the pairs it decides, every model of the tile in
     // one GPU call that reads the targets by position from the GPU's database (models longer
@@ -163,7 +173,7 @@ class CudaMsvEngine : public MsvEngine {
       MsvModelCounts c;
       c.model = models[k];
       for (const Scored& sp : scored[k]) msv_count_pair(setup_, r, c, setup_.db->by_length[tile.part_begin + sp.i], sp.r);
-      c.targets += n - scored[k].size();  // the pairs below the floor: counted, failed at MSV
+      c.targets += n - scored[k].size();  // the pairs below the cut: counted, failed at MSV
       r.counts.push_back(c);
     }
     clock.mark("count");
@@ -175,14 +185,14 @@ class CudaMsvEngine : public MsvEngine {
   // filter on the GPU, first only whether the pair passed the MSV filter).
   struct Scored {
     uint32_t i;
-    float msv;  // the MSV filter's score (nats)
     hmm::PairResult r;
     bool needs_bias;
   };
 
   // The bias filter of the pairs past the MSV filter in one GPU call, then each pair's
   // pipeline up to the Viterbi filter given its score (the pairs that failed MSV too).
-  void bias_on_gpu(const Tile& tile, const std::vector<uint32_t>& models, std::vector<std::vector<Scored>>& scored) {
+  void bias_on_gpu(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<std::vector<float>>& usc,
+                   std::vector<std::vector<Scored>>& scored) {
     const bool bias_stage = setup_.settings.stages & hmm::kStageBias;
     std::vector<hmm::BiasPair> pairs;
     for (size_t k = 0; k < models.size() && bias_stage; ++k)
@@ -195,41 +205,9 @@ class CudaMsvEngine : public MsvEngine {
       for (Scored& sp : scored[k]) {
         const float b = bias_stage && sp.needs_bias ? bias[next++] : NAN;
         const int L = int(gpu_.lengths()[tile.part_begin + sp.i]);
-        sp.r = hmm::run_filters_until_viterbi(f, L, sp.msv, b, setup_.settings);
+        sp.r = hmm::run_filters_until_viterbi(f, L, usc[k][sp.i], b, setup_.settings);
       }
     }
-  }
-
-  // The MSV scores of the pairs that may pass (every pair with --all): the GPU compares each
-  // code with its model's floor at the target's length, computed here once a distinct length.
-  std::vector<hmm::MsvCuda::Kept> msv_scores(const Tile& tile, const std::vector<uint32_t>& models,
-                                             const std::vector<const hmm::MsvProfile*>& profiles,
-                                             const uint32_t* lengths) {
-    const size_t n = tile.part_end - tile.part_begin;
-    if (setup_.all_pairs) {
-      std::vector<std::vector<float>> usc = gpu_.scores(profiles, tile.part_begin, tile.part_end);
-      std::vector<hmm::MsvCuda::Kept> all(usc.size());
-      for (size_t k = 0; k < usc.size(); ++k) {
-        all[k].index.resize(n);
-        std::iota(all[k].index.begin(), all[k].index.end(), 0u);
-        all[k].nats = std::move(usc[k]);
-      }
-      return all;
-    }
-    hmm::MsvCuda::Floors floors;
-    floors.rank.resize(n);
-    std::vector<int> distinct;  // the tile's lengths, each run of equal ones once
-    for (size_t i = 0; i < n; ++i) {
-      if (distinct.empty() || distinct.back() != int(lengths[i])) distinct.push_back(int(lengths[i]));
-      floors.rank[i] = uint32_t(distinct.size() - 1);
-    }
-    floors.lengths = distinct.size();
-    floors.codes.resize(models.size() * distinct.size());
-    pool_.run(models.size(), [&](size_t k) {
-      MsvFloor floor((*setup_.filters)[models[k]], setup_.settings);
-      for (size_t d = 0; d < distinct.size(); ++d) floors.codes[k * distinct.size() + d] = floor(distinct[d]);
-    });
-    return gpu_.kept_scores(profiles, tile.part_begin, tile.part_end, floors);
   }
   static constexpr size_t kBatch = 512;
   static size_t batch_count(size_t n) { return (n + kBatch - 1) / kBatch; }

@@ -318,10 +318,11 @@ TEST(MsvGpu, KernelVariantsThroughput) {
   }
 }
 
-namespace {
-
-// balifam2000 with U, O, J (and other letters) written into every third sequence line.
-Database rich_database() {
+// msv reads targets under HMMER's rules: U, O and J have codes past the kernels' 24 rows, so
+// those targets are scored by the CPU twin inside MsvCuda and VitCuda, and the others on the
+// GPU, in one call: every score equals the CPU's.
+TEST(MsvGpu, TargetsWithHmmerOnlyLettersEqualCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   std::ifstream in(data_path("balifam2000.fa"));
   std::string text, line;
   for (size_t n = 0; std::getline(in, line);) {
@@ -329,83 +330,7 @@ Database rich_database() {
       for (size_t i = 5; i < line.size(); i += 17) line[i] = "UOJuoj*~B"[(n + i) % 9];
     text += line + "\n";
   }
-  return make_database(parse_fasta_text(text.data(), text.size(), "rich.fa", nullptr, ResidueRules::kHmmer));
-}
-
-// kept_scores against scores() on db.by_length[begin, end), five models in one call, floors
-// drawn at random a (model, length) (a third of them 0: every such pair kept): a pair is kept
-// where its code is at or above its floor or it overflowed, with scores()' value bit for bit, and
-// every target with U, O or J is kept; `all_kept` with every floor 0.
-void expect_kept_scores_are_those_at_their_floors(const Database& db, uint32_t begin, uint32_t end, bool all_kept) {
-  std::vector<hmm::ModelFilters> filters;
-  for (const char* name : {"fn3.hmm", "Pkinase.hmm", "globins4.hmm", "LuxC.hmm.gz", "M1.hmm"})
-    filters.emplace_back(read_hmm_file(data_path(std::string("hmm/") + name)).at(0));
-  std::vector<const hmm::MsvProfile*> profiles;
-  for (const auto& f : filters) profiles.push_back(&f.msv);
-  hmm::MsvCuda gpu(0, db);
-  const uint32_t n = end - begin;
-  hmm::MsvCuda::Floors floors;
-  std::vector<int> length_of;  // a rank's length
-  for (uint32_t i = 0; i < n; ++i) {
-    const int L = int(db.seqs.length(db.by_length[begin + i]));
-    if (length_of.empty() || length_of.back() != L) length_of.push_back(L);
-    floors.rank.push_back(uint32_t(length_of.size() - 1));
-  }
-  floors.lengths = length_of.size();
-  std::mt19937 rng(7);
-  for (size_t j = 0; j < profiles.size() * floors.lengths; ++j)
-    floors.codes.push_back(all_kept || rng() % 3 == 0 ? 0 : uint8_t(rng() % 256));
-  const auto all = gpu.scores(profiles, begin, end);
-  const auto kept = gpu.kept_scores(profiles, begin, end, floors);
-  ASSERT_EQ(kept.size(), profiles.size());
-  long twins = 0, kept_pairs = 0;
-  for (size_t k = 0; k < profiles.size(); ++k) {
-    ASSERT_EQ(kept[k].index.size(), kept[k].nats.size());
-    size_t j = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-      const bool is_kept = j < kept[k].index.size() && kept[k].index[j] == i;
-      const SeqView v = db.seqs.view(db.by_length[begin + i]);
-      bool twin = false;
-      for (size_t r = 0; r < v.length; ++r) twin |= v.data[r] >= kAlphabetSize;
-      twins += twin && k == 0;
-      const uint8_t floor = floors.codes[k * floors.lengths + floors.rank[i]];
-      const float at_floor = hmm::MsvCuda::nats(*profiles[k], floor, int(v.length));
-      if (is_kept) {
-        ++kept_pairs;
-        EXPECT_TRUE(same_float(kept[k].nats[j], all[k][i])) << k << " " << i;
-        if (!twin) EXPECT_GE(all[k][i], at_floor) << k << " " << i << " floor " << int(floor);
-        ++j;
-      } else {
-        EXPECT_FALSE(twin || all_kept || floor == 0) << k << " " << i;
-        EXPECT_FALSE(all[k][i] > at_floor) << k << " " << i << " floor " << int(floor);
-      }
-    }
-    EXPECT_EQ(j, kept[k].index.size()) << "indices out of order or out of range, model " << k;
-  }
-  if (all_kept) EXPECT_EQ(kept_pairs, long(profiles.size()) * n);
-  std::printf("  targets %u, with U/O/J %ld, kept %ld of %zu pairs\n", n, twins, kept_pairs, profiles.size() * n);
-}
-
-}  // namespace
-
-TEST(MsvGpu, KeptScoresAreThoseAtOrAboveTheirFloors) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const Database db = load_database(data_path("balifam2000.fa"));
-  const uint32_t n = uint32_t(db.by_length.size());
-  expect_kept_scores_are_those_at_their_floors(db, 0, n, false);
-  expect_kept_scores_are_those_at_their_floors(db, 50, 1900, false);
-  expect_kept_scores_are_those_at_their_floors(db, 33, 70, true);  // a range not a multiple of 32
-  const Database rich = rich_database();
-  expect_kept_scores_are_those_at_their_floors(rich, 0, uint32_t(rich.by_length.size()), false);
-  expect_kept_scores_are_those_at_their_floors(rich, 17, 1500, true);
-}
-
-// msv reads targets under HMMER's rules: U, O and J have codes past the kernels' 24 rows, so
-// those targets are scored by the CPU twin inside MsvCuda and VitCuda, and the others on the
-// GPU, in one call: every score equals the CPU's.
-TEST(MsvGpu, TargetsWithHmmerOnlyLettersEqualCpu) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const Database db = rich_database();
+  const Database db = make_database(parse_fasta_text(text.data(), text.size(), "rich.fa", nullptr, ResidueRules::kHmmer));
   size_t special = 0;
   for (uint8_t c : db.seqs.residues) special += c >= kAlphabetSize;
   ASSERT_GT(special, 1000u);
