@@ -62,19 +62,27 @@ MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size
   const size_t per_worker = size_t(tuning_number(Tunable::kTilesPerWorker).value_or(tiles_per_worker));
   const size_t parts = std::min({db.seqs.size(), 4 * w, (per_worker * w + nb - 1) / nb});
   const auto cuts = partitions(db, std::max<size_t>(1, parts));
+  // Each cut's residues once, not once a batch: a random length lookup a target, which a model
+  // library's thousands of batches made seconds of the master's time before the first tile.
+  std::vector<uint64_t> residues;
+  for (const auto& [b, e] : cuts) {
+    uint64_t res = 0;
+    for (uint32_t p = b; p < e; ++p) res += db.seqs.length(db.by_length[p]);
+    residues.push_back(res);
+  }
   MsvPlan plan;
-  for (const auto& batch : batches)
-    for (const auto& [b, e] : cuts) {
+  for (const auto& batch : batches) {
+    uint64_t nodes = 0;
+    for (uint32_t m : batch) nodes += uint64_t(model_lengths[m]);
+    for (size_t c = 0; c < cuts.size(); ++c) {
       Tile t;
       t.queries = batch;
-      t.part_begin = b;
-      t.part_end = e;
-      uint64_t res = 0, nodes = 0;
-      for (uint32_t p = b; p < e; ++p) res += db.seqs.length(db.by_length[p]);
-      for (uint32_t m : batch) nodes += uint64_t(model_lengths[m]);
-      t.cells = res * nodes;
+      t.part_begin = cuts[c].first;
+      t.part_end = cuts[c].second;
+      t.cells = residues[c] * nodes;
       plan.tiles.push_back(std::move(t));
     }
+  }
   number_largest_first(plan.tiles);
   plan.partitions = uint32_t(cuts.size());
   plan.model_batches = uint32_t(batches.size());

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -287,6 +289,27 @@ TEST(HmmFile, ErrorsNameFileAndLine) {
   expect_error(edit(g, "      1   1.70038", "      1   -1.70038"), 22, "cannot be negative");
   expect_error(edit(g, "0.03156  3.86736  4.58970  0.61958  0.77255  0.34406  1.23405",
                     "0.03156  3.86736  4.58970"), 24, "too few fields on node 1 transition line");
+}
+
+// A number field reads as float(strtod(token)) and fails where strtod fails (no full parse,
+// ERANGE, not finite): the fast path (from_chars) must take no token strtod reads otherwise.
+TEST(HmmFile, NumbersReadAsStrtodReadsThem) {
+  const std::string& g = globins();
+  for (const char* tok : {"0.964844", "1", "12345.678901234567", "3.4028235e38", "1e-30", "0.1", "+0.5", "0x1p-3",
+                          "2.2250738585072014e-308", "4.9e-324", "1e-320", "1e400", "inf", "nan", "1.5.2", "1e",
+                          ".5", "5.", "-0.25", "00.750"}) {
+    char* end = nullptr;
+    errno = 0;
+    const double want = std::strtod(tok, &end);
+    const bool ok = end != tok && *end == '\0' && errno != ERANGE && std::isfinite(want) && float(want) > 0;
+    const std::string text = edit(g, "EFFN  0.964844", std::string("EFFN  ") + tok);
+    if (!ok) {
+      EXPECT_THROW(parse_hmm_text(text, "n.hmm"), InputError) << tok;
+      continue;
+    }
+    const HmmModel m = parse_hmm_text(text, "n.hmm").at(0);
+    EXPECT_EQ(m.effn, float(want)) << tok;
+  }
 }
 
 TEST(HmmFile, TruncatedAndMissingEnd) {
