@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "io/hdf5_columns.hpp"
+#include "src/core/cigar_identity.hpp"
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
 
@@ -17,9 +18,6 @@ std::string HitTableColumns::cigar(size_t i) const {
 }
 
 namespace {
-
-CigarStats stats_of(const std::string& cigar) { return cigar_stats(cigar); }
-CigarStats stats_of(std::string_view cigar) { return cigar_stats(std::string(cigar)); }
 
 // cigar_of(k): row k's CIGAR (a string or a view).
 template <class CigarOf>
@@ -47,7 +45,7 @@ HitTableColumns gather_columns(const std::vector<const Hit*>& rows, uint64_t cha
       c.tend[k] = h.aln.tend;
       const auto& cigar = cigar_of(k);
       std::copy(cigar.begin(), cigar.end(), c.cigar_chars.begin() + (c.cigar_end[k] - cigar.size() - chars_base));
-      if (with_identity) c.identity[k] = cigar.empty() ? 0.f : float(stats_of(cigar).identity());
+      if (with_identity) c.identity[k] = cigar.empty() ? 0.f : cigar_identity(std::string_view(cigar));
     }
   };
   run_ranges(n, n < (1u << 16) ? 1 : usable_cores(), fill);

@@ -15,6 +15,7 @@
 #include "src/core/free_heap.hpp"
 #include "src/core/on_all_cores.hpp"
 #include "src/core/chunk_pool.hpp"
+#include "src/core/cigar_identity.hpp"
 #include "src/core/tuning.hpp"
 
 namespace hpc {
@@ -329,15 +330,14 @@ void gather(const Segment& seg, const std::vector<uint32_t>& picked, HitTableCol
     std::fill_n(out.identity.begin() + at, picked.size(), 0.f);
     return;
   }
-  std::string cigar;  // one buffer for every row's CIGAR (a string a row cost an allocation a row)
   for (size_t k = 0; k < picked.size(); ++k) {
     const size_t i = picked[k], o = at + k;
     const uint64_t b = seg.begin(i), e = c.cigar_end[i];
     std::copy(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e, out.cigar_chars.begin() + (chars_at - out.chars_base));
     chars_at += e - b;
     out.cigar_end[o] = chars_at;
-    if (with_identity) cigar.assign(c.cigar_chars.begin() + b, c.cigar_chars.begin() + e);
-    out.identity[o] = e == b || !with_identity ? 0.f : float(cigar_stats(cigar).identity());
+    const std::string_view cigar(reinterpret_cast<const char*>(c.cigar_chars.data()) + b, e - b);
+    out.identity[o] = e == b || !with_identity ? 0.f : cigar_identity(cigar);
   }
 }
 

@@ -16,7 +16,7 @@ install_packages() {
   [ "$(id -u)" = 0 ] || sudo=sudo
   # Build deps, then the real peers the oracle tests compare against (ssearch36, water/needle,
   # hmmsearch, blastp/makeblastdb/blast_formatter; ncbi-data: NCBI's matrix files).
-  local pkgs=(build-essential cmake pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
+  local pkgs=(build-essential cmake pkg-config zlib1g-dev libdeflate-dev libopenmpi-dev openmpi-bin libhdf5-dev hdf5-tools
               libboost-program-options-dev googletest libgtest-dev python3 python3-h5py python3-matplotlib
               fasta3 emboss ncbi-data hmmer ncbi-blast+
               slurm-wlm munge  # the real-Slurm test (tests/scripts/slurm_jobs.sh)

@@ -1,7 +1,9 @@
-// src/core/alignment.cpp: figures derived from a CIGAR (= X I D, target is the reference).
+// src/core/alignment.cpp: figures derived from a CIGAR (= X I D, target is the reference);
+// src/core/cigar_identity.hpp: the result tables' identity from it.
 #include <gtest/gtest.h>
 
 #include "src/core/alignment.hpp"
+#include "src/core/cigar_identity.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {
@@ -35,6 +37,12 @@ TEST(Cigar, EmptyAlignment) {
 
 TEST(Cigar, MalformedThrows) {
   for (const char* bad : {"=", "3", "3=X", "3Q", "5M", "12=1", "99999999999="}) EXPECT_THROW(cigar_stats(bad), Error) << bad;
+}
+
+TEST(Cigar, TableIdentityIsTheStatisticsIdentityAsAFloat) {
+  for (const char* cigar : {"", "12=1X3=2I40=", "3=2D1I4=1D1D2X", "1X", "7=", "4294967295=1X", "4294967295=2=1X", "123456789=3D"})
+    EXPECT_EQ(cigar_identity(cigar), float(cigar_stats(cigar).identity())) << cigar;
+  for (const char* bad : {"=", "3", "3=X", "3Q", "5M", "12=1", "99999999999="}) EXPECT_THROW(cigar_identity(bad), Error) << bad;
 }
 
 }  // namespace
