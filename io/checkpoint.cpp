@@ -182,6 +182,11 @@ Crc32& Crc32::add(const void* data, size_t bytes) {
   return *this;
 }
 
+Crc32& Crc32::append(uint32_t crc, size_t bytes) {
+  crc_ = uint32_t(crc32_combine(crc_, crc, z_off_t(bytes)));
+  return *this;
+}
+
 std::string Crc32::hex() const { return hex32(crc_); }
 
 std::string exact(double v) {

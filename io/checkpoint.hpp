@@ -53,6 +53,8 @@ class Crc32 {
   Crc32& add(const std::vector<T>& v) {
     return add(v.data(), v.size() * sizeof(T));
   }
+  // As add() of `bytes` bytes whose own CRC-32 (from 0) is `crc` (zlib's crc32_combine).
+  Crc32& append(uint32_t crc, size_t bytes);
   std::string hex() const;  // 8 hex digits
   uint32_t value() const { return crc_; }
 

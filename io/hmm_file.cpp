@@ -25,15 +25,16 @@ class HmmReader {
   HmmReader(const std::string& path, size_t block) : path_(path), f_(gzopen(path.c_str(), "rb"), gzclose_r), block_(block) {
     if (!f_) throw InputError(path, 0, std::string("cannot open HMM file: ") + std::strerror(errno));
   }
-  // Appends up to a block to `text`; false at the end of the file.
+  // Appends up to a block to `text` (read straight into its tail); false at the end of the file.
   bool append_block(std::string& text) {
-    std::vector<char> block(block_);
-    const int n = gzread(f_.get(), block.data(), unsigned(block.size()));
+    const size_t before = text.size();
+    text.resize(before + block_);
+    const int n = gzread(f_.get(), &text[before], unsigned(block_));
+    text.resize(before + size_t(std::max(n, 0)));
     if (n < 0) {
       int err = 0;
       throw InputError(path_, 0, std::string("cannot read HMM file (") + gzerror(f_.get(), &err) + ")");
     }
-    text.append(block.data(), size_t(n));
     return n > 0;
   }
 
@@ -320,13 +321,11 @@ class Parser {
       fail_at_end("premature end of file: model '" + m.name + "' is truncated; LENG says " + std::to_string(M) +
                   " nodes but only " + std::to_string(lines_.size() - pos_) + " body lines follow");
     m.mat.assign(M + 1, {});
-    m.ins.assign(M + 1, {});
     m.t.assign(M + 1, {});
-    m.map.assign(M + 1, 0);
-    m.consensus.assign(M + 1, ' ');
-    m.rf.assign(M + 1, ' ');
-    m.mm.assign(M + 1, ' ');
-    m.cs.assign(M + 1, ' ');
+    std::vector<std::array<float, kHmmAlphabet>> ins(M + 1);  // checked, in numbers_crc, not kept
+    if (m.has_cons) m.consensus.assign(M + 1, ' ');
+    if (m.has_rf) m.rf.assign(M + 1, ' ');
+    if (m.has_cs) m.cs.assign(M + 1, ' ');
     auto w = next_words("model body");
     if (!w.empty() && w[0] == "COMPO") {
       probabilities(w, 1, m.compo, "COMPO line");
@@ -334,7 +333,7 @@ class Parser {
       ++pos_;
       w = next_words("node 0 insert emissions");
     }
-    probabilities(w, 0, m.ins[0], "node 0 insert emission line");
+    probabilities(w, 0, ins[0], "node 0 insert emission line");
     ++pos_;
     probabilities(next_words("node 0 transitions"), 0, m.t[0], "node 0 transition line");
     ++pos_;
@@ -352,20 +351,17 @@ class Parser {
              (has_mm_col ? " MM" : "") + " CS)");
       size_t f = 1 + kHmmAlphabet;
       const std::string& map = w[f++];
-      if (m.has_map) m.map[k] = integer(map, "MAP field");
+      if (m.has_map) integer(map, "MAP field");
       if (has_cons_col) {
         const char c = w[f++][0];
         if (m.has_cons) m.consensus[k] = c;
       }
       if (m.has_rf) m.rf[k] = w[f][0];
       ++f;
-      if (has_mm_col) {
-        const char c = w[f++][0];
-        if (m.has_mm) m.mm[k] = c;
-      }
+      if (has_mm_col) ++f;
       if (m.has_cs) m.cs[k] = w[f][0];
       ++pos_;
-      probabilities(next_words(node + " insert line"), 0, m.ins[k], node + " insert emission line");
+      probabilities(next_words(node + " insert line"), 0, ins[k], node + " insert emission line");
       ++pos_;
       probabilities(next_words(node + " transition line"), 0, m.t[k], node + " transition line");
       ++pos_;
@@ -373,6 +369,10 @@ class Parser {
     w = next_words("missing // at the end of model '" + m.name + "'");
     if (w.empty() || w[0] != "//") fail("expected // after node " + std::to_string(M) + " of model '" + m.name + "'");
     ++pos_;
+    uLong crc = crc32(0, Z_NULL, 0);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(m.mat.data()), uInt(m.mat.size() * sizeof m.mat[0]));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(ins.data()), uInt(ins.size() * sizeof ins[0]));
+    m.numbers_crc = uint32_t(crc32(crc, reinterpret_cast<const Bytef*>(m.t.data()), uInt(m.t.size() * sizeof m.t[0])));
   }
 
   std::string name_;

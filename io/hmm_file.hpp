@@ -4,13 +4,14 @@
 // (p7_hmmfile.c, read_asc30hmm) reads them: the same header tags (tags it does not know are
 // skipped, as it skips Pfam's BM and SM lines), NAME, LENG and ALPH required, MAXL from 3/c
 // on, CONS columns from 3/e on, MM columns from 3/f on, 3/a's three STATS lines (VLAMBDA,
-// VMU, FTAU) mapped as HMMER maps them, and the annotation columns (MAP, CONS, RF, MM, CS)
-// kept only where their header flag says yes. Probabilities are stored in the
+// VMU, FTAU) mapped as HMMER maps them, and the annotation columns (CONS, RF, CS) kept only
+// where their header flag says yes (MAP and MM checked, not kept). Probabilities are stored in the
 // file as -ln p ('*' = probability 0); we keep them as probabilities converted exactly as
 // HMMER's reader does (expf of the negated value, in single precision), so that profiles
 // built from them match HMMER bit for bit. Only protein (ALPH amino) models are accepted.
 // Duplicate model names are accepted (results refer to models by index).
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -45,14 +46,19 @@ struct HmmModel {
   float msv_mu = 0, msv_lambda = 0, vit_mu = 0, vit_lambda = 0, fwd_tau = 0, fwd_lambda = 0;
   bool has_compo = false;
   std::array<float, kHmmAlphabet> compo{};  // average match emission composition
-  // Indexed by node 0..M. mat[0] is unused (HMMER convention), ins[0]/t[0] describe the
-  // begin node. Per-node annotation (consensus, rf, cs, mm) are strings of length M+1,
-  // index 0 a space, like HMMER; a column whose flag is "no" stays spaces (formats before 3/e
-  // have no consensus column: HMMER computes one, we keep none).
-  std::vector<std::array<float, kHmmAlphabet>> mat, ins;
+  // Indexed by node 0..M. mat[0] is unused (HMMER convention), t[0] describes the begin node.
+  // Only what the profiles and the output read is held (~110 bytes a node; a Pfam-sized file
+  // is held whole in every process): the insert emissions (HMMER's profiles score inserts 0)
+  // and the MAP and MM columns are read and checked, not kept. The consensus, RF and CS
+  // columns are strings of length M+1, index 0 a space, like HMMER's, where their header flag
+  // says yes, else empty (formats before 3/e have no consensus column: HMMER computes one, we
+  // keep none).
+  std::vector<std::array<float, kHmmAlphabet>> mat;
   std::vector<std::array<float, kHmmTransitions>> t;
-  std::vector<int> map;
-  std::string consensus, rf, mm, cs;
+  std::string consensus, rf, cs;
+  // CRC-32 (zlib's) of the parsed numbers as they were held before: mat, the insert
+  // emissions, t (M+1 nodes each, in that order); the resume's fingerprint of the models.
+  uint32_t numbers_crc = 0;
   std::string source;  // file it came from
   long first_line = 0; // line of its HMMER3 header, for messages
 };

@@ -13,12 +13,15 @@
 
 namespace hpc {
 
-void check_fb_jobs(const std::vector<FbJob>& jobs, size_t models) {
+void check_fb_jobs(const std::vector<FbJob>& jobs, const std::vector<hmm::FbLaneProfile>& models) {
   for (size_t j = 0; j < jobs.size(); ++j) {
     const FbJob& job = jobs[j];
-    if (job.model >= models)
+    if (job.model >= models.size())
       throw Error("parser engine: job " + std::to_string(j) + " names model " + std::to_string(job.model) + " of " +
-                  std::to_string(models));
+                  std::to_string(models.size()));
+    if (models[job.model].M < 1)
+      throw Error("parser engine: job " + std::to_string(j) + "'s model " + std::to_string(job.model) +
+                  " has no profile (not held)");
     const uint8_t* end = job.target.data + job.target.length;
     if (std::find_if(job.target.data, end, [](uint8_t c) { return c >= kHmmerAlphabetSize; }) != end)
       throw Error("parser engine: job " + std::to_string(j) + "'s target holds a code outside HMMER's residues");
@@ -40,15 +43,15 @@ std::vector<hmm::FbParse> FbEngine::filter_and_parse(const std::vector<FbJob>& j
   return out;
 }
 
-std::unique_ptr<FbEngine> make_fb_engine(BackendKind kind, int device, std::vector<hmm::FbLaneProfile> models) {
+std::unique_ptr<FbEngine> make_fb_engine(BackendKind kind, int device, const std::vector<hmm::FbLaneProfile>* models) {
   backend_device_count(kind);  // cuda without a GPU or without CUDA: the backend's clear error
 #ifdef HPCALIGN_HAVE_CUDA
   if (kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available()))
-    return make_cuda_fb_engine(device, std::move(models));
+    return make_cuda_fb_engine(device, models);
 #else
   (void)device;
 #endif
-  return std::make_unique<CpuFbEngine>(std::move(models));
+  return std::make_unique<CpuFbEngine>(models);
 }
 
 }  // namespace hpc

@@ -34,12 +34,14 @@ class FbEngine {
                                              const std::function<bool(size_t, float)>& keep);
 };
 
-// Throws hpc::Error for a job whose model is not among `models` or whose target holds a code
-// past HMMER's rules (the engines' shared input check).
-void check_fb_jobs(const std::vector<FbJob>& jobs, size_t models);
+// Throws hpc::Error for a job whose model is not among `models` or has no profile there (not
+// held: M 0), or whose target holds a code past HMMER's rules (the engines' shared input check).
+void check_fb_jobs(const std::vector<FbJob>& jobs, const std::vector<hmm::FbLaneProfile>& models);
 
-// CPU (device ignored) or CUDA engine `device` over `models` (hmm::lane_profile of each
-// model's build_fb_profile). Throws hpc::Error for a kind this build or machine lacks.
-std::unique_ptr<FbEngine> make_fb_engine(BackendKind kind, int device, std::vector<hmm::FbLaneProfile> models);
+// CPU (device ignored) or CUDA engine `device` over `*models` (hmm::lane_profile of each
+// model's build_fb_profile), which it reads for the life of the engine, only at the models
+// its jobs name: hmmsearch's job builds a model's profile only while a tile holds the model
+// (HmmsearchJob::lane_profiles). Throws hpc::Error for a kind this build or machine lacks.
+std::unique_ptr<FbEngine> make_fb_engine(BackendKind kind, int device, const std::vector<hmm::FbLaneProfile>* models);
 
 }  // namespace hpc

@@ -24,7 +24,7 @@ inline HmmModel random_hmm(std::mt19937& rng, int M, double sharpness) {
   HmmModel m;
   m.name = "random" + std::to_string(M);
   m.length = M;
-  m.mat.assign(M + 1, {}), m.ins.assign(M + 1, {}), m.t.assign(M + 1, {});
+  m.mat.assign(M + 1, {}), m.t.assign(M + 1, {});
   auto normalize = [](float* v, int n) {
     double s = 0;
     for (int i = 0; i < n; ++i) s += v[i];
@@ -34,9 +34,9 @@ inline HmmModel random_hmm(std::mt19937& rng, int M, double sharpness) {
     const int peak = std::uniform_int_distribution<int>(0, kHmmAlphabet - 1)(rng);
     for (int x = 0; x < kHmmAlphabet; ++x) {
       m.mat[k][x] = float(u(rng) * (1.0 - sharpness) + (x == peak ? 30.0 * sharpness : 0.0));
-      m.ins[k][x] = float(u(rng));
+      u(rng);  // once an insert emission's draw (not held): the same random models as before
     }
-    normalize(m.mat[k].data(), kHmmAlphabet), normalize(m.ins[k].data(), kHmmAlphabet);
+    normalize(m.mat[k].data(), kHmmAlphabet);
     const double gap = std::uniform_int_distribution<int>(0, 3)(rng) == 0 ? 0.3 : 0.02;
     auto& t = m.t[k];
     t[kTMM] = float(1.0), t[kTMI] = float(gap * u(rng)), t[kTMD] = float(gap * u(rng));

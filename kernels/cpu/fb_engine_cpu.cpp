@@ -5,7 +5,7 @@
 namespace hpc {
 
 std::vector<float> CpuFbEngine::forward(const std::vector<FbJob>& jobs) {
-  check_fb_jobs(jobs, models_.size());
+  check_fb_jobs(jobs, models_);
   const hmm::HmmerFloatMode mode;
   std::vector<float> out;
   out.reserve(jobs.size());
@@ -15,7 +15,7 @@ std::vector<float> CpuFbEngine::forward(const std::vector<FbJob>& jobs) {
 }
 
 std::vector<hmm::FbParse> CpuFbEngine::parse(const std::vector<FbJob>& jobs) {
-  check_fb_jobs(jobs, models_.size());
+  check_fb_jobs(jobs, models_);
   const hmm::HmmerFloatMode mode;
   std::vector<hmm::FbParse> out;
   out.reserve(jobs.size());

@@ -7,12 +7,12 @@ namespace hpc {
 
 class CpuFbEngine : public FbEngine {
  public:
-  explicit CpuFbEngine(std::vector<hmm::FbLaneProfile> models) : models_(std::move(models)) {}
+  explicit CpuFbEngine(const std::vector<hmm::FbLaneProfile>* models) : models_(*models) {}
   std::vector<float> forward(const std::vector<FbJob>& jobs) override;
   std::vector<hmm::FbParse> parse(const std::vector<FbJob>& jobs) override;
 
  private:
-  std::vector<hmm::FbLaneProfile> models_;
+  const std::vector<hmm::FbLaneProfile>& models_;
   std::vector<hmm::Lanes4> row_;
   std::vector<float> scales_;
 };

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
@@ -89,18 +90,9 @@ constexpr size_t kRowBytesBudget = size_t(2) << 30;  // the launches' vector row
 
 class CudaFbEngine : public FbEngine {
  public:
-  CudaFbEngine(int device, std::vector<hmm::FbLaneProfile> models) : device_(device), host_models_(std::move(models)) {
+  CudaFbEngine(int device, const std::vector<hmm::FbLaneProfile>* models) : device_(device), host_models_(*models) {
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    std::vector<ModelDesc> desc;
-    std::vector<Lanes4> prof;
-    for (const hmm::FbLaneProfile& m : host_models_) {
-      desc.push_back(ModelDesc{m.M, m.Q, prof.size(), prof.size() + m.rfv.size()});
-      prof.insert(prof.end(), m.rfv.begin(), m.rfv.end());
-      prof.insert(prof.end(), m.tfv.begin(), m.tfv.end());
-    }
-    models_.upload(desc.data(), desc.size(), stream_);
-    prof_.upload(prof.data(), prof.size(), stream_);
     int optin = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
     max_smem_ = size_t(optin);
@@ -116,7 +108,7 @@ class CudaFbEngine : public FbEngine {
 
   // A block a job where both its rows fit the shared memory of a block, else a thread a job.
   std::vector<float> forward(const std::vector<FbJob>& jobs) override {
-    check_fb_jobs(jobs, host_models_.size());
+    check_fb_jobs(jobs, host_models_);
     std::vector<float> nats(jobs.size());
     std::vector<size_t> block, thread;
     for (size_t j = 0; j < jobs.size(); ++j)
@@ -156,6 +148,7 @@ class CudaFbEngine : public FbEngine {
     if (which.empty()) return;
     CUDA_CHECK(cudaSetDevice(device_));
     const hmm::HmmerFloatMode mode;
+    const std::vector<uint32_t> local = upload_models(jobs);
     const auto cost = [&](size_t j) { return uint64_t(jobs[j].target.length) * uint64_t(host_models_[jobs[j].model].Q); };
     std::stable_sort(which.begin(), which.end(), [&](size_t a, size_t b) { return cost(a) > cost(b); });
     const size_t n = which.size();
@@ -164,7 +157,7 @@ class CudaFbEngine : public FbEngine {
     int qmax = 1;
     for (size_t i = 0; i < n; ++i) {
       const FbJob& j = jobs[which[i]];
-      desc[i] = JobDesc{j.model, j.target.length, residues, outs};
+      desc[i] = JobDesc{local[which[i]], j.target.length, residues, outs};
       residues += j.target.length;
       outs += size_t(j.target.length) + 1;
       qmax = std::max(qmax, host_models_[j.model].Q);
@@ -189,6 +182,28 @@ class CudaFbEngine : public FbEngine {
     }
   }
 
+  // The profiles of the jobs' models, uploaded for this call: the job that owns them holds a
+  // model's profile only while a tile holds the model (HmmsearchJob::lane_profiles), not every
+  // model's for the run. local[j]: job j's model's index among them.
+  std::vector<uint32_t> upload_models(const std::vector<FbJob>& jobs) {
+    std::vector<uint32_t> local(jobs.size());
+    std::unordered_map<uint32_t, uint32_t> index;
+    model_desc_.clear(), model_prof_.clear();
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      const auto at = index.emplace(jobs[j].model, uint32_t(model_desc_.size()));
+      if (at.second) {
+        const hmm::FbLaneProfile& m = host_models_[jobs[j].model];
+        model_desc_.push_back(ModelDesc{m.M, m.Q, model_prof_.size(), model_prof_.size() + m.rfv.size()});
+        model_prof_.insert(model_prof_.end(), m.rfv.begin(), m.rfv.end());
+        model_prof_.insert(model_prof_.end(), m.tfv.begin(), m.tfv.end());
+      }
+      local[j] = at.first->second;
+    }
+    models_.upload_growing(model_desc_.data(), model_desc_.size(), stream_);
+    prof_.upload_growing(model_prof_.data(), model_prof_.size(), stream_);
+    return local;
+  }
+
   // Waits for the stream's work asleep (a blocking event), as the filters' waits do: a spinning
   // wait would take a core from the other workers sharing the GPU, whose host stages need them.
   void wait() {
@@ -207,10 +222,11 @@ class CudaFbEngine : public FbEngine {
   // ends, its flag) for each, under hmmsearch's float mode.
   template <class Take>
   void run(const std::vector<FbJob>& jobs, bool parse, Take take) {
-    check_fb_jobs(jobs, host_models_.size());
+    check_fb_jobs(jobs, host_models_);
     if (jobs.empty()) return;
     CUDA_CHECK(cudaSetDevice(device_));
     const hmm::HmmerFloatMode mode;
+    const std::vector<uint32_t> local = upload_models(jobs);
     std::vector<size_t> order(jobs.size());
     std::iota(order.begin(), order.end(), size_t(0));
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -233,7 +249,7 @@ class CudaFbEngine : public FbEngine {
       size_t residues = 0, outs = 0;
       for (int i = 0; i < n; ++i) {
         const FbJob& j = jobs[order[begin + i]];
-        desc[i] = JobDesc{j.model, j.target.length, residues, outs};
+        desc[i] = JobDesc{local[order[begin + i]], j.target.length, residues, outs};
         residues += j.target.length;
         outs += (size_t(j.target.length) + 1) * per_residue;
       }
@@ -273,7 +289,9 @@ class CudaFbEngine : public FbEngine {
   size_t max_smem_ = 0;  // a block's dynamic shared memory, opted in
   cudaStream_t stream_ = nullptr;
   cudaEvent_t done_ = nullptr;  // wait()'s
-  std::vector<hmm::FbLaneProfile> host_models_;
+  const std::vector<hmm::FbLaneProfile>& host_models_;  // read at the jobs' models only
+  std::vector<ModelDesc> model_desc_;                   // upload_models' staging
+  std::vector<Lanes4> model_prof_;
   DeviceBuffer<ModelDesc> models_;
   DeviceBuffer<Lanes4> prof_, rows_;
   DeviceBuffer<uint8_t> seqs_, own_;
@@ -285,8 +303,8 @@ class CudaFbEngine : public FbEngine {
 
 }  // namespace
 
-std::unique_ptr<FbEngine> make_cuda_fb_engine(int device, std::vector<hmm::FbLaneProfile> models) {
-  return std::make_unique<CudaFbEngine>(device, std::move(models));
+std::unique_ptr<FbEngine> make_cuda_fb_engine(int device, const std::vector<hmm::FbLaneProfile>* models) {
+  return std::make_unique<CudaFbEngine>(device, models);
 }
 
 }  // namespace hpc

@@ -12,6 +12,6 @@
 
 namespace hpc {
 
-std::unique_ptr<FbEngine> make_cuda_fb_engine(int device, std::vector<hmm::FbLaneProfile> models);
+std::unique_ptr<FbEngine> make_cuda_fb_engine(int device, const std::vector<hmm::FbLaneProfile>* models);
 
 }  // namespace hpc

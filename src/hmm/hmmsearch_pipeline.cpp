@@ -114,6 +114,9 @@ void PostFilterPipeline::score_forwarded(const Target* t, int n, const std::vect
                           {fb_special_odds(t[0].L, true), fb_special_odds(t[n - 1].L, true)}};
   FbMatrix* fwd[2] = {&fwd_, &fwd2_};
   for (int k = 0; k < n; ++k) {
+    // The filters pass no target without residues (run_filters), so none comes here; the
+    // Backward parsers below would read rows it has not.
+    if (t[k].L < 1) throw Error("internal: score_forwarded given a target without residues");
     if (fwd_x[k]->size() < (size_t(t[k].L) + 1) * kXCells)
       throw Error("internal: score_forwarded given " + std::to_string(fwd_x[k]->size()) + " special cells for a target of " +
                   std::to_string(t[k].L) + " residues");

@@ -21,7 +21,8 @@ std::string models_fingerprint(const std::vector<HmmModel>& models) {
   for (const HmmModel& m : models) {
     const float stats[] = {m.msv_mu, m.msv_lambda, m.vit_mu, m.vit_lambda, m.fwd_tau, m.fwd_lambda};
     crc.add(m.name).add(&m.length, sizeof m.length).add(stats, sizeof stats).add(m.compo.data(), sizeof m.compo);
-    crc.add(m.mat).add(m.ins).add(m.t);
+    // The numbers as parsed (the insert emissions not held): the same value as when they were.
+    crc.append(m.numbers_crc, (sizeof m.mat[0] + sizeof(float) * kHmmAlphabet + sizeof m.t[0]) * (size_t(m.length) + 1));
   }
   return std::to_string(models.size()) + " models, crc32 " + crc.hex();
 }

@@ -58,6 +58,9 @@ class HmmsearchRun : public TiledWorkload {
     const double age = opt_.run.verbose ? process_seconds() : 0;
     job_.pipeline = opt_.pipeline;
     job_.scan = opt_.scan;
+    // Before any worker starts (the engines are placed after the load): a CPU-only run told to
+    // use the parser engines builds their profiles for nothing, as before.
+    job_.parser_lanes = tuning_choice(Tunable::kHmmParsers) != "host";
     double models_s = 0;
     std::future<void> models = std::async(std::launch::async, [&] {
       job_.models = read_hmm_file(opt_.model_path);
@@ -104,7 +107,7 @@ class HmmsearchRun : public TiledWorkload {
     // holding the SMs while the filters' kernels queue; device 8.7 s against 1.5 s on an H200).
     const std::string where = tuning_choice(Tunable::kHmmParsers);
     std::unique_ptr<FbEngine> parsers;
-    if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), job_.lane_profiles());
+    if (where != "host") parsers = make_fb_engine(slot.kind(), slot.device_index(), &job_.lane_profiles());
     return make_hmmsearch_engine_worker(
         job_, make_msv_engine(slot.kind(), slot.device_index(), slot.threads, job_.msv_setup()), std::move(parsers),
         where == "device" ? EngineParsers::kBoth : EngineParsers::kForward, slot.threads);

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "src/core/error.hpp"
-#include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
 #include "src/workloads/hmmsearch_survivors.hpp"
@@ -103,12 +102,17 @@ void HmmsearchJob::make_entries() {
   std::call_once(entries_made_, [&] {
     filters_.resize(models.size());
     profiles_.resize(models.size());
-    std::vector<size_t> nodes;
-    for (const HmmModel& m : models) nodes.push_back(size_t(m.length));
+    if (parser_lanes) lanes_.resize(models.size());
     cache_.emplace(
-        std::move(nodes), kept_nodes,
-        [&](uint32_t m) { filters_[m] = hmm::ModelFilters(models[m]), profiles_[m] = hmm::build_fb_profile(models[m]); },
-        [&](uint32_t m) { filters_[m] = hmm::ModelFilters(), profiles_[m] = hmm::FbProfile(); });
+        models, kept_nodes,
+        [&](uint32_t m) {
+          filters_[m] = hmm::ModelFilters(models[m]), profiles_[m] = hmm::build_fb_profile(models[m]);
+          if (parser_lanes) lanes_[m] = hmm::lane_profile(profiles_[m]);
+        },
+        [&](uint32_t m) {
+          filters_[m] = hmm::ModelFilters(), profiles_[m] = hmm::FbProfile();
+          if (parser_lanes) lanes_[m] = hmm::FbLaneProfile();
+        });
     setup_.filters = &filters_;
     setup_.db = &db;
     setup_.settings = pipeline.filter_settings();
@@ -139,15 +143,9 @@ size_t HmmsearchJob::peak_built_nodes() {
   return cache_->peak_built_nodes();
 }
 
-// The parser engines take every model at once: each model's Forward/Backward profile is built
-// here only for its lane profile.
 const std::vector<hmm::FbLaneProfile>& HmmsearchJob::lane_profiles() {
-  std::call_once(lanes_built_, [&] {
-    lanes_.resize(models.size());
-    run_ranges(models.size(), usable_cores(), [&](size_t first, size_t last) {
-      for (size_t m = first; m < last; ++m) lanes_[m] = hmm::lane_profile(hmm::build_fb_profile(models[m]));
-    });
-  });
+  if (!parser_lanes) throw Error("internal: hmmsearch's parser engines without job.parser_lanes set");
+  make_entries();
   return lanes_;
 }
 

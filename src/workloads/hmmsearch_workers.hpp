@@ -45,7 +45,11 @@ struct HmmsearchJob {
   // Each model's Forward/Backward profile, built while the model is held: the survivors'
   // pipelines copy it instead of building their own per tile.
   const std::vector<hmm::FbProfile>& fb_profiles();
-  // Every model's profile for the parser engines (built on first call).
+  // The parser engines' profiles too (HPCALIGN_HMM_PARSERS=forward|device): set before the
+  // workers start.
+  bool parser_lanes = false;
+  // Each model's profile for the parser engines, built while the model is held (with its
+  // Forward/Backward profile; parser_lanes must be set, else this throws).
   const std::vector<hmm::FbLaneProfile>& lane_profiles();
   // Builds the models' profiles that are not built (on this thread) and keeps them until as
   // many release calls; safe from several threads.
@@ -56,12 +60,12 @@ struct HmmsearchJob {
 
  private:
   void make_entries();
-  std::once_flag entries_made_, lanes_built_;
+  std::once_flag entries_made_;
   std::vector<hmm::FbProfile> profiles_;
   std::vector<hmm::FbLaneProfile> lanes_;
   std::vector<hmm::ModelFilters> filters_;
   MsvSetup setup_;
-  std::optional<ModelProfileCache> cache_;  // of filters_ and profiles_
+  std::optional<ModelProfileCache> cache_;  // of filters_, profiles_ and lanes_
 };
 
 std::unique_ptr<TileWorker> make_hmmsearch_cpu_worker(HmmsearchJob& job);

@@ -2,14 +2,26 @@
 
 #include <algorithm>
 
+#include "io/hmm_file.hpp"
+
 namespace hpc {
 namespace {
 enum : char { kNone = 0, kBuilding, kBuilt };
+
+std::vector<size_t> model_nodes(const std::vector<HmmModel>& models) {
+  std::vector<size_t> nodes;
+  nodes.reserve(models.size());
+  for (const HmmModel& m : models) nodes.push_back(size_t(m.length));
+  return nodes;
 }
+}  // namespace
 
 ModelProfileCache::ModelProfileCache(std::vector<size_t> nodes, size_t kept_nodes, Action build, Action drop)
     : nodes_(std::move(nodes)), kept_nodes_(kept_nodes), build_(std::move(build)), drop_(std::move(drop)),
       users_(nodes_.size(), 0), state_(nodes_.size(), kNone), kept_at_(nodes_.size(), kept_.end()) {}
+
+ModelProfileCache::ModelProfileCache(const std::vector<HmmModel>& models, size_t kept_nodes, Action build, Action drop)
+    : ModelProfileCache(model_nodes(models), kept_nodes, std::move(build), std::move(drop)) {}
 
 void ModelProfileCache::hold(const std::vector<uint32_t>& models) {
   std::unique_lock<std::mutex> lock(mutex_);

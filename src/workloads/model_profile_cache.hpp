@@ -13,6 +13,8 @@
 
 namespace hpc {
 
+struct HmmModel;
+
 // The nodes of released models a job keeps by default: a file of up to this many nodes keeps
 // all its profiles (as when they were all built up front).
 constexpr size_t kKeptProfileNodes = size_t(1) << 17;
@@ -26,6 +28,8 @@ class ModelProfileCache {
   // of released models are kept up to kept_nodes, so that the tiles of a batch (one per
   // database partition) build them once.
   ModelProfileCache(std::vector<size_t> nodes, size_t kept_nodes, Action build, Action drop);
+  // The same with each model's length as its node count (what msv's and hmmsearch's jobs give).
+  ModelProfileCache(const std::vector<HmmModel>& models, size_t kept_nodes, Action build, Action drop);
   // Builds the models' profiles that are not built (on this thread) and keeps them until as
   // many release calls; safe from several threads.
   void hold(const std::vector<uint32_t>& models);

@@ -21,11 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto models = hpc::parse_hmm_text(std::string(reinterpret_cast<const char*>(data), size), "fuzz.hmm");
     for (const hpc::HmmModel& m : models) {
       const size_t nodes = size_t(m.length) + 1;
-      if (m.length <= 0 || m.mat.size() != nodes || m.ins.size() != nodes || m.t.size() != nodes ||
-          m.map.size() != nodes || m.consensus.size() != nodes)
+      // The annotation strings: M+1 where the header flag says yes, else empty.
+      const auto sized = [&](const std::string& s, bool flag) { return s.size() == (flag ? nodes : 0); };
+      if (m.length <= 0 || m.mat.size() != nodes || m.t.size() != nodes || !sized(m.consensus, m.has_cons) ||
+          !sized(m.rf, m.has_rf) || !sized(m.cs, m.has_cs))
         std::abort();
       check_probabilities(m.mat);
-      check_probabilities(m.ins);
       check_probabilities(m.t);
     }
   } catch (const hpc::Error&) {

@@ -41,8 +41,8 @@ Batch make_batch(std::mt19937& rng, const std::vector<HmmModel>& models, int n_r
 }
 
 void compare_engines(const Batch& b) {
-  const auto cpu = make_fb_engine(BackendKind::Cpu, 0, b.models);
-  const auto gpu = make_fb_engine(BackendKind::Cuda, 0, b.models);
+  const auto cpu = make_fb_engine(BackendKind::Cpu, 0, &b.models);
+  const auto gpu = make_fb_engine(BackendKind::Cuda, 0, &b.models);
   const std::vector<float> fc = cpu->forward(b.jobs), fg = gpu->forward(b.jobs);
   ASSERT_EQ(fc.size(), fg.size());
   for (size_t j = 0; j < fc.size(); ++j)
@@ -94,7 +94,7 @@ TEST(FbGpu, ParserThroughput) {
     for (int i = 0; i < 20000; ++i) targets.push_back(random_seq(rng, size_t(std::uniform_int_distribution<int>(100, 600)(rng))));
     double cells = 0;
     for (const auto& t : targets) jobs.push_back(FbJob{0, SeqView{t.data(), uint32_t(t.size())}}), cells += double(t.size()) * model.length;
-    const auto gpu = make_fb_engine(BackendKind::Cuda, 0, models);
+    const auto gpu = make_fb_engine(BackendKind::Cuda, 0, &models);
     gpu->forward({jobs.begin(), jobs.begin() + 64});  // warm-up
     auto t0 = std::chrono::steady_clock::now();
     const std::vector<float> f = gpu->forward(jobs);
@@ -106,7 +106,7 @@ TEST(FbGpu, ParserThroughput) {
     double pcells = 0;
     for (size_t j = 0; j < 5000; ++j) pcells += double(jobs[j].target.length) * model.length;
     // The CPU twin on a sample, for scale.
-    const auto cpu = make_fb_engine(BackendKind::Cpu, 0, models);
+    const auto cpu = make_fb_engine(BackendKind::Cpu, 0, &models);
     t0 = std::chrono::steady_clock::now();
     const std::vector<float> fc = cpu->forward({jobs.begin(), jobs.begin() + 500});
     const double cs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

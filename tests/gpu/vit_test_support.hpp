@@ -49,17 +49,14 @@ inline HmmModel splice_models(const std::vector<HmmModel>& parts, int M) {
   m.name = "spliced" + std::to_string(M);
   m.length = M;
   m.mat.assign(1, parts[0].mat[0]);
-  m.ins.assign(1, parts[0].ins[0]);
   m.t.assign(1, parts[0].t[0]);
   for (size_t p = 0; int(m.mat.size()) <= M; p = (p + 1) % parts.size())
     for (int k = 1; k <= parts[p].length && int(m.mat.size()) <= M; ++k) {
       m.mat.push_back(parts[p].mat[k]);
-      m.ins.push_back(parts[p].ins[k]);
       m.t.push_back(parts[p].t[k]);
     }
-  for (std::string* s : {&m.consensus, &m.rf, &m.mm, &m.cs})
+  for (std::string* s : {&m.consensus, &m.rf, &m.cs})
     if (!s->empty()) s->resize(size_t(M) + 1, 'x');
-  if (!m.map.empty()) m.map.resize(size_t(M) + 1, 0);
   return m;
 }
 

@@ -8,6 +8,8 @@
 #include <random>
 
 #include "fb_test_support.hpp"
+#include "src/core/error.hpp"
+#include "src/hmm/filter_pipeline.hpp"
 #include "src/hmm/forward_backward.hpp"
 #include "src/hmm/forward_group.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
@@ -160,4 +162,23 @@ TEST(FbPair, ScoreForwardedEqualsScore) {
   EXPECT_GT(calls[1], 20);
   EXPECT_GT(calls[2], 20);
   EXPECT_GT(hits, 40);
+}
+
+// A target without residues (a makedb file may hold one): the filters pass none, so the
+// survivors' stage never gets one, and score_forwarded refuses one rather than read rows it
+// has not.
+TEST(FbPair, ScoreForwardedRefusesATargetWithoutResidues) {
+  const HmmModel m = data_models().at(0);
+  const PipelineSettings settings;
+  FilterWorkspace ws;
+  const PairResult f = run_filters(ModelFilters(m), nullptr, 0, settings.filter_settings(), ws);
+  EXPECT_FALSE(f.msv_pass || f.passed);
+  PostFilterPipeline after(m, settings);
+  const std::string name = "empty", desc;
+  const PostFilterPipeline::Target t[1] = {{&name, &desc, nullptr, 0, 0.0f}};
+  const std::vector<float> rows(64, 0.0f);
+  const std::vector<float>* fwd_x[1] = {&rows};
+  const float nats = 0.0f;
+  PostFilterResult out[1];
+  EXPECT_THROW(after.score_forwarded(t, 1, fwd_x, &nats, out), Error);
 }

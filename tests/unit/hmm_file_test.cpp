@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/checkpoint.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
 #include "test_support.hpp"
@@ -73,11 +74,12 @@ TEST(HmmFile, ReadsHeaderFieldsOfGlobins4) {
   EXPECT_FLOAT_EQ(m.fwd_tau, -4.1637f);
   ASSERT_TRUE(m.has_compo);
   EXPECT_FLOAT_EQ(m.compo[0], std::exp(-2.36553f));
-  // Node 1 match: A = 1.70038, V = 1.67328; MAP 9, consensus v.
+  // Node 1 match: A = 1.70038, V = 1.67328; consensus v (the MAP column is checked, not kept).
   EXPECT_FLOAT_EQ(m.mat[1][0], std::exp(-1.70038f));
   EXPECT_FLOAT_EQ(m.mat[1][17], std::exp(-1.67328f));
-  EXPECT_EQ(m.map[1], 9);
-  EXPECT_EQ(m.consensus[1], 'v');
+  ASSERT_EQ(m.consensus.size(), 150u);
+  EXPECT_EQ(m.consensus.substr(0, 4), " vvL");
+  EXPECT_TRUE(m.rf.empty() && m.cs.empty());  // RF no, CS no
   // Node 0 transitions: d->d is '*' (probability 0); m->m = exp(-0.57544).
   EXPECT_EQ(m.t[0][kTDD], 0.0f);
   EXPECT_FLOAT_EQ(m.t[0][kTMM], std::exp(-0.57544f));
@@ -137,6 +139,31 @@ void expect_hmmsearch_reads(const std::string& path, bool accepted = true) {
   EXPECT_EQ(status == 0, accepted) << path << ": " << out;
 }
 
+// numbers_crc (the resume's fingerprint of the models) is the CRC-32 of the numbers as they were
+// held before the insert emissions were dropped: mat, the insert emissions (read here from the
+// text, apart from the parser), t; an insert emission edited changes it and nothing else.
+TEST(HmmFile, NumbersCrcCountsTheInsertEmissions) {
+  const HmmModel m = parse_hmm_text(globins(), "g.hmm").at(0);
+  std::istringstream in(globins());
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  size_t compo = 0;
+  while (lines.at(compo).find("COMPO") == std::string::npos) ++compo;
+  std::vector<std::array<float, kHmmAlphabet>> ins(size_t(m.length) + 1);
+  for (size_t k = 0; k < ins.size(); ++k) {  // node k's insert line: after COMPO, three lines a node
+    std::istringstream words(lines.at(compo + 1 + 3 * k));
+    for (float& x : ins[k]) {
+      std::string v;
+      words >> v;
+      x = v == "*" ? 0.0f : std::exp(-float(std::strtod(v.c_str(), nullptr)));
+    }
+  }
+  EXPECT_EQ(m.numbers_crc, checkpoint::Crc32().add(m.mat).add(ins).add(m.t).value());
+  const HmmModel e = parse_hmm_text(edit(globins(), "2.68618  4.42225", "2.68618  4.42226"), "e.hmm").at(0);
+  EXPECT_TRUE(e.mat == m.mat && e.t == m.t);
+  EXPECT_NE(e.numbers_crc, m.numbers_crc);
+}
+
 // Pfam's release files: ACC, DESC, cut-offs written "GA    25.10 25.10;", BM and SM lines
 // (tests/data/hmm/make_pfam_style.sh made them with hmmbuild from the .sto files there).
 TEST(HmmFile, ReadsPfamReleaseHeaders) {
@@ -152,7 +179,7 @@ TEST(HmmFile, ReadsPfamReleaseHeaders) {
     for (int k : {1, 77, 149}) EXPECT_EQ(m[0].mat[k], match_line(text, 0, k)) << "globins4 node " << k;
     for (int k : {1, 5}) EXPECT_EQ(m[1].mat[k], match_line(text, text.find("HMMER3", 1), k)) << "XYPPX node " << k;
     EXPECT_EQ(m[0].consensus[1], 'v');
-    EXPECT_EQ(m[0].rf[1], ' ');  // RF no: the column's '-' is not kept
+    EXPECT_TRUE(m[0].rf.empty());  // RF no: the column's '-' is not kept
     expect_hmmsearch_reads(path);
   }
   // No cut-off lines: none set.
@@ -186,12 +213,12 @@ TEST(HmmFile, ReadsEveryHmmer3Format) {
     const HmmModel m = read_hmm_file(path).at(0);
     EXPECT_EQ(m.format, std::string("3/") + v);
     EXPECT_EQ(m.length, 5);
-    EXPECT_TRUE(m.mat == f.mat && m.ins == f.ins && m.t == f.t && m.compo == f.compo);
-    EXPECT_EQ(m.map, f.map);
+    EXPECT_TRUE(m.mat == f.mat && m.t == f.t && m.compo == f.compo);
+    EXPECT_EQ(m.numbers_crc, f.numbers_crc);  // the insert emissions too
     expect_cutoff(m.ga, 14.30f, 0.70f, "GA");
     // Consensus columns from 3/e on (before, HMMER computes a consensus; we keep none).
     EXPECT_EQ(m.has_cons, v >= 'e');
-    EXPECT_EQ(m.consensus, v >= 'e' ? f.consensus : std::string(6, ' '));
+    EXPECT_EQ(m.consensus, v >= 'e' ? f.consensus : std::string());
     ASSERT_TRUE(m.has_stats);
     if (v == 'a') {  // VLAMBDA, VMU, FTAU: HMMER's mapping (hmmconvert wrote the MSV mu and lambda)
       EXPECT_FLOAT_EQ(m.msv_mu, f.msv_mu);
@@ -366,7 +393,8 @@ TEST(HmmFile, ManyModelsParseAsOneByOne) {
     EXPECT_EQ(many[k].name, one[0].name);
     EXPECT_EQ(many[k].length, one[0].length);
     EXPECT_EQ(many[k].first_line, line) << many[k].name;
-    EXPECT_TRUE(many[k].mat == one[0].mat && many[k].ins == one[0].ins && many[k].t == one[0].t) << many[k].name;
+    EXPECT_TRUE(many[k].mat == one[0].mat && many[k].t == one[0].t) << many[k].name;
+    EXPECT_EQ(many[k].numbers_crc, one[0].numbers_crc) << many[k].name;
     EXPECT_EQ(many[k].msv_mu, one[0].msv_mu);
     line += long(std::count(p.begin(), p.end(), '\n'));
     ++k;

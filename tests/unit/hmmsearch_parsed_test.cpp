@@ -65,7 +65,8 @@ void compare_model(const HmmModel& model, const PipelineSettings& settings,
         jobs.push_back(FbJob{0, SeqView{targets[t].data(), uint32_t(targets[t].size())}}), index.push_back(t);
   }
   ASSERT_EQ(long(jobs.size()), whole.counts().past_vit);
-  const auto engine = make_fb_engine(BackendKind::Cpu, 0, {lane_profile(build_fb_profile(model))});
+  const std::vector<FbLaneProfile> lanes{lane_profile(build_fb_profile(model))};
+  const auto engine = make_fb_engine(BackendKind::Cpu, 0, &lanes);
   const std::vector<FbParse> parses = engine->filter_and_parse(jobs, [&](size_t j, float nats) {
     return parsed.passes_forward(jobs[j].target.data, int(jobs[j].target.length), nats);
   });

@@ -18,6 +18,7 @@
 #include "io/database.hpp"
 #include "io/hmm_file.hpp"
 #include "kernels/msv_engine.hpp"
+#include "src/core/error.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/hmm_inputs.hpp"
@@ -146,6 +147,7 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   job.db = load_database(test_targets(GetParam().synthetic), ResidueRules::kHmmer);
   job.pipeline = GetParam().settings;
   job.scan = GetParam().scan;
+  job.parser_lanes = true;
   ASSERT_EQ(job.models.size(), 5u);
   ASSERT_GT(job.db.seqs.size(), 370u);
   // Tiles as a run with three workers gets them: several models a tile, several partitions.
@@ -159,10 +161,10 @@ TEST_P(HmmsearchEngineWorker, SameCountsRowsAndTablesAsThePerTargetPipeline) {
   // host pipeline.
   std::unique_ptr<TileWorker> split =
       make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
-                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kBoth, 3);
+                                   make_fb_engine(BackendKind::Cpu, 0, &job.lane_profiles()), EngineParsers::kBoth, 3);
   std::unique_ptr<TileWorker> forward_only =
       make_hmmsearch_engine_worker(job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
-                                   make_fb_engine(BackendKind::Cpu, 0, job.lane_profiles()), EngineParsers::kForward, 2);
+                                   make_fb_engine(BackendKind::Cpu, 0, &job.lane_profiles()), EngineParsers::kForward, 2);
   // Looking ahead, driven as the scheduler drives it: the next tile's filters run on the
   // worker's own thread while the current tile's survivors are scored.
   std::unique_ptr<TileWorker> ahead = make_hmmsearch_engine_worker(
@@ -295,6 +297,78 @@ TEST(HmmsearchJobProfiles, NodesBuiltAtOnceBoundedByTheTilesHeldNotTheModelCount
   for (size_t t = 0; t < tiles.size(); ++t) EXPECT_EQ(a[t], b[t]) << "tile " << t;
   EXPECT_LE(bounded.peak_built_nodes(), kWorkers * nodes.largest_tile);
   EXPECT_EQ(kept.peak_built_nodes(), nodes.all);
+}
+
+// A target without residues (a makedb file may hold one; FASTA refuses them) passes no filter
+// (run_filters), so none reaches the survivors' stage, whose score_forwarded refuses one: the
+// CPU worker counts it as a target, as the per-target pipeline does, and lists it nowhere else.
+TEST(HmmsearchCpuWorker, TargetWithoutResiduesPassesNoFilter) {
+  HmmsearchJob job;
+  job.models = test_models();
+  SequenceSet seqs = load_database(test::data_path("globins45.fa"), ResidueRules::kHmmer).seqs;
+  seqs.add("empty", nullptr, 0);
+  const uint32_t empty = uint32_t(seqs.size() - 1);
+  job.db = make_database(std::move(seqs));
+  job.scan = true;  // the per-sequence pass counts too
+  const std::unique_ptr<TileWorker> cpu = make_hmmsearch_cpu_worker(job);
+  uint64_t targets = 0, hits = 0;
+  for (const Tile& tile : plan_model_tiles(job.models, job.db, 2).tiles) {
+    const HmmTileResult r = decode_hmm_tile(cpu->run(tile)), ref = per_target_tile(job, tile);
+    ASSERT_EQ(r.counts.size(), ref.counts.size());
+    for (size_t k = 0; k < r.counts.size(); ++k) {
+      const HmmCounts &x = r.counts[k], &y = ref.counts[k];
+      EXPECT_TRUE(x.model == y.model && x.targets == y.targets && x.past_msv == y.past_msv &&
+                  x.past_vit == y.past_vit && x.past_fwd == y.past_fwd && x.residues == y.residues);
+      targets += x.targets;
+    }
+    for (const HmmTargetRow& t : r.targets) EXPECT_NE(t.target, empty);
+    for (const HmmPassCounts& p : r.passes) EXPECT_NE(p.target, empty);
+    hits += r.targets.size();
+  }
+  EXPECT_EQ(targets, job.models.size() * job.db.seqs.size());
+  EXPECT_GT(hits, 0u);
+}
+
+// The same for the parser engines' lane profiles (HPCALIGN_HMM_PARSERS=device's path through
+// the engine worker, with the CUDA engine's CPU twin): built with a model's other profiles while
+// a tile holds it, none left once every tile is through (nothing kept), the same tile results
+// as a job that keeps every profile; a job not told to build them refuses them.
+TEST(HmmsearchJobProfiles, LaneProfilesBuiltPerTileHeld) {
+  HmmsearchJob bounded, kept;
+  for (HmmsearchJob* j : {&bounded, &kept}) {
+    for (int copy = 0; copy < 4; ++copy)
+      for (HmmModel& m : test_models()) j->models.push_back(std::move(m));
+    j->db = load_database(test::data_path("globins45.fa"), ResidueRules::kHmmer);
+    j->parser_lanes = true;
+  }
+  bounded.kept_nodes = 0;
+  kept.kept_nodes = ~size_t(0);
+  const std::vector<Tile> tiles = plan_model_tiles(bounded.models, bounded.db, 3).tiles;
+  const test::HeldNodes nodes = test::held_nodes(bounded.models, tiles);
+  constexpr size_t kWorkers = 2;
+  ASSERT_GT(nodes.all, kWorkers * nodes.largest_tile);
+  auto run_all = [&](HmmsearchJob& job) {
+    return test::run_tiles_on_threads<std::string>(tiles.size(), kWorkers, [&] {
+      const std::shared_ptr<TileWorker> worker(make_hmmsearch_engine_worker(
+          job, make_msv_engine(BackendKind::Cpu, 0, 1, job.msv_setup()),
+          make_fb_engine(BackendKind::Cpu, 0, &job.lane_profiles()), EngineParsers::kBoth, 1, false));
+      return [worker, &tiles](size_t t) { return worker->run(tiles[t]); };
+    });
+  };
+  const std::vector<std::string> a = run_all(bounded), b = run_all(kept);
+  for (size_t t = 0; t < tiles.size(); ++t) EXPECT_EQ(a[t], b[t]) << "tile " << t;
+  EXPECT_LE(bounded.peak_built_nodes(), kWorkers * nodes.largest_tile);
+  EXPECT_EQ(kept.peak_built_nodes(), nodes.all);
+  const auto built = [](HmmsearchJob& job) {
+    size_t n = 0;
+    for (const hmm::FbLaneProfile& l : job.lane_profiles()) n += l.M > 0 ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(built(bounded), 0u);
+  EXPECT_EQ(built(kept), kept.models.size());
+  HmmsearchJob without;
+  without.models = test_models();
+  EXPECT_THROW(without.lane_profiles(), Error);
 }
 
 }  // namespace
