@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <thread>
 #include <deque>
 #include <future>
 #include <mutex>
@@ -31,6 +34,7 @@ constexpr uint64_t kIndexBlockRows = 1u << 20;  // query column read this much a
 constexpr uint64_t kHeldRowBytes = 448;
 constexpr uint64_t kHeldPerByteRead = 7;
 constexpr uint64_t kRowBytes = 52;
+constexpr uint64_t kScoreOnlyRowBytes = 28;  // the kScoreOnlyColumns
 // Segments deflated at once: the merging thread hands segment s to the deflaters once segment
 // s - 2's are done, not s - 1's, so the deflaters keep the cores busy across a segment's tail
 // (with one at a time, a screen's final merge on a 2-GPU host waited ~1.8 s for them).
@@ -51,9 +55,9 @@ constexpr uint64_t kPipelinedRows = 2 * h5::kDefaultChunk;
 
 // Runs r of [0, n) on all cores where the source allows it, else one after the other.
 template <class F>
-void for_each_run(const SortedRuns& in, F&& f) {
+void for_each_run(const SortedRuns& in, F&& f, bool on_all_cores = true) {
   const size_t n = in.count();
-  if (!in.concurrent_reads() || n < 2) {
+  if (!on_all_cores || !in.concurrent_reads() || n < 2) {
     for (size_t r = 0; r < n; ++r) f(r, size_t(0));
     return;
   }
@@ -168,13 +172,15 @@ struct Segment {
   uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
 };
 
-void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t s, Segment& seg) {
+// Rows [starts[r][a], starts[r][b]) of every run r; `on_all_cores`: the runs read on all cores.
+void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t a, size_t b,
+                  Segment& seg, bool on_all_cores = true) {
   seg.run_begin.assign(1, 0);
   seg.coordinates = false;
   for (size_t r = 0; r < starts.size(); ++r) {
     const auto& st = starts[r];
-    seg.run_begin.push_back(seg.run_begin.back() + (st[s + 1] - st[s]));
-    if (st[s + 1] > st[s] && in.has_coordinates(r)) seg.coordinates = true;
+    seg.run_begin.push_back(seg.run_begin.back() + (st[b] - st[a]));
+    if (st[b] > st[a] && in.has_coordinates(r)) seg.coordinates = true;
   }
   const size_t n = seg.run_begin.back();
   const size_t columns = seg.coordinates ? SIZE_MAX : kScoreOnlyColumns;
@@ -182,7 +188,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
   seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(k++ < columns ? n : 0); });
   std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts
   for_each_run(in, [&](size_t r, size_t) {
-    const uint64_t first = starts[r][s], count = starts[r][s + 1] - first;
+    const uint64_t first = starts[r][a], count = starts[r][b] - first;
     if (count == 0) return;
     size_t c = 0;
     seg.rows.for_each_row_column(false, [&](const char*, auto& column) {
@@ -190,7 +196,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
       ++c;
     });
     if (seg.coordinates) chars_from[r] = in.chars_before(r, first);
-  });
+  }, on_all_cores);
   seg.rows.cigar_chars.clear();
   if (!seg.coordinates) return;  // no characters, no offsets
   uint64_t local = 0;  // the runs' characters, one after the other
@@ -205,7 +211,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
   for_each_run(in, [&](size_t r, size_t) {
     const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
     if (count > 0) in.read_chars(r, chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
-  });
+  }, on_all_cores);
 }
 
 // The staging rows of a result file (HDF5: one reader at a time), runs at (first row, rows).
@@ -404,8 +410,8 @@ class HitsOutput : public MergeOutput {
   size_t chunk() const override { return chunk_; }
   size_t chars_chunk() const override { return cigar_chars_chunk(chunk_); }
   bool with_identity() const override { return true; }
-  DeflatedHitTable prepare(HitTableColumns& t) override {
-    return deflate_hit_table(t, true, chunk_, h5::Compression::kFast, merge_cores());
+  DeflatedHitTable prepare(HitTableColumns& t, size_t threads) override {
+    return deflate_hit_table(t, true, chunk_, h5::Compression::kFast, threads);
   }
   void store(HitTableColumns& t, const DeflatedHitTable& d) override { append_hit_table(to_, group_, t, true, d); }
 
@@ -415,9 +421,193 @@ class HitsOutput : public MergeOutput {
   size_t chunk_;
 };
 
+// A merge that keeps every row knows where each row goes from the counts alone: row g of the
+// output is row g - first_row[q] of its query q. So the output is cut into ranges of whole
+// chunks (rows [g0, g1), g0 a multiple of the chunk), and each range is merged start to end on
+// one thread: its queries' rows read from every run (the range's first and last query read whole,
+// only their rows inside the range kept), bucketed, sorted, gathered and deflated; the caller's
+// thread stores the ranges in order. A range needs no other's rows (no carry from one to the
+// next) and no barrier: the per-segment chain on all cores (parts, copies, gather, each waited
+// for) had left a screen's final merge at ~55% of 32 cores.
+// Memory: each thread holds its range's rows as read (28 bytes a row score-only, else 52) and
+// its scratch (kRangeScratchRowBytes: bucketing), each range merged and not yet stored its table and chunks
+// (kRangeSlotRowBytes: 56 merged, ~12 deflated); the threads may run kRangeSlots ranges ahead of
+// the store. Characters: ~1 byte held by the thread, ~2 by the range.
+constexpr size_t kRangeSlots = 2;
+constexpr uint64_t kRangeScratchRowBytes = 20, kRangeSlotRowBytes = 68;
+constexpr uint64_t kRangeThreadCharBytes = 1, kRangeSlotCharBytes = 2;
+// Ranges of this many rows where the budget allows (each run a range touches costs it ~5
+// reads), and at least kRangesPerThread a thread (the last ones' imbalance); below
+// kMinRangeReadRows fewer threads, each with larger ranges.
+constexpr uint64_t kRangeRows = 1u << 17;
+constexpr uint64_t kRangesPerThread = 4;
+constexpr uint64_t kMinRangeReadRows = 1u << 13;
+
+bool merge_in_ranges(const SortedRuns& in, const MergeOutput& out, const MergeRules& rules, const QueryLoad& load) {
+  const bool keep_all = rules.max_per_query == 0 && rules.max_evalue == std::numeric_limits<double>::infinity();
+  // CIGARs of a chunked output must start their own chunks (keep_whole_char_chunks): not here.
+  return keep_all && in.concurrent_reads() && (load.chars.empty() || out.chars_chunk() == 1);
+}
+
+uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRules& rules, const QueryLoad& load,
+                      MergeTimes& times) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  auto clock = Clock::now();
+  const std::vector<uint64_t>& per_query = load.rows;
+  const size_t queries = per_query.size();
+  std::vector<uint64_t> first_row(queries + 1, 0), first_char(queries + 1, 0);
+  for (size_t q = 0; q < queries; ++q) {
+    first_row[q + 1] = first_row[q] + per_query[q];
+    first_char[q + 1] = first_char[q] + (load.chars.empty() ? 0 : load.chars[q]);
+  }
+  const uint64_t total = first_row[queries];
+  const uint64_t chunk = std::max<size_t>(1, output.chunk());
+  const uint64_t memory = rules.memory ? rules.memory : merge_memory();
+  size_t threads = total < (1u << 14) ? 1 : merge_cores();
+  const uint64_t chars_per_row = (first_char[queries] + total - 1) / total;
+  bool coordinates = false;
+  for (size_t r = 0; r < in.count() && !coordinates; ++r) coordinates = in.rows(r) > 0 && in.has_coordinates(r);
+  const uint64_t thread_row_bytes = (coordinates ? kRowBytes : kScoreOnlyRowBytes) + kRangeScratchRowBytes;
+  const auto fitting_rows = [&](size_t t) {  // rows a range may hold with t threads
+    return memory / (t * (thread_row_bytes + kRangeThreadCharBytes * chars_per_row) +
+                     (t + kRangeSlots) * (kRangeSlotRowBytes + kRangeSlotCharBytes * chars_per_row));
+  };
+  while (threads > 1 && fitting_rows(threads) < std::max(chunk, kMinRangeReadRows)) threads = threads * 3 / 4;
+  uint64_t range = rules.segment_rows ? rules.segment_rows
+                                      : std::min({fitting_rows(threads), kRangeRows,
+                                                  std::max(kMinRangeReadRows, total / (threads * kRangesPerThread))});
+  range = std::max<uint64_t>(1, range / chunk) * chunk;
+  const size_t ranges = size_t((total + range - 1) / range);
+  threads = std::max<size_t>(1, std::min(threads, ranges));
+  // The query of output row g: the last q with first_row[q] <= g (empty queries skipped).
+  const auto query_of = [&](uint64_t g) {
+    return uint32_t(std::upper_bound(first_row.begin(), first_row.end(), g) - first_row.begin() - 1);
+  };
+  // Range k reads queries [qa, qb): cut values, each run's start at each found in one scan.
+  std::vector<uint32_t> cuts{0};
+  for (size_t k = 0; k < ranges; ++k) {
+    const uint64_t g0 = k * range, g1 = std::min(total, g0 + range);
+    cuts.push_back(query_of(g0));
+    cuts.push_back(query_of(g1 - 1) + 1);
+  }
+  cuts.push_back(uint32_t(queries));
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  const auto cut_index = [&](uint32_t q) { return size_t(std::lower_bound(cuts.begin(), cuts.end(), q) - cuts.begin()); };
+  const auto starts = segment_starts(in, cuts);
+  times.count += since(clock);
+
+  struct Ready {
+    HitTableColumns rows;
+    DeflatedHitTable deflated;
+    bool done = false;
+  };
+  std::vector<Ready> slot(threads + kRangeSlots);  // range k in slot k % size, once stored - k < size
+  std::mutex mu;
+  std::condition_variable changed;
+  size_t stored = 0, next = 0;
+  bool failed = false;
+  std::exception_ptr error;
+  double read_s = 0, merge_s = 0, deflate_s = 0;
+  const auto worker = [&] {
+    Segment seg;
+    std::vector<PartRow> part_rows;
+    std::vector<uint32_t> picked;
+    double reading = 0, merging = 0, deflating = 0;
+    try {
+      for (;;) {
+        size_t k;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          changed.wait(lock, [&] { return failed || next >= ranges || next < stored + slot.size(); });
+          if (failed || next >= ranges) break;
+          k = next++;
+        }
+        auto t = Clock::now();
+        const uint64_t g0 = k * range, g1 = std::min(total, g0 + range);
+        const uint32_t qa = query_of(g0), qb = query_of(g1 - 1) + 1;
+        read_segment(in, starts, cut_index(qa), cut_index(qb), seg, false);
+        reading += since(t);
+        t = Clock::now();
+        if (!merge_part(seg, qa, qb, per_query, rules, part_rows, picked))
+          throw Error("the sorted runs changed while they were merged (more rows than counted)");
+        // Rows of qa before g0 and of qb - 1 from g1 on belong to the neighbouring ranges.
+        const size_t skip = size_t(g0 - first_row[qa]), n = size_t(g1 - g0);
+        uint64_t chars_at = first_char[qa];
+        if (!seg.rows.cigar_chars.empty())
+          for (size_t i = 0; i < skip; ++i) chars_at += seg.rows.cigar_end[picked[i]] - seg.begin(picked[i]);
+        picked.erase(picked.begin(), picked.begin() + skip);
+        picked.resize(n);
+        Ready& r = slot[k % slot.size()];
+        static const HitTableColumns kNone;
+        HitTableColumns& out = r.rows;
+        out.chars_base = chars_at;
+        copy_rows_then_size(kNone, out, n, picked_chars(seg, picked));
+        out.chars_base = chars_at;
+        gather(seg, picked, out, 0, chars_at, output.with_identity());
+        merging += since(t);
+        t = Clock::now();
+        r.deflated = output.prepare(out, 1);
+        deflating += since(t);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          r.done = true;
+        }
+        changed.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+      failed = true;
+      changed.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    read_s += reading, merge_s += merging, deflate_s += deflating;
+  };
+  std::vector<std::thread> pool;
+  for (size_t k = 0; k < threads; ++k) pool.emplace_back(worker);
+  uint64_t written = 0;
+  double store_s = 0, waited_s = 0;
+  try {
+    for (size_t k = 0; k < ranges; ++k) {
+      Ready& r = slot[k % slot.size()];
+      auto t = Clock::now();
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        changed.wait(lock, [&] { return failed || r.done; });
+        if (failed) break;
+      }
+      waited_s += since(t);
+      t = Clock::now();
+      output.store(r.rows, r.deflated);
+      store_s += since(t);
+      written += r.rows.rows();
+      r.deflated = {};
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        r.done = false;
+        ++stored;
+      }
+      changed.notify_all();
+    }
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!error) error = std::current_exception();
+    failed = true;
+    changed.notify_all();
+  }
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  times.read += read_s, times.merge += merge_s, times.deflate += deflate_s;
+  times.store += store_s, times.waited += waited_s;
+  times.segments += ranges;
+  return written;
+}
+
 }  // namespace
 
-DeflatedHitTable MergeOutput::prepare(HitTableColumns&) { return {}; }
+DeflatedHitTable MergeOutput::prepare(HitTableColumns&, size_t) { return {}; }
 
 uint64_t merge_memory() { return uint64_t(*tuning_number(Tunable::kMergeMemory)) << 20; }  // the table has its default
 uint64_t final_merge_memory() { return uint64_t(*tuning_number(Tunable::kFinalMergeMemory)) << 20; }
@@ -457,6 +647,19 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   };
   const QueryLoad load = load_per_query(in);
   const std::vector<uint64_t>& per_query = load.rows;
+  const auto report = [&](const MergeTimes& done) {
+    if (!rules.times) return;
+    MergeTimes& t = *rules.times;
+    t.count += done.count, t.read += done.read, t.merge += done.merge;
+    t.deflate += done.deflate, t.store += done.store, t.waited += done.waited;
+    t.segments += done.segments;
+  };
+  if (merge_in_ranges(in, output, rules, load) && in.total_rows() > 0) {
+    times.count = lap(clock);
+    const uint64_t written = merge_ranges(in, output, rules, load, times);
+    report(times);
+    return written;
+  }
   // Segments within the memory budget, whatever the number of runs, and for a merge within it,
   // about kPipelinedSegments of them.
   const uint64_t memory = rules.memory ? rules.memory : merge_memory();
@@ -485,7 +688,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   const auto read = [&](size_t s) {
     auto t = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
-    read_segment(in, starts, s, seg[s % 2]);
+    read_segment(in, starts, s, s + 1, seg[s % 2]);
     return lap(t);
   };
   // Merged rows, kSegmentsDeflating + 2 tables: segment s is gathered while the segments before
@@ -495,7 +698,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   HitTableColumns merged[kTables];
   const auto deflate = [&](HitTableColumns& t) {
     auto started = std::chrono::steady_clock::now();
-    DeflatedHitTable d = output.prepare(t);
+    DeflatedHitTable d = output.prepare(t, merge_cores());
     return std::make_pair(std::move(d), lap(started));
   };
   const auto store = [&](HitTableColumns& t, const DeflatedHitTable& d) {
@@ -566,12 +769,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   while (!deflating.empty()) store_deflated(segments - deflating.size());
   if (storing.valid()) times.store += storing.get();
   times.waited += lap(clock);
-  if (rules.times) {
-    MergeTimes& t = *rules.times;
-    t.count += times.count, t.read += times.read, t.merge += times.merge;
-    t.deflate += times.deflate, t.store += times.store, t.waited += times.waited;
-    t.segments += cuts.size() - 1;
-  }
+  times.segments = cuts.size() - 1;
+  report(times);
   return written;
 }
 

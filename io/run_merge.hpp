@@ -15,6 +15,10 @@
 // deflated and s-3 stored while segment s merges (two segments and four merged tables in
 // memory). Every stage runs on all the job's CPUs (all_usable_cores: a merge owns the host).
 // Rows are identical for any number of cores and runs.
+// A merge that keeps every row from run files (allvsall's final, intermediate and background
+// merges; not search's cut) instead cuts the output into ranges of whole chunks, each read,
+// merged and deflated start to end on one of the job's threads while the caller's stores them
+// in order (run_merge.cpp, merge_ranges): no per-segment barriers on one thread's path.
 //
 // The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one
 // thread), or the workers' run files (io/run_files.hpp, read on all cores). The rows go to a
@@ -96,8 +100,8 @@ class MergeOutput {
   virtual size_t chars_chunk() const { return 1; }
   // Whether the pieces need their rows' identity (the final table's derived column).
   virtual bool with_identity() const { return false; }
-  // The piece made ready to store (/hits: deflated on all cores), beside the previous store.
-  virtual DeflatedHitTable prepare(HitTableColumns& piece);  // nothing to do
+  // The piece made ready to store (/hits: deflated on `threads` threads), beside the previous store.
+  virtual DeflatedHitTable prepare(HitTableColumns& piece, size_t threads);  // nothing to do
   // The piece appended; one at a time, in order. cigar_end: offsets into all pieces' characters.
   virtual void store(HitTableColumns& piece, const DeflatedHitTable& prepared) = 0;
 };

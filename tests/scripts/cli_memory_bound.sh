@@ -7,8 +7,9 @@
 # (HPCALIGN_MERGE_FAN_IN) its hundreds of runs are merged in levels through intermediate run
 # files: under the same bound, /hits identical, the intermediate files gone. The merge holds what
 # its budget (HPCALIGN_MERGE_MEMORY_MIB; the final merge's HPCALIGN_FINAL_MERGE_MEMORY_MIB) allows:
-# 64 MiB here, and a quarter of it cuts the query range into more segments, for the same rows
-# under a lower bound.
+# 64 MiB here, and a quarter of it cuts the rows into more segments, for the same rows under a
+# lower bound (a screen's final merge cuts them into ranges of whole 64 Ki-row chunks, at least
+# one a range: here 2 chunks a range at 64 MiB, 1 at 16 MiB).
 source "$(dirname "$0")/lib.bash"
 export HPCALIGN_MERGE_MEMORY_MIB=64 HPCALIGN_FINAL_MERGE_MEMORY_MIB=64
 n=1500
@@ -50,7 +51,7 @@ same_hits "merged in levels equals the one-level merge" "$WORK/a.h5" "$WORK/f.h5
 expect_ok "the same screen, a 16 MiB merge" env HPCALIGN_MERGE_MEMORY_MIB=16 HPCALIGN_FINAL_MERGE_MEMORY_MIB=16 "$HPCALIGN" allvsall -i "$WORK/s.fa" \
   -o "$WORK/b.h5" --score-only --backend cpu --verbose
 narrow=$(segments)
-[ -n "$wide" ] && [ -n "$narrow" ] && [ "$narrow" -ge $((3 * wide)) ] && pass "a quarter of the budget: $narrow segments against $wide" \
+[ -n "$wide" ] && [ -n "$narrow" ] && [ "$narrow" -ge $((2 * wide)) ] && pass "a quarter of the budget: $narrow segments against $wide" \
   || fail "segments with 64 MiB '$wide', with 16 MiB '$narrow'"
 peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/err.txt")
 [ -n "$peak" ] && [ "$peak" -le 80 ] && pass "a 16 MiB merge: peak $peak MiB <= 80 MiB" \

@@ -681,6 +681,59 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   remove_run_directory(dir);
 }
 
+// A merge that keeps every row of score-only runs goes in ranges of whole chunks, each on its
+// own thread (run_merge.cpp, merge_ranges): a query's rows split between two ranges (50 queries
+// of ~3,000 rows, ranges of one or more 64 Ki-row chunks), rows equal in hit_order in different
+// runs (kept in the runs' order), budgets down to one that holds a chunk for one thread: the
+// table is the rows of one stable sort, whatever the ranges.
+TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
+  const std::string dir = temp_path("ranges.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits = random_hits(150000, 41);
+  for (Hit& h : hits) h.aln = Alignment{h.aln.score, 0, 0, 0, 0, ""};  // score-only rows
+  for (size_t i = 0; i < 3000; ++i) {  // twins: the same query, score and target, another E-value
+    Hit twin = hits[i * 37];
+    twin.evalue *= 2;
+    hits.push_back(twin);
+  }
+  constexpr size_t kTile = 7001;  // a twin lies in a later run than its original
+  std::vector<StagedRun> runs;
+  std::vector<Hit> in_run_order;
+  {
+    RecordFile writer(dir, "w0");
+    for (size_t k = 0; k < hits.size(); k += kTile) {
+      std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
+      std::sort(tile.begin(), tile.end(), hit_order);
+      in_run_order.insert(in_run_order.end(), tile.begin(), tile.end());
+      runs.push_back(HitRecords().write(writer, uint32_t(k / kTile), tile));
+    }
+  }
+  std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
+  ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
+  struct Cut {
+    uint64_t rows, memory;
+    size_t ranges;  // 0: not checked
+  };
+  for (const Cut& cut : std::vector<Cut>{{1000, 0, 3}, {70000, 0, 3}, {140000, 0, 2}, {1u << 20, 0, 1},
+                                         {0, uint64_t(1) << 20, 3}, {0, 0, 0}}) {
+    SCOPED_TRACE("range " + std::to_string(cut.rows) + " rows, memory " + std::to_string(cut.memory));
+    const std::string out = temp_path("ranges_merged.h5");
+    MergeTimes times;
+    {
+      h5::File to(out, h5::Mode::kCreate);
+      MergeRules rules;
+      rules.segment_rows = cut.rows;
+      rules.memory = cut.memory;
+      rules.times = &times;
+      EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), hits.size());
+    }
+    if (cut.ranges) EXPECT_EQ(times.segments, cut.ranges);  // whole chunks a range, at least one
+    const h5::File f(out, h5::Mode::kReadOnly);
+    expect_same_hits(read_hit_rows(f, "hits"), in_run_order);
+  }
+  remove_run_directory(dir);
+}
+
 // An engine's CIGARs in one buffer (in any order there, empty ones too) stage the same record
 // as the rows carrying their own strings.
 TEST(RunFiles, CigarsFromOneBufferStageTheSameRecord) {
