@@ -486,7 +486,6 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     auto t = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
     read_segment(in, starts, s, seg[s % 2]);
-    for (size_t r = 0; r < starts.size(); ++r) in.consumed(r, starts[r][s + 1]);
     return lap(t);
   };
   // Merged rows, kSegmentsDeflating + 2 tables: segment s is gathered while the segments before
