@@ -510,6 +510,13 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
   bool failed = false;
   std::exception_ptr error;
   double read_s = 0, merge_s = 0, deflate_s = 0;
+  // Inside a catch: the first failure is the one rethrown; every waiting thread wakes to stop.
+  const auto fail = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!error) error = std::current_exception();
+    failed = true;
+    changed.notify_all();
+  };
   const auto worker = [&] {
     Segment seg;
     std::vector<PartRow> part_rows;
@@ -557,10 +564,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
         changed.notify_all();
       }
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!error) error = std::current_exception();
-      failed = true;
-      changed.notify_all();
+      fail();
     }
     std::lock_guard<std::mutex> lock(mu);
     read_s += reading, merge_s += merging, deflate_s += deflating;
@@ -592,10 +596,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
       changed.notify_all();
     }
   } catch (...) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!error) error = std::current_exception();
-    failed = true;
-    changed.notify_all();
+    fail();
   }
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);

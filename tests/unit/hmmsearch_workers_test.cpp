@@ -269,6 +269,13 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"scan", {}, true, true}, Case{"scan_nobias", no_bias(), true, true}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.name); });
 
+// `copies` copies of the test models against globins45: a library larger than its file.
+void load_copies(HmmsearchJob& job, int copies) {
+  for (int copy = 0; copy < copies; ++copy)
+    for (HmmModel& m : test_models()) job.models.push_back(std::move(m));
+  job.db = load_database(test::data_path("globins45.fa"), ResidueRules::kHmmer);
+}
+
 // A Pfam-sized library: a model's profiles exist only while tiles hold it (and kept_nodes
 // after), so the nodes built at once are bounded by the tiles in flight, not the model count;
 // two workers sharing the job (threads) send what workers of a job that keeps every profile
@@ -276,9 +283,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(HmmsearchJobProfiles, NodesBuiltAtOnceBoundedByTheTilesHeldNotTheModelCount) {
   HmmsearchJob bounded, kept;
   for (HmmsearchJob* j : {&bounded, &kept}) {
-    for (int copy = 0; copy < 16; ++copy)
-      for (HmmModel& m : test_models()) j->models.push_back(std::move(m));
-    j->db = load_database(test::data_path("globins45.fa"), ResidueRules::kHmmer);
+    load_copies(*j, 16);
   }
   bounded.kept_nodes = 0;
   kept.kept_nodes = ~size_t(0);
@@ -336,9 +341,7 @@ TEST(HmmsearchCpuWorker, TargetWithoutResiduesPassesNoFilter) {
 TEST(HmmsearchJobProfiles, LaneProfilesBuiltPerTileHeld) {
   HmmsearchJob bounded, kept;
   for (HmmsearchJob* j : {&bounded, &kept}) {
-    for (int copy = 0; copy < 4; ++copy)
-      for (HmmModel& m : test_models()) j->models.push_back(std::move(m));
-    j->db = load_database(test::data_path("globins45.fa"), ResidueRules::kHmmer);
+    load_copies(*j, 4);
     j->parser_lanes = true;
   }
   bounded.kept_nodes = 0;

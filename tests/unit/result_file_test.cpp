@@ -619,6 +619,24 @@ int deflate_level_of(const h5::File& f, const std::string& path) {
   return n > 0 ? int(values[0]) : -1;
 }
 
+// `hits` staged in runs of 7,001 rows (a tile each, sorted; a twin lies in a later run than its
+// original) in dir's "w0"; `in_run_order` gets the rows one stable sort of the runs gives.
+std::vector<StagedRun> write_tiles_as_runs(const std::string& dir, const std::vector<Hit>& hits,
+                                           std::vector<Hit>& in_run_order) {
+  constexpr size_t kTile = 7001;
+  std::vector<StagedRun> runs;
+  in_run_order.clear();
+  RecordFile writer(dir, "w0");
+  for (size_t k = 0; k < hits.size(); k += kTile) {
+    std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
+    std::sort(tile.begin(), tile.end(), hit_order);
+    in_run_order.insert(in_run_order.end(), tile.begin(), tile.end());
+    runs.push_back(HitRecords().write(writer, uint32_t(k / kTile), tile));
+  }
+  std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
+  return runs;
+}
+
 TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   const std::string dir = temp_path("overlap.h5.runs");
   prepare_run_directory(dir, true);
@@ -628,19 +646,8 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
     twin.aln.qstart += 1;
     hits.push_back(twin);
   }
-  constexpr size_t kTile = 7001;  // a twin lies in a later run than its original
-  std::vector<StagedRun> runs;
   std::vector<Hit> in_run_order;
-  {
-    RecordFile writer(dir, "w0");
-    for (size_t k = 0; k < hits.size(); k += kTile) {
-      std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
-      std::sort(tile.begin(), tile.end(), hit_order);
-      in_run_order.insert(in_run_order.end(), tile.begin(), tile.end());
-      runs.push_back(HitRecords().write(writer, uint32_t(k / kTile), tile));
-    }
-  }
-  std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
+  const std::vector<StagedRun> runs = write_tiles_as_runs(dir, hits, in_run_order);
   ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
   // (rows, bytes) a segment: the last cut by its bytes (rows and CIGAR characters), ~5,000 rows;
   // then segments cut by a memory budget alone: 1 MiB (a few thousand rows), the default.
@@ -696,19 +703,8 @@ TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
     twin.evalue *= 2;
     hits.push_back(twin);
   }
-  constexpr size_t kTile = 7001;  // a twin lies in a later run than its original
-  std::vector<StagedRun> runs;
   std::vector<Hit> in_run_order;
-  {
-    RecordFile writer(dir, "w0");
-    for (size_t k = 0; k < hits.size(); k += kTile) {
-      std::vector<Hit> tile(hits.begin() + k, hits.begin() + std::min(hits.size(), k + kTile));
-      std::sort(tile.begin(), tile.end(), hit_order);
-      in_run_order.insert(in_run_order.end(), tile.begin(), tile.end());
-      runs.push_back(HitRecords().write(writer, uint32_t(k / kTile), tile));
-    }
-  }
-  std::stable_sort(in_run_order.begin(), in_run_order.end(), hit_order);
+  const std::vector<StagedRun> runs = write_tiles_as_runs(dir, hits, in_run_order);
   ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
   struct Cut {
     uint64_t rows, memory;
