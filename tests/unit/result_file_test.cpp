@@ -637,6 +637,21 @@ std::vector<StagedRun> write_tiles_as_runs(const std::string& dir, const std::ve
   return runs;
 }
 
+// dir's runs merged into a new file `out` with segments cut at `rows`/`bytes` and a `memory`
+// budget (0: the defaults); every one of the `expected` rows written.
+MergeTimes merge_runs_into(const std::string& out, const std::string& dir, const std::vector<StagedRun>& runs,
+                           uint64_t rows, uint64_t bytes, uint64_t memory, uint64_t expected) {
+  MergeTimes times;
+  h5::File to(out, h5::Mode::kCreate);
+  MergeRules rules;
+  rules.segment_rows = rows;
+  rules.segment_bytes = bytes;
+  rules.memory = memory;
+  rules.times = &times;
+  EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), expected);
+  return times;
+}
+
 TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   const std::string dir = temp_path("overlap.h5.runs");
   prepare_run_directory(dir, true);
@@ -659,16 +674,7 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
     SCOPED_TRACE("segment " + std::to_string(cut.rows) + " rows, " + std::to_string(cut.bytes) + " bytes, memory " +
                  std::to_string(cut.memory));
     const std::string out = temp_path("overlap_merged.h5");
-    MergeTimes times;
-    {
-      h5::File to(out, h5::Mode::kCreate);
-      MergeRules rules;
-      rules.segment_rows = cut.rows;
-      rules.segment_bytes = cut.bytes;
-      rules.memory = cut.memory;
-      rules.times = &times;
-      EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), hits.size());
-    }
+    const MergeTimes times = merge_runs_into(out, dir, runs, cut.rows, cut.bytes, cut.memory, hits.size());
     if (cut.memory) EXPECT_GE(times.segments, hits.size() * 340 / cut.memory);  // what the budget holds a segment
     // The default budget holds the 153,000 rows at once; a merge within its budget is still cut
     // into segments of at least two chunks (131,072 rows), so that its stages overlap: two.
@@ -714,15 +720,7 @@ TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
                                          {0, uint64_t(1) << 20, 3}, {0, 0, 0}}) {
     SCOPED_TRACE("range " + std::to_string(cut.rows) + " rows, memory " + std::to_string(cut.memory));
     const std::string out = temp_path("ranges_merged.h5");
-    MergeTimes times;
-    {
-      h5::File to(out, h5::Mode::kCreate);
-      MergeRules rules;
-      rules.segment_rows = cut.rows;
-      rules.memory = cut.memory;
-      rules.times = &times;
-      EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), to, "hits", rules), hits.size());
-    }
+    const MergeTimes times = merge_runs_into(out, dir, runs, cut.rows, 0, cut.memory, hits.size());
     if (cut.ranges) EXPECT_EQ(times.segments, cut.ranges);  // whole chunks a range, at least one
     const h5::File f(out, h5::Mode::kReadOnly);
     expect_same_hits(read_hit_rows(f, "hits"), in_run_order);
