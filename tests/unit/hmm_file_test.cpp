@@ -451,6 +451,27 @@ TEST(HmmFile, ChunkedReadEqualsTheWholeTextAndKeepsErrorLines) {
       }
 }
 
+// Windows line ends read as Unix ones, in a file cut into chunks or whole.
+TEST(HmmFile, ReadsCrlfLineEnds) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  std::string crlf;
+  for (int i = 0; i < 3; ++i)
+    for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const std::string path = temp_path("crlf.hmm");
+  std::ofstream(path, std::ios::binary) << crlf;
+  const auto whole = parse_hmm_text(text + text + text, "lf");
+  for (size_t chunk : {text.size() / 2, crlf.size() * 2}) {
+    const auto read = read_hmm_file(path, chunk, 2);
+    ASSERT_EQ(read.size(), 3u);
+    for (size_t k = 0; k < read.size(); ++k) {
+      EXPECT_EQ(read[k].first_line, whole[k].first_line);
+      EXPECT_EQ(read[k].description, whole[k].description);
+      EXPECT_EQ(read[k].numbers_crc, whole[k].numbers_crc);
+      EXPECT_EQ(read[k].consensus, whole[k].consensus);
+    }
+  }
+}
+
 // Chunks parsed at once fail in any order; the error reported is the first in file order: the
 // second model's, near its end, though the third's (its header) fails sooner on its thread.
 TEST(HmmFile, ChunkedReadReportsTheFirstErrorInFileOrder) {
