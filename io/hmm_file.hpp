@@ -64,9 +64,10 @@ struct HmmModel {
 };
 
 // Reads every model in `path`. Throws InputError(file, line, ...) for anything malformed,
-// and for nucleic-acid models ("protein models only"). An empty file is an error. The text is
-// parsed `chunk_bytes` at a time (whole models), never held whole.
-std::vector<HmmModel> read_hmm_file(const std::string& path, size_t chunk_bytes = size_t(16) << 20);
+// and for nucleic-acid models ("protein models only"); the first error in file order. An empty
+// file is an error. The text is parsed `chunk_bytes` at a time (whole models), never held whole,
+// on `threads` threads beside the reading one (0: the job's cores, at most 16).
+std::vector<HmmModel> read_hmm_file(const std::string& path, size_t chunk_bytes = size_t(16) << 20, size_t threads = 0);
 // Parses models from text already in memory (`name` is used in messages).
 std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string& name);
 

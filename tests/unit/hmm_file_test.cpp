@@ -416,16 +416,19 @@ TEST(HmmFile, ChunkedReadEqualsTheWholeTextAndKeepsErrorLines) {
   std::ofstream(path) << many;
   const auto whole = parse_hmm_text(many, path);
   ASSERT_EQ(whole.size(), 6u);
-  for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2, many.size() * 2}) {
-    const auto read = read_hmm_file(path, chunk);
-    ASSERT_EQ(read.size(), whole.size()) << chunk;
-    for (size_t k = 0; k < read.size(); ++k) {
-      EXPECT_EQ(read[k].name, whole[k].name);
-      EXPECT_EQ(read[k].first_line, whole[k].first_line);
-      EXPECT_EQ(read[k].mat, whole[k].mat);
-      EXPECT_EQ(read[k].t, whole[k].t);
+  // Several chunks parse at once (threads beside the reading one), joined in file order.
+  for (size_t threads : {1, 2, 3, 8})
+    for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2, many.size() * 2}) {
+      const auto read = read_hmm_file(path, chunk, threads);
+      ASSERT_EQ(read.size(), whole.size()) << chunk;
+      for (size_t k = 0; k < read.size(); ++k) {
+        EXPECT_EQ(read[k].name, whole[k].name);
+        EXPECT_EQ(read[k].first_line, whole[k].first_line);
+        EXPECT_EQ(read[k].numbers_crc, whole[k].numbers_crc);
+        EXPECT_EQ(read[k].mat, whole[k].mat);
+        EXPECT_EQ(read[k].t, whole[k].t);
+      }
     }
-  }
   // The fifth model one node short of its LENG: the whole text's message and line.
   size_t fifth = 0;
   for (int i = 0; i < 5; ++i) fifth = many.find("LENG  149", fifth) + 1;
@@ -439,10 +442,62 @@ TEST(HmmFile, ChunkedReadEqualsTheWholeTextAndKeepsErrorLines) {
     expected = e.what();
   }
   ASSERT_FALSE(expected.empty());  // its line is in the fifth copy: a later chunk's
-  for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2}) try {
-      read_hmm_file(path, chunk);
-      ADD_FAILURE() << "no error, chunk " << chunk;
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()), expected) << chunk;
+  for (size_t threads : {1, 4})
+    for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2}) try {
+        read_hmm_file(path, chunk, threads);
+        ADD_FAILURE() << "no error, chunk " << chunk;
+      } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), expected) << chunk;
+      }
+}
+
+// Windows line ends read as Unix ones, in a file cut into chunks or whole.
+TEST(HmmFile, ReadsCrlfLineEnds) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  std::string crlf;
+  for (int i = 0; i < 3; ++i)
+    for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  const std::string path = temp_path("crlf.hmm");
+  std::ofstream(path, std::ios::binary) << crlf;
+  const auto whole = parse_hmm_text(text + text + text, "lf");
+  for (size_t chunk : {text.size() / 2, crlf.size() * 2}) {
+    const auto read = read_hmm_file(path, chunk, 2);
+    ASSERT_EQ(read.size(), 3u);
+    for (size_t k = 0; k < read.size(); ++k) {
+      EXPECT_EQ(read[k].first_line, whole[k].first_line);
+      EXPECT_EQ(read[k].description, whole[k].description);
+      EXPECT_EQ(read[k].numbers_crc, whole[k].numbers_crc);
+      EXPECT_EQ(read[k].consensus, whole[k].consensus);
     }
+  }
+}
+
+// Chunks parsed at once fail in any order; the error reported is the first in file order: the
+// second model's, near its end, though the third's (its header) fails sooner on its thread.
+TEST(HmmFile, ChunkedReadReportsTheFirstErrorInFileOrder) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  std::string bad;
+  for (int i = 0; i < 8; ++i) bad += text;
+  const size_t second = bad.find("\n    149 ", bad.find("\n    149 ") + 1);
+  ASSERT_NE(second, std::string::npos);
+  bad.replace(second, 10, "\n    148 ");
+  size_t third = 0;
+  for (int i = 0; i < 3; ++i) third = bad.find("LENG  149", third) + 1;
+  bad.replace(third - 1, 9, "LENG  abc");
+  const std::string path = temp_path("two_errors.hmm");
+  std::ofstream(path) << bad;
+  std::string expected;
+  try {
+    parse_hmm_text(bad, path);
+  } catch (const InputError& e) {
+    expected = e.what();
+  }
+  ASSERT_NE(expected.find("node 149"), std::string::npos) << expected;
+  for (int round = 0; round < 5; ++round)
+    for (size_t threads : {2, 4, 8}) try {
+        read_hmm_file(path, text.size() / 2, threads);  // a model a chunk
+        ADD_FAILURE() << "no error, threads " << threads;
+      } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), expected) << threads;
+      }
 }
