@@ -95,9 +95,6 @@ void BackgroundMerges::loop() {
   pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
   MergeRules every_row;  // nothing dropped before the final merge; a quarter of its memory
   every_row.memory = merge_memory() / 4;
-  // Ranges of 128 Ki rows, fewer threads: in 50 MiB, 16 threads' ranges of ~26 Ki rows (each
-  // reading every run of its group) merged half the groups a screen's compute phase had merged.
-  every_row.min_range_rows = 1u << 17;
   for (uint64_t name = 0;; ++name) {
     std::vector<StagedRun> group;
     {

@@ -473,11 +473,10 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
     return memory / (t * (thread_row_bytes + kRangeThreadCharBytes * chars_per_row) +
                      (t + kRangeSlots) * (kRangeSlotRowBytes + kRangeSlotCharBytes * chars_per_row));
   };
-  const uint64_t min_range = rules.min_range_rows ? rules.min_range_rows : kMinRangeReadRows;
-  while (threads > 1 && fitting_rows(threads) < std::max(chunk, min_range)) threads = threads * 3 / 4;
+  while (threads > 1 && fitting_rows(threads) < std::max(chunk, kMinRangeReadRows)) threads = threads * 3 / 4;
   uint64_t range = rules.segment_rows ? rules.segment_rows
-                                      : std::min({fitting_rows(threads), std::max(kRangeRows, min_range),
-                                                  std::max(min_range, total / (threads * kRangesPerThread))});
+                                      : std::min({fitting_rows(threads), kRangeRows,
+                                                  std::max(kMinRangeReadRows, total / (threads * kRangesPerThread))});
   range = std::max<uint64_t>(1, range / chunk) * chunk;
   const size_t ranges = size_t((total + range - 1) / range);
   threads = std::max<size_t>(1, std::min(threads, ranges));

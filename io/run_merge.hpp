@@ -61,9 +61,6 @@ struct MergeRules {
   // CIGAR characters; 0: as the memory allows.
   uint64_t segment_rows = 0;
   uint64_t segment_bytes = 0;
-  // A merge in ranges (merge_ranges): ranges of at least this many rows where the budget holds
-  // one such range with a thread, fewer threads rather than smaller ranges; 0: 8 Ki rows.
-  uint64_t min_range_rows = 0;
   MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
 
