@@ -37,9 +37,11 @@ sort -k1,1n -k2,2nr -k3,3n -c "$WORK/keys.txt" 2>/dev/null && pass "rows sorted 
 
 expect_ok "the same screen, merged through a fan-in of 4" env HPCALIGN_MERGE_FAN_IN=4 "$HPCALIGN" allvsall -i "$WORK/s.fa" \
   -o "$WORK/f.h5" --score-only --backend cpu --verbose
+# How many runs reach the final merge depends on how far the background merges kept up (the
+# box's load: 48-237 seen); more than 16 still needs two levels of intermediate runs at fan-in 4.
 runs=$(sed -n 's/^hpcalign: timing: final merge of \([0-9]*\) sorted runs.*/\1/p' "$WORK/err.txt")
 levels=$(sed -n 's/.*: first \([0-9]*\) intermediate runs of .*then the last merge of \([0-9]*\) runs;.*/\1 \2/p' "$WORK/err.txt")
-[ -n "$runs" ] && [ "$runs" -gt 64 ] && [ "${levels%% *}" -ge $(((runs - 4) / 3)) ] && [ "${levels##* }" -le 4 ] \
+[ -n "$runs" ] && [ "$runs" -gt 16 ] && [ "${levels%% *}" -ge $(((runs - 4) / 3)) ] && [ "${levels##* }" -le 4 ] \
   && pass "$runs runs: ${levels%% *} intermediate runs, the last merge of ${levels##* }" \
   || fail "runs '$runs', levels '$levels' (intermediate runs, last merge's runs)"
 peak=$(sed -n 's/^hpcalign: peak resident memory \([0-9]*\) MiB$/\1/p' "$WORK/err.txt")
