@@ -405,6 +405,17 @@ TEST(HmmFile, ManyModelsParseAsOneByOne) {
   expect_error(broken, at, "invalid LENG");
 }
 
+// The message parse_hmm_text gives for the whole `text` (empty if it parses): what a chunked
+// read of the same file must report.
+std::string whole_text_error(const std::string& text, const std::string& name) {
+  try {
+    parse_hmm_text(text, name);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // read_hmm_file parses the file a chunk of whole models at a time: chunks far smaller than the
 // file (a model or less) give the models of the whole text's parse, and an error in a later
 // chunk its line in the file and the whole text's message.
@@ -435,12 +446,7 @@ TEST(HmmFile, ChunkedReadEqualsTheWholeTextAndKeepsErrorLines) {
   std::string bad = many;
   bad.replace(fifth - 1, 9, "LENG  150");
   std::ofstream(path) << bad;
-  std::string expected;
-  try {
-    parse_hmm_text(bad, path);
-  } catch (const InputError& e) {
-    expected = e.what();
-  }
+  const std::string expected = whole_text_error(bad, path);
   ASSERT_FALSE(expected.empty());  // its line is in the fifth copy: a later chunk's
   for (size_t threads : {1, 4})
     for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2}) try {
@@ -486,12 +492,7 @@ TEST(HmmFile, ChunkedReadReportsTheFirstErrorInFileOrder) {
   bad.replace(third - 1, 9, "LENG  abc");
   const std::string path = temp_path("two_errors.hmm");
   std::ofstream(path) << bad;
-  std::string expected;
-  try {
-    parse_hmm_text(bad, path);
-  } catch (const InputError& e) {
-    expected = e.what();
-  }
+  const std::string expected = whole_text_error(bad, path);
   ASSERT_NE(expected.find("node 149"), std::string::npos) << expected;
   for (int round = 0; round < 5; ++round)
     for (size_t threads : {2, 4, 8}) try {
