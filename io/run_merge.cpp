@@ -549,8 +549,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
         Ready& r = slot[k % slot.size()];
         static const HitTableColumns kNone;
         HitTableColumns& out = r.rows;
-        out.chars_base = chars_at;
-        copy_rows_then_size(kNone, out, n, picked_chars(seg, picked));
+        copy_rows_then_size(kNone, out, n, picked_chars(seg, picked));  // sizes the columns (and chars_base: 0)
         out.chars_base = chars_at;
         gather(seg, picked, out, 0, chars_at, output.with_identity());
         merging += since(t);
