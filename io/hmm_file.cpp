@@ -13,6 +13,7 @@
 #include <future>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "src/core/error.hpp"
 #include "src/core/on_all_cores.hpp"
@@ -86,18 +87,42 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// A chunk's text that ends inside a model (premature end of file): where the whole file goes on
+// after the chunk, its parse reads on into the next one, so this is the file's error only where
+// the chunk's end is the file's.
+class TextEnd : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Where a chunk's text ran out inside a model: the model's first line in the chunk (the models
+// before it are whole) and the message should the file end there.
+struct RanOut {
+  size_t model_line;
+  InputError error;
+};
+
 class Parser {
  public:
   // line_offset: the lines of the file before `lines` (a later chunk's line numbers).
   Parser(const std::vector<std::string>& lines, const std::string& name, size_t first_line = 0, long line_offset = 0)
       : name_(name), lines_(lines), pos_(first_line), offset_(line_offset) {}
 
-  std::vector<HmmModel> parse_all() {
+  // Every model from the current line on. With `ran_out`, a model the text ends inside stops the
+  // parse (not an error) and is noted there; the models before it are returned.
+  std::vector<HmmModel> parse_all(std::optional<RanOut>* ran_out = nullptr) {
     std::vector<HmmModel> models;
     for (;;) {
       skip_blank();
       if (at_end()) break;
-      models.push_back(parse_one());
+      const size_t start = pos_;
+      try {
+        models.push_back(parse_one());
+      } catch (const TextEnd& e) {
+        if (!ran_out) throw;
+        ran_out->emplace(RanOut{start, e});
+        return models;
+      }
     }
     if (models.empty()) throw InputError(name_, 0, "no HMM in the file");
     return models;
@@ -117,7 +142,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw InputError(name_, offset_ + long(pos_ + 1), what); }
-  [[noreturn]] void fail_at_end(const std::string& what) const { throw InputError(name_, offset_ + long(lines_.size()), what); }
+  [[noreturn]] void fail_at_end(const std::string& what) const { throw TextEnd(name_, offset_ + long(lines_.size()), what); }
   bool at_end() const { return pos_ >= lines_.size(); }
   void skip_blank() {
     while (!at_end() && split_words(lines_[pos_]).empty()) ++pos_;
@@ -387,8 +412,10 @@ class Parser {
   long offset_ = 0;
 };
 
-// parse_hmm_text of a chunk of the file that starts after `line_offset` lines, on `cores` threads.
-std::vector<HmmModel> parse_chunk(const std::string& text, const std::string& name, long line_offset, size_t cores) {
+// parse_hmm_text of a chunk of the file that starts after `line_offset` lines, on `cores` threads;
+// with `ran_out`, Parser::parse_all's.
+std::vector<HmmModel> parse_chunk(const std::string& text, const std::string& name, long line_offset, size_t cores,
+                                  std::optional<RanOut>* ran_out = nullptr) {
   const std::vector<std::string> lines = split_lines(text);
   // A file of many models (a Pfam-sized batch) is parsed on all cores, a model per magic
   // line. Unless every model parses and ends exactly where the next begins, the serial
@@ -408,7 +435,7 @@ std::vector<HmmModel> parse_chunk(const std::string& text, const std::string& na
     });
     if (std::all_of(whole.begin(), whole.end(), [](char c) { return c != 0; })) return models;
   }
-  return Parser(lines, name, 0, line_offset).parse_all();
+  return Parser(lines, name, 0, line_offset).parse_all(ran_out);
 }
 
 // Where the text's last model-ending line ("//" its first word) ends: text before it is
@@ -431,24 +458,77 @@ std::vector<HmmModel> parse_hmm_text(const std::string& text, const std::string&
 
 namespace {
 
-// The file's text from byte `from` (of the inflated text) to its end.
-std::string text_from(const std::string& path, size_t from) {
-  HmmReader reader(path, size_t(1) << 20);
-  std::string text;
-  for (size_t skipped = 0; reader.append_block(text);) {
-    const size_t drop = std::min(text.size(), from - skipped);
-    text.erase(0, drop);
-    skipped += drop;
-  }
-  return text;
-}
+// The file cut into chunks of whole models: each at least `chunk_bytes` (else the rest of the
+// file), ending after a line whose first word is "//" at its start.
+class ChunkCutter {
+ public:
+  ChunkCutter(const std::string& path, size_t chunk_bytes)
+      : reader_(path, std::clamp<size_t>(chunk_bytes, 1, size_t(1) << 20)), chunk_bytes_(chunk_bytes) {}
 
-// A chunk handed to a parsing thread, with where it starts in the file.
-struct ChunkInFlight {
-  size_t byte_offset;
-  long lines_before;
-  std::future<std::vector<HmmModel>> models;
+  // Reads until the next chunk can be cut; false at the end (blank lines after the last model
+  // left, see append_rest). Calling it again before take() reads nothing more.
+  bool fill() {
+    for (;;) {
+      while (more_ && text_.size() < chunk_bytes_) more_ = reader_.append_block(text_);
+      cut_ = more_ ? after_last_model_end(text_) : text_.size();
+      if (cut_ == 0 && more_) {  // no model ends yet: read on
+        more_ = reader_.append_block(text_);
+        continue;
+      }
+      const bool blank = std::all_of(text_.begin(), text_.begin() + long(cut_), [](char c) { return std::isspace((unsigned char)c); });
+      return more_ || !blank || chunks_ == 0;  // else blank lines after the last model
+    }
+  }
+  // The chunk fill() found, and the file's lines before it.
+  void take(std::string& chunk, long& lines_before) {
+    chunk = text_.substr(0, cut_);
+    lines_before = lines_before_;
+    lines_before_ += long(std::count(text_.begin(), text_.begin() + long(cut_), '\n'));
+    text_.erase(0, cut_);
+    ++chunks_;
+  }
+  // The next chunk, else what is left of the file (blank lines), appended to `text`; false
+  // when nothing is left.
+  bool append_rest(std::string& text) {
+    if (fill()) {
+      std::string chunk;
+      long lines_before = 0;
+      take(chunk, lines_before);
+      text += chunk;
+      return true;
+    }
+    if (text_.empty()) return false;
+    text += text_;
+    text_.clear();
+    return true;
+  }
+  // The last chunk has been cut (all of the file was read into it).
+  bool at_end() const { return !more_ && text_.empty(); }
+
+ private:
+  HmmReader reader_;
+  size_t chunk_bytes_;
+  std::string text_;  // read, not yet cut
+  bool more_ = true;
+  size_t cut_ = 0;  // where fill() cuts text_
+  long lines_before_ = 0;
+  size_t chunks_ = 0;
 };
+
+// A chunk handed to a parsing thread, with its first line in the file.
+struct ChunkInFlight {
+  long lines_before;
+  std::shared_ptr<const std::string> text;
+  std::future<std::vector<HmmModel>> models;
+  std::shared_ptr<std::optional<RanOut>> ran_out;  // set by the parse
+};
+
+// Where line `line` (from 0) of `text` begins.
+size_t line_start(const std::string& text, size_t line) {
+  size_t p = 0;
+  for (; line > 0; --line) p = text.find('\n', p) + 1;
+  return p;
+}
 
 }  // namespace
 
@@ -456,54 +536,61 @@ struct ChunkInFlight {
 // lines never sit in memory beside the parsed models of a Pfam-sized file (1.5 GB of text,
 // ~1 KB a node with its lines). The calling thread reads (and inflates) while up to `depth`
 // chunks parse on threads of their own, each on `cores / depth` threads: at most depth + 1
-// chunks of text are held; their models join in file order. A chunk that fails to parse is
-// parsed again with the rest of the file after it (read again), so that every message (and
-// its line) is the whole file's, and the first failed chunk in file order is the one reported.
+// chunks of text are held; their models join in file order. Each chunk knows its first line,
+// so its errors are the whole file's (message and line), and the first failed chunk in file
+// order is the one reported; nothing is read twice. Only a chunk whose text ends inside a model
+// (the model's "//" not where the cut took it, or a LENG beyond it) does not know: that model on
+// is parsed again with the text after it, at least as much again each time, until it parses or
+// fails before that text's end, or the file ends.
 std::vector<HmmModel> read_hmm_file(const std::string& path, size_t chunk_bytes, size_t threads) {
   const size_t cores = std::max<size_t>(1, threads ? threads : usable_cores());
   const size_t depth = std::min<size_t>(cores, 4), per_chunk = (cores + depth - 1) / depth;
-  HmmReader reader(path, std::clamp<size_t>(chunk_bytes, 1, size_t(1) << 20));
+  ChunkCutter cutter(path, chunk_bytes);
   std::vector<HmmModel> models;
   std::deque<ChunkInFlight> in_flight;
-  const auto join_oldest = [&] {
-    ChunkInFlight& c = in_flight.front();
-    std::vector<HmmModel> chunk;
-    try {
-      chunk = c.models.get();
-    } catch (const InputError&) {
-      const size_t from = c.byte_offset;
-      const long lines_before = c.lines_before;
-      in_flight.clear();  // waits for the later chunks' threads
-      parse_chunk(text_from(path, from), path, lines_before, cores);  // throws the whole file's message
-      throw;
-    }
-    for (HmmModel& m : chunk) models.push_back(std::move(m));
-    in_flight.pop_front();
+  // The next of the file's text after the chunk joined: the chunks in flight, then the file's
+  // (read but not cut first); false when there is none.
+  const auto append_following = [&](std::string& text) {
+    if (in_flight.empty()) return cutter.append_rest(text);
+    text += *in_flight.front().text;
+    in_flight.pop_front();  // waits for its parse
+    return true;
   };
-  std::string text;
-  long lines_before = 0;
-  size_t bytes_before = 0, chunks = 0;
-  for (bool more = true;;) {
-    while (more && text.size() < chunk_bytes) more = reader.append_block(text);
-    const size_t cut = more ? after_last_model_end(text) : text.size();
-    if (cut == 0 && more) {  // no model ends yet: read on
-      more = reader.append_block(text);
-      continue;
+  const auto join_oldest = [&] {
+    ChunkInFlight c = std::move(in_flight.front());
+    in_flight.pop_front();
+    for (HmmModel& m : c.models.get()) models.push_back(std::move(m));  // an error is the file's
+    std::optional<RanOut> ran_out = std::move(*c.ran_out);
+    std::string text;
+    long lines_before = c.lines_before;
+    const std::string* from = c.text.get();
+    while (ran_out) {
+      text = from->substr(line_start(*from, ran_out->model_line));
+      lines_before += long(ran_out->model_line);
+      const size_t want = 2 * text.size();
+      bool grew = false;
+      while (text.size() < want && append_following(text)) grew = true;
+      if (!grew) throw ran_out->error;  // the chunk's end is the file's
+      ran_out.reset();
+      for (HmmModel& m : parse_chunk(text, path, lines_before, cores, &ran_out)) models.push_back(std::move(m));
+      from = &text;
     }
-    const bool blank = std::all_of(text.begin(), text.begin() + long(cut), [](char c) { return std::isspace((unsigned char)c); });
-    if (!more && blank && chunks > 0) break;  // blank lines after the last model
+  };
+  // The next chunk is read before the oldest is joined, and cut (copied) after: one chunk of
+  // text less is held while it waits.
+  for (size_t chunks = 0; cutter.fill(); ++chunks) {
     if (in_flight.size() == depth) join_oldest();
+    if (!cutter.fill()) break;  // the oldest chunk's last model took the rest of the file
+    std::string chunk;
+    long lines_before = 0;
+    cutter.take(chunk, lines_before);
     // A file of one chunk parses on every core, as the models of a chunk are independent.
-    const size_t chunk_cores = !more && chunks == 0 ? cores : per_chunk;
-    in_flight.push_back({bytes_before, lines_before,
-                         std::async(std::launch::async, [&path, chunk_cores, lines_before, part = text.substr(0, cut)] {
-                           return parse_chunk(part, path, lines_before, chunk_cores);
-                         })});
-    ++chunks;
-    lines_before += long(std::count(text.begin(), text.begin() + long(cut), '\n'));
-    bytes_before += cut;
-    text.erase(0, cut);
-    if (!more) break;
+    const size_t chunk_cores = chunks == 0 && cutter.at_end() ? cores : per_chunk;
+    auto text = std::make_shared<const std::string>(std::move(chunk));
+    auto ran_out = std::make_shared<std::optional<RanOut>>();
+    in_flight.push_back({lines_before, text, std::async(std::launch::async, [&path, chunk_cores, lines_before, text, ran_out] {
+                           return parse_chunk(*text, path, lines_before, chunk_cores, ran_out.get());
+                         }), ran_out});
   }
   while (!in_flight.empty()) join_oldest();
   return models;

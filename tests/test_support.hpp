@@ -4,8 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
+
+#include <zlib.h>
 
 #include "io/fasta.hpp"
 #include "src/core/error.hpp"
@@ -44,6 +47,14 @@ inline std::string temp_dir() {
 inline std::string temp_path(const std::string& name) {
   static const std::string dir = temp_dir();
   return dir + "/" + name;
+}
+
+// Writes `content` gzipped to `path`.
+inline void write_gz_file(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc);
+  gzFile f = gzopen(path.c_str(), "wb");
+  if (!f || gzwrite(f, content.data(), unsigned(content.size())) != int(content.size()) || gzclose(f) != Z_OK)
+    throw std::runtime_error("cannot write " + path);
 }
 
 // The message of the hpc::Error that f throws, or "(no error)".

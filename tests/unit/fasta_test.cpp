@@ -1,6 +1,5 @@
 // io/fasta.cpp: records, ids, residue mapping, gzip, and every input error with its line.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <fstream>
 #include <random>
@@ -23,10 +22,7 @@ std::string write_file(const std::string& name, const std::string& content) {
 
 std::string write_gz(const std::string& name, const std::string& content) {
   const std::string path = write_file(name, "");
-  gzFile f = gzopen(path.c_str(), "wb");
-  EXPECT_NE(f, nullptr);
-  EXPECT_EQ(gzwrite(f, content.data(), unsigned(content.size())), int(content.size()));
-  gzclose(f);
+  test::write_gz_file(path, content);
   return path;
 }
 

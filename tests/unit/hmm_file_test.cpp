@@ -502,3 +502,74 @@ TEST(HmmFile, ChunkedReadReportsTheFirstErrorInFileOrder) {
         EXPECT_EQ(std::string(e.what()), expected) << threads;
       }
 }
+
+// A chunk's error is built from the chunk alone (its first line is known as it is cut): in a
+// plain or gzip file, in the first, a middle or the last of many chunks, the whole text's
+// message and line. That holds also where the chunk's text ends inside the broken model (LENG
+// past its nodes: the whole file reads on into the next model), which is parsed again with the
+// text after it.
+TEST(HmmFile, ChunkedReadsOfPlainAndGzipFilesGiveTheWholeTextsErrorInAnyChunk) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  const std::vector<std::pair<std::string, std::string>> breaks = {
+      {"LENG  149", "LENG  abc"},       // in the header
+      {"\n    149 ", "\n    148 "},     // the last node, near the chunk's end
+      {"LENG  149", "LENG  150"}};      // more nodes than the model has: runs past the chunk
+  const std::string plain = temp_path("late.hmm"), gz = temp_path("late.hmm.gz");
+  for (int broken : {0, 4, 7})
+    for (const auto& [from, to] : breaks) {
+      std::string bad;
+      for (int i = 0; i < 8; ++i) bad += i == broken ? edit(text, from, to) : text;
+      std::ofstream(plain, std::ios::binary | std::ios::trunc) << bad;
+      test::write_gz_file(gz, bad);
+      for (const std::string& path : {plain, gz}) {
+        const std::string expected = whole_text_error(bad, path);
+        ASSERT_FALSE(expected.empty()) << broken << to;
+        for (size_t chunk : {text.size() / 2, text.size() * 3})  // a model a chunk, three
+          for (size_t threads : {1, 4}) try {
+              read_hmm_file(path, chunk, threads);
+              ADD_FAILURE() << "no error: " << path << " model " << broken << " " << to;
+            } catch (const InputError& e) {
+              EXPECT_EQ(std::string(e.what()), expected) << path << " chunk " << chunk << " threads " << threads;
+            }
+      }
+    }
+}
+
+// The last model one node short of its LENG, then more blank lines than a chunk: the cut after
+// its "//" leaves them out of the chunk, but the whole file's parse reads them (they make up
+// the lines LENG asks for) and fails at the "//"; so must the chunked read.
+TEST(HmmFile, ChunkedReadOfATruncatedLastModelSeesTheBlankLinesAfterIt) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  const std::string bad = text + text + edit(text, "LENG  149", "LENG  150") + std::string(text.size(), '\n');
+  const std::string path = temp_path("blank_tail.hmm.gz");
+  test::write_gz_file(path, bad);
+  const std::string expected = whole_text_error(bad, path);
+  ASSERT_NE(expected.find("ends after 149 nodes"), std::string::npos) << expected;
+  for (size_t threads : {1, 4}) try {
+      read_hmm_file(path, text.size() / 2, threads);
+      ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), expected);
+    }
+}
+
+// A "//" line in a header is a tag the reader skips, so the model goes on past it; a chunk cut
+// there ends inside the model, which is read whole with the next chunk's text.
+TEST(HmmFile, ChunkedReadOfAModelEndLineInsideAHeaderEqualsTheWholeText) {
+  const std::string text = slurp_text(data_path("hmm/globins4.hmm"));
+  std::string many;
+  for (int i = 0; i < 6; ++i) many += i == 2 || i == 5 ? edit(text, "LENG ", "// not the end\nLENG ") : text;
+  const std::string path = temp_path("slashes.hmm.gz");
+  test::write_gz_file(path, many);
+  const auto whole = parse_hmm_text(many, path);
+  ASSERT_EQ(whole.size(), 6u);
+  for (size_t threads : {1, 4})
+    for (size_t chunk : {text.size() / 4, text.size() / 2, text.size() * 2}) {
+      const auto read = read_hmm_file(path, chunk, threads);
+      ASSERT_EQ(read.size(), whole.size()) << chunk;
+      for (size_t k = 0; k < read.size(); ++k) {
+        EXPECT_EQ(read[k].first_line, whole[k].first_line);
+        EXPECT_EQ(read[k].numbers_crc, whole[k].numbers_crc);
+      }
+    }
+}
