@@ -43,7 +43,8 @@ int length_class(int M) {
 // Tiles per worker (kMsvTilesPerWorker): hmmsearch's 22 models (7 batches) were tuned with 4
 // partitions a worker, 28 tiles a worker; more batches need fewer cuts for the same balance,
 // and each cut only adds launches (and host work per launch) for the same cells.
-MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers, size_t tiles_per_worker) {
+MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers, size_t tiles_per_worker,
+                 size_t min_partitions) {
   std::vector<uint32_t> order(model_lengths.size());
   for (uint32_t m = 0; m < order.size(); ++m) order[m] = m;
   std::stable_sort(order.begin(), order.end(),
@@ -60,7 +61,8 @@ MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size
   // the whole sequence set in each tile, a launch of 8 models against all of it).
   const size_t w = std::max<size_t>(1, workers), nb = std::max<size_t>(1, batches.size());
   const size_t per_worker = size_t(tuning_number(Tunable::kTilesPerWorker).value_or(tiles_per_worker));
-  const size_t parts = std::min({db.seqs.size(), 4 * w, (per_worker * w + nb - 1) / nb});
+  const size_t parts =
+      std::min(db.seqs.size(), std::max(min_partitions, std::min(4 * w, (per_worker * w + nb - 1) / nb)));
   const auto cuts = partitions(db, std::max<size_t>(1, parts));
   // Each cut's residues once, not once a batch: a random length lookup a target, which a model
   // library's thousands of batches made seconds of the master's time before the first tile.

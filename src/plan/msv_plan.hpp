@@ -22,8 +22,9 @@ struct MsvPlan {
 constexpr size_t kMsvTilesPerWorker = 28;
 
 // model_lengths[m]: model m's nodes (M). A tile's cells: sum M x target residues.
-// HPCALIGN_TILES_PER_WORKER overrides tiles_per_worker.
+// HPCALIGN_TILES_PER_WORKER overrides tiles_per_worker. min_partitions: the database cut into at
+// least that many (at most one a target), however many batches the models make.
 MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size_t workers,
-                 size_t tiles_per_worker = kMsvTilesPerWorker);
+                 size_t tiles_per_worker = kMsvTilesPerWorker, size_t min_partitions = 1);
 
 }  // namespace hpc

@@ -9,10 +9,10 @@
 namespace hpc {
 
 TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers,
-                           size_t tiles_per_worker) {
+                           size_t tiles_per_worker, size_t min_partitions) {
   std::vector<int> lengths;
   for (const HmmModel& m : models) lengths.push_back(m.length);
-  MsvPlan plan = plan_msv(lengths, db, workers, tiles_per_worker);
+  MsvPlan plan = plan_msv(lengths, db, workers, tiles_per_worker, min_partitions);
   return {std::move(plan.tiles), {{"tile_db_partitions", plan.partitions}, {"tile_model_batches", plan.model_batches}}};
 }
 

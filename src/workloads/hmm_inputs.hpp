@@ -16,7 +16,7 @@ namespace hpc {
 
 // (model batch) x (database partition) tiles for `workers` workers, with the planner's notes.
 TiledPlan plan_model_tiles(const std::vector<HmmModel>& models, const Database& db, size_t workers,
-                           size_t tiles_per_worker = kMsvTilesPerWorker);
+                           size_t tiles_per_worker = kMsvTilesPerWorker, size_t min_partitions = 1);
 // The numbers the pipeline reads (parsed, so a re-gzipped file is the same).
 std::string models_fingerprint(const std::vector<HmmModel>& models);
 // /models/{name,length}, /targets/{id,length} and the 'host' attribute of '/'.

@@ -3,6 +3,7 @@
 #include "io/result_lifecycle.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -13,6 +14,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/hmm_file.hpp"
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/core/tuning.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
@@ -123,12 +125,17 @@ class HmmsearchRun : public TiledWorkload {
   // Since the workers look ahead (the next tile's filters beside this one's survivors), 14 a
   // worker on one GPU instead of 28 (larger MSV launches; one H100, 22 models: 0.864-0.937 s
   // against 0.936-0.995 s with 28).
+  // And at least one database cut a GPU: 2,000 models (254 batches) made one cut, each tile the
+  // whole database (0.55-0.8 s a worker); on 2 H100s the workers' tiles summed to 164-172 s
+  // against 155-161 s with two cuts, the GPUs' last tiles ended up to 0.7 s apart against 15 ms,
+  // and the last was stored 5.4-6.0 s after the load against 4.95-5.14 s (one GPU: 8.9-9.1 s).
   static constexpr size_t kGpuTilesPerWorker = 14;
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
     const Engines& e = engines();
-    const size_t per_worker = e.gpu && !e.distributed ? std::max<size_t>(1, kGpuTilesPerWorker / size_t(std::max(1, e.devices)))
-                                                      : kMsvTilesPerWorker;
-    return plan_model_tiles(job_.models, job_.db, caps.size(), per_worker);
+    const bool local_gpus = e.gpu && !e.distributed;
+    const size_t per_worker = local_gpus ? std::max<size_t>(1, kGpuTilesPerWorker / size_t(std::max(1, e.devices)))
+                                         : kMsvTilesPerWorker;
+    return plan_model_tiles(job_.models, job_.db, caps.size(), per_worker, local_gpus ? size_t(e.devices) : 1);
   }
   bool plans_by_worker_count() const override { return true; }
 
@@ -162,29 +169,39 @@ class HmmsearchRun : public TiledWorkload {
     return is_hdf5_file(opt_.db_path) ? std::vector<std::string>{} : fasta_descriptions(opt_.db_path);
   }
 
-  // Each model's hits named from the database and thresholded (Z, domZ, E-values, cut-offs).
-  std::vector<hmm::HitList> threshold_hits() {
-    const std::vector<std::string> desc = target_descriptions();
+  // Model m's hits named from the database and thresholded (Z, domZ, E-values, cut-offs).
+  hmm::HitList threshold_hits(size_t m, const std::vector<std::string>& desc) {
     const double Z = opt_.Z ? *opt_.Z : double(job_.db.seqs.size());
-    std::vector<hmm::HitList> lists;
-    for (size_t m = 0; m < job_.models.size(); ++m) {
-      std::vector<hmm::TargetHit>& hits = hits_[m];
-      for (hmm::TargetHit& h : hits) {
-        h.name = job_.db.seqs.ids[h.index];
-        h.description = h.index < desc.size() ? desc[h.index] : "";
-        h.length = int(job_.db.seqs.length(h.index));
-      }
-      // Tiles arrive in any order: file order first, so that ties list the same every run.
-      std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-      hmm::ReportThresholds t = opt_.thresholds;
-      if (!opt_.cutoff.empty()) {
-        const double Zopt = t.Z, domZ = t.domZ;
-        t = hmm::model_cutoff_thresholds(job_.models[m], opt_.cutoff);
-        t.Z = Zopt, t.domZ = domZ;
-      }
-      lists.push_back(hmm::finish_hits(std::move(hits), Z, t));
+    std::vector<hmm::TargetHit>& hits = hits_[m];
+    for (hmm::TargetHit& h : hits) {
+      h.name = job_.db.seqs.ids[h.index];
+      h.description = h.index < desc.size() ? desc[h.index] : "";
+      h.length = int(job_.db.seqs.length(h.index));
     }
-    return lists;
+    // Tiles arrive in any order: file order first, so that ties list the same every run.
+    std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+    hmm::ReportThresholds t = opt_.thresholds;
+    if (!opt_.cutoff.empty()) {
+      const double Zopt = t.Z, domZ = t.domZ;
+      t = hmm::model_cutoff_thresholds(job_.models[m], opt_.cutoff);
+      t.Z = Zopt, t.domZ = domZ;
+    }
+    return hmm::finish_hits(std::move(hits), Z, t);
+  }
+
+  static constexpr size_t kModelsPerText = 8;
+  // The text of a run of models (first..last): each model's tables, report and -A alignment.
+  struct ModelsText {
+    std::ostringstream tbl, dom, pfam, report, msa;
+  };
+  void write_models_text(ModelsText& out, size_t first, size_t last, const std::vector<hmm::HitList>& lists) const {
+    for (size_t m = first; m < last; ++m) {
+      hmm::write_tblout(out.tbl, job_.models[m], lists[m], m == 0);
+      hmm::write_domtblout(out.dom, job_.models[m], lists[m], m == 0);
+      hmm::write_pfamtblout(out.pfam, lists[m], opt_.ranks_by_score());
+      write_query_report(out.report, hmm::search_query(job_.models[m]), totals_[m], lists[m], opt_);
+      if (!opt_.msa_path.empty()) write_msa(out.msa, out.report, job_.models[m], lists[m]);
+    }
   }
 
   // -A: the query's alignment of included domains, and the line hmmsearch's report gives it.
@@ -202,6 +219,9 @@ class HmmsearchRun : public TiledWorkload {
     out_->close();
   }
 
+  // hmmsearch: the models' hit lists and text on all cores (each model's alone), joined in model
+  // order: 2,000 models took 0.32-0.54 s of the end on one thread, the GPUs idle; 0.06-0.10 s on
+  // a 2-GPU host's 32 cores.
   void finish(const RunClock&) override {
     const auto t0 = std::chrono::steady_clock::now();
     std::ostringstream tbl, dom, pfam, report, msa;
@@ -211,14 +231,23 @@ class HmmsearchRun : public TiledWorkload {
       lists = finish_scan(opt_, job_.models, job_.db.seqs, target_descriptions(), std::move(hits_), passes_, tbl, dom,
                           pfam, report);
     } else {
-      lists = threshold_hits();
-      for (size_t m = 0; m < job_.models.size(); ++m) {
-        hmm::write_tblout(tbl, job_.models[m], lists[m], m == 0);
-        hmm::write_domtblout(dom, job_.models[m], lists[m], m == 0);
-        hmm::write_pfamtblout(pfam, lists[m], opt_.ranks_by_score());
-        write_query_report(report, hmm::search_query(job_.models[m]), totals_[m], lists[m], opt_);
-        if (!opt_.msa_path.empty()) write_msa(msa, report, job_.models[m], lists[m]);
-      }
+      const std::vector<std::string> desc = target_descriptions();
+      // Runs of kModelsPerText models taken in turn by every core (a model's hits vary), joined in order.
+      const size_t n = job_.models.size(), runs = (n + kModelsPerText - 1) / kModelsPerText;
+      lists.resize(n);
+      std::vector<ModelsText> text(runs);
+      std::atomic<size_t> next{0};
+      run_parts(std::max<size_t>(1, std::min(runs, all_usable_cores())), [&](size_t) {
+        for (size_t r; (r = next++) < runs;) {
+          const size_t first = r * kModelsPerText, last = std::min(n, first + kModelsPerText);
+          for (size_t m = first; m < last; ++m) lists[m] = threshold_hits(m, desc);
+          write_models_text(text[r], first, last, lists);
+        }
+      });
+      // Each run's text dropped once joined, so that a Pfam-sized report is not held twice over.
+      const auto join = [](std::ostringstream& to, std::ostringstream& from) { to << from.str(), from.str(std::string()); };
+      for (ModelsText& t : text)
+        join(tbl, t.tbl), join(dom, t.dom), join(pfam, t.pfam), join(report, t.report), join(msa, t.msa);
     }
     report << "[ok]\n";
     write_hmmsearch_results(*out_, lists, totals_, opt_.scan);

@@ -96,3 +96,20 @@ TEST(MsvPlan, FewerTilesAWorkerCutTheDatabaseLess) {
   expect_exact_cover(plan, m22, db);
   EXPECT_EQ(plan_msv(m22, db, 32).partitions, 128u);  // 28 a worker: twice the cuts
 }
+
+// hmmsearch on 2 GPUs: a model library that alone gives the workers their tiles is still cut
+// once a GPU; a floor below the planner's own count changes nothing.
+TEST(MsvPlan, AFloorOnPartitionsCutsAModelLibrary) {
+  const std::vector<int> lengths = random_lengths(2000, 4);
+  const Database db = make_database(test::random_set(5000, 400, 5));
+  const MsvPlan one = plan_msv(lengths, db, 32, 7);
+  EXPECT_EQ(one.partitions, 1u);
+  const MsvPlan two = plan_msv(lengths, db, 32, 7, 2);
+  EXPECT_EQ(two.partitions, 2u);
+  EXPECT_EQ(two.tiles.size(), 2 * one.tiles.size());
+  expect_exact_cover(two, lengths, db);
+  EXPECT_EQ(plan_msv(lengths, db, 32, 7, 3).partitions, 3u);
+  const std::vector<int> m22(22, 100);
+  EXPECT_EQ(plan_msv(m22, db, 32, 14, 2).partitions, plan_msv(m22, db, 32, 14).partitions);
+  EXPECT_EQ(plan_msv(lengths, make_database(test::random_set(1, 400, 6)), 32, 7, 2).partitions, 1u);  // one target
+}
