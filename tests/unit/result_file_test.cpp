@@ -729,32 +729,45 @@ TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
 }
 
 // An engine's CIGARs in one buffer (in any order there, empty ones too) stage the same record
-// as the rows carrying their own strings.
+// as the rows carrying their own strings; also a tile whose CIGARs take many of the
+// writer's blocks.
 TEST(RunFiles, CigarsFromOneBufferStageTheSameRecord) {
-  const std::string dir = temp_path("flat.h5.runs");
-  prepare_run_directory(dir, true);
-  std::vector<Hit> hits = random_hits(5000, 17);
-  for (size_t k = 0; k < hits.size(); k += 11) hits[k].aln.cigar.clear();
-  std::vector<Hit> own = hits, flat = hits;
-  CigarBuffer cigars;
-  cigars.resize(flat.size());
-  for (size_t k = flat.size(); k-- > 0;) {  // placed back to front
-    cigars.set(k, flat[k].aln.cigar);
-    flat[k].aln.cigar = "junk the writer must not read";
-  }
-  {
-    RecordFile w0(dir, "w0"), w1(dir, "w1");
-    HitRecords().write(w0, 4, own);
-    HitRecords().write(w1, 4, flat, &cigars);
-  }
-  const auto bytes = [&](const std::string& name) {
-    std::ifstream in(dir + "/" + name, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
+  struct Case {
+    size_t hits;
+    int repeats;  // each CIGAR's text repeated (a long alignment's)
   };
-  const std::string w0 = bytes("w0");
-  EXPECT_GT(w0.size(), 5000u * 52);
-  EXPECT_EQ(w0, bytes("w1"));
-  remove_run_directory(dir);
+  for (const Case& tile : {Case{5000, 1}, Case{60000, 32}}) {
+    SCOPED_TRACE(std::to_string(tile.hits) + " hits");
+    const std::string dir = temp_path("flat.h5.runs");
+    prepare_run_directory(dir, true);
+    std::vector<Hit> hits = random_hits(tile.hits, 17);
+    for (size_t k = 0; k < hits.size(); ++k) {
+      std::string& c = hits[k].aln.cigar;
+      if (k % 11 == 0) c.clear();
+      for (const std::string one = c; c.size() < one.size() * tile.repeats;) c += one;
+    }
+    std::vector<Hit> own = hits, flat = hits;
+    CigarBuffer cigars;
+    cigars.resize(flat.size());
+    for (size_t k = flat.size(); k-- > 0;) {  // placed back to front
+      cigars.set(k, flat[k].aln.cigar);
+      flat[k].aln.cigar = "junk the writer must not read";
+    }
+    if (tile.repeats > 1) EXPECT_GT(cigars.chars.size(), size_t(8) << 20);  // many of the writer's 1 MiB blocks
+    {
+      RecordFile w0(dir, "w0"), w1(dir, "w1");
+      HitRecords().write(w0, 4, own);
+      HitRecords().write(w1, 4, flat, &cigars);
+    }
+    const auto bytes = [&](const std::string& name) {
+      std::ifstream in(dir + "/" + name, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string w0 = bytes("w0");
+    EXPECT_GT(w0.size(), tile.hits * 52 + cigars.chars.size());
+    EXPECT_EQ(w0, bytes("w1"));
+    remove_run_directory(dir);
+  }
 }
 
 // A worker file outlives its session: a later writer of the same name (a resumed run) appends
