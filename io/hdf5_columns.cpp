@@ -649,18 +649,31 @@ DeflatedChunks deflate_chunks(const T* values, size_t count, size_t chunk, int l
 
 template <class T>
 void append_deflated(File& f, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d) {
-  Handle dset = open_dataset(f, path);
-  const hsize_t old_n = extent_of(dset, path, f), new_n = old_n + values.size();
-  hsize_t chunk = 0;
-  const bool fits = !d.chunks.empty() && has_our_layout<T>(dset, chunk) && chunk == d.chunk && old_n % chunk == 0 &&
-                    (values.size() + chunk - 1) / chunk == d.chunks.size();
+  OpenColumn(f, path).append_deflated(f, values, d);
+}
+
+OpenColumn::OpenColumn(const File& f, std::string path) : dset_(open_dataset(f, path)), path_(std::move(path)) {
+  extent_ = extent_of(dset_, path_, f);
+}
+
+template <class T>
+void OpenColumn::append_deflated(File& f, const std::vector<T>& values, const DeflatedChunks& d) {
+  if (ours_ < 0) ours_ = has_our_layout<T>(dset_, chunk_);
+  const hsize_t old_n = extent_, new_n = old_n + values.size();
+  const bool fits = !d.chunks.empty() && ours_ > 0 && chunk_ == d.chunk && old_n % chunk_ == 0 &&
+                    (values.size() + chunk_ - 1) / chunk_ == d.chunks.size();
   if (fits) {
-    if (H5Dset_extent(dset.get(), &new_n) < 0) fail("extend dataset", path, f.path());
-    if (store_chunks(dset, old_n, d)) return;
-    if (H5Dset_extent(dset.get(), &old_n) < 0) fail("shrink dataset", path, f.path());
+    if (H5Dset_extent(dset_.get(), &new_n) < 0) fail("extend dataset", path_, f.path());
+    if (store_chunks(dset_, old_n, d)) {
+      extent_ = new_n;
+      return;
+    }
+    if (H5Dset_extent(dset_.get(), &old_n) < 0) fail("shrink dataset", path_, f.path());
   }
-  dset.reset();
-  append(f, path, values);  // through HDF5, which reports any real error
+  dset_.reset();
+  append(f, path_, values);  // through HDF5, which reports any real error
+  dset_ = open_dataset(f, path_);
+  extent_ = extent_of(dset_, path_, f);
 }
 
 template <class T>
@@ -849,7 +862,8 @@ HPC_H5_COLUMN(std::string)
 #define HPC_H5_DEFLATED(T)                                                                                  \
   template DeflatedChunks deflate_chunks<T>(const T*, size_t, size_t, int);                                  \
   template bool deflate_chunk<T>(const T*, size_t, size_t, size_t, int, std::vector<uint8_t>&, std::vector<uint8_t>&); \
-  template void append_deflated<T>(File&, const std::string&, const std::vector<T>&, const DeflatedChunks&);
+  template void append_deflated<T>(File&, const std::string&, const std::vector<T>&, const DeflatedChunks&); \
+  template void OpenColumn::append_deflated<T>(File&, const std::vector<T>&, const DeflatedChunks&);
 HPC_H5_DEFLATED(uint8_t)
 HPC_H5_DEFLATED(uint32_t)
 HPC_H5_DEFLATED(int32_t)

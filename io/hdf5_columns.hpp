@@ -117,6 +117,22 @@ class PooledBytes {
 int deflate_level(Compression compression);
 template <class T>
 void append_deflated(File& file, const std::string& path, const std::vector<T>& values, const DeflatedChunks& d);
+// A column held open for a run of append_deflated calls by its only writer: a merge's output
+// appends ~1,200 ranges to each column, and opening the column (its access list and chunk cache),
+// checking its layout, reading its extent and closing it again at every append was on the
+// storing thread, the merge's serial path. Destroyed before its file is closed.
+class OpenColumn {
+ public:
+  OpenColumn(const File& file, std::string path);
+  template <class T>
+  void append_deflated(File& file, const std::vector<T>& values, const DeflatedChunks& d);
+
+ private:
+  Handle dset_;
+  std::string path_;
+  hsize_t extent_ = 0, chunk_ = 0;
+  int ours_ = -1;  // has_our_layout, asked at the first append
+};
 // create_column + append, with a chunk no larger than the data.
 template <class T>
 void write_column(File& file, const std::string& path, const std::vector<T>& values,

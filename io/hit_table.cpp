@@ -148,15 +148,30 @@ DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, si
 
 void append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
                       const DeflatedHitTable& deflated) {
+  HitTableAppender(file, group, with_identity).append(cols, deflated);
+}
+
+HitTableAppender::HitTableAppender(h5::File& file, const std::string& group, bool with_identity)
+    : file_(file), with_identity_(with_identity) {
+  HitTableColumns names;
+  names.for_each_row_column(with_identity,
+                            [&](const char* name, auto&) { columns_.emplace_back(file, group + "/" + name); });
+  columns_.emplace_back(file, group + "/cigar_chars");
+}
+
+HitTableAppender::~HitTableAppender() = default;
+
+void HitTableAppender::append(HitTableColumns& cols, const DeflatedHitTable& deflated) {
   static const h5::DeflatedChunks none;
   size_t k = 0;
   const auto chunks = [&]() -> const h5::DeflatedChunks& {
-    return deflated.columns.empty() ? none : deflated.columns[k++];
+    return deflated.columns.empty() ? none : deflated.columns[k];
   };
-  cols.for_each_row_column(with_identity, [&](const char* name, auto& column) {
-    h5::append_deflated(file, group + "/" + name, column, chunks());
+  cols.for_each_row_column(with_identity_, [&](const char*, auto& column) {
+    columns_[k].append_deflated(file_, column, chunks());
+    ++k;
   });
-  h5::append_deflated(file, group + "/cigar_chars", cols.cigar_chars, chunks());
+  columns_[k].append_deflated(file_, cols.cigar_chars, chunks());
 }
 
 namespace {

@@ -18,6 +18,7 @@ namespace hpc {
 
 namespace h5 {
 class File;
+class OpenColumn;
 enum class Compression;
 struct DeflatedChunks;
 }  // namespace h5
@@ -82,6 +83,21 @@ DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, si
 // append_hit_table storing those chunks as they are (a column that does not fit goes through HDF5).
 void append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
                       const DeflatedHitTable& deflated);
+// append_hit_table's columns held open from one append to the next (h5::OpenColumn): a merge's
+// output, which appends its ranges one after the other. Destroyed before its file is closed.
+class HitTableAppender {
+ public:
+  HitTableAppender(h5::File& file, const std::string& group, bool with_identity);
+  ~HitTableAppender();
+  HitTableAppender(const HitTableAppender&) = delete;
+  HitTableAppender& operator=(const HitTableAppender&) = delete;
+  void append(HitTableColumns& cols, const DeflatedHitTable& deflated);
+
+ private:
+  h5::File& file_;
+  bool with_identity_;
+  std::vector<h5::OpenColumn> columns_;  // for_each_row_column order, then cigar_chars
+};
 // The whole table as hits (also reads the variable-length 'cigar' column of older files).
 std::vector<Hit> read_hit_rows(const h5::File& file, const std::string& group);
 // Rows of the table for cutting it at `rows` rows (checkpoint recovery): cigar_chars ends

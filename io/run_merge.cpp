@@ -10,6 +10,7 @@
 #include <future>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 #include "io/hdf5_columns.hpp"
@@ -406,6 +407,7 @@ class HitsOutput : public MergeOutput {
   HitsOutput(h5::File& to, std::string group, uint64_t rows)
       : to_(to), group_(std::move(group)), chunk_(std::min<uint64_t>(std::max<uint64_t>(rows, 1), h5::kDefaultChunk)) {
     create_hit_table(to_, group_, true, chunk_, h5::Compression::kFast);
+    columns_.emplace(to_, group_, true);
   }
   size_t chunk() const override { return chunk_; }
   size_t chars_chunk() const override { return cigar_chars_chunk(chunk_); }
@@ -413,12 +415,13 @@ class HitsOutput : public MergeOutput {
   DeflatedHitTable prepare(HitTableColumns& t, size_t threads) override {
     return deflate_hit_table(t, true, chunk_, h5::Compression::kFast, threads);
   }
-  void store(HitTableColumns& t, const DeflatedHitTable& d) override { append_hit_table(to_, group_, t, true, d); }
+  void store(HitTableColumns& t, const DeflatedHitTable& d) override { columns_->append(t, d); }
 
  private:
   h5::File& to_;
   std::string group_;
   size_t chunk_;
+  std::optional<HitTableAppender> columns_;  // open from the table's creation to the merge's end
 };
 
 // A merge that keeps every row knows where each row goes from the counts alone: row g of the

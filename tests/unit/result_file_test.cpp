@@ -110,6 +110,34 @@ TEST(Hdf5Columns, ManyChunkColumnsReadBackExactly) {
 
 // Contiguous columns of 16 MB and more are read with pread on all cores at the dataset's
 // file address; smaller ones and empty ones through HDF5. Both give the bytes written.
+// A column held open across appends: deflated chunks stored while they start at a chunk edge,
+// rows through HDF5 otherwise (no chunks, or a partial chunk before them), its length followed
+// across both paths.
+TEST(Hdf5Columns, OpenColumnAppendsAsAppendDeflated) {
+  const std::string path = temp_path("open-column.h5");
+  constexpr size_t kChunk = 1000;
+  std::mt19937 rng(11);
+  std::vector<uint32_t> all;
+  {
+    h5::File f(path, h5::Mode::kCreate);
+    h5::create_column<uint32_t>(f, "hits/target", kChunk, h5::Compression::kFast);
+    h5::OpenColumn column(f, "hits/target");
+    const auto add = [&](size_t n, bool deflated) {
+      std::vector<uint32_t> v(n);
+      for (auto& x : v) x = rng() % 5000;
+      column.append_deflated(f, v, deflated ? h5::deflate_chunks(v.data(), n, kChunk, h5::kFastDeflateLevel)
+                                            : h5::DeflatedChunks{});
+      all.insert(all.end(), v.begin(), v.end());
+    };
+    add(3 * kChunk, true);
+    add(2 * kChunk - 1, true);  // a partial last chunk: stored whole, the extent the rows'
+    add(500, false);            // after a partial chunk: through HDF5
+    add(2 * kChunk, true);      // not at a chunk edge: through HDF5 too
+  }
+  h5::File f(path, h5::Mode::kReadOnly);
+  EXPECT_TRUE(h5::read_all<uint32_t>(f, "hits/target") == all);
+}
+
 TEST(Hdf5Columns, ContiguousColumnsReadBackExactly) {
   const std::string path = temp_path("contiguous.h5");
   std::mt19937_64 rng(11);
