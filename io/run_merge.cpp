@@ -148,6 +148,8 @@ std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32
 }
 
 // starts[r][s]: the first row of run r whose query is >= cuts[s] (the run's end past its last).
+// Cuts ascending (repeats allowed), the first at most any run's first query, the last past every
+// run's last.
 std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts) {
   std::vector<std::vector<uint64_t>> starts(in.count());
   for_each_run(in, [&](size_t r, size_t) {
@@ -550,55 +552,57 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
   const auto query_of = [&](uint64_t g) {
     return uint32_t(std::upper_bound(first_row.begin(), first_row.end(), g) - first_row.begin() - 1);
   };
-  // Range k reads rows [bounds[r][k], bounds[r][k + 1]) of every run r, and its output's
-  // characters start at chars_at[k]. Range k starts at query first_query[k]'s start in each run
-  // (one scan of the runs finds them, and the next query's of a split one); where its first
-  // row falls inside that query, at the query's rows of that rank in each run (split_query).
-  std::vector<uint32_t> first_query(ranges + 1, uint32_t(queries)), cuts{0, uint32_t(queries)};
-  std::vector<std::pair<uint32_t, std::vector<size_t>>> split;  // a query, the ranges starting inside it
-  for (size_t k = 0; k < ranges; ++k) {
-    const uint32_t q = first_query[k] = query_of(k * range);
-    cuts.push_back(q);
-    if (first_row[q] == k * range) continue;
-    if (split.empty() || split.back().first != q) split.push_back({q, {}}), cuts.push_back(q + 1);
-    split.back().second.push_back(k);
-  }
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  const auto cut_index = [&](uint32_t q) { return size_t(std::lower_bound(cuts.begin(), cuts.end(), q) - cuts.begin()); };
-  std::vector<std::vector<uint64_t>> bounds(in.count(), std::vector<uint64_t>(ranges + 1));
+  // Range k reads rows [starts[r][column[k]], starts[r][column[k + 1]]) of every run r, and its
+  // output's characters start at chars_at[k]. One scan of the runs finds where each range's
+  // first query starts in every run (and where the query after a split one starts); where the
+  // range's first row falls inside that query, its column is moved on to the query's rows of that
+  // rank in each run (split_query). One table, a column a range (and a split query's end).
+  struct SplitQuery {
+    uint32_t query;
+    std::vector<size_t> ranges;  // those starting inside it
+    size_t end = 0;              // the column of the next query's start
+  };
+  std::vector<uint32_t> cuts;  // ascending: segment_starts' cut values, one a column
+  std::vector<size_t> column(ranges + 1);
+  std::vector<SplitQuery> split;
   std::vector<uint64_t> chars_at(ranges + 1);
-  {
-    const auto starts = segment_starts(in, cuts);
-    for (size_t r = 0; r < in.count(); ++r)
-      for (size_t k = 0; k <= ranges; ++k) bounds[r][k] = starts[r][cut_index(first_query[k])];
-    for (size_t k = 0; k <= ranges; ++k) chars_at[k] = first_char[first_query[k]];
-    const size_t parts = std::min(threads, split.size());
-    run_parts(parts, [&](size_t p) {
-      std::vector<uint64_t> from(in.count()), to(in.count()), ranks;
-      for (size_t i = p; i < split.size(); i += parts) {
-        const uint32_t q = split[i].first;
-        size_t walked_runs = 0;  // runs holding rows of q: each walked a block at a time
+  for (size_t k = 0; k <= ranges; ++k) {
+    const uint32_t q = k < ranges ? query_of(k * range) : uint32_t(queries);
+    if (!split.empty() && split.back().end == 0 && split.back().query < q)
+      split.back().end = cuts.size(), cuts.push_back(split.back().query + 1);
+    column[k] = cuts.size();
+    cuts.push_back(q);
+    chars_at[k] = first_char[q];
+    if (k == ranges || first_row[q] == k * range) continue;
+    if (split.empty() || split.back().query != q) split.push_back({q, {}, 0});
+    split.back().ranges.push_back(k);
+  }
+  auto starts = segment_starts(in, cuts);
+  const size_t parts = std::min(threads, split.size());
+  run_parts(parts, [&](size_t p) {
+    std::vector<uint64_t> from(in.count()), to(in.count()), ranks;
+    for (size_t i = p; i < split.size(); i += parts) {
+      const SplitQuery& sq = split[i];
+      size_t walked_runs = 0;  // runs holding rows of the query: each walked a block at a time
+      for (size_t r = 0; r < in.count(); ++r) {
+        from[r] = starts[r][column[sq.ranges[0]]], to[r] = starts[r][sq.end];
+        walked_runs += to[r] > from[r];
+      }
+      ranks.clear();
+      for (size_t k : sq.ranges) ranks.push_back(k * range - first_row[sq.query]);
+      const uint64_t share = memory / parts / (16 * std::max<size_t>(1, walked_runs));  // rows a run's block
+      const uint64_t block = std::clamp<uint64_t>(share, 1, kIndexBlockRows);
+      const auto places = split_query(in, from, to, ranks, block);
+      for (size_t j = 0; j < ranks.size(); ++j) {
+        const size_t k = sq.ranges[j];
         for (size_t r = 0; r < in.count(); ++r) {
-          from[r] = starts[r][cut_index(q)], to[r] = starts[r][cut_index(q + 1)];
-          walked_runs += to[r] > from[r];
-        }
-        ranks.clear();
-        for (size_t k : split[i].second) ranks.push_back(k * range - first_row[q]);
-        const uint64_t share = memory / parts / (16 * std::max<size_t>(1, walked_runs));  // rows a run's block
-        const uint64_t block = std::clamp<uint64_t>(share, 1, kIndexBlockRows);
-        const auto places = split_query(in, from, to, ranks, block);
-        for (size_t j = 0; j < ranks.size(); ++j) {
-          const size_t k = split[i].second[j];
-          for (size_t r = 0; r < in.count(); ++r) {
-            bounds[r][k] = places[j][r];
-            if (!load.chars.empty() && places[j][r] > from[r])
-              chars_at[k] += in.chars_before(r, places[j][r]) - in.chars_before(r, from[r]);
-          }
+          starts[r][column[k]] = places[j][r];
+          if (!load.chars.empty() && places[j][r] > from[r])
+            chars_at[k] += in.chars_before(r, places[j][r]) - in.chars_before(r, from[r]);
         }
       }
-    });
-  }
+    }
+  });
   times.count += since(clock);
 
   struct Ready {
@@ -640,7 +644,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
         auto t = Clock::now();
         const uint64_t g0 = k * range, g1 = std::min(total, g0 + range);
         const uint32_t qa = query_of(g0), qb = query_of(g1 - 1) + 1;
-        read_segment(in, bounds, k, k + 1, seg, false);
+        read_segment(in, starts, column[k], column[k + 1], seg, false);
         most_read = std::max<uint64_t>(most_read, seg.run_begin.back());
         reading += since(t);
         t = Clock::now();
