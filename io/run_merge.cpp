@@ -7,10 +7,12 @@
 #include <exception>
 #include <thread>
 #include <deque>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <queue>
 #include <type_traits>
 
 #include "io/hdf5_columns.hpp"
@@ -147,6 +149,8 @@ std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32
 }
 
 // starts[r][s]: the first row of run r whose query is >= cuts[s] (the run's end past its last).
+// Cuts ascending (repeats allowed), the first at most any run's first query, the last past every
+// run's last.
 std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts) {
   std::vector<std::vector<uint64_t>> starts(in.count());
   for_each_run(in, [&](size_t r, size_t) {
@@ -249,9 +253,16 @@ class StagingRuns : public SortedRuns {
   const Runs& runs_;
 };
 
+// A row's place within its query in hit_order: score descending, then target (its run, then its
+// place in the run, break ties). One key for merge_part's sort and split_query's walk.
+inline uint64_t score_target_key(int32_t score, uint32_t target) {
+  return uint64_t(uint32_t(int64_t(INT32_MAX) - score)) << 32 | target;
+}
+
 // The rows of queries [qa, qb) of the segment in hit_order, cut by the rules: indices into it.
-// Every query's rows (per_query: how many) are bucketed run after run, then sorted by score
-// descending, target, then index (run, then place in the run: the runs' order on ties).
+// Every query's rows (counts[q - qa]: how many the segment holds) are bucketed run after run,
+// then sorted by score descending, target, then index (run, then place in the run: the runs'
+// order on ties).
 // Sorting a query's few thousand rows, read in order, cost far less than a heap over the runs.
 // False when the runs hold more rows than they counted (they changed under the merge).
 // `rows`: the part's scratch, kept from segment to segment (a fresh one a segment and part
@@ -263,11 +274,11 @@ struct PartRow {
     return score_target != o.score_target ? score_target < o.score_target : at < o.at;
   }
 };
-bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const std::vector<uint64_t>& per_query,
-                const MergeRules& rules, std::vector<PartRow>& rows, std::vector<uint32_t>& out) {
+bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const uint64_t* counts, const MergeRules& rules,
+                std::vector<PartRow>& rows, std::vector<uint32_t>& out) {
   const HitTableColumns& c = seg.rows;
   std::vector<size_t> bucket(size_t(qb - qa) + 1, 0);  // query q's rows: [bucket[q - qa], bucket[q - qa + 1])
-  for (uint32_t q = qa; q < qb; ++q) bucket[q - qa + 1] = bucket[q - qa] + per_query[q];
+  for (uint32_t q = qa; q < qb; ++q) bucket[q - qa + 1] = bucket[q - qa] + counts[q - qa];
   rows.resize(bucket.back());
   std::vector<size_t> fill(bucket.begin(), bucket.end() - 1);
   for (size_t r = 0; r + 1 < seg.run_begin.size(); ++r) {
@@ -277,7 +288,7 @@ bool merge_part(const Segment& seg, uint32_t qa, uint32_t qb, const std::vector<
     for (size_t i = lo; i < hi; ++i) {
       size_t& to = fill[c.query[i] - qa];
       if (to == bucket[c.query[i] - qa + 1]) return false;
-      rows[to++] = {uint64_t(uint32_t(int64_t(INT32_MAX) - c.score[i])) << 32 | c.target[i], uint32_t(i)};
+      rows[to++] = {score_target_key(c.score[i], c.target[i]), uint32_t(i)};
     }
   }
   const bool keep_all = rules.max_per_query == 0 && rules.max_evalue == std::numeric_limits<double>::infinity();
@@ -427,9 +438,11 @@ class HitsOutput : public MergeOutput {
 // A merge that keeps every row knows where each row goes from the counts alone: row g of the
 // output is row g - first_row[q] of its query q. So the output is cut into ranges of whole
 // chunks (rows [g0, g1), g0 a multiple of the chunk), and each range is merged start to end on
-// one thread: its queries' rows read from every run (the range's first and last query read whole,
-// only their rows inside the range kept), bucketed, sorted, gathered and deflated; the caller's
-// thread stores the ranges in order. A range needs no other's rows (no carry from one to the
+// one thread: its rows read from every run (where g0 falls inside a query, that query's rows of
+// each run cut by rank: split_query), bucketed, sorted, gathered and deflated; the caller's
+// thread stores the ranges in order. A range reads its own rows only, whatever a query's rows
+// (reading a split query whole had held up to that query's rows a thread: ~48 MB past the budget
+// for a query of a 1 M-sequence screen). A range needs no other's rows (no carry from one to the
 // next) and no barrier: the per-segment chain on all cores (parts, copies, gather, each waited
 // for) had left a screen's final merge at ~55% of 32 cores.
 // Memory: each thread holds its range's rows as read (28 bytes a row score-only, else 52) and
@@ -445,6 +458,61 @@ constexpr uint64_t kRangeThreadCharBytes = 1, kRangeSlotCharBytes = 2;
 constexpr uint64_t kRangeRows = 1u << 17;
 constexpr uint64_t kRangesPerThread = 4;
 constexpr uint64_t kMinRangeReadRows = 1u << 13;
+
+// Where the ranges that start inside one query start in each run. The query's rows of run r are
+// [from[r], to[r]) (in hit_order), walked in merge_part's order (score_target_key, then run, then
+// place) through a heap of the runs, `block` rows of each run's score and target read at a time;
+// at the i-th of `ranks` (ascending, each below the query's rows) every run's place is kept:
+// places[i][r], run r's first row ranked ranks[i] or later. The whole query is walked once,
+// whatever the ranges inside it, in ~16 bytes a run's row of the block.
+std::vector<std::vector<uint64_t>> split_query(const SortedRuns& in, const std::vector<uint64_t>& from,
+                                               const std::vector<uint64_t>& to, const std::vector<uint64_t>& ranks,
+                                               uint64_t block) {
+  struct Cursor {
+    size_t run;
+    uint64_t at, end;            // rows [at, end) not yet walked
+    std::vector<uint64_t> keys;  // of rows [at - k, at - k + keys.size())
+    size_t k = 0;
+  };
+  std::vector<Cursor> runs;
+  for (size_t r = 0; r < from.size(); ++r)
+    if (to[r] > from[r]) runs.push_back({r, from[r], to[r], {}, 0});
+  std::vector<int32_t> score;
+  std::vector<uint32_t> target;
+  const auto load = [&](Cursor& c) {  // its next block
+    const size_t n = size_t(std::min(block, c.end - c.at));
+    score.resize(n), target.resize(n), c.keys.resize(n);
+    in.read(c.run, 2, c.at, n, score.data());
+    in.read(c.run, 1, c.at, n, target.data());
+    for (size_t i = 0; i < n; ++i) c.keys[i] = score_target_key(score[i], target[i]);
+    c.k = 0;
+  };
+  using Head = std::pair<uint64_t, size_t>;  // a run's next key, the run's place in `runs` (ties: the runs' order)
+  std::priority_queue<Head, std::vector<Head>, std::greater<Head>> heads;
+  for (size_t j = 0; j < runs.size(); ++j) {
+    load(runs[j]);
+    heads.push({runs[j].keys[0], j});
+  }
+  std::vector<std::vector<uint64_t>> places(ranks.size());
+  uint64_t walked = 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    for (; walked < ranks[i]; ++walked) {
+      if (heads.empty()) throw Error("the sorted runs changed while they were merged (fewer rows than counted)");
+      const size_t j = heads.top().second;
+      Cursor& c = runs[j];
+      heads.pop();
+      ++c.at;
+      if (++c.k == c.keys.size()) {
+        if (c.at == c.end) continue;
+        load(c);
+      }
+      heads.push({c.keys[c.k], j});
+    }
+    places[i] = from;
+    for (const Cursor& c : runs) places[i][c.run] = c.at;
+  }
+  return places;
+}
 
 bool merge_in_ranges(const SortedRuns& in, const MergeOutput& out, const MergeRules& rules, const QueryLoad& load) {
   const bool keep_all = rules.max_per_query == 0 && rules.max_evalue == std::numeric_limits<double>::infinity();
@@ -487,18 +555,57 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
   const auto query_of = [&](uint64_t g) {
     return uint32_t(std::upper_bound(first_row.begin(), first_row.end(), g) - first_row.begin() - 1);
   };
-  // Range k reads queries [qa, qb): cut values, each run's start at each found in one scan.
-  std::vector<uint32_t> cuts{0};
-  for (size_t k = 0; k < ranges; ++k) {
-    const uint64_t g0 = k * range, g1 = std::min(total, g0 + range);
-    cuts.push_back(query_of(g0));
-    cuts.push_back(query_of(g1 - 1) + 1);
+  // Range k reads rows [starts[r][column[k]], starts[r][column[k + 1]]) of every run r, and its
+  // output's characters start at chars_at[k]. One scan of the runs finds where each range's
+  // first query starts in every run (and where the query after a split one starts); where the
+  // range's first row falls inside that query, its column is moved on to the query's rows of that
+  // rank in each run (split_query). One table, a column a range (and a split query's end).
+  struct SplitQuery {
+    uint32_t query;
+    std::vector<size_t> ranges;  // those starting inside it
+    size_t end = 0;              // the column of the next query's start
+  };
+  std::vector<uint32_t> cuts;  // ascending: segment_starts' cut values, one a column
+  std::vector<size_t> column(ranges + 1);
+  std::vector<SplitQuery> split;
+  std::vector<uint64_t> chars_at(ranges + 1);
+  for (size_t k = 0; k <= ranges; ++k) {
+    const uint32_t q = k < ranges ? query_of(k * range) : uint32_t(queries);
+    if (!split.empty() && split.back().end == 0 && split.back().query < q)
+      split.back().end = cuts.size(), cuts.push_back(split.back().query + 1);
+    column[k] = cuts.size();
+    cuts.push_back(q);
+    chars_at[k] = first_char[q];
+    if (k == ranges || first_row[q] == k * range) continue;
+    if (split.empty() || split.back().query != q) split.push_back({q, {}, 0});
+    split.back().ranges.push_back(k);
   }
-  cuts.push_back(uint32_t(queries));
-  std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-  const auto cut_index = [&](uint32_t q) { return size_t(std::lower_bound(cuts.begin(), cuts.end(), q) - cuts.begin()); };
-  const auto starts = segment_starts(in, cuts);
+  auto starts = segment_starts(in, cuts);
+  const size_t parts = std::min(threads, split.size());
+  run_parts(parts, [&](size_t p) {
+    std::vector<uint64_t> from(in.count()), to(in.count()), ranks;
+    for (size_t i = p; i < split.size(); i += parts) {
+      const SplitQuery& sq = split[i];
+      size_t walked_runs = 0;  // runs holding rows of the query: each walked a block at a time
+      for (size_t r = 0; r < in.count(); ++r) {
+        from[r] = starts[r][column[sq.ranges[0]]], to[r] = starts[r][sq.end];
+        walked_runs += to[r] > from[r];
+      }
+      ranks.clear();
+      for (size_t k : sq.ranges) ranks.push_back(k * range - first_row[sq.query]);
+      const uint64_t share = memory / parts / (16 * std::max<size_t>(1, walked_runs));  // rows a run's block
+      const uint64_t block = std::clamp<uint64_t>(share, 1, kIndexBlockRows);
+      const auto places = split_query(in, from, to, ranks, block);
+      for (size_t j = 0; j < ranks.size(); ++j) {
+        const size_t k = sq.ranges[j];
+        for (size_t r = 0; r < in.count(); ++r) {
+          starts[r][column[k]] = places[j][r];
+          if (!load.chars.empty() && places[j][r] > from[r])
+            chars_at[k] += in.chars_before(r, places[j][r]) - in.chars_before(r, from[r]);
+        }
+      }
+    }
+  });
   times.count += since(clock);
 
   struct Ready {
@@ -513,6 +620,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
   bool failed = false;
   std::exception_ptr error;
   double read_s = 0, merge_s = 0, deflate_s = 0;
+  uint64_t most_read_rows = 0;
   // Inside a catch: the first failure is the one rethrown; every waiting thread wakes to stop.
   const auto fail = [&] {
     std::lock_guard<std::mutex> lock(mu);
@@ -524,6 +632,8 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
     Segment seg;
     std::vector<PartRow> part_rows;
     std::vector<uint32_t> picked;
+    std::vector<uint64_t> counts;
+    uint64_t most_read = 0;
     double reading = 0, merging = 0, deflating = 0;
     try {
       for (;;) {
@@ -537,24 +647,21 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
         auto t = Clock::now();
         const uint64_t g0 = k * range, g1 = std::min(total, g0 + range);
         const uint32_t qa = query_of(g0), qb = query_of(g1 - 1) + 1;
-        read_segment(in, starts, cut_index(qa), cut_index(qb), seg, false);
+        read_segment(in, starts, column[k], column[k + 1], seg, false);
+        most_read = std::max<uint64_t>(most_read, seg.run_begin.back());
         reading += since(t);
         t = Clock::now();
-        if (!merge_part(seg, qa, qb, per_query, rules, part_rows, picked))
-          throw Error("the sorted runs changed while they were merged (more rows than counted)");
-        // Rows of qa before g0 and of qb - 1 from g1 on belong to the neighbouring ranges.
-        const size_t skip = size_t(g0 - first_row[qa]), n = size_t(g1 - g0);
-        uint64_t chars_at = first_char[qa];
-        if (!seg.rows.cigar_chars.empty())
-          for (size_t i = 0; i < skip; ++i) chars_at += seg.rows.cigar_end[picked[i]] - seg.begin(picked[i]);
-        picked.erase(picked.begin(), picked.begin() + skip);
-        picked.resize(n);
+        counts.resize(qb - qa);  // each query's rows inside [g0, g1)
+        for (uint32_t q = qa; q < qb; ++q) counts[q - qa] = std::min(g1, first_row[q + 1]) - std::max(g0, first_row[q]);
+        const size_t n = size_t(g1 - g0);
+        if (!merge_part(seg, qa, qb, counts.data(), rules, part_rows, picked) || picked.size() != n)
+          throw Error("the sorted runs changed while they were merged (not the rows counted)");
         Ready& r = slot[k % slot.size()];
         static const HitTableColumns kNone;
         HitTableColumns& out = r.rows;
         copy_rows_then_size(kNone, out, n, picked_chars(seg, picked));  // sizes the columns (and chars_base: 0)
-        out.chars_base = chars_at;
-        gather(seg, picked, out, 0, chars_at, output.with_identity());
+        out.chars_base = chars_at[k];
+        gather(seg, picked, out, 0, chars_at[k], output.with_identity());
         merging += since(t);
         t = Clock::now();
         r.deflated = output.prepare(out, 1);
@@ -570,6 +677,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
     }
     std::lock_guard<std::mutex> lock(mu);
     read_s += reading, merge_s += merging, deflate_s += deflating;
+    most_read_rows = std::max(most_read_rows, most_read);
   };
   std::vector<std::thread> pool;
   for (size_t k = 0; k < threads; ++k) pool.emplace_back(worker);
@@ -605,6 +713,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
   times.read += read_s, times.merge += merge_s, times.deflate += deflate_s;
   times.store += store_s, times.waited += waited_s;
   times.segments += ranges;
+  times.most_rows_read = std::max(times.most_rows_read, most_read_rows);
   return written;
 }
 
@@ -656,6 +765,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     t.count += done.count, t.read += done.read, t.merge += done.merge;
     t.deflate += done.deflate, t.store += done.store, t.waited += done.waited;
     t.segments += done.segments;
+    t.most_rows_read = std::max(t.most_rows_read, done.most_rows_read);
   };
   if (merge_in_ranges(in, output, rules, load) && in.total_rows() > 0) {
     times.count = lap(clock);
@@ -733,6 +843,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     if (s + 1 < segments) reading = std::async(std::launch::async, read, s + 1);
     times.waited += lap(clock);
     const Segment& sg = seg[s % 2];
+    times.most_rows_read = std::max<uint64_t>(times.most_rows_read, sg.run_begin.back());
     // Parts of the segment for the cores, cut by query at about equal rows.
     const uint64_t rows = sg.run_begin.back();
     const size_t cores = rows < (1u << 14) ? 1 : merge_cores();
@@ -742,7 +853,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     std::vector<uint64_t> part_chars(picked.size());
     std::atomic<bool> counted{true};
     pool.run_parts(picked.size(), [&](size_t p) {
-      if (!merge_part(sg, parts[p], parts[p + 1], per_query, rules, part_rows[p], picked[p])) counted = false;
+      if (!merge_part(sg, parts[p], parts[p + 1], per_query.data() + parts[p], rules, part_rows[p], picked[p]))
+        counted = false;
       part_chars[p] = picked_chars(sg, picked[p]);
     });
     if (!counted) throw Error("the sorted runs changed while they were merged (more rows than counted)");

@@ -18,7 +18,9 @@
 // A merge that keeps every row from run files (allvsall's final, intermediate and background
 // merges; not search's cut) instead cuts the output into ranges of whole chunks, each read,
 // merged and deflated start to end on one of the job's threads while the caller's stores them
-// in order (run_merge.cpp, merge_ranges): no per-segment barriers on one thread's path.
+// in order (run_merge.cpp, merge_ranges): no per-segment barriers on one thread's path. A
+// query's rows split between ranges are cut by rank in every run, so that a range reads its own
+// rows only: its memory is bounded by its budget whatever a query's rows.
 //
 // The runs come from a SortedRuns: the staging rows of the result file (HDF5, read on one
 // thread), or the workers' run files (io/run_files.hpp, read on all cores). The rows go to a
@@ -49,6 +51,9 @@ struct MergeTimes {
   // and its other groups copied to the new one; the new one completed, closed and renamed.
   double opening = 0, closing = 0;
   size_t segments = 0;  // the query range cut into this many
+  // The most rows one segment or range read (what a merging thread holds: a segment, at least
+  // its busiest query's rows; a range, never more than its own).
+  uint64_t most_rows_read = 0;
 };
 
 struct MergeRules {

@@ -756,6 +756,98 @@ TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
   remove_run_directory(dir);
 }
 
+// A merge's pieces as rows: an intermediate merge's output (chunks of one row, so ranges of any
+// size, CIGARs in them), each piece's characters checked to start where the last one's ended.
+class CollectedRows : public MergeOutput {
+ public:
+  void store(HitTableColumns& piece, const DeflatedHitTable&) override {
+    EXPECT_EQ(piece.chars_base, chars_) << "piece at row " << rows.size();
+    for (size_t i = 0; i < piece.rows(); ++i) {
+      Hit h;
+      h.query = piece.query[i], h.target = piece.target[i], h.bits = piece.bits[i], h.evalue = piece.evalue[i];
+      h.aln = Alignment{piece.score[i], piece.qstart[i], piece.qend[i], piece.tstart[i], piece.tend[i], piece.cigar(i)};
+      rows.push_back(h);
+    }
+    if (piece.rows() > 0) chars_ = piece.cigar_end.back();
+  }
+  std::vector<Hit> rows;
+
+ private:
+  uint64_t chars_ = 0;
+};
+
+// One query's rows span many ranges of a merge that keeps every row (run_merge.cpp,
+// merge_ranges): each range reads from every run only its own rows of that query (cut by rank
+// in each run, many rows tied on score and target within and across runs), so the rows a range
+// reads never pass its bound, however many the query's, and the rows are those of one range.
+// An intermediate merge with CIGARs (~37,500 rows of one query in 8 runs, more than a 1 MiB
+// budget holds), and /hits of score-only runs (a query of ~150,000 rows, ranges of one chunk).
+TEST(RunMerge, AQueryAcrossRangesIsReadOnlyARangeAtATime) {
+  const std::string dir = temp_path("split_query.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits = random_hits(50000, 57);
+  for (size_t i = 0; i < hits.size(); ++i)
+    if (i % 4 != 0) hits[i].query = 7, hits[i].aln.score %= 16, hits[i].target %= 300;  // ~8 rows a (score, target)
+  for (size_t i = 0; i < 2000; ++i) {  // twins in later runs
+    Hit twin = hits[i * 13];
+    twin.aln.qstart += 1;
+    hits.push_back(twin);
+  }
+  const size_t busiest = size_t(std::count_if(hits.begin(), hits.end(), [](const Hit& h) { return h.query == 7; }));
+  std::vector<Hit> in_run_order;
+  const std::vector<StagedRun> runs = write_tiles_as_runs(dir, hits, in_run_order);
+  const auto merged = [&](uint64_t rows, uint64_t memory, MergeTimes& times) {
+    CollectedRows out;
+    MergeRules rules;
+    rules.segment_rows = rows, rules.memory = memory, rules.times = &times;
+    EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), out, rules), hits.size());
+    return out.rows;
+  };
+  MergeTimes whole;
+  const std::vector<Hit> one_range = merged(1u << 20, 0, whole);
+  EXPECT_EQ(whole.segments, 1u);
+  EXPECT_EQ(whole.most_rows_read, hits.size());
+  ASSERT_EQ(one_range.size(), hits.size());
+  EXPECT_TRUE(std::is_sorted(one_range.begin(), one_range.end(), hit_order));
+  for (const uint64_t range : {uint64_t(1000), uint64_t(2999), uint64_t(9000)}) {
+    SCOPED_TRACE("ranges of " + std::to_string(range) + " rows");
+    MergeTimes times;
+    expect_same_hits(merged(range, 0, times), one_range);
+    EXPECT_EQ(times.segments, (hits.size() + range - 1) / range);
+    EXPECT_EQ(times.most_rows_read, range);
+  }
+  {  // ranges cut by a budget smaller than the query's rows: each range's rows (as read, and
+     // their bucketing) within it
+    SCOPED_TRACE("a 1 MiB budget");
+    constexpr uint64_t kBudget = 1u << 20, kRowAndScratch = 52 + 20;
+    ASSERT_GT(busiest * kRowAndScratch, kBudget);
+    MergeTimes times;
+    expect_same_hits(merged(0, kBudget, times), one_range);
+    EXPECT_GE(times.segments, busiest * kRowAndScratch / kBudget + 1);
+    EXPECT_LE(times.most_rows_read * kRowAndScratch, kBudget);
+  }
+  remove_run_directory(dir);
+
+  // /hits: score-only rows, the busiest query over two 64 Ki-row chunks, ranges of one chunk.
+  prepare_run_directory(dir, true);
+  hits = random_hits(200000, 59);
+  for (size_t i = 0; i < hits.size(); ++i) {
+    hits[i].aln = Alignment{hits[i].aln.score % 16, 0, 0, 0, 0, ""};
+    if (i % 4 != 0) hits[i].query = 7, hits[i].target %= 1000;
+  }
+  const std::vector<StagedRun> score_runs = write_tiles_as_runs(dir, hits, in_run_order);
+  const std::string out = temp_path("split_query.h5");
+  const auto table = [&](uint64_t rows) {
+    const MergeTimes times = merge_runs_into(out, dir, score_runs, rows, 0, 0, hits.size());
+    EXPECT_EQ(times.segments, (hits.size() + rows - 1) / rows);
+    EXPECT_LE(times.most_rows_read, rows);
+    return read_hit_rows(h5::File(out, h5::Mode::kReadOnly), "hits");
+  };
+  const std::vector<Hit> one = table(1u << 20);
+  expect_same_hits(table(h5::kDefaultChunk), one);
+  remove_run_directory(dir);
+}
+
 // An engine's CIGARs in one buffer (in any order there, empty ones too) stage the same record
 // as the rows carrying their own strings; also a tile whose CIGARs take many of the
 // writer's blocks.
