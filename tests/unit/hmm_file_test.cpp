@@ -405,15 +405,14 @@ TEST(HmmFile, ManyModelsParseAsOneByOne) {
   expect_error(broken, at, "invalid LENG");
 }
 
-// The message parse_hmm_text gives for the whole `text` (empty if it parses): what a chunked
-// read of the same file must report.
+// The message parse_hmm_text gives for the whole `text` ("(no error)" if it parses): what a
+// chunked read of the same file must report.
 std::string whole_text_error(const std::string& text, const std::string& name) {
-  try {
-    parse_hmm_text(text, name);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::error_of([&] { parse_hmm_text(text, name); });
+}
+// The message read_hmm_file gives for the file read `chunk` bytes at a time on `threads`.
+std::string chunked_read_error(const std::string& path, size_t chunk, size_t threads) {
+  return test::error_of([&] { read_hmm_file(path, chunk, threads); });
 }
 
 // read_hmm_file parses the file a chunk of whole models at a time: chunks far smaller than the
@@ -447,14 +446,10 @@ TEST(HmmFile, ChunkedReadEqualsTheWholeTextAndKeepsErrorLines) {
   bad.replace(fifth - 1, 9, "LENG  150");
   std::ofstream(path) << bad;
   const std::string expected = whole_text_error(bad, path);
-  ASSERT_FALSE(expected.empty());  // its line is in the fifth copy: a later chunk's
+  ASSERT_NE(expected, "(no error)");  // its line is in the fifth copy: a later chunk's
   for (size_t threads : {1, 4})
-    for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2}) try {
-        read_hmm_file(path, chunk, threads);
-        ADD_FAILURE() << "no error, chunk " << chunk;
-      } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), expected) << chunk;
-      }
+    for (size_t chunk : {text.size() / 3, text.size() / 2 + 1, text.size() * 2})
+      EXPECT_EQ(chunked_read_error(path, chunk, threads), expected) << chunk;
 }
 
 // Windows line ends read as Unix ones, in a file cut into chunks or whole.
@@ -495,12 +490,8 @@ TEST(HmmFile, ChunkedReadReportsTheFirstErrorInFileOrder) {
   const std::string expected = whole_text_error(bad, path);
   ASSERT_NE(expected.find("node 149"), std::string::npos) << expected;
   for (int round = 0; round < 5; ++round)
-    for (size_t threads : {2, 4, 8}) try {
-        read_hmm_file(path, text.size() / 2, threads);  // a model a chunk
-        ADD_FAILURE() << "no error, threads " << threads;
-      } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()), expected) << threads;
-      }
+    for (size_t threads : {2, 4, 8})  // a model a chunk
+      EXPECT_EQ(chunked_read_error(path, text.size() / 2, threads), expected) << threads;
 }
 
 // A chunk's error is built from the chunk alone (its first line is known as it is cut): in a
@@ -523,14 +514,11 @@ TEST(HmmFile, ChunkedReadsOfPlainAndGzipFilesGiveTheWholeTextsErrorInAnyChunk) {
       test::write_gz_file(gz, bad);
       for (const std::string& path : {plain, gz}) {
         const std::string expected = whole_text_error(bad, path);
-        ASSERT_FALSE(expected.empty()) << broken << to;
+        ASSERT_NE(expected, "(no error)") << broken << to;
         for (size_t chunk : {text.size() / 2, text.size() * 3})  // a model a chunk, three
-          for (size_t threads : {1, 4}) try {
-              read_hmm_file(path, chunk, threads);
-              ADD_FAILURE() << "no error: " << path << " model " << broken << " " << to;
-            } catch (const InputError& e) {
-              EXPECT_EQ(std::string(e.what()), expected) << path << " chunk " << chunk << " threads " << threads;
-            }
+          for (size_t threads : {1, 4})
+            EXPECT_EQ(chunked_read_error(path, chunk, threads), expected)
+                << path << " model " << broken << " " << to << " chunk " << chunk << " threads " << threads;
       }
     }
 }
@@ -545,12 +533,8 @@ TEST(HmmFile, ChunkedReadOfATruncatedLastModelSeesTheBlankLinesAfterIt) {
   test::write_gz_file(path, bad);
   const std::string expected = whole_text_error(bad, path);
   ASSERT_NE(expected.find("ends after 149 nodes"), std::string::npos) << expected;
-  for (size_t threads : {1, 4}) try {
-      read_hmm_file(path, text.size() / 2, threads);
-      ADD_FAILURE() << "no error";
-    } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()), expected);
-    }
+  for (size_t threads : {1, 4})
+    EXPECT_EQ(chunked_read_error(path, text.size() / 2, threads), expected);
 }
 
 // A "//" line in a header is a tag the reader skips, so the model goes on past it; a chunk cut

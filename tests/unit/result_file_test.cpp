@@ -108,8 +108,6 @@ TEST(Hdf5Columns, ManyChunkColumnsReadBackExactly) {
   EXPECT_EQ(widened[200000], double(ints[200000]));
 }
 
-// Contiguous columns of 16 MB and more are read with pread on all cores at the dataset's
-// file address; smaller ones and empty ones through HDF5. Both give the bytes written.
 // A column held open across appends: deflated chunks stored while they start at a chunk edge,
 // rows through HDF5 otherwise (no chunks, or a partial chunk before them), its length followed
 // across both paths.
@@ -138,6 +136,8 @@ TEST(Hdf5Columns, OpenColumnAppendsAsAppendDeflated) {
   EXPECT_TRUE(h5::read_all<uint32_t>(f, "hits/target") == all);
 }
 
+// Contiguous columns of 16 MB and more are read with pread on all cores at the dataset's
+// file address; smaller ones and empty ones through HDF5. Both give the bytes written.
 TEST(Hdf5Columns, ContiguousColumnsReadBackExactly) {
   const std::string path = temp_path("contiguous.h5");
   std::mt19937_64 rng(11);
