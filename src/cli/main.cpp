@@ -34,8 +34,8 @@ const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before MPI, which may start CUDA, and before any thread; measured on search only.
-  if (argc > 1 && std::string(argv[1]) == "search") hpc::set_cuda_environment_defaults();
+  // Before MPI, which may start CUDA, and before any thread.
+  if (argc > 1) hpc::set_cuda_environment_defaults(argv[1], std::vector<std::string>(argv + 2, argv + argc));
   try {
     hpc::check_tuning_environment();  // a bad HPCALIGN_* value stops every rank before MPI starts
   } catch (const std::exception& e) {
