@@ -39,6 +39,7 @@ struct MsvCuda::Impl {
   DeviceBuffer<msv16::ModelParams> params;
   DeviceBuffer<uint32_t> taken;  // the launch's per-pack target counters
   cuda::PinnedBuffer<int32_t> codes;  // the kernels' results, read back each call
+  MsvCodes last;                      // codes()'s answer, over `codes`
   FilterWorkspace ws;
 };
 
@@ -123,8 +124,26 @@ std::vector<float> MsvCuda::scores(const MsvProfile& p, uint32_t begin, uint32_t
   return std::move(scores(std::vector<const MsvProfile*>{&p}, begin, end).front());
 }
 
+float MsvCodes::nats(const MsvProfile& p, size_t k, size_t i) const {
+  const int32_t c = code[k * targets + i];
+  if (c == kOverflow) return std::numeric_limits<float>::infinity();
+  if (c == kOnHost) {
+    const size_t at = size_t(std::lower_bound(on_host.begin(), on_host.end(), uint32_t(i)) - on_host.begin());
+    return on_host_nats[k * on_host.size() + at];
+  }
+  return msv_nats(p, c, tjb[k * targets + i]);
+}
+
 std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
                                                 uint32_t end) {
+  const MsvCodes& c = codes(profiles, begin, end);
+  std::vector<std::vector<float>> result(profiles.size(), std::vector<float>(c.targets));
+  for (size_t k = 0; k < profiles.size(); ++k)
+    for (size_t i = 0; i < c.targets; ++i) result[k][i] = c.nats(*profiles[k], k, i);
+  return result;
+}
+
+const MsvCodes& MsvCuda::codes(const std::vector<const MsvProfile*>& profiles, uint32_t begin, uint32_t end) {
   Impl& m = *impl_;
   int max_m = 0;
   for (const MsvProfile* p : profiles) {
@@ -136,13 +155,19 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
   if (begin > end || end > m.db->by_length.size()) throw Error("GPU MSV: target range out of bounds");
   const uint32_t n = end - begin;
   const size_t nm = profiles.size();
-  std::vector<std::vector<float>> result(nm, std::vector<float>(n));
+  MsvCodes& result = m.last;
+  result.targets = n;
+  result.on_host.clear(), result.on_host_nats.clear();
+  std::vector<uint8_t>& tjb = result.tjb;
+  tjb.resize(nm * n);
+  result.code = m.codes.get();
   if (n == 0 || nm == 0) return result;
   const auto t_call = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaSetDevice(m.ts.device()));
+  if (nm * n > m.codes.capacity()) m.codes.reserve(std::max(nm * n, 2 * m.codes.capacity()), true);
+  result.code = m.codes.get();
   const int kernel = ssv_kernel();
   size_t launches = 1, packs = nm;
-  std::vector<uint8_t> tjb(nm * n);
   const uint32_t* lengths = m.dbdev->host_lengths.data() + begin;
   for (size_t k = 0; k < nm; ++k) {
     if (k > 0 && profiles[k]->scale == profiles[0]->scale) {  // tjb(L) depends on the scale alone: a log saved per target
@@ -224,22 +249,22 @@ std::vector<std::vector<float>> MsvCuda::scores(const std::vector<const MsvProfi
     }
     m.ts.kernels_end();
   }
-  // Into pinned memory: a pageable destination costs the host a staging copy of every code.
-  if (nm * n > m.codes.capacity()) m.codes.reserve(std::max(nm * n, 2 * m.codes.capacity()), true);
-  const int32_t* codes = m.codes.get();
-  const float ms = m.ts.copy_results(m.codes.get(), m.out.get(), nm * n * sizeof(int32_t));
-
-  for (size_t k = 0; k < nm; ++k)
-    for (uint32_t i = 0; i < n; ++i) {
-      const int32_t c = codes[k * n + i];
-      result[k][i] = c == cuda::kMsvOverflow ? std::numeric_limits<float>::infinity()
-                                             : msv_nats(*profiles[k], c, tjb[k * n + i]);
-    }
+  // Into pinned memory (reserved above): a pageable destination costs the host a staging copy of every code.
+  int32_t* codes = m.codes.get();
+  const float ms = m.ts.copy_results(codes, m.out.get(), nm * n * sizeof(int32_t));
+  static_assert(MsvCodes::kOverflow == cuda::kMsvOverflow, "the kernels' overflow code is the callers'");
   // Targets with U, O or J (rare: selenoproteins, say): the CPU twin, the same scores.
   const std::vector<uint32_t>& on_host = m.dbdev->past_the_rows;
-  for (auto p = std::lower_bound(on_host.begin(), on_host.end(), begin); p != on_host.end() && *p < end; ++p) {
-    const SeqView v = m.db->seqs.view(m.db->by_length[*p]);
-    for (size_t k = 0; k < nm; ++k) result[k][*p - begin] = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
+  for (auto p = std::lower_bound(on_host.begin(), on_host.end(), begin); p != on_host.end() && *p < end; ++p)
+    result.on_host.push_back(*p - begin);
+  result.on_host_nats.resize(nm * result.on_host.size());
+  for (size_t j = 0; j < result.on_host.size(); ++j) {
+    const uint32_t i = result.on_host[j];
+    const SeqView v = m.db->seqs.view(m.db->by_length[begin + i]);
+    for (size_t k = 0; k < nm; ++k) {
+      result.on_host_nats[k * result.on_host.size() + j] = msv_filter_score(*profiles[k], v.data, int(v.length), m.ws);
+      codes[k * n + i] = MsvCodes::kOnHost;
+    }
   }
   if (tuning_flag(Tunable::kCudaTiming))  // tuning aid: kernel against the whole call
     std::fprintf(stderr,

@@ -19,6 +19,21 @@
 
 namespace hpc::hmm {
 
+// One call's scores as the kernels leave them (MsvCuda::codes): models x targets, a model's
+// targets together. A pair's code is its xJ byte (0..255), kOverflow where the score
+// overflowed, or kOnHost for the targets the CPU twin scored (U, O or J); nats() gives every
+// pair the score that scores() returns for it.
+struct MsvCodes {
+  static constexpr int32_t kOverflow = INT32_MIN;
+  static constexpr int32_t kOnHost = INT32_MIN + 1;
+  const int32_t* code = nullptr;     // the engine's pinned read-back buffer: valid until its next call
+  std::vector<uint8_t> tjb;          // each pair's tjb(L) byte, the code's offset at its target's length
+  std::vector<uint32_t> on_host;     // the positions (from `begin`) scored by the CPU twin, ascending
+  std::vector<float> on_host_nats;   // their scores, on_host.size() a model, in the models' order
+  size_t targets = 0;
+  float nats(const MsvProfile& p, size_t k, size_t i) const;
+};
+
 class MsvCuda {
  public:
   // Binds `device` and uploads `db`'s residues (kept referenced: `db` must outlive this).
@@ -35,6 +50,9 @@ class MsvCuda {
   // The same for several models in one launch: result[k] belongs to profiles[k].
   std::vector<std::vector<float>> scores(const std::vector<const MsvProfile*>& profiles, uint32_t begin,
                                          uint32_t end);
+  // The launch of scores() without the conversion to nats, which the callers make only for
+  // the pairs they need (a cut by code first: most pairs fail the MSV filter).
+  const MsvCodes& codes(const std::vector<const MsvProfile*>& profiles, uint32_t begin, uint32_t end);
   // The score in nats that the kernels report as `code` (their xJ byte, 0..255) for a target
   // of L residues: what scores() returns for it.
   static float nats(const MsvProfile& p, int code, int L);

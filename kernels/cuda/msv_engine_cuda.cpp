@@ -1,7 +1,6 @@
 #include "kernels/cuda/msv_engine_cuda.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <string>
 
 #include "kernels/cpu/thread_pool.hpp"
@@ -14,19 +13,21 @@
 namespace hpc {
 namespace {
 
-// Scores below cut(L) fail the MSV filter at target length L: the lowest kernel code that
-// passes (bisection over the 256 codes with the pipeline's own test) less one code, so float
-// rounding at the threshold can never drop a passing pair (the ones above the cut are decided
-// by the full test). Remembers the last length: a batch's targets come length-sorted. The
+// Codes below cut(L) fail the MSV filter at target length L: the lowest kernel code that
+// passes (bisection over the 256 codes with the pipeline's own test) less one code. A code's
+// score in nats never falls as the code rises, nor does passing, so a pair is decided by its
+// code alone, no float made for it (the ones at or above the cut are decided by the full test
+// on their score). Remembers the last length: a batch's targets come length-sorted. The
 // next length's lowest passing code is mostly the last one's or a neighbour: it is searched
 // from there (two tests) before bisecting (eight); passing is monotone in the code, so both
 // find the same code.
 class MsvCut {
  public:
   MsvCut(const hmm::ModelFilters& f, const hmm::FilterSettings& s) : f_(f), s_(s) {}
-  bool fails(int L, float msv_nats) {
-    if (L != length_) length_ = L, code_ = lowest_passing(L, code_), cut_ = cut(L, code_);
-    return msv_nats < cut_;
+  // The overflow and CPU-twin codes (negative) are never below the cut.
+  bool fails(int L, int32_t code) {
+    if (L != length_) length_ = L, code_ = lowest_passing(L, code_);
+    return code >= 0 && code < code_ - 1;
   }
 
  private:
@@ -56,14 +57,10 @@ class MsvCut {
     }
     return lo;
   }
-  float cut(int L, int lowest) const {
-    return lowest == 0 ? -std::numeric_limits<float>::infinity() : hmm::MsvCuda::nats(f_.msv, lowest - 1, L);
-  }
   const hmm::ModelFilters& f_;
   const hmm::FilterSettings& s_;
   int length_ = -1;
   int code_ = -1;
-  float cut_ = 0;
 };
 
 // A tile's models on the GPU: the MSV filter of every (model, target) in one launch, the
@@ -99,7 +96,9 @@ class CudaMsvEngine : public MsvEngine {
       }
     }
     StageClock clock;
-    const std::vector<std::vector<float>> usc = gpu_.scores(profiles, tile.part_begin, tile.part_end);
+    // The kernels' codes, each made a score in nats only where the cut below passes it on.
+    const hmm::MsvCodes& codes = gpu_.codes(profiles, tile.part_begin, tile.part_end);
+    const auto usc = [&](size_t k, size_t i) { return codes.nats(*profiles[k], k, i); };
     clock.mark("msv");
     const size_t n = tile.part_end - tile.part_begin;
     auto view = [&](size_t i) { return setup_.db->seqs.view(setup_.db->by_length[tile.part_begin + i]); };
@@ -119,12 +118,12 @@ class CudaMsvEngine : public MsvEngine {
       std::vector<Scored>& list = lists[k * batches + first / kBatch];
       for (size_t i = first; i < last; ++i) {
         const int L = int(lengths[i]);
-        if (!setup_.all_pairs && cut.fails(L, usc[k][i])) continue;
+        if (!setup_.all_pairs && cut.fails(L, codes.code[k * n + i])) continue;
         Scored sp{uint32_t(i), {}, false};
         if (!bias_gpu_)
-          sp.r = hmm::run_filters_until_viterbi(f, view(i).data, L, usc[k][i], setup_.settings);
+          sp.r = hmm::run_filters_until_viterbi(f, view(i).data, L, usc(k, i), setup_.settings);
         else
-          sp.needs_bias = hmm::msv_filter_passes(f, L, usc[k][i], setup_.settings);
+          sp.needs_bias = hmm::msv_filter_passes(f, L, usc(k, i), setup_.settings);
         list.push_back(sp);
       }
     });
@@ -191,7 +190,8 @@ class CudaMsvEngine : public MsvEngine {
 
   // The bias filter of the pairs past the MSV filter in one GPU call, then each pair's
   // pipeline up to the Viterbi filter given its score (the pairs that failed MSV too).
-  void bias_on_gpu(const Tile& tile, const std::vector<uint32_t>& models, const std::vector<std::vector<float>>& usc,
+  template <class Usc>
+  void bias_on_gpu(const Tile& tile, const std::vector<uint32_t>& models, const Usc& usc,
                    std::vector<std::vector<Scored>>& scored) {
     const bool bias_stage = setup_.settings.stages & hmm::kStageBias;
     std::vector<hmm::BiasPair> pairs;
@@ -205,7 +205,7 @@ class CudaMsvEngine : public MsvEngine {
       for (Scored& sp : scored[k]) {
         const float b = bias_stage && sp.needs_bias ? bias[next++] : NAN;
         const int L = int(gpu_.lengths()[tile.part_begin + sp.i]);
-        sp.r = hmm::run_filters_until_viterbi(f, L, usc[k][sp.i], b, setup_.settings);
+        sp.r = hmm::run_filters_until_viterbi(f, L, usc(k, sp.i), b, setup_.settings);
       }
     }
   }

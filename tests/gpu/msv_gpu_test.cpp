@@ -4,6 +4,7 @@
 // file content as `--backend cpu`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -318,11 +319,9 @@ TEST(MsvGpu, KernelVariantsThroughput) {
   }
 }
 
-// msv reads targets under HMMER's rules: U, O and J have codes past the kernels' 24 rows, so
-// those targets are scored by the CPU twin inside MsvCuda and VitCuda, and the others on the
-// GPU, in one call: every score equals the CPU's.
-TEST(MsvGpu, TargetsWithHmmerOnlyLettersEqualCpu) {
-  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+namespace {
+// balifam2000 with U, O, J (and other letters) in every third sequence, read under HMMER's rules.
+Database hmmer_letters_database() {
   std::ifstream in(data_path("balifam2000.fa"));
   std::string text, line;
   for (size_t n = 0; std::getline(in, line);) {
@@ -330,7 +329,71 @@ TEST(MsvGpu, TargetsWithHmmerOnlyLettersEqualCpu) {
       for (size_t i = 5; i < line.size(); i += 17) line[i] = "UOJuoj*~B"[(n + i) % 9];
     text += line + "\n";
   }
-  const Database db = make_database(parse_fasta_text(text.data(), text.size(), "rich.fa", nullptr, ResidueRules::kHmmer));
+  return make_database(parse_fasta_text(text.data(), text.size(), "rich.fa", nullptr, ResidueRules::kHmmer));
+}
+}  // namespace
+
+// The engine cuts by the kernels' codes (msv_engine_cuda.cpp): codes() must give each pair the
+// score scores() gives it (CPU-twin targets and overflows marked), and at every target length a
+// code's score, and so whether it passes the MSV filter, must never fall as the code rises.
+TEST(MsvGpu, CodesGiveTheScoresAndPassingRisesWithTheCode) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const Database db = hmmer_letters_database();
+  std::vector<hmm::ModelFilters> filters;
+  for (const char* name : test::kFilterTestModels)
+    for (const HmmModel& model : read_hmm_file(data_path(std::string("hmm/") + name))) filters.emplace_back(model);
+  std::vector<const hmm::MsvProfile*> profiles;
+  for (const hmm::ModelFilters& f : filters) profiles.push_back(&f.msv);
+  const uint32_t n = uint32_t(db.by_length.size());
+  hmm::MsvCuda gpu(0, db);
+  std::vector<float> via_codes;
+  size_t on_host = 0, overflowed = 0;
+  {
+    const hmm::MsvCodes& c = gpu.codes(profiles, 0, n);
+    ASSERT_EQ(c.targets, n);
+    for (size_t k = 0; k < profiles.size(); ++k)
+      for (uint32_t i = 0; i < n; ++i) {
+        const int32_t code = c.code[k * n + i];
+        ASSERT_TRUE(code == hmm::MsvCodes::kOverflow || code == hmm::MsvCodes::kOnHost || (code >= 0 && code < 256))
+            << code;
+        on_host += code == hmm::MsvCodes::kOnHost, overflowed += code == hmm::MsvCodes::kOverflow;
+        via_codes.push_back(c.nats(*profiles[k], k, i));
+      }
+  }
+  EXPECT_GT(on_host, 1000u);
+  const std::vector<std::vector<float>> scores = gpu.scores(profiles, 0, n);
+  long mismatches = 0;
+  for (size_t k = 0; k < profiles.size(); ++k)
+    for (uint32_t i = 0; i < n; ++i) mismatches += !same_float(via_codes[k * n + i], scores[k][i]);
+  EXPECT_EQ(mismatches, 0);
+  const hmm::FilterSettings settings;
+  std::vector<int> lengths;
+  for (uint32_t p = 0; p < n; ++p) lengths.push_back(int(db.seqs.length(db.by_length[p])));
+  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+  size_t passing_codes = 0;
+  for (const hmm::ModelFilters& f : filters)
+    for (int L : lengths) {
+      float last = -INFINITY;
+      bool passed = false;
+      for (int code = 0; code < 256; ++code) {
+        const float nats = hmm::MsvCuda::nats(f.msv, code, L);
+        const bool passes = hmm::msv_filter_passes(f, L, nats, settings);
+        ASSERT_GE(nats, last) << f.name << " L=" << L << " code " << code;
+        ASSERT_TRUE(passes || !passed) << f.name << " L=" << L << " code " << code;
+        last = nats, passed = passes, passing_codes += passes;
+      }
+    }
+  EXPECT_GT(passing_codes, 0u);
+  std::printf("  %zu models x %u targets: %zu pairs scored on the host, %zu overflowed; %zu lengths\n",
+              profiles.size(), n, on_host, overflowed, lengths.size());
+}
+
+// msv reads targets under HMMER's rules: U, O and J have codes past the kernels' 24 rows, so
+// those targets are scored by the CPU twin inside MsvCuda and VitCuda, and the others on the
+// GPU, in one call: every score equals the CPU's.
+TEST(MsvGpu, TargetsWithHmmerOnlyLettersEqualCpu) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const Database db = hmmer_letters_database();
   size_t special = 0;
   for (uint8_t c : db.seqs.residues) special += c >= kAlphabetSize;
   ASSERT_GT(special, 1000u);
