@@ -87,7 +87,6 @@ class CudaAllVsAll : public AllVsAllEngine {
     matrix_.upload(mat, cuda::kAvsaAlphabet * cuda::kAvsaAlphabet, stream_);
     const auto [min_sub, max_sub] = std::minmax_element(std::begin(mat), std::end(mat));
     heights_exact_ = cuda::avsa_heights_exact(*min_sub, *max_sub, setup_.gaps.open, setup_.gaps.extend);
-    heights16_ = heights_exact_ && cuda::avsa_narrow_fits(*min_sub, *max_sub, setup_.gaps.open, setup_.gaps.extend);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     threads_per_sm_ = cuda::avsa_fill_pairs_per_sm() * 32;
     size_t free_bytes = 0, total = 0;
@@ -386,8 +385,7 @@ class CudaAllVsAll : public AllVsAllEngine {
     const std::vector<size_t> order = fill_order(qlen, tlen);  // positions in `which`
     // Byte heights (about half the fill's work per cell) where the scores are known.
     int trace = traceback ? cuda::kAvsaDirBits : cuda::kAvsaNoTrace;
-    if (traceback && setup_.mode == AlignMode::Local && !known.empty() && heights_exact_)
-      trace = heights16_ ? cuda::kAvsaHeights16 : cuda::kAvsaHeights;
+    if (traceback && setup_.mode == AlignMode::Local && !known.empty() && heights_exact_) trace = cuda::kAvsaHeights;
     const uint64_t max_pairs = launch_pairs();
     if (!order.empty()) reserve_launch_lists();
     for (size_t begin = 0; begin < order.size();) {
@@ -516,7 +514,6 @@ class CudaAllVsAll : public AllVsAllEngine {
   uint64_t launch_budget_ = 0, pair_cap_ = 0, host_budget_ = 0;
   uint64_t reduced_pairs_ = 0;
   bool heights_exact_ = false;  // the byte heights' walk is exact for this matrix and these gaps
-  bool heights16_ = false;      // and their fill may run in 16-bit lanes (kAvsaHeights16)
   cuda::DeviceBuffer<uint8_t> qres_, tres_;
   std::vector<uint32_t> order_;  // the target order ordered_db_ holds
   cuda::DeviceBuffer<uint64_t> order_off_;

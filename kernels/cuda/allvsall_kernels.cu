@@ -1,10 +1,7 @@
 #include <cuda_runtime.h>
 
-#include <type_traits>
-
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
-#include "kernels/cuda/sw_ops.cuh"
 
 // The recurrences below mirror src/align/reference.cpp cell for cell (int32 here: the host
 // sends only pairs whose values stay far inside int32, the rest to its 64-bit aligners).
@@ -17,7 +14,7 @@ constexpr unsigned kFull = 0xFFFFFFFFu;
 // Columns past a target's end (the last pass's padding) get a substitution score no cell can
 // recover from: their H, E and F then stay below the best valid H of the rows so far (every
 // gap costs >= 1), so local mode tracks the best cell without a column check.
-static_assert(kPadCode == kAvsaAlphabet, "sw_ops.cuh's padding code follows the alphabet");
+constexpr uint32_t kPadCode = kAvsaAlphabet;
 constexpr int32_t kPadScore = -(1 << 20);
 constexpr int kSmatStride = kAvsaAlphabet + 1;
 constexpr uint32_t kNoPair = 0xFFFFFFFFu;
@@ -90,7 +87,7 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
   constexpr bool local = Mode == kAvsaLocal, semi = Mode == kAvsaSemiGlobal, global = Mode == kAvsaGlobal;
   constexpr bool Bits = Trace == kAvsaDirBits, Heights = Trace == kAvsaHeights;
   static_assert(!Heights || (local && Known), "heights: local fills with known scores");
-  constexpr uint32_t cols = G * C;  // columns per pass (C = avsa_lane_cols(n, Trace))
+  constexpr uint32_t cols = G * C;  // columns per pass (C = avsa_lane_cols(n))
   const uint32_t lane = threadIdx.x % G;
   const AvsaPair pr = p != kNoPair ? pairs[p] : AvsaPair{};
   const uint8_t* q = qres + pr.q_off;
@@ -225,172 +222,6 @@ __device__ __forceinline__ void fill_pair(const uint8_t* __restrict__ qres, cons
   }
 }
 
-// fill_pair for byte heights with the pair's score S known and at most kAvsaNarrowScore, in
-// 16-bit lanes (Packed16's ops: DPX on sm_90). A lane's C columns split in halves of K = C / 2:
-// the low 16 bits of each register hold the first half at row i, the high 16 bits the second
-// half at row i - 1, so the second half's left neighbour (the first half's last column, same
-// row) comes from the step before: 2G virtual lanes of K columns, 2G - 1 steps of ramp. H is
-// held as H - (open + extend) (sw_ops.cuh's form: the substitution table holds s + open +
-// extend), E and F as themselves, with -(open + extend) for minus infinity (local H >= 0 keeps
-// every real E and F at or above it, so the values are fill_pair's). Every value lies in
-// [-(S + 2 (open + extend)), S] (avsa_narrow_fits bounds the table), so no lane wraps. A row's
-// bytes are fill_pair's, stored at step row - 1 + 2 lane of the pass (avsa_lane_skew), so that
-// a group's stores at a step are G consecutive uint2.
-template <uint32_t G, uint32_t C>
-__device__ __forceinline__ void fill_pair_narrow(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres,
-                                                 const AvsaPair* __restrict__ pairs, uint32_t p, const int16_t* smat16,
-                                                 int32_t open, int32_t extend, uint32_t* __restrict__ bits,
-                                                 uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
-  using Ops = Packed16;
-  constexpr uint32_t K = C / 2;
-  static_assert(C % 2 == 0 && (K == 3 || K == 4), "halves of 3 or 4 columns");
-  constexpr uint32_t cols = G * C;
-  const uint32_t lane = threadIdx.x % G;
-  const AvsaPair pr = p != kNoPair ? pairs[p] : AvsaPair{};
-  const uint8_t* q = qres + pr.q_off;
-  const uint8_t* t = tres + pr.t_off;
-  const uint32_t m = pr.m, n = pr.n;
-  const int32_t oe = open + extend;
-  const uint32_t neg_oe = Ops::splat(-oe), neg_ext = Ops::splat(-extend);
-  const Best start{0, 0, 0};
-  Best best = start;
-  const uint32_t passes = G == 32 ? (m == 0 ? 0 : avsa_passes(n)) : 1;
-  uint32_t steps = G == 32 ? m + 2 * G - 1 : __reduce_max_sync(kFull, m + 2 * G - 1);
-  uint32_t end_row = m;
-  // H never exceeds S: a half has reached it where its row's maximum equals it (a score of 0
-  // is the empty alignment: nothing to find, and H stays 0 < 0x7FFF).
-  const int32_t target = pr.score > 0 ? pr.score : 0x7FFF;
-  const uint32_t target2 = Ops::splat(target), target_hm = uint32_t(target - oe) & 0xFFFFu;
-  uint2* my_strip = strip + pr.strip_off;
-  for (uint32_t pass = 0; pass < passes; ++pass) {
-    const uint32_t j0 = pass * cols + lane * C;  // columns j0+1 .. j0+C: j0+1 .. j0+K low, the rest high
-    const uint32_t valid = n > j0 ? min(n - j0, C) : 0;
-    uint32_t hm[K], f[K], col_lo[K], col_hi[K];
-#pragma unroll
-    for (uint32_t k = 0; k < K; ++k) {
-      hm[k] = neg_oe;  // row 0: H = 0
-      f[k] = neg_oe;
-      col_lo[k] = k < valid ? t[j0 + k] : uint32_t(kPadCode);
-      col_hi[k] = K + k < valid ? t[j0 + K + k] : uint32_t(kPadCode);
-    }
-    uint32_t diag_in = neg_oe, out_h = neg_oe, out_e = neg_oe;
-    const int16_t* lo_row = smat16;  // the low half's query row this step; the high half's is the one before
-    uint32_t lo_bytes = 0;           // the low half's bytes of its last row, stored beside the high half's
-    Best plo = start, phi = start;   // each half's first cell reaching S in this pass
-    uint32_t new_row = UINT32_MAX;   // a row where a half of this lane reached S last step
-    const bool to_strip = lane == G - 1 && pass + 1 < passes;
-    const uint64_t lane_step0 = uint64_t(pass) * (m + 2 * (G - 1)) * G + lane;
-    uint2* my_heights = reinterpret_cast<uint2*>(bits + pr.bits_word) + lane_step0;
-    if (G == 32) steps = end_row + 2 * G - 1;  // an earlier pass found the end row
-    for (uint32_t s = 0; s < steps; ++s) {
-      const uint32_t sh_h = __shfl_up_sync(kFull, out_h, 1, G), sh_e = __shfl_up_sync(kFull, out_e, 1, G);
-      if (__ballot_sync(kFull, new_row != UINT32_MAX)) {  // the group stops once every half has passed it
-        uint32_t row = new_row;
-        for (uint32_t d = G / 2; d > 0; d >>= 1) row = min(row, __shfl_xor_sync(kFull, row, d));
-        end_row = min(end_row, row);
-        steps = __reduce_max_sync(kFull, min(steps, end_row + 2 * G - 1));
-        new_row = UINT32_MAX;
-        if (s >= steps) break;
-      }
-      const uint32_t i = s + 1 - 2 * lane;  // the low half's row (1-based), the high half's is i - 1
-      const bool lo_ok = s >= 2 * lane && i <= m, hi_ok = s >= 2 * lane + 1 && i - 1 <= m;
-      if (!lo_ok && !hi_ok) continue;
-      // Entering: the low half from the lane before's high half, the high half from this
-      // lane's low half (both computed last step); lane 0's low half from the border or strip.
-      uint32_t in_h = __byte_perm(sh_h, out_h, 0x5432), in_e = __byte_perm(sh_e, out_e, 0x5432);
-      if (lane == 0) {
-        uint32_t bh = neg_oe, be = neg_oe;
-        if (pass > 0 && lo_ok) {
-          const uint2 b = my_strip[i];
-          bh = uint32_t(int32_t(b.x) - oe), be = b.y;
-        }
-        in_h = __byte_perm(bh, in_h, 0x7610), in_e = __byte_perm(be, in_e, 0x7610);
-      }
-      const int16_t* hi_row = lo_row;
-      if (lo_ok) lo_row = smat16 + q[i - 1] * kSmatStride;
-      uint32_t h[K], cell[K];
-      // One row of each half. Masked: a half outside its rows (a lane's first and last step
-      // only) keeps its registers, and its value, which may then be anything, is kept out of
-      // the other half's byte.
-      const auto row = [&](auto masked) {
-        const uint32_t use = (lo_ok ? 0x0000FFFFu : 0u) | (hi_ok ? 0xFFFF0000u : 0u);
-        const auto keep = [&](uint32_t now, uint32_t was) {
-          return decltype(masked)::value ? (now & use) | (was & ~use) : now;
-        };
-        uint32_t diag = diag_in, left = in_h, e = in_e;
-        diag_in = keep(in_h, diag_in);
-#pragma unroll
-        for (uint32_t k = 0; k < K; ++k) {
-          const uint32_t sub = __byte_perm(uint32_t(lo_row[col_lo[k]]), uint32_t(hi_row[col_hi[k]]), 0x5410);
-          const uint32_t fk = Ops::add_max(f[k], neg_ext, hm[k]);  // F = max(F - extend, H - open - extend) above
-          e = Ops::add_max(e, neg_ext, left);                       // E likewise from the left
-          h[k] = Ops::max3_relu(Ops::add(diag, sub), e, fk);
-          diag = hm[k];
-          left = Ops::add(h[k], neg_oe);
-          hm[k] = keep(left, hm[k]);
-          f[k] = keep(fk, f[k]);
-          // The byte: H modulo 128 shifted up, plus 1 when F < H (0 <= H <= 16384: bit 15 of the
-          // low half is 0, so the shift leaves the high half's bit 0 clear).
-          const uint32_t up = decltype(masked)::value ? (h[k] << 1) & 0xFFFEFFFEu : h[k] << 1;
-          cell[k] = up | ((__vsub2(fk, h[k]) >> 15) & 0x00010001u);
-        }
-        out_h = left, out_e = e;
-      };
-      if (lo_ok && hi_ok)
-        row(std::false_type{});
-      else
-        row(std::true_type{});
-      // Bytes: row i's first half now, row i - 1's second half now and its first half from
-      // last step, stored together at step s - 1 = (i - 1) - 1 + 2 lane.
-      uint32_t lo_now, hi_now;
-      uint2 row_bytes;
-      if constexpr (K == 4) {
-        const uint32_t t01 = __byte_perm(cell[0], cell[1], 0x6420), t23 = __byte_perm(cell[2], cell[3], 0x6420);
-        lo_now = __byte_perm(t01, t23, 0x6420), hi_now = __byte_perm(t01, t23, 0x7531);
-        row_bytes = make_uint2(lo_bytes, hi_now);
-      } else {
-        const uint32_t t01 = __byte_perm(cell[0], cell[1], 0x6420);
-        lo_now = __byte_perm(t01, cell[2], 0x4420), hi_now = __byte_perm(t01, cell[2], 0x6631);
-        row_bytes = make_uint2(__byte_perm(lo_bytes, hi_now, 0x4210), __byte_perm(hi_now, 0u, 0x4421));
-      }
-      if (hi_ok) my_heights[uint64_t(s - 1) * G] = row_bytes;
-      lo_bytes = lo_now;
-      if (to_strip && hi_ok)
-        my_strip[i - 1] = make_uint2(uint32_t(int32_t(int16_t(out_h >> 16)) + oe), uint32_t(int32_t(int16_t(out_e >> 16))));
-      // Known score: each half's first cell reaching S (its first row, then its first column).
-      uint32_t rmax = h[0];
-#pragma unroll
-      for (uint32_t k = 1; k < K; ++k) rmax = Ops::max_relu(rmax, h[k]);
-      const uint32_t miss = rmax ^ target2;  // a half is 0 where its row reached S
-      if (lo_ok && (miss & 0xFFFFu) == 0 && plo.score != target) {
-        uint32_t first = K - 1;
-#pragma unroll
-        for (int k = K - 2; k >= 0; --k) first = (hm[k] & 0xFFFFu) == target_hm ? k : first;
-        plo = {target, i, j0 + first + 1};
-        new_row = i;
-      }
-      if (hi_ok && (miss >> 16) == 0 && phi.score != target) {
-        uint32_t first = K - 1;
-#pragma unroll
-        for (int k = K - 2; k >= 0; --k) first = (hm[k] >> 16) == target_hm ? k : first;
-        phi = {target, i - 1, j0 + K + first + 1};
-        new_row = min(new_row, i - 1);
-      }
-    }
-    if (phi.beats(plo)) plo = phi;
-    if (plo.beats(best)) best = plo;
-    __syncwarp();  // the strip written by the group's last lane is read by its lane 0 next pass
-  }
-  best = group_best<G>(best);
-  if (lane == 0 && p != kNoPair) {
-    AvsaResult r{};
-    r.score = best.score;
-    r.end_i = best.i;
-    r.end_j = best.j;
-    results[p] = r;
-  }
-}
-
 // Warps [0, g32) take the 32-lane pairs, then 2 pairs per warp of 16 lanes, then 4 of 8.
 inline uint32_t fill_warps(AvsaFillShape s) { return s.g32 + (s.g16 + 1) / 2 + (s.g8 + 3) / 4; }
 
@@ -399,33 +230,18 @@ __global__ void __launch_bounds__(kAvsaThreads, 6)
 avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, const AvsaPair* __restrict__ pairs,
           AvsaFillShape shape, const int32_t* __restrict__ matrix, int32_t open, int32_t extend,
           uint32_t* __restrict__ bits, uint2* __restrict__ strip, AvsaResult* __restrict__ results) {
-  // kAvsaHeights16: fill_pair_narrow where avsa_narrow allows (always in 16- and 8-lane
-  // groups), else fill_pair's byte heights; its table holds s + open + extend (sw_ops.cuh).
-  constexpr bool Narrow = Trace == kAvsaHeights16;
-  constexpr int Wide = Narrow ? int(kAvsaHeights) : Trace;  // fill_pair's trace
   __shared__ int32_t smat[kAvsaAlphabet * kSmatStride];
-  __shared__ int16_t smat16[Narrow ? kAvsaAlphabet * kSmatStride : 1];
   for (int k = threadIdx.x; k < kAvsaAlphabet * kSmatStride; k += blockDim.x) {
     const int a = k / kSmatStride, b = k % kSmatStride;
     smat[k] = b < kAvsaAlphabet ? matrix[a * kAvsaAlphabet + b] : kPadScore;
-    if constexpr (Narrow) smat16[k] = int16_t(b < kAvsaAlphabet ? smat[k] + open + extend : Packed16::kPadScore);
   }
   __syncthreads();
   const uint32_t warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
   const uint32_t w16 = (shape.g16 + 1) / 2, w8 = (shape.g8 + 3) / 4;
   if (warp < shape.g32) {
-    if constexpr (Narrow) {
-      if (avsa_narrow(pairs[warp].n, pairs[warp].score)) {
-        if (avsa_lane_cols(pairs[warp].n, Trace) == 6)
-          fill_pair_narrow<32, 6>(qres, tres, pairs, warp, smat16, open, extend, bits, strip, results);
-        else
-          fill_pair_narrow<32, 8>(qres, tres, pairs, warp, smat16, open, extend, bits, strip, results);
-        return;
-      }
-    }
-    switch (avsa_lane_cols(pairs[warp].n, Trace)) {  // warp-uniform: one pair per warp
+    switch (avsa_lane_cols(pairs[warp].n)) {  // warp-uniform: one pair per warp
 #define HPC_AVSA_FILL32(C) \
-  case C: fill_pair<32, C, Mode, Wide, Known>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results); break;
+  case C: fill_pair<32, C, Mode, Trace, Known>(qres, tres, pairs, warp, smat, open, extend, bits, strip, results); break;
       HPC_AVSA_FILL32(5)
       HPC_AVSA_FILL32(6)
       HPC_AVSA_FILL32(7)
@@ -434,18 +250,12 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
     }
   } else if (warp < shape.g32 + w16) {
     const uint32_t k = (warp - shape.g32) * 2 + lane / 16;
-    const uint32_t p = k < shape.g16 ? shape.g32 + k : kNoPair;
-    if constexpr (Narrow)
-      fill_pair_narrow<16, kAvsaLaneCols>(qres, tres, pairs, p, smat16, open, extend, bits, strip, results);
-    else
-      fill_pair<16, kAvsaLaneCols, Mode, Wide, Known>(qres, tres, pairs, p, smat, open, extend, bits, strip, results);
+    fill_pair<16, kAvsaLaneCols, Mode, Trace, Known>(qres, tres, pairs, k < shape.g16 ? shape.g32 + k : kNoPair, smat,
+                                                    open, extend, bits, strip, results);
   } else if (warp < shape.g32 + w16 + w8) {
     const uint32_t k = (warp - shape.g32 - w16) * 4 + lane / 8;
-    const uint32_t p = k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair;
-    if constexpr (Narrow)
-      fill_pair_narrow<8, kAvsaLaneCols>(qres, tres, pairs, p, smat16, open, extend, bits, strip, results);
-    else
-      fill_pair<8, kAvsaLaneCols, Mode, Wide, Known>(qres, tres, pairs, p, smat, open, extend, bits, strip, results);
+    fill_pair<8, kAvsaLaneCols, Mode, Trace, Known>(qres, tres, pairs, k < shape.g8 ? shape.g32 + shape.g16 + k : kNoPair,
+                                                   smat, open, extend, bits, strip, results);
   }
 }
 
@@ -453,25 +263,24 @@ avsa_fill(const uint8_t* __restrict__ qres, const uint8_t* __restrict__ tres, co
 // the lane, divided out once at the end cell and then stepped left without divisions.
 struct CellCursor {
   const uint32_t* cells;
-  uint32_t g, c, skew, steps;  // lanes, columns per lane, avsa_lane_skew, steps per pass (m + skew (g - 1))
+  uint32_t g, c, steps;     // lanes, columns per lane, steps per pass (m + g - 1)
   uint32_t pass, lane, cc;  // column j - 1 = (pass * g + lane) * c + cc
   uint64_t last = ~uint64_t(0);
   uint32_t word = 0;
-  __device__ CellCursor(const uint32_t* bits, uint32_t m, uint32_t n, uint32_t j, int trace, int32_t score)
-      : cells(bits), g(avsa_group(n)), c(avsa_lane_cols(n, trace)), skew(avsa_lane_skew(trace, n, score)),
-        steps(m + skew * (g - 1)) {
+  __device__ CellCursor(const uint32_t* bits, uint32_t m, uint32_t n, uint32_t j)
+      : cells(bits), g(avsa_group(n)), c(avsa_lane_cols(n)), steps(m + g - 1) {
     const uint32_t jj = j - 1, cols = g * c;
     pass = jj / cols, lane = jj % cols / c, cc = jj % c;
   }
   // The direction bits of row i (1-based) at the current column.
   __device__ uint32_t bits(uint32_t i) {
-    const uint64_t w = (uint64_t(pass) * steps + (i - 1) + skew * lane) * g + lane;
+    const uint64_t w = (uint64_t(pass) * steps + (i - 1) + lane) * g + lane;
     if (w != last) last = w, word = cells[w];  // runs of 'D' stay in one word
     return (word >> ((c - 1 - cc) * 4)) & 0xF;
   }
   // kAvsaHeights: the byte of row i (1-based): H modulo 128 shifted up, plus 1 when H is not F.
   __device__ const uint8_t* height_at(uint32_t i) const {
-    const uint64_t w = (uint64_t(pass) * steps + (i - 1) + skew * lane) * g + lane;  // the lane-step's uint2
+    const uint64_t w = (uint64_t(pass) * steps + (i - 1) + lane) * g + lane;  // the lane-step's uint2
     return reinterpret_cast<const uint8_t*>(cells) + w * kAvsaLaneCols + cc;
   }
   __device__ uint32_t height(uint32_t i) const { return *height_at(i); }
@@ -494,7 +303,7 @@ __device__ __forceinline__ void avsa_trace(uint32_t& i, uint32_t& j, int32_t h, 
                                            const int32_t* matrix, int32_t oe, int32_t extend, Emit emit) {
   enum { InH, InE, InF } state = InH;  // InE: moving left, InF: moving up; h is then E or F
   if (i == 0 || j == 0) return;
-  CellCursor at(cells, m, n, j, kAvsaDirBits, 0);
+  CellCursor at(cells, m, n, j);
   while (i > 0 && j > 0) {
     if (state == InH && local && h == 0) break;
     const uint32_t b = at.bits(i);
@@ -532,13 +341,13 @@ __device__ __forceinline__ void avsa_trace(uint32_t& i, uint32_t& j, int32_t h, 
 // of opening and extending, opening winning ties). Borders (row or column 0) are H = 0. The
 // walk's H, E and F are exact (tracked from the score); each test compares them with a stored
 // H modulo 128, which avsa_heights_exact makes exact.
-template <int Trace, class Emit>
+template <class Emit>
 __device__ __forceinline__ void avsa_trace_heights(uint32_t& i, uint32_t& j, int32_t h, const uint8_t* q,
                                                    const uint8_t* t, const uint32_t* cells, uint32_t m, uint32_t n,
                                                    const int32_t* matrix, int32_t oe, int32_t extend, Emit emit) {
   enum { InH, InE, InF } state = InH;  // InE: moving left, InF: moving up; h is then E or F
   if (i == 0 || j == 0) return;
-  CellCursor at(cells, m, n, j, Trace, h);  // h: the pair's score here
+  CellCursor at(cells, m, n, j);
   uint32_t cell = at.height(i);  // (i, j)'s while in InH
   while (i > 0 && j > 0) {
     if (state == InH) {
@@ -616,8 +425,8 @@ __global__ void avsa_walk(const uint8_t* __restrict__ qres, const uint8_t* __res
   uint32_t i = r.end_i, j = r.end_j;
   const bool empty_local = mode == kAvsaLocal && r.score == 0;
   if (empty_local) {
-  } else if (Trace == kAvsaHeights || Trace == kAvsaHeights16) {
-    avsa_trace_heights<Trace>(i, j, r.score, q, t, cells, pr.m, pr.n, matrix, open + extend, extend,
+  } else if (Trace == kAvsaHeights) {
+    avsa_trace_heights(i, j, r.score, q, t, cells, pr.m, pr.n, matrix, open + extend, extend,
                        [&](char op) { cigar.push(op); });
   } else {
     avsa_trace(i, j, r.score, mode == kAvsaLocal, q, t, cells, pr.m, pr.n, matrix, open + extend, extend,
@@ -650,9 +459,6 @@ void launch_fill_mode(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
                       const int32_t* matrix, int32_t open, int32_t extend, int trace, bool known_scores,
                       uint32_t* bits, uint2* strip, AvsaResult* results, cudaStream_t stream) {
   if constexpr (Mode == kAvsaLocal) {
-    if (trace == kAvsaHeights16 && known_scores)
-      return launch_fill_kernel<Mode, kAvsaHeights16, true>(qres, tres, pairs, shape, matrix, open, extend, bits,
-                                                            strip, results, stream);
     if (trace == kAvsaHeights && known_scores)
       return launch_fill_kernel<Mode, kAvsaHeights, true>(qres, tres, pairs, shape, matrix, open, extend, bits, strip,
                                                           results, stream);
@@ -660,7 +466,7 @@ void launch_fill_mode(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
       return launch_fill_kernel<Mode, kAvsaDirBits, true>(qres, tres, pairs, shape, matrix, open, extend, bits, strip,
                                                           results, stream);
   }
-  if (trace == kAvsaHeights || trace == kAvsaHeights16) throw Error("avsa_fill: heights need known local scores");
+  if (trace == kAvsaHeights) throw Error("avsa_fill: heights need known local scores");
   if (trace == kAvsaDirBits)
     launch_fill_kernel<Mode, kAvsaDirBits, false>(qres, tres, pairs, shape, matrix, open, extend, bits, strip, results,
                                                   stream);
@@ -694,10 +500,7 @@ void launch_avsa_walk(const uint8_t* qres, const uint8_t* tres, const AvsaPair* 
   if (npairs == 0) return;
   const unsigned blocks = (npairs + kAvsaThreads - 1) / kAvsaThreads;
   const auto s = static_cast<cudaStream_t>(stream);
-  if (trace == kAvsaHeights16)
-    avsa_walk<kAvsaHeights16><<<blocks, kAvsaThreads, 0, s>>>(qres, tres, pairs, npairs, mode, matrix, open, extend,
-                                                               bits, scratch, text, text_used, results);
-  else if (trace == kAvsaHeights)
+  if (trace == kAvsaHeights)
     avsa_walk<kAvsaHeights><<<blocks, kAvsaThreads, 0, s>>>(qres, tres, pairs, npairs, mode, matrix, open, extend, bits,
                                                              scratch, text, text_used, results);
   else

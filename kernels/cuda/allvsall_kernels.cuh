@@ -17,10 +17,7 @@
 //     cell (kAvsaHeights): H modulo 128 and a bit "H is not F", about half the ALU work per
 //     cell. The walk tracks H exactly and decides the diagonal and the gap opens from the
 //     neighbours' H modulo 128, which is exact while the differences it tests stay below 128
-//     (avsa_heights_exact), and up against left from the bit. Such fills of pairs scoring at
-//     most kAvsaNarrowScore compute two cells a 32-bit register (kAvsaHeights16: 16-bit
-//     lanes, Hopper's DPX ops): a lane's columns split in halves, the second half one row
-//     behind the first, so that it takes its left neighbour from the step before.
+//     (avsa_heights_exact), and up against left from the bit.
 //   avsa_walk: the traceback walk from the end cell (tie rules 2 and 3; H tracked from the
 //     score, so a local walk stops at H = 0 without a stored bit), one thread per
 //     pair. It writes the CIGAR text itself (runs are formed as the walk goes, the text
@@ -45,37 +42,17 @@ __host__ __device__ inline uint32_t avsa_passes(uint32_t n) {
   const uint32_t cols = avsa_group(n) * kAvsaLaneCols;
   return (n + cols - 1) / cols;
 }
-// What the fill keeps for the walk: nothing (scores), 4 direction bits a cell (one 32-bit word
-// per lane and step), or byte heights (one uint2 of 8 cells per lane and step; local mode with
-// every pair's score known, under avsa_heights_exact); kAvsaHeights16: the same bytes, filled
-// in 16-bit lanes where the pair allows (avsa_narrow), under avsa_narrow_fits as well.
-enum AvsaTrace : int { kAvsaNoTrace = 0, kAvsaDirBits = 1, kAvsaHeights = 2, kAvsaHeights16 = 3 };
 // Columns per lane: 8, except that a 32-lane pair (one per warp) takes the fewest (5 to 8)
-// that cover its target in the same passes, so a 150-column target fills 160 columns, not 256;
-// an even number for kAvsaHeights16, whose 16-bit fill splits a lane's columns in halves.
-__host__ __device__ inline uint32_t avsa_lane_cols(uint32_t n, int trace) {
+// that cover its target in the same passes, so a 150-column target fills 160 columns, not 256.
+__host__ __device__ inline uint32_t avsa_lane_cols(uint32_t n) {
   if (avsa_group(n) < 32) return kAvsaLaneCols;
   const uint32_t per_pass = 32 * avsa_passes(n);
-  const uint32_t c = (n + per_pass - 1) / per_pass;
-  return trace == kAvsaHeights16 ? (c + 1) & ~1u : c;
+  return (n + per_pass - 1) / per_pass;
 }
-// kAvsaHeights16 fills a pair in 16-bit lanes (two cells a register) when every H, E and F of
-// it, and the differences the fill takes, fit int16: its score is at most kAvsaNarrowScore,
-// which avsa_narrow_fits makes certain for targets of at most 128 residues (16-lane and 8-lane
-// groups). The others are filled in 32-bit lanes, as kAvsaHeights.
-constexpr int32_t kAvsaNarrowScore = 16384;
-__host__ __device__ inline bool avsa_narrow(uint32_t n, int32_t score) {
-  return avsa_group(n) < 32 || score <= kAvsaNarrowScore;
-}
-inline bool avsa_narrow_fits(int32_t min_sub, int32_t max_sub, int32_t open, int32_t extend) {
-  const int32_t oe = open + extend;
-  return max_sub <= 127 && min_sub + oe >= -4096 && max_sub + oe <= 4096 && oe <= 4096 && extend <= 4096;
-}
-// A lane's rows lie `skew` steps apart along a pass (step = row - 1 + skew x lane): 1, or 2 for a
-// 16-bit fill, whose lanes hold two virtual lanes each.
-__host__ __device__ inline uint32_t avsa_lane_skew(int trace, uint32_t n, int32_t score) {
-  return trace == kAvsaHeights16 && avsa_narrow(n, score) ? 2 : 1;
-}
+// What the fill keeps for the walk: nothing (scores), 4 direction bits a cell (one 32-bit word
+// per lane and step), or byte heights (one uint2 of 8 cells per lane and step; local mode with
+// every pair's score known, under avsa_heights_exact).
+enum AvsaTrace : int { kAvsaNoTrace = 0, kAvsaDirBits = 1, kAvsaHeights = 2 };
 // The byte heights' walk is exact when what it compares modulo 128 differs by less than 128:
 // H(i, j) - H(i - 1, j - 1) - s(i, j) lies in [0, max s - min s] (an optimal path into (i, j)
 // gives one into (i - 1, j - 1) at most max s lower), and a gap's value minus its neighbour's
@@ -83,12 +60,12 @@ __host__ __device__ inline uint32_t avsa_lane_skew(int trace, uint32_t n, int32_
 inline bool avsa_heights_exact(int32_t min_sub, int32_t max_sub, int32_t open, int32_t extend) {
   return max_sub - min_sub < 128 && open >= 0 && open < 128 && extend >= 0;
 }
-// 32-bit words of an m x n pair's trace: per pass, (m + skew x (G - 1)) steps x G lanes, a word
-// or a uint2 each (kAvsaHeights16: room for a 16-bit fill whatever the score).
+// 32-bit words of an m x n pair's trace: per pass, (m + G - 1) steps x G lanes, a word or a
+// uint2 each.
 inline uint64_t avsa_trace_words(uint32_t m, uint32_t n, int trace) {
-  const uint32_t g = avsa_group(n), skew = trace == kAvsaHeights16 ? 2 : 1;
-  const uint64_t lane_steps = uint64_t(avsa_passes(n)) * (m + skew * (g - 1)) * g;
-  return trace == kAvsaHeights || trace == kAvsaHeights16 ? 2 * lane_steps : trace == kAvsaDirBits ? lane_steps : 0;
+  const uint32_t g = avsa_group(n);
+  const uint64_t lane_steps = uint64_t(avsa_passes(n)) * (m + g - 1) * g;
+  return trace == kAvsaHeights ? 2 * lane_steps : trace == kAvsaDirBits ? lane_steps : 0;
 }
 // Strip entries a pair needs (0 for a single pass).
 inline uint64_t avsa_strip_entries(uint32_t m, uint32_t n) { return avsa_passes(n) > 1 ? uint64_t(m) + 1 : 0; }

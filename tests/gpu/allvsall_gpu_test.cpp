@@ -128,21 +128,6 @@ SequenceSet edge_lengths() {
 
 TEST_P(AllVsAllGpu, AlignmentsEqualCpuAroundGroupWidths) { compare(GetParam(), edge_lengths(), 0, true); }
 
-// Byte-height fills (local, scores known) run in 16-bit lanes up to a score of 16,384 and in
-// 32-bit ones above: runs of W (11 a match) of 1,500 to 1,700 score 16,500 to 18,700 against
-// each other, in the launch of their pairs with balifam sequences (the 16-bit fill), in one and
-// several passes.
-TEST_P(AllVsAllGpu, AlignmentsEqualCpuPastThe16BitFillScores) {
-  const SequenceSet all = read_fasta(test::data_path("balifam2000.fa"));
-  SequenceSet s;
-  for (uint32_t n : {1500u, 1600u, 1700u}) {
-    const std::vector<uint8_t> run(n, encode_residue('W'));
-    s.add("W" + std::to_string(n), run.data(), run.size());
-  }
-  for (uint32_t i = 0; i < 6; ++i) s.add(all.ids[i * 11], all.view(i * 11).data, all.length(i * 11));
-  compare(GetParam(), s, 0, true);
-}
-
 // score_tile (whole windows scored, then cut) = the CPU's pair-list path, tile for tile,
 // square (diagonal and off-diagonal tiles) and rectangle, with and without a score cut; the
 // next tile's scores queued ahead (score_tile_ahead) as a looking-ahead worker does, every third
