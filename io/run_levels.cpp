@@ -7,8 +7,11 @@
 #include <chrono>
 #include <filesystem>
 
+#include "io/hdf5_columns.hpp"
 #include "io/run_files.hpp"
+#include "src/core/error.hpp"
 #include "src/core/free_heap.hpp"
+#include "src/core/on_all_cores.hpp"
 #include "src/core/tuning.hpp"
 
 namespace hpc {
@@ -67,26 +70,64 @@ std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<Stage
   return runs;
 }
 
-BackgroundMerges::BackgroundMerges(std::string dir, size_t group)
-    : dir_(std::move(dir)), group_(std::max<size_t>(group, 2)), thread_([this] { loop(); }) {}
+namespace {
+
+// A background merge's run, given up at its next piece once finish() asks (the merge then
+// fails, and its group stays as it was).
+class GivingUpOutput : public MergeOutput {
+ public:
+  GivingUpOutput(MergedRunFile& out, const std::atomic<bool>& give_up) : out_(out), give_up_(give_up) {}
+  size_t chunk() const override { return out_.chunk(); }
+  size_t chars_chunk() const override { return out_.chars_chunk(); }
+  bool with_identity() const override { return out_.with_identity(); }
+  DeflatedHitTable prepare(HitTableColumns& piece, size_t threads) override { return out_.prepare(piece, threads); }
+  void store(HitTableColumns& piece, const DeflatedHitTable& prepared) override {
+    if (give_up_.load(std::memory_order_relaxed)) throw Error("a background merge given up");
+    out_.store(piece, prepared);
+  }
+
+ private:
+  MergedRunFile& out_;
+  const std::atomic<bool>& give_up_;
+};
+
+}  // namespace
+
+size_t BackgroundMerges::default_at_once() { return std::clamp<size_t>(all_usable_cores() / 8, 1, 4); }
+
+BackgroundMerges::BackgroundMerges(std::string dir, size_t group, size_t at_once)
+    : dir_(std::move(dir)), group_(std::max<size_t>(group, 2)), at_once_(std::max<size_t>(at_once, 1)) {
+  for (size_t k = 0; k < at_once_; ++k) threads_.emplace_back([this] { loop(); });
+}
 
 BackgroundMerges::~BackgroundMerges() { finish(); }
 
 void BackgroundMerges::add(const StagedRun& run) {
   std::lock_guard<std::mutex> lock(mu_);
   runs_.push_back(run);
-  if (runs_.size() - merged_ >= group_) wake_.notify_one();
+  if (runs_.size() >= (taken_ + 1) * group_) wake_.notify_one();
 }
 
 std::vector<StagedRun> BackgroundMerges::finish(MergeLevels* done, bool every_group) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true, every_group_ = every_group;
+    if (!stop_) every_group_ = every_group, give_up_ = !every_group;
+    stop_ = true;
   }
-  wake_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  wake_.notify_all();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
   if (done) *done = levels_;
-  return runs_;
+  std::vector<StagedRun> runs;
+  for (size_t g = 0; g < taken_; ++g) {
+    const auto first = runs_.begin() + std::ptrdiff_t(g * group_);
+    if (done_[g])
+      runs.push_back(merged_[g]);
+    else
+      runs.insert(runs.end(), first, first + std::ptrdiff_t(group_));
+  }
+  runs.insert(runs.end(), runs_.begin() + std::ptrdiff_t(taken_ * group_), runs_.end());
+  return runs;
 }
 
 void BackgroundMerges::loop() {
@@ -95,14 +136,18 @@ void BackgroundMerges::loop() {
   pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
   MergeRules every_row;  // nothing dropped before the final merge; a quarter of its memory
   every_row.memory = merge_memory() / 4;
-  for (uint64_t name = 0;; ++name) {
+  every_row.threads = std::max<size_t>(1, all_usable_cores() / at_once_);
+  for (;;) {
+    size_t g;
     std::vector<StagedRun> group;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      const auto whole_group = [&] { return runs_.size() - merged_ >= group_; };
+      const auto whole_group = [&] { return runs_.size() >= (taken_ + 1) * group_; };
       wake_.wait(lock, [&] { return stop_ || whole_group(); });
       if (stop_ && !(every_group_ && whole_group())) return;
-      group.assign(runs_.begin() + std::ptrdiff_t(merged_), runs_.begin() + std::ptrdiff_t(merged_ + group_));
+      g = taken_++;
+      merged_.resize(taken_), done_.resize(taken_, false);
+      group.assign(runs_.begin() + std::ptrdiff_t(g * group_), runs_.begin() + std::ptrdiff_t((g + 1) * group_));
     }
     const auto t0 = std::chrono::steady_clock::now();
     StagedRun run;
@@ -111,8 +156,9 @@ void BackgroundMerges::loop() {
       const RunFiles in(dir_, group);
       bool scores_only = true;
       for (size_t r = 0; r < in.count(); ++r) scores_only = scores_only && !in.has_coordinates(r);
-      MergedRunFile out(dir_, background_run_name(name), in.total_rows(), in.total_chars(), scores_only);
-      merge_sorted_runs(in, out, every_row);
+      MergedRunFile out(dir_, background_run_name(g), in.total_rows(), in.total_chars(), scores_only);
+      GivingUpOutput giving_up(out, give_up_);
+      merge_sorted_runs(in, giving_up, every_row);
       run = out.finish();
     } catch (...) {  // the group stays as it was (the final merge reads it, and reports any real error)
       ok = false;
@@ -120,13 +166,10 @@ void BackgroundMerges::loop() {
     release_free_heap();
     std::lock_guard<std::mutex> lock(mu_);
     if (ok) {
-      runs_.erase(runs_.begin() + std::ptrdiff_t(merged_) + 1, runs_.begin() + std::ptrdiff_t(merged_ + group_));
-      runs_[merged_++] = run;
+      merged_[g] = run, done_[g] = true;
       levels_.merges++, levels_.rows += run.rows;
-      levels_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    } else {
-      merged_ += group_;
     }
+    levels_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 }
 

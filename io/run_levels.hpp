@@ -12,6 +12,7 @@
 // Intermediate runs are never journalled: the next session of a killed run removes their files
 // (prepare_run_directory) and merges again from the workers' runs; one merged by a later level
 // is removed at once, the rest with the run directory.
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -46,34 +47,49 @@ std::vector<StagedRun> merge_to_fan_in(const std::string& dir, std::vector<Stage
 // the final merge, which only starts once the last tile is in, reads a few large runs instead
 // of thousands of small ones (a screen's 4,371 runs: ~125 rows a run and column a segment, one
 // read each, were most of the final merge's reading). The host's cores are mostly idle while
-// GPUs compute; these merges run one at a time on a thread of idle priority (its merge's
-// threads inherit it), so the workers' own host work comes first. Only runs of files this
-// process wrote (a local run): another node's writes may not be visible yet.
+// GPUs compute; these merges run on threads of idle priority (their merges' threads inherit
+// it), so the workers' own host work comes first. Only runs of files this process wrote (a
+// local run): another node's writes may not be visible yet.
 // Every `group` runs in order (a contiguous range: ties keep the runs' order, as merge_to_fan_in)
-// become one run "b<n>", never journalled (a killed run merges again from the workers' runs).
+// become one run "b<n>" (n: the group's place), never journalled (a killed run merges again
+// from the workers' runs). Up to `at_once` groups merge side by side, each on its share of the
+// cores and in its own budget (a quarter of merge_memory()), so in ranges several times larger:
+// one merge at a time on all 32 cores of a 2-GPU host cut its budget into ranges of ~13 Ki rows
+// and took ~0.5 s a group, keeping up with 8-9 of the 57,592-sequence screen's 68 groups on two
+// GPUs (3,800 runs left to the final merge, 6.6 s of its threads' time reading them); four at
+// once, 8 threads and ~49 Ki-row ranges each, merge all 68 (~0.07 s a group).
 class BackgroundMerges {
  public:
-  BackgroundMerges(std::string dir, size_t group);
+  BackgroundMerges(std::string dir, size_t group, size_t at_once = default_at_once());
   ~BackgroundMerges();  // as finish(), the runs it wrote left to the directory's removal
   BackgroundMerges(const BackgroundMerges&) = delete;
   BackgroundMerges& operator=(const BackgroundMerges&) = delete;
   // The next finished run (in the order the final merge would take them).
   void add(const StagedRun& run);
-  // Stops after the merge in flight (`every_group`: once every whole group is merged); every
-  // run added, each group merged replaced by its run. A merge that failed leaves its group as it was.
+  // Every run added, each group merged replaced by its run, in order. By default the merges
+  // in flight are given up (their groups stay as they were: the final merge reads them at
+  // once, which cost less than waiting for them); `every_group`: once every whole group is
+  // merged. A merge that failed leaves its group as it was.
   std::vector<StagedRun> finish(MergeLevels* done = nullptr, bool every_group = false);
+  // Groups merged side by side: one a share of 8 cores, at most 4 (their quarters of
+  // merge_memory() then add up to it at most).
+  static size_t default_at_once();
 
  private:
   void loop();
   std::string dir_;
-  size_t group_;
+  size_t group_, at_once_;
   std::mutex mu_;
   std::condition_variable wake_;
-  std::vector<StagedRun> runs_;  // [0, merged_): merged runs and groups left as they were; then runs added
-  size_t merged_ = 0;
+  std::vector<StagedRun> runs_;  // every run added, in order
+  // Group g is runs_[g * group_, (g + 1) * group_); once merged (done_[g]), merged_[g] its run.
+  std::vector<StagedRun> merged_;
+  std::vector<bool> done_;
+  size_t taken_ = 0;        // groups handed to a merge
   bool stop_ = false, every_group_ = false;
+  std::atomic<bool> give_up_{false};  // the merges in flight stop at their next piece
   MergeLevels levels_;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace hpc

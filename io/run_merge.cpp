@@ -56,15 +56,18 @@ size_t merge_cores() { return all_usable_cores(); }
 constexpr uint64_t kPipelinedSegments = 16;
 constexpr uint64_t kPipelinedRows = 2 * h5::kDefaultChunk;
 
-// Runs r of [0, n) on all cores where the source allows it, else one after the other.
+// The threads a merge's stage runs on: its rules' (a background merge beside others), else every core.
+size_t merge_threads(const MergeRules& rules) { return rules.threads ? rules.threads : merge_cores(); }
+
+// Runs r of [0, n) on `cores` threads where the source allows it, else one after the other.
 template <class F>
-void for_each_run(const SortedRuns& in, F&& f, bool on_all_cores = true) {
+void for_each_run(const SortedRuns& in, size_t cores, F&& f) {
   const size_t n = in.count();
-  if (!on_all_cores || !in.concurrent_reads() || n < 2) {
+  if (cores < 2 || !in.concurrent_reads() || n < 2) {
     for (size_t r = 0; r < n; ++r) f(r, size_t(0));
     return;
   }
-  const size_t parts = std::min(n, merge_cores());
+  const size_t parts = std::min(n, cores);
   run_parts(parts, [&](size_t p) {
     for (size_t r = p; r < n; r += parts) f(r, p);
   });
@@ -96,13 +99,13 @@ void add_chars(const SortedRuns& in, size_t r, uint64_t at, const std::vector<ui
   for (size_t i = 0; i < block.size(); ++i) chars[block[i]] += ends[i] - before, before = ends[i];
 }
 
-QueryLoad load_per_query(const SortedRuns& in) {
+QueryLoad load_per_query(const SortedRuns& in, size_t cores) {
   bool any_chars = false;
   for (size_t r = 0; r < in.count() && !any_chars; ++r)
     any_chars = in.rows(r) > 0 && in.chars_before(r, in.rows(r)) > in.chars_before(r, 0);
-  const size_t parts = in.concurrent_reads() ? std::min(in.count(), merge_cores()) : 1;
+  const size_t parts = in.concurrent_reads() ? std::max<size_t>(1, std::min(in.count(), cores)) : 1;
   std::vector<QueryLoad> per(parts);
-  for_each_run(in, [&](size_t r, size_t p) {
+  for_each_run(in, cores, [&](size_t r, size_t p) {
     std::vector<uint64_t> ends;
     scan_queries(in, r, [&](uint64_t at, const std::vector<uint32_t>& block) {
       QueryLoad& l = per[p];
@@ -151,9 +154,9 @@ std::vector<uint32_t> cut_by_rows(const std::vector<uint64_t>& per_query, uint32
 // starts[r][s]: the first row of run r whose query is >= cuts[s] (the run's end past its last).
 // Cuts ascending (repeats allowed), the first at most any run's first query, the last past every
 // run's last.
-std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts) {
+std::vector<std::vector<uint64_t>> segment_starts(const SortedRuns& in, const std::vector<uint32_t>& cuts, size_t cores) {
   std::vector<std::vector<uint64_t>> starts(in.count());
-  for_each_run(in, [&](size_t r, size_t) {
+  for_each_run(in, cores, [&](size_t r, size_t) {
     std::vector<uint64_t>& st = starts[r];
     st.assign(cuts.size(), in.rows(r));
     st[0] = 0;
@@ -177,9 +180,9 @@ struct Segment {
   uint64_t begin(size_t i) const { return i ? rows.cigar_end[i - 1] : 0; }
 };
 
-// Rows [starts[r][a], starts[r][b]) of every run r; `on_all_cores`: the runs read on all cores.
+// Rows [starts[r][a], starts[r][b]) of every run r, the runs read on `cores` threads.
 void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>& starts, size_t a, size_t b,
-                  Segment& seg, bool on_all_cores = true) {
+                  Segment& seg, size_t cores) {
   seg.run_begin.assign(1, 0);
   seg.coordinates = false;
   for (size_t r = 0; r < starts.size(); ++r) {
@@ -192,7 +195,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
   size_t k = 0;
   seg.rows.for_each_row_column(false, [&](const char*, auto& column) { column.resize(k++ < columns ? n : 0); });
   std::vector<uint64_t> chars_from(starts.size());  // where each run's piece of characters starts
-  for_each_run(in, [&](size_t r, size_t) {
+  for_each_run(in, cores, [&](size_t r, size_t) {
     const uint64_t first = starts[r][a], count = starts[r][b] - first;
     if (count == 0) return;
     size_t c = 0;
@@ -201,7 +204,7 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
       ++c;
     });
     if (seg.coordinates) chars_from[r] = in.chars_before(r, first);
-  }, on_all_cores);
+  });
   seg.rows.cigar_chars.clear();
   if (!seg.coordinates) return;  // no characters, no offsets
   uint64_t local = 0;  // the runs' characters, one after the other
@@ -213,10 +216,10 @@ void read_segment(const SortedRuns& in, const std::vector<std::vector<uint64_t>>
   }
   seg.rows.cigar_chars.resize(local);
   if (local == 0) return;  // score-only: no characters to read (and no threads to start for none)
-  for_each_run(in, [&](size_t r, size_t) {
+  for_each_run(in, cores, [&](size_t r, size_t) {
     const uint64_t count = (r + 1 < starts.size() ? chars_at[r + 1] : local) - chars_at[r];
     if (count > 0) in.read_chars(r, chars_from[r], count, seg.rows.cigar_chars.data() + chars_at[r]);
-  }, on_all_cores);
+  });
 }
 
 // The staging rows of a result file (HDF5: one reader at a time), runs at (first row, rows).
@@ -535,7 +538,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
   const uint64_t total = first_row[queries];
   const uint64_t chunk = std::max<size_t>(1, output.chunk());
   const uint64_t memory = rules.memory ? rules.memory : merge_memory();
-  size_t threads = total < (1u << 14) ? 1 : merge_cores();
+  size_t threads = total < (1u << 14) ? 1 : merge_threads(rules);
   const uint64_t chars_per_row = (first_char[queries] + total - 1) / total;
   bool coordinates = false;
   for (size_t r = 0; r < in.count() && !coordinates; ++r) coordinates = in.rows(r) > 0 && in.has_coordinates(r);
@@ -580,7 +583,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
     if (split.empty() || split.back().query != q) split.push_back({q, {}, 0});
     split.back().ranges.push_back(k);
   }
-  auto starts = segment_starts(in, cuts);
+  auto starts = segment_starts(in, cuts, merge_threads(rules));
   const size_t parts = std::min(threads, split.size());
   run_parts(parts, [&](size_t p) {
     std::vector<uint64_t> from(in.count()), to(in.count()), ranks;
@@ -647,7 +650,7 @@ uint64_t merge_ranges(const SortedRuns& in, MergeOutput& output, const MergeRule
         auto t = Clock::now();
         const uint64_t g0 = k * range, g1 = std::min(total, g0 + range);
         const uint32_t qa = query_of(g0), qb = query_of(g1 - 1) + 1;
-        read_segment(in, starts, column[k], column[k + 1], seg, false);
+        read_segment(in, starts, column[k], column[k + 1], seg, 1);
         most_read = std::max<uint64_t>(most_read, seg.run_begin.back());
         reading += since(t);
         t = Clock::now();
@@ -757,7 +760,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     t = now;
     return s;
   };
-  const QueryLoad load = load_per_query(in);
+  const size_t cores = merge_threads(rules);
+  const QueryLoad load = load_per_query(in, cores);
   const std::vector<uint64_t>& per_query = load.rows;
   const auto report = [&](const MergeTimes& done) {
     if (!rules.times) return;
@@ -789,7 +793,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   // would not fit the budget: otherwise they stay within it anyway, and each trim made the next
   // segment fault the same pages in again.
   const bool trim_each_segment = total_rows * kHeldRowBytes + total_chars * kHeldPerByteRead > memory;
-  const auto starts = segment_starts(in, cuts);
+  const auto starts = segment_starts(in, cuts, cores);
   const size_t chunk = output.chunk();
   times.count = lap(clock);
 
@@ -801,7 +805,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   const auto read = [&](size_t s) {
     auto t = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
-    read_segment(in, starts, s, s + 1, seg[s % 2]);
+    read_segment(in, starts, s, s + 1, seg[s % 2], cores);
     return lap(t);
   };
   // Merged rows, kSegmentsDeflating + 2 tables: segment s is gathered while the segments before
@@ -811,7 +815,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   HitTableColumns merged[kTables];
   const auto deflate = [&](HitTableColumns& t) {
     auto started = std::chrono::steady_clock::now();
-    DeflatedHitTable d = output.prepare(t, merge_cores());
+    DeflatedHitTable d = output.prepare(t, cores);
     return std::make_pair(std::move(d), lap(started));
   };
   const auto store = [&](HitTableColumns& t, const DeflatedHitTable& d) {
@@ -837,7 +841,7 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
   std::vector<std::vector<PartRow>> part_rows;
   uint64_t written = 0;
   // The parts' threads, kept for the merge's rounds (none for a merge too small to cut).
-  ChunkPool pool(in.total_rows() < (1u << 14) ? 1 : merge_cores());
+  ChunkPool pool(in.total_rows() < (1u << 14) ? 1 : cores);
   for (size_t s = 0; s < segments; ++s) {
     times.read += reading.get();
     if (s + 1 < segments) reading = std::async(std::launch::async, read, s + 1);
@@ -846,8 +850,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     times.most_rows_read = std::max<uint64_t>(times.most_rows_read, sg.run_begin.back());
     // Parts of the segment for the cores, cut by query at about equal rows.
     const uint64_t rows = sg.run_begin.back();
-    const size_t cores = rows < (1u << 14) ? 1 : merge_cores();
-    const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + cores - 1) / cores);
+    const size_t part_cores = rows < (1u << 14) ? 1 : cores;
+    const std::vector<uint32_t> parts = cut_by_rows(per_query, cuts[s], cuts[s + 1], (rows + part_cores - 1) / part_cores);
     picked.resize(parts.size() - 1);
     part_rows.resize(picked.size());
     std::vector<uint64_t> part_chars(picked.size());

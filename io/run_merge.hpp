@@ -66,6 +66,9 @@ struct MergeRules {
   // CIGAR characters; 0: as the memory allows.
   uint64_t segment_rows = 0;
   uint64_t segment_bytes = 0;
+  // Threads the merge runs on; 0: every core of the job (a merge alone on the host). Merges run
+  // side by side (the background merges) take a share each.
+  size_t threads = 0;
   MergeTimes* times = nullptr;  // where to add each stage's seconds (--verbose), if anywhere
 };
 

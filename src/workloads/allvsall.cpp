@@ -415,7 +415,7 @@ class AllVsAllRun : public StagedRowsWorkload<HitRecords, TileResult> {
   AllVsAllJob job_;
   std::unique_ptr<ResultFile> out_;
   // Runs a background merge takes at once: a screen's 4,371 runs become ~70 of ~2 M rows each,
-  // and the merge in flight when the last tile comes is short.
+  // and the merges in flight when the last tile comes leave few runs to the final merge.
   static constexpr size_t kBackgroundGroup = 64;
   std::unique_ptr<BackgroundMerges> background_;  // local runs
   uint64_t total_cells_ = 0, total_pairs_ = 0, rows_ = 0;

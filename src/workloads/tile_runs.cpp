@@ -127,8 +127,8 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
     const MergeTimes& t = *timed.times;
     if (background)
       std::fprintf(stderr,
-                   "hpcalign: timing: merged while computing: %zu groups of runs into runs of %llu rows in %.3f s; "
-                   "the merge in flight at the end waited for %.3f s\n",
+                   "hpcalign: timing: merged while computing: %zu groups of runs into runs of %llu rows in %.3f s "
+                   "(summed over the merges side by side); the merges in flight at the end given up in %.3f s\n",
                    before.merges, (unsigned long long)before.rows, before.seconds, waited);
     std::fprintf(stderr,
                  "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU): first %zu "

@@ -668,10 +668,11 @@ std::vector<StagedRun> write_tiles_as_runs(const std::string& dir, const std::ve
 // dir's runs merged into a new file `out` with segments cut at `rows`/`bytes` and a `memory`
 // budget (0: the defaults); every one of the `expected` rows written.
 MergeTimes merge_runs_into(const std::string& out, const std::string& dir, const std::vector<StagedRun>& runs,
-                           uint64_t rows, uint64_t bytes, uint64_t memory, uint64_t expected) {
+                           uint64_t rows, uint64_t bytes, uint64_t memory, uint64_t expected, size_t threads = 0) {
   MergeTimes times;
   h5::File to(out, h5::Mode::kCreate);
   MergeRules rules;
+  rules.threads = threads;
   rules.segment_rows = rows;
   rules.segment_bytes = bytes;
   rules.memory = memory;
@@ -694,15 +695,17 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
   ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
   // (rows, bytes) a segment: the last cut by its bytes (rows and CIGAR characters), ~5,000 rows;
   // then segments cut by a memory budget alone: 1 MiB (a few thousand rows), the default.
+  // Then on a given number of threads (MergeRules::threads: merges side by side), one or three.
   struct Cut {
     uint64_t rows, bytes, memory;
+    size_t threads;
   };
-  for (const Cut& cut : std::vector<Cut>{{1000, 0, 0}, {20000, 0, 0}, {200000, 0, 0}, {200000, 300000, 0},
-                                         {0, 0, uint64_t(1) << 20}, {0, 0, 0}}) {
+  for (const Cut& cut : std::vector<Cut>{{1000, 0, 0, 0}, {20000, 0, 0, 0}, {200000, 0, 0, 0}, {200000, 300000, 0, 0},
+                                         {0, 0, uint64_t(1) << 20, 0}, {0, 0, 0, 0}, {20000, 0, 0, 1}, {20000, 0, 0, 3}}) {
     SCOPED_TRACE("segment " + std::to_string(cut.rows) + " rows, " + std::to_string(cut.bytes) + " bytes, memory " +
-                 std::to_string(cut.memory));
+                 std::to_string(cut.memory) + ", threads " + std::to_string(cut.threads));
     const std::string out = temp_path("overlap_merged.h5");
-    const MergeTimes times = merge_runs_into(out, dir, runs, cut.rows, cut.bytes, cut.memory, hits.size());
+    const MergeTimes times = merge_runs_into(out, dir, runs, cut.rows, cut.bytes, cut.memory, hits.size(), cut.threads);
     if (cut.memory) EXPECT_GE(times.segments, hits.size() * 340 / cut.memory);  // what the budget holds a segment
     // The default budget holds the 153,000 rows at once; a merge within its budget is still cut
     // into segments of at least two chunks (131,072 rows), so that its stages overlap: two.
@@ -742,13 +745,16 @@ TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
   ASSERT_GT(hits.size(), 2 * h5::kDefaultChunk);
   struct Cut {
     uint64_t rows, memory;
-    size_t ranges;  // 0: not checked
+    size_t ranges;   // 0: not checked
+    size_t threads;  // MergeRules::threads (0: every core)
   };
-  for (const Cut& cut : std::vector<Cut>{{1000, 0, 3}, {70000, 0, 3}, {140000, 0, 2}, {1u << 20, 0, 1},
-                                         {0, uint64_t(1) << 20, 3}, {0, 0, 0}}) {
-    SCOPED_TRACE("range " + std::to_string(cut.rows) + " rows, memory " + std::to_string(cut.memory));
+  for (const Cut& cut : std::vector<Cut>{{1000, 0, 3, 0}, {70000, 0, 3, 0}, {140000, 0, 2, 0}, {1u << 20, 0, 1, 0},
+                                         {0, uint64_t(1) << 20, 3, 0}, {0, 0, 0, 0}, {1000, 0, 3, 1},
+                                         {0, uint64_t(1) << 20, 0, 3}}) {
+    SCOPED_TRACE("range " + std::to_string(cut.rows) + " rows, memory " + std::to_string(cut.memory) + ", threads " +
+                 std::to_string(cut.threads));
     const std::string out = temp_path("ranges_merged.h5");
-    const MergeTimes times = merge_runs_into(out, dir, runs, cut.rows, 0, cut.memory, hits.size());
+    const MergeTimes times = merge_runs_into(out, dir, runs, cut.rows, 0, cut.memory, hits.size(), cut.threads);
     if (cut.ranges) EXPECT_EQ(times.segments, cut.ranges);  // whole chunks a range, at least one
     const h5::File f(out, h5::Mode::kReadOnly);
     expect_same_hits(read_hit_rows(f, "hits"), in_run_order);

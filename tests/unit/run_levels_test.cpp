@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "io/hdf5_columns.hpp"
 #include "io/hit_table.hpp"
@@ -135,26 +137,76 @@ TEST(RunLevels, BackgroundMergesGiveTheRowsOfTheRunsThemselves) {
     rules.segment_rows = 700;
     const auto direct = merged(dir, runs, rules);
     EXPECT_EQ(direct.first.size(), hits.size());
+    for (const size_t at_once : {size_t(1), size_t(3)}) {  // one merge at a time, or groups side by side
+      SCOPED_TRACE(at_once);
+      MergeLevels levels;
+      std::vector<StagedRun> fewer;
+      {
+        BackgroundMerges background(dir, 8, at_once);
+        for (const StagedRun& r : runs) background.add(r);
+        fewer = background.finish(&levels, true);
+      }
+      EXPECT_EQ(levels.merges, 7u);  // 61 runs: 7 groups of 8, 5 left
+      ASSERT_EQ(fewer.size(), 12u);
+      const RunFiles in(dir, fewer);
+      for (size_t k = 0; k < fewer.size(); ++k) {
+        EXPECT_EQ(fewer[k].file, k < 7 ? background_run_name(k) : runs[56 + k - 7].file);  // each group in its place
+        EXPECT_TRUE(HitRecords().is_whole(dir, fewer[k])) << fewer[k].file;
+        EXPECT_EQ(in.has_coordinates(k), !scores_only) << fewer[k].file;
+      }
+      const auto through = merged(dir, fewer, rules);
+      expect_same_hits(through.first, direct.first);
+      EXPECT_EQ(through.second, direct.second);
+    }
+    remove_run_directory(dir);
+    EXPECT_FALSE(std::filesystem::exists(dir));
+  }
+}
+
+// finish() without waiting gives up the merges in flight: their groups come back as they were,
+// their unfinished runs are removed, and the runs it returns (merged groups or not, in order)
+// still merge into the table of the runs themselves, however far the merges got.
+TEST(RunLevels, BackgroundMergesGivenUpLeaveTheirGroupsAsTheyWere) {
+  const std::string dir = temp_path("background_given_up.h5.runs");
+  std::vector<Hit> hits;
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE(round);
+    prepare_run_directory(dir, true);
+    const std::vector<StagedRun> runs = stage_runs(dir, 240, hits, true);
+    MergeRules rules;
+    rules.segment_rows = 700;
+    const auto direct = merged(dir, runs, rules);
     MergeLevels levels;
     std::vector<StagedRun> fewer;
     {
-      BackgroundMerges background(dir, 8);
+      BackgroundMerges background(dir, 16, 4);
       for (const StagedRun& r : runs) background.add(r);
-      fewer = background.finish(&levels, true);
+      if (round % 2) std::this_thread::sleep_for(std::chrono::milliseconds(20 * round));
+      fewer = background.finish(&levels);
     }
-    EXPECT_EQ(levels.merges, 7u);  // 61 runs: 7 groups of 8, 5 left
-    ASSERT_EQ(fewer.size(), 12u);
-    const RunFiles in(dir, fewer);
-    for (size_t k = 0; k < fewer.size(); ++k) {
-      EXPECT_EQ(fewer[k].file[0], k < 7 ? 'b' : 'w');
-      EXPECT_TRUE(HitRecords().is_whole(dir, fewer[k])) << fewer[k].file;
-      EXPECT_EQ(in.has_coordinates(k), !scores_only) << fewer[k].file;
+    size_t merged_runs = 0, at = 0;  // the workers' runs not merged keep their order
+    uint64_t rows = 0;
+    for (const StagedRun& r : fewer) {
+      rows += r.rows;
+      if (r.file[0] == 'b') {
+        ++merged_runs;
+        EXPECT_TRUE(HitRecords().is_whole(dir, r)) << r.file;
+        at += 16;
+      } else {
+        ASSERT_LT(at, runs.size());
+        EXPECT_EQ(r.offset, runs[at].offset);
+        EXPECT_EQ(r.file, runs[at++].file);
+      }
     }
+    EXPECT_EQ(at, runs.size());
+    EXPECT_EQ(rows, hits.size());
+    EXPECT_EQ(merged_runs, levels.merges);
+    size_t files = 0;  // only the merged groups' runs are left (a given-up merge's file removed)
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.path().filename().string()[0] == 'b';
+    EXPECT_EQ(files, merged_runs);
     const auto through = merged(dir, fewer, rules);
     expect_same_hits(through.first, direct.first);
-    EXPECT_EQ(through.second, direct.second);
     remove_run_directory(dir);
-    EXPECT_FALSE(std::filesystem::exists(dir));
   }
 }
 
