@@ -21,8 +21,10 @@ std::vector<std::string> fasta_descriptions(const std::string& path) {
     if (line_start && !piece.empty() && piece[0] == '>') in_header = true, header.clear();
     if (in_header) header += piece;
     if (line_end && in_header) {
-      // ">id description\r\n": the text after the first run of blanks, trailing blanks dropped.
-      const size_t id_end = header.find_first_of(" \t\r\n");
+      // ">id description\r\n": the text after the id's run of blanks, trailing blanks dropped;
+      // blanks between '>' and the id are skipped (the id is the first word, as the reader's).
+      const size_t id_begin = header.find_first_not_of(" \t", 1);
+      const size_t id_end = header.find_first_of(" \t\r\n", id_begin);
       const size_t desc = header.find_first_not_of(" \t", id_end);
       const size_t last = header.find_last_not_of(" \t\r\n");
       out.push_back(desc == std::string::npos || desc > last ? "" : header.substr(desc, last - desc + 1));
