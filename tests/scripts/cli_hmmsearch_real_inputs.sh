@@ -2,10 +2,10 @@
 # hpcalign hmmsearch against HMMER 3.3.2's hmmsearch --cpu 1 on inputs shaped as Pfam releases
 # and proteomes ship them (tables and report identical but for the lines hmmsearch_report.bash
 # names): models of ~1,400 and ~3,000 nodes (RF, CS, COM, GA/TC/NC, a DESC of odd characters),
-# the long model in every HMMER3 format, a model file with CRLF ends and gzipped; a proteome
-# with UniProt headers (blanks between '>' and some ids), CRLF ends, blank lines, a 1-residue
-# sequence, a titin-sized (~40,000 residues) one holding domains of the long models, a
-# duplicated record. A record without residues is refused with its file and line.
+# the long model in every HMMER3 format, a model file with CRLF ends, blank lines between models
+# and gzipped; a proteome with UniProt headers (blanks between '>' and some ids), CRLF ends,
+# blank lines, a 1-residue sequence, a titin-sized (~40,000 residues) one holding domains of the
+# long models, a duplicated record. A record without residues is refused with its file and line.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
 for tool in hmmsearch hmmbuild hmmemit hmmconvert; do command -v $tool >/dev/null || { echo "$tool missing"; exit 1; }; done
@@ -87,8 +87,8 @@ compare "--cut_tc --acc --notextw" "$MODELS" "$WORK/proteome.fa" --cut_tc --acc 
 compare "-E --domE --incE --incdomE -Z --domZ" "$MODELS" "$WORK/proteome.fa" -E 1e-3 --domE 1e-3 --incE 1e-30 \
   --incdomE 1e-20 -Z 61295632 --domZ 1000
 compare "--max --noali" "$MODELS" "$WORK/proteome.fa" --max --noali
-sed 's/$/\r/' "$MODELS" | gzip >"$WORK/models_crlf.hmm.gz"
-compare "a gzipped model file with CRLF ends" "$WORK/models_crlf.hmm.gz" "$WORK/proteome.fa" -T 25 --domT 15
+awk '{ print } /^\/\/$/ { print "" }' "$MODELS" | sed 's/$/\r/' | gzip >"$WORK/models_crlf.hmm.gz"
+compare "a gzipped model file with CRLF ends and blank lines between models" "$WORK/models_crlf.hmm.gz" "$WORK/proteome.fa" -T 25 --domT 15
 for f in a b c d e; do
   hmmconvert --outfmt 3/$f "$WORK/long.hmm" >"$WORK/long_3$f.hmm" 2>/dev/null || { fail "hmmconvert 3/$f"; continue; }
   compare "the long model as HMMER3/$f" "$WORK/long_3$f.hmm" "$WORK/proteome.fa"
