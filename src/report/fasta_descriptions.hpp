@@ -1,5 +1,6 @@
 #pragma once
-// The descriptions of a FASTA file's records (the header after the id, trimmed; "" when none),
+// The descriptions of a FASTA file's records (the header after the id and its blanks, to the line's
+// end; "" when none),
 // in file order: what hmmsearch prints as "description of target". Result files keep ids only.
 #include <string>
 #include <vector>

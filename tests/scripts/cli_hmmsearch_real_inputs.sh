@@ -3,9 +3,10 @@
 # and proteomes ship them (tables and report identical but for the lines hmmsearch_report.bash
 # names): models of ~1,400 and ~3,000 nodes (RF, CS, COM, GA/TC/NC, a DESC of odd characters),
 # the long model in every HMMER3 format, a model file with CRLF ends, blank lines between models
-# and gzipped; a proteome with UniProt headers (blanks between '>' and some ids), CRLF ends,
+# and gzipped; a proteome with UniProt headers (blanks after '>' or at the end of some), CRLF ends,
 # blank lines, a 1-residue sequence, a titin-sized (~40,000 residues) one holding domains of the
-# long models, a duplicated record. A record without residues is refused with its file and line.
+# long models, a duplicated record; records of '*' only under --max (where hmmsearch stops). A
+# record without residues is refused with its file and line.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
 for tool in hmmsearch hmmbuild hmmemit hmmconvert; do command -v $tool >/dev/null || { echo "$tool missing"; exit 1; }; done
@@ -49,7 +50,8 @@ MODELS=$WORK/models.hmm
 cat "$WORK/long.hmm" "$WORK/huge.hmm" "$D/hmm/pfam_style.hmm" "$D/hmm/Pkinase.hmm" >"$MODELS"
 
 # The proteome: globins45 with UniProt headers (every third with blanks after '>'), emitted
-# members of the long models, Pkinase members, a 1-residue and a titin-sized sequence.
+# members of the long models and Pkinase (every second with blanks ending its header, which
+# hmmsearch keeps in the description), a 1-residue and a titin-sized sequence.
 hmmemit -N 3 --seed 3 "$WORK/long.hmm" >"$WORK/emit.fa" && hmmemit -N 2 --seed 4 "$WORK/huge.hmm" >>"$WORK/emit.fa" &&
   hmmemit -N 2 --seed 5 "$D/hmm/Pkinase.hmm" >>"$WORK/emit.fa" || { fail "hmmemit"; finish; exit; }
 awk 'BEGIN { srand(5); aa = "ACDEFGHIKLMNPQRSTVWY" }
@@ -62,7 +64,7 @@ awk 'BEGIN { srand(5); aa = "ACDEFGHIKLMNPQRSTVWY" }
       if (kind[i] == "globin") {
         printf ">%ssp|P%05d|%s_HUMAN Hemoglobin subunit (fragment) OS=Homo sapiens OX=9606 GN=HB%d PE=1 SV=2\n", \
           (i % 3 == 0 ? "  " : ""), i, toupper(substr(name_of[i], 1, 5)), i
-      } else print ">tr|E" i "|" name_of[i] " emitted member OS=Synthetic OX=32630 PE=4 SV=1"
+      } else print ">tr|E" i "|" name_of[i] " emitted member OS=Synthetic OX=32630 PE=4 SV=1" (i % 2 ? " \t " : "")
       wrap(seq_of[i])
       if (i % 7 == 0) print ""
     }
@@ -93,6 +95,21 @@ for f in a b c d e; do
   hmmconvert --outfmt 3/$f "$WORK/long.hmm" >"$WORK/long_3$f.hmm" 2>/dev/null || { fail "hmmconvert 3/$f"; continue; }
   compare "the long model as HMMER3/$f" "$WORK/long_3$f.hmm" "$WORK/proteome.fa"
 done
+
+# Records of nonresidues only (a translated stop codon, a run of '*'): Forward scores 0, and
+# hmmsearch --max stops on them ("forward score underflow"); hpcalign fails them at the Forward
+# filter, so its tables under a fixed -Z are hmmsearch's on the file without them.
+{ printf '>stop_only translated ORF\n*\n'; cat "$WORK/proteome.fa"; printf '>stops\n**********\n'; } >"$WORK/stops.fa"
+mkdir -p "$WORK/theirs_stops" "$WORK/ours_stops"
+hmmsearch --cpu 1 --max -Z 1000 $(outputs hmmsearch "$WORK/theirs_stops") "$MODELS" "$WORK/proteome.fa" >/dev/null 2>&1 ||
+  fail "hmmsearch --max on the proteome"
+expect_ok "--max over records of '*' only runs" "$HPCALIGN" hmmsearch --cpu 2 --quiet --max -Z 1000 \
+  $(outputs hmmsearch "$WORK/ours_stops") "$MODELS" "$WORK/stops.fa"
+same_tables "--max over records of '*' only, against hmmsearch without them" "$WORK/theirs_stops" "$WORK/ours_stops"
+passed=$(grep '^Passed Fwd filter' "$WORK/ours_stops/out" | awk '{ s += $4 } END { print s }')
+theirs=$(grep '^Passed Fwd filter' "$WORK/theirs_stops/out" | awk '{ s += $4 } END { print s }')
+[ "$passed" = "$theirs" ] && pass "the '*' records fail the Forward filter ($passed passed)" ||
+  fail "Passed Fwd filter: ours $passed, hmmsearch without the records $theirs"
 
 { cat "$WORK/proteome.fa"; printf '>no_residues described\r\n>next\r\nMKV\r\n'; } >"$WORK/empty.fa"
 line=$(grep -n '^>no_residues' "$WORK/empty.fa" | cut -d: -f1)
