@@ -3,10 +3,10 @@
 # and proteomes ship them (tables and report identical but for the lines hmmsearch_report.bash
 # names): models of ~1,400 and ~3,000 nodes (RF, CS, COM, GA/TC/NC, a DESC of odd characters),
 # the long model in every HMMER3 format, a model file with CRLF ends, blank lines between models
-# and gzipped; a proteome with UniProt headers (blanks after '>' or at the end of some), CRLF ends,
-# blank lines, a 1-residue sequence, a titin-sized (~40,000 residues) one holding domains of the
-# long models, a duplicated record; records of '*' only under --max (where hmmsearch stops). A
-# record without residues is refused with its file and line.
+# and gzipped; a proteome with UniProt headers (blanks after '>' or at the end of some, nr's
+# Ctrl-A), CRLF ends, blank lines, a 1-residue sequence, a titin-sized (~40,000 residues) one
+# holding domains of the long models, a duplicated record; records of '*' only under --max (where
+# hmmsearch stops). A record without residues is refused with its file and line.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
 for tool in hmmsearch hmmbuild hmmemit hmmconvert; do command -v $tool >/dev/null || { echo "$tool missing"; exit 1; }; done
@@ -49,7 +49,8 @@ read -r long_nodes huge_nodes < <(awk '/^LENG/ { printf "%s ", $2 }' "$WORK/long
 MODELS=$WORK/models.hmm
 cat "$WORK/long.hmm" "$WORK/huge.hmm" "$D/hmm/pfam_style.hmm" "$D/hmm/Pkinase.hmm" >"$MODELS"
 
-# The proteome: globins45 with UniProt headers (every third with blanks after '>'), emitted
+# The proteome: globins45 with UniProt headers (every third with blanks after '>', every fifth
+# with a second defline after a Ctrl-A, as NCBI nr merges them), emitted
 # members of the long models and Pkinase (every second with blanks ending its header, which
 # hmmsearch keeps in the description), a 1-residue and a titin-sized sequence.
 hmmemit -N 3 --seed 3 "$WORK/long.hmm" >"$WORK/emit.fa" && hmmemit -N 2 --seed 4 "$WORK/huge.hmm" >>"$WORK/emit.fa" &&
@@ -62,8 +63,9 @@ awk 'BEGIN { srand(5); aa = "ACDEFGHIKLMNPQRSTVWY" }
     keep()
     for (i = 1; i <= n; i++) {
       if (kind[i] == "globin") {
-        printf ">%ssp|P%05d|%s_HUMAN Hemoglobin subunit (fragment) OS=Homo sapiens OX=9606 GN=HB%d PE=1 SV=2\n", \
-          (i % 3 == 0 ? "  " : ""), i, toupper(substr(name_of[i], 1, 5)), i
+        printf ">%ssp|P%05d|%s_HUMAN Hemoglobin subunit (fragment) OS=Homo sapiens OX=9606 GN=HB%d PE=1 SV=2%s\n", \
+          (i % 3 == 0 ? "  " : ""), i, toupper(substr(name_of[i], 1, 5)), i, \
+          (i % 5 == 0 ? "\001WP_" i ".1 hemoglobin [Pan troglodytes]" : "")
       } else print ">tr|E" i "|" name_of[i] " emitted member OS=Synthetic OX=32630 PE=4 SV=1" (i % 2 ? " \t " : "")
       wrap(seq_of[i])
       if (i % 7 == 0) print ""
