@@ -138,6 +138,8 @@ void FastaParser::end_record() {
 
 void FastaParser::parse_sequence(const unsigned char* p, size_t n) {
   if (!in_record_) {  // only blank lines may precede the first header
+    if (line_ == 1 && n >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0)  // as some Windows editors save
+      fail("starts with a UTF-8 byte-order mark: not a plain FASTA file (save it without the mark)");
     for (size_t i = 0; i < n; ++i)
       if (classes_[p[i]] != kSkip) {
         if (p[i] < 0x20 || p[i] >= 0x7F) fail("binary data (" + describe_byte(p[i]) + "): not a FASTA file");

@@ -38,7 +38,8 @@ HitList finish_hits(std::vector<TargetHit> hits, double Z, const ReportThreshold
     if (ka != kb) return ka > kb;
     const int c = std::strcmp(a.name.c_str(), b.name.c_str());
     if (c != 0) return c < 0;
-    return a.domains[0].env.iali < b.domains[0].env.iali;
+    if (a.domains[0].env.iali != b.domains[0].env.iali) return a.domains[0].env.iali < b.domains[0].env.iali;
+    return a.index < b.index;  // duplicated records: file order, as hmmsearch --cpu 1's stable qsort leaves them
   });
   HitList list;
   list.Z = Z;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
 #include "src/hmm/forward_backward.hpp"
 #include "src/hmm/hmmer_float_mode.hpp"
@@ -92,10 +93,15 @@ PostFilterPipeline::PostFilterPipeline(const HmmModel& model, const PipelineSett
   domain_ws_.seed = settings.seed;
 }
 
+bool has_residue(const uint8_t* seq, int L) {
+  return std::any_of(seq, seq + L, [](uint8_t c) { return c != kCodeStop; });
+}
+
 PostFilterResult PostFilterPipeline::score(const std::string& name, const std::string& description,
                                            const uint8_t* seq, int L, float filter_nats) {
   const HmmerFloatMode mode;
   PostFilterResult out;
+  if (!has_residue(seq, L)) return out;
   profile_.configure(L, true);
   const float fwdsc = forward(seq, L, profile_, fwd_, false);
   if (!passes_forward(fwdsc, filter_nats)) return out;
@@ -153,6 +159,7 @@ bool PostFilterPipeline::passes_forward(float fwd_nats, float filter_nats) const
 PostFilterResult PostFilterPipeline::score_parsed(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L, float filter_nats, const FbParse& parse) {
   PostFilterResult out;
+  if (!has_residue(seq, L)) return out;
   if (!passes_forward(parse.fwd_nats, filter_nats)) return out;
   if (!parse.has_backward || parse.fwd_x.size() != (size_t(L) + 1) * kXCells ||
       parse.bck_x.size() != parse.fwd_x.size())

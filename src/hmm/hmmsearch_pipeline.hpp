@@ -60,6 +60,11 @@ struct PostFilterResult {
   std::optional<TargetHit> hit;   // reaches the hit list (at least one domain)
 };
 
+// False for a target of nonresidues only ('*', or '.', '_', '~' read as it): no match state
+// emits one, so its Forward score is 0 (-inf nats) and it fails the Forward filter whatever F3
+// (hmmsearch --max stops on such a target: "forward score underflow").
+bool has_residue(const uint8_t* seq, int L);
+
 // The pipeline from the Forward filter on, for one model: a target that passed the MSV, bias
 // and Viterbi filters, `filter_nats` the null they scored it against (the bias filter's, or
 // null1 under --nobias: PairResult::filter_nats). One per thread: it keeps its scratch

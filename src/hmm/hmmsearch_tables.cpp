@@ -131,8 +131,9 @@ void write_pfamtblout(std::ostream& out, const HitList& list, bool domains_by_sc
       if (d.reported) rows.push_back({&h, &d, ++n, domains_by_score ? double(d.bitscore) : -d.lnP});
   }
   out << "\n";
-  // p7_tophits_SortBySortkey on one pseudo-hit a domain: key, then name, then alignment start.
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+  // p7_tophits_SortBySortkey on one pseudo-hit a domain: key, then name, then alignment start;
+  // stable, as glibc's qsort is: full ties (duplicated records) keep the hit list's order.
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     if (a.key != b.key) return a.key > b.key;
     if (const int c = std::strcmp(a.h->name.c_str(), b.h->name.c_str())) return c < 0;
     return a.d->env.iali < b.d->env.iali;

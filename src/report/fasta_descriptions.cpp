@@ -21,11 +21,15 @@ std::vector<std::string> fasta_descriptions(const std::string& path) {
     if (line_start && !piece.empty() && piece[0] == '>') in_header = true, header.clear();
     if (in_header) header += piece;
     if (line_end && in_header) {
-      // ">id description\r\n": the text after the first run of blanks, trailing blanks dropped.
-      const size_t id_end = header.find_first_of(" \t\r\n");
+      // ">id description\r\n": the text after the id's run of blanks up to the first '\r' or
+      // Ctrl-A (NCBI nr's separator of merged deflines) or the line's end, trailing blanks kept:
+      // easel's description, as hmmsearch prints it ("desc \t" for ">id desc \t"). Blanks between
+      // '>' and the id are skipped (the id is the reader's first word).
+      header.resize(header.size() - 1);
+      const size_t id_begin = header.find_first_not_of(" \t", 1);
+      const size_t id_end = header.find_first_of(" \t\r\v\f", id_begin);
       const size_t desc = header.find_first_not_of(" \t", id_end);
-      const size_t last = header.find_last_not_of(" \t\r\n");
-      out.push_back(desc == std::string::npos || desc > last ? "" : header.substr(desc, last - desc + 1));
+      out.push_back(desc == std::string::npos ? "" : header.substr(desc, header.find_first_of("\r\x01", desc) - desc));
       in_header = false;
     }
     line_start = line_end;

@@ -62,7 +62,7 @@ class HmmsearchRun : public TiledWorkload {
     job_.scan = opt_.scan;
     // Before any worker starts (the engines are placed after the load): a CPU-only run told to
     // use the parser engines builds their profiles for nothing, as before.
-    job_.parser_lanes = tuning_choice(Tunable::kHmmParsers) != "host";
+    job_.parser_lanes = std::string(tuning_choice(Tunable::kHmmParsers)) != "host";
     double models_s = 0;
     std::future<void> models = std::async(std::launch::async, [&] {
       job_.models = read_hmm_file(opt_.model_path);

@@ -40,8 +40,13 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
     const size_t end = (job + 1) * n / runs;
     std::vector<float> group_row;
     std::vector<float> group_rows[hmm::kMaxGroup];  // each target's Forward special rows
+    const auto scorable = [&](size_t k) {
+      const SeqView v = db.seqs.view(survivors[k].target);
+      return hmm::has_residue(v.data, int(v.length));
+    };
     for (size_t i = job * n / runs; i < end; ++i) {
       const Survivor& s = survivors[i];
+      if (!scorable(i)) continue;  // fails the Forward filter (out[i] stays so)
       if (!pipe || s.model != model) pipe.emplace(models.at(s.model), settings, profiles.at(s.model)), model = s.model;
       const auto target = [&](size_t k) {
         const Survivor& t = survivors[k];
@@ -59,7 +64,9 @@ std::vector<hmm::PostFilterResult> score_survivors(const std::vector<HmmModel>& 
       // two at a time (score_forwarded: their Backward parsers side by side) on the filter's
       // own Forward rows.
       size_t group = 1;
-      while (!parses && group < size_t(width) && i + group < end && survivors[i + group].model == s.model) ++group;
+      while (!parses && group < size_t(width) && i + group < end && survivors[i + group].model == s.model &&
+             scorable(i + group))
+        ++group;
       if (group == 1) {
         score(i);
         continue;

@@ -15,28 +15,10 @@
 #include "io/hmm_file.hpp"
 #include "src/hmm/hmmsearch_pipeline.hpp"
 #include "src/hmm/hmmsearch_tables.hpp"
+#include "src/report/fasta_descriptions.hpp"
 #include "test_support.hpp"
 
 namespace hpc::test {
-
-// Descriptions of a FASTA file's sequences (the header after the id), in file order.
-inline std::vector<std::string> fasta_descriptions(const std::string& fasta) {
-  std::istringstream in(run_command("zcat -f " + fasta + " | grep '^>'"));
-  std::vector<std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t sp = line.find_first_of(" \t");
-    if (sp == std::string::npos) {
-      out.emplace_back();
-      continue;
-    }
-    const size_t start = line.find_first_not_of(" \t", sp);
-    std::string d = start == std::string::npos ? "" : line.substr(start);
-    while (!d.empty() && (d.back() == ' ' || d.back() == '\t' || d.back() == '\r')) d.pop_back();
-    out.push_back(d);
-  }
-  return out;
-}
 
 struct Tables {
   std::string tblout, domtblout;

@@ -236,6 +236,13 @@ TEST(FastaErrors, InvalidBytesNameLineAndCharacter) {
   }
 }
 
+// A byte-order mark is named as such (hmmsearch refuses the file too), not taken for binary data.
+TEST(FastaErrors, ByteOrderMarkIsNamed) {
+  const InputError e = expect_input_error("bom.fa", "\xEF\xBB\xBF>a\nAC\n");
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_NE(std::string(e.what()).find("byte-order mark"), std::string::npos) << e.what();
+}
+
 TEST(FastaErrors, BinaryInput) {
   const std::string elf("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12);
   EXPECT_NE(std::string(expect_input_error("bin1", elf).what()).find("binary"), std::string::npos);

@@ -115,3 +115,27 @@ TEST(HmmsearchParsed, EngineParsesGiveTheSameHitsAsScore) {
   EXPECT_GT(tally.survivors, tally.past_fwd + 20);  // the Forward filter rejected some
   EXPECT_GT(tally.domains, tally.hits);             // some targets have several domains
 }
+
+// A target of nonresidues only ('*', as a translated stop codon gives): no match state emits
+// it, so its Forward score is 0; under --max every filter passes it and hmmsearch stops ("forward
+// score underflow"). Here it fails the Forward filter, in score() and score_parsed() alike, and a
+// target with one residue beside the '*'s still goes on.
+TEST(HmmsearchParsed, TargetsOfNonresiduesOnlyFailTheForwardFilter) {
+  const HmmModel model = data_models().front();
+  const PipelineSettings max = PipelineSettings::max_sensitivity(PipelineSettings{});
+  HmmsearchPipeline pipe(model, max);
+  for (const std::vector<uint8_t>& stars : {std::vector<uint8_t>{kCodeStop}, std::vector<uint8_t>(40, kCodeStop)}) {
+    EXPECT_FALSE(has_residue(stars.data(), int(stars.size())));
+    EXPECT_FALSE(pipe.score("stars", "", stars.data(), int(stars.size())).has_value());
+    PostFilterPipeline post(model, max);
+    const PostFilterResult r = post.score_parsed("stars", "", stars.data(), int(stars.size()), 0.0f, FbParse{});
+    EXPECT_FALSE(r.past_fwd);
+  }
+  EXPECT_EQ(pipe.counts().past_vit, 2);  // --max: the filters passed both
+  EXPECT_EQ(pipe.counts().past_fwd, 0);
+  std::vector<uint8_t> one(40, kCodeStop);
+  one[20] = 0;  // an A among the '*'s
+  EXPECT_TRUE(has_residue(one.data(), int(one.size())));
+  pipe.score("one", "", one.data(), int(one.size()));
+  EXPECT_EQ(pipe.counts().past_fwd, 1);
+}

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 #include "io/matrix.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
 #include "src/report/aligned_pair.hpp"
+#include "src/report/fasta_descriptions.hpp"
 #include "src/report/hit_columns.hpp"
 #include "src/report/pairwise_text.hpp"
 #include "test_support.hpp"
@@ -126,6 +128,22 @@ TEST(Pairwise, BlastLikeBlocks) {
             "Query  1      MKVLAT  6\n"
             "              ||:| |\n"
             "Sbjct  2      MKIL-T  6\n\n");
+}
+
+// hmmsearch's "description of target": the header after the id, as easel reads it: also where
+// blanks come between '>' and the id, with tabs inside, trailing blanks (kept), CRLF ends
+// (dropped), a Ctrl-A or '\r' inside (the end: NCBI nr's merged deflines), and none at all.
+TEST(FastaDescriptions, TextAfterTheIdAsHmmsearchShowsIt) {
+  const std::string path = test::temp_path("descriptions.fa");
+  std::ofstream(path, std::ios::binary) << ">   spaced_id  two  words \nMK\n>tabbed\tdesc\twith tabs\r\nMK\r\n"
+                                        << ">bare\nMK\n>trailing   \nMK\n>crlf desc \t \r\nMK\n>blank_crlf \r\nMK\n"
+                                        << ">nr first defline\x01WP_2.1 second one\nMK\n>cr first\rrest\nMK\n"
+                                        << ">sp|P69905|HBA_HUMAN Hemoglobin subunit alpha OS=Homo sapiens OX=9606\nMK\n";
+  const std::vector<std::string> want = {"two  words ", "desc\twith tabs", "", "", "desc \t ", "", "first defline",
+                                         "first", "Hemoglobin subunit alpha OS=Homo sapiens OX=9606"};
+  EXPECT_EQ(fasta_descriptions(path), want);
+  test::write_gz_file(path + ".gz", ">  gz_id  gzipped one\nMK\n");
+  EXPECT_EQ(fasta_descriptions(path + ".gz"), std::vector<std::string>{"gzipped one"});
 }
 
 }  // namespace
