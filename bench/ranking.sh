@@ -7,7 +7,9 @@
 # Data: from tests/data/balifam1000.fa.gz (56 Pfam families), 3 queries per family and 40
 # other members per family as the database (168 queries x 2,240 sequences, ~376k residues;
 # fixed seed). Every tool reports every hit to E <= 1000 and every subject (no top-N cut).
-# Env: SOURCE (labelled FASTA), QUERIES_PER_FAMILY (3), DB_PER_FAMILY (40), MODES ("ka blast
+# Env: SOURCE (labelled FASTA), QUERIES_PER_FAMILY (3), DB_PER_FAMILY (40), SEED (the draw's;
+# ranking_data.py's default), EVAL_ARGS (ranking_eval.py's options: "--families even", "--unscored
+# PF00155:PF00202,..."; the hits stay in OUT_DIR, so ranking_eval.py can score them again), MODES ("ka blast
 # comp regress regress-comp regress-qcomp"), RESCORE ("50": regress with --rescore N for each N listed; "" for none),
 # THREADS (all cores), HPCALIGN (build/hpcalign), PYTHON (python3).
 set -euo pipefail
@@ -25,7 +27,7 @@ done
 [ -r "$source_fa" ] || { echo "ranking.sh: $source_fa not readable" >&2; exit 1; }
 
 "$python" "$root/bench/ranking_data.py" "$source_fa" "$out/queries.fa" "$out/db.fa" \
-  --per-family-queries "${QUERIES_PER_FAMILY:-3}" --per-family-db "${DB_PER_FAMILY:-40}"
+  --per-family-queries "${QUERIES_PER_FAMILY:-3}" --per-family-db "${DB_PER_FAMILY:-40}" ${SEED:+--seed "$SEED"}
 nseq=$(grep -c '>' "$out/db.fa")
 now() { date +%s.%N; }
 timings=()
@@ -63,6 +65,7 @@ for cbs in 0 2; do
   runs+=("blastp -comp_based_stats $cbs=$out/blastp-cbs$cbs.tsv")
 done
 
-"$python" "$root/bench/ranking_eval.py" "$out/queries.fa" "$out/db.fa" "$out" "${runs[@]}"
+# shellcheck disable=SC2086  # EVAL_ARGS: options, split on spaces
+"$python" "$root/bench/ranking_eval.py" "$out/queries.fa" "$out/db.fa" "$out" "${runs[@]}" ${EVAL_ARGS:-}
 echo "wall seconds (${threads} threads): ${timings[*]}"
 echo "table: $out/ranking.tsv  plot: $out/ranking.png"

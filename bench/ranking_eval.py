@@ -2,11 +2,16 @@
 """Scores how well search tools rank homologs by E-value (bench/ranking.sh).
 
   ranking_eval.py QUERIES.fa DB.fa OUT_DIR NAME=HITS.tsv [NAME=HITS.tsv ...]
+                  [--families all|even|odd] [--unscored FAM1:FAM2[,FAM3:FAM4...]]
 
 HITS.tsv: one hit per line, "query<TAB>target<TAB>evalue" (extra columns ignored; a pair
 listed twice keeps its smallest E-value). Truth: the same Pfam family ("pfam=PF..." in the
 FASTA headers) is a homolog, a different family is not (families of one Pfam clan are
 homologs too, so some "false positives" are real: the measures are lower bounds).
+--unscored lists pairs of families whose cross pairs count as neither homolog nor false positive
+(e.g. Pfam clan mates, as SCOP benchmarks leave out pairs of one fold but not one superfamily).
+--families keeps the queries of the families at even or odd places in sorted order (the
+database stays whole): parameters chosen on one half can be checked on the other.
 
 Measures (ties of E-value are taken as one step, never split in a tool's favour):
   sens1   per query, the fraction of its homologs ranked strictly before its first false
@@ -53,9 +58,10 @@ def read_hits(path):
     return best
 
 
-def evaluate(hits, query_fam, db_fam):
+def evaluate(hits, query_fam, db_fam, unscored=frozenset()):
     """hits: (query, target) -> E. Returns (sens1, curve) with curve = [(epq, coverage)]
-    at the end of each tie group of the pooled ranking."""
+    at the end of each tie group of the pooled ranking. unscored: frozensets of two families
+    whose cross pairs are left out."""
     positives = {q: sum(1 for f in db_fam.values() if f == fam) for q, fam in query_fam.items()}
     total_pos = sum(positives.values())
     per_query = {q: [] for q in query_fam}
@@ -63,6 +69,8 @@ def evaluate(hits, query_fam, db_fam):
     for (q, t), e in hits.items():
         if q not in query_fam or t not in db_fam:
             raise ValueError(f"hit {q} -> {t} names a sequence outside the benchmark")
+        if frozenset((query_fam[q], db_fam[t])) in unscored:
+            continue
         true = query_fam[q] == db_fam[t]
         per_query[q].append((e, true))
         pooled.append((e, true))
@@ -86,16 +94,48 @@ def coverage_at(curve, epq):
     return max(c for e, c in curve if e <= epq)
 
 
+def family_half(query_fam, which):
+    """The queries of the families at even (or odd) places in sorted order; all for "all"."""
+    if which == "all":
+        return query_fam
+    families = sorted(set(query_fam.values()))
+    keep = set(families[0 if which == "even" else 1::2])
+    return {q: f for q, f in query_fam.items() if f in keep}
+
+
+def parse_unscored(text):
+    """"FAM1:FAM2,FAM3:FAM4" -> {frozenset({FAM1, FAM2}), ...}."""
+    pairs = set()
+    for item in filter(None, text.split(",")):
+        fams = item.split(":")
+        if len(fams) != 2 or not all(fams) or fams[0] == fams[1]:
+            sys.exit(f"--unscored: '{item}' is not two different families FAM1:FAM2")
+        pairs.add(frozenset(fams))
+    return frozenset(pairs)
+
+
 def main():
-    if len(sys.argv) < 5:
-        sys.exit(__doc__)
-    queries, db, out_dir = sys.argv[1:4]
+    import argparse
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument("queries")
+    ap.add_argument("db")
+    ap.add_argument("out_dir")
+    ap.add_argument("runs", nargs="+", metavar="NAME=HITS.tsv")
+    ap.add_argument("--families", choices=("all", "even", "odd"), default="all")
+    ap.add_argument("--unscored", default="")
+    a = ap.parse_args()
+    queries, db, out_dir = a.queries, a.db, a.out_dir
     query_fam, db_fam = read_families(queries), read_families(db)
+    unscored = parse_unscored(a.unscored)
+    all_queries, query_fam = query_fam, family_half(query_fam, a.families)
     rows = []
     curves = {}
-    for arg in sys.argv[4:]:
+    for arg in a.runs:
+        if "=" not in arg:
+            sys.exit(f"'{arg}' is not NAME=HITS.tsv")
         name, path = arg.split("=", 1)
-        sens1, curve = evaluate(read_hits(path), query_fam, db_fam)
+        hits = {k: e for k, e in read_hits(path).items() if k[0] in query_fam or k[0] not in all_queries}
+        sens1, curve = evaluate(hits, query_fam, db_fam, unscored)
         curves[name] = curve
         rows.append((name, sens1, coverage_at(curve, 0.1), coverage_at(curve, 1.0)))
     header = "tool\tsens1 (to 1st FP)\tcoverage @0.1 EPQ\tcoverage @1 EPQ"

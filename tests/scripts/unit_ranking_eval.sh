@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.bash"
 python3 - "$SOURCE_DIR/bench" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
-from ranking_eval import evaluate, coverage_at
+from ranking_eval import evaluate, coverage_at, family_half, parse_unscored
 
 queries = {"q1": "A", "q2": "B"}
 db = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "b2": "B", "c1": "C"}
@@ -29,6 +29,19 @@ try:
     raise SystemExit("unknown target accepted")
 except ValueError:
     pass
+# Pairs of families left unscored (clan mates): A:C and A:B pairs are neither homolog nor false
+# positive (q1's c1 and b1, q2's a1); B:C still counts (q2's c1, now at 1e-3).
+unscored = parse_unscored("A:C,B:A")
+assert unscored == {frozenset("AC"), frozenset("AB")}, unscored
+hits[("q2", "c1")] = 1e-3
+sens1, curve = evaluate(hits, queries, db, unscored)
+# q1: no false positive left, a1 and a2 of its 3; q2: b1, b2 before c1, 2 of 2.
+assert abs(sens1 - (2 / 3 + 1) / 2) < 1e-12, sens1
+# Pooled: a1 | b1 b2 (tie) | q1's a2 T tied with q2's c1 F (q1's b1 and q2's a1 unscored)
+assert curve == [(0, 0), (0, 0.2), (0, 0.6), (0.5, 0.8)], curve
+# Half of the families: sorted A, B -> even keeps A's queries, odd B's.
+assert family_half(queries, "even") == {"q1": "A"} and family_half(queries, "odd") == {"q2": "B"}
+assert family_half(queries, "all") == queries
 print("evaluator measures as computed by hand")
 PY
 if [ $? -eq 0 ]; then pass "ranking evaluator on a hand-made ranking"; else fail "ranking evaluator"; fi
