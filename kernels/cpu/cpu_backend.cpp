@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include "src/align/reference.hpp"
+#include "kernels/cpu/strip_align.hpp"
 #include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 
@@ -155,8 +155,8 @@ std::vector<Alignment> CpuSearchBackend::align(const std::vector<AlignRequest>& 
                   ") is outside the queries or the database");
   std::vector<Alignment> out(pairs.size());
   pool_.run(pairs.size(), [&](size_t i) {
-    out[i] = reference_align(AlignMode::Local, s.queries->view(pairs[i].query), s.db->seqs.view(pairs[i].target),
-                             s.matrix, s.gaps);
+    out[i] = strip_align(AlignMode::Local, s.queries->view(pairs[i].query), s.db->seqs.view(pairs[i].target),
+                         s.matrix, s.gaps);
   });
   return out;
 }

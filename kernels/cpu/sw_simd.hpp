@@ -12,7 +12,8 @@
 // vector) scores most pairs, since unrelated proteins score far below 255; a lane whose
 // best reaches 255 - bias - matrix max may have saturated and is rerun in signed 16-bit
 // lanes; a 16-bit lane reaching 32767 - matrix max is rescored by the exact 32-bit
-// scalar kernel. A saturated value is never returned.
+// strip kernel (strip_align.hpp), which also scores the pairs of groups that are mostly
+// padding. A saturated value is never returned.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-// The CPU SIMD kernels against the scalar references (Smith-Waterman; the striped HMMER
+// The CPU SIMD kernels against the scalar references (Smith-Waterman, the strip aligner; the striped HMMER
 // filters against their generic twins, tests/random_profiles.hpp), built without HDF5, MPI, zlib or gtest
 // so that it cross-compiles (aarch64: the SSE2 kernels on NEON through SIMDe) and runs under
 // qemu-user (tests/scripts/cross_aarch64.sh). Exits non-zero on any difference.
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/matrix.hpp"
+#include "kernels/cpu/strip_align.hpp"
 #include "kernels/cpu/sw_profile_simd.hpp"
 #include "kernels/cpu/sw_simd.hpp"
 #include "src/align/profile_reference.hpp"
@@ -75,6 +76,19 @@ int main() {
   for (size_t n : {2977u, 2978u, 3000u}) {
     const std::vector<uint8_t> w(n, encode_residue('W'));
     check(words.score(view(w), view(w)) == int32_t(11 * n), "W^" + std::to_string(n) + " self score");
+  }
+  // The strip aligner (the 16-bit kernel's 32-bit path, the CPU search's alignments): the
+  // reference's alignment in every mode, on relatives with indels and on tie-heavy pairs.
+  for (int k = 0; k < 24; ++k) {
+    const std::vector<uint8_t> a = random_seq(rng, 1 + rng() % 400, k % 2 ? 20 : 3);
+    const std::vector<uint8_t> c = k % 3 ? mutate(rng, a, 0.2) : random_seq(rng, 1 + rng() % 400, k % 2 ? 20 : 3);
+    for (AlignMode mode : {AlignMode::Local, AlignMode::Global, AlignMode::SemiGlobal}) {
+      const Alignment ref = reference_align(mode, view(a), view(c), b62, {11, 1});
+      const Alignment got = strip_align(mode, view(a), view(c), b62, {11, 1});
+      check(got.score == ref.score && got.cigar == ref.cigar && got.qstart == ref.qstart && got.qend == ref.qend &&
+                got.tstart == ref.tstart && got.tend == ref.tend,
+            std::string("strip aligner ") + to_string(mode) + " pair " + std::to_string(k));
+    }
   }
   // The HMMER filters: every score of the 128-bit striped kernels equals the generic twins'.
   const test::FilterTally t = test::random_filter_suite(SimdIsa::Sse2, 2026, 24);

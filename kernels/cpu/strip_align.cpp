@@ -1,0 +1,118 @@
+#include "kernels/cpu/strip_align.hpp"
+
+#include <algorithm>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/gotoh_scalar.hpp"
+#include "kernels/cpu/strip_align_isa.hpp"
+#include "kernels/cpu/sw_simd.hpp"
+#include "src/align/reference.hpp"
+#include "src/core/error.hpp"
+
+namespace hpc {
+namespace {
+
+using strip_detail::Border;
+using strip_detail::Pass;
+
+const strip_detail::Kernels& kernels() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const strip_detail::Kernels& k =
+      simd_isa_supported(SimdIsa::Avx2) ? strip_detail::avx2_kernels() : strip_detail::sse2_kernels();
+#else
+  static const strip_detail::Kernels& k = strip_detail::sse2_kernels();
+#endif
+  return k;
+}
+
+bool exact_in_int32(SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g) {
+  return g.open >= 0 && g.extend >= 0 && gotoh_fits_int32(q, t, m, g);
+}
+
+Pass pass_of(AlignMode mode, const uint8_t* q, uint32_t m, const uint8_t* t, uint32_t n, const ScoreMatrix& mat,
+             GapCosts g) {
+  return Pass{q, m, t, n, &mat, g, mode == AlignMode::Local, mode == AlignMode::Global ? Border::Charged : Border::Zero};
+}
+
+}  // namespace
+
+int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat, GapCosts g) {
+  if (!exact_in_int32(q, t, mat, g)) return reference_score(mode, q, t, mat, g);
+  return kernels().end_cell(mode, pass_of(mode, q.data, q.length, t.data, t.length, mat, g)).score;
+}
+
+Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat, GapCosts g) {
+  if (!exact_in_int32(q, t, mat, g)) return reference_align(mode, q, t, mat, g);
+  const strip_detail::Kernels& k = kernels();
+  const strip_detail::EndCell end = k.end_cell(mode, pass_of(mode, q.data, q.length, t.data, t.length, mat, g));
+  Alignment a;
+  a.score = end.score;
+  if (mode == AlignMode::Local && end.score == 0) return a;  // nothing aligned
+
+  // reference.cpp's pass 2 (local): the reversed prefixes anchored at the end cell.
+  uint32_t i0 = 1, j0 = 1;
+  if (mode == AlignMode::Local) {
+    std::vector<uint8_t> rq(q.data, q.data + end.i), rt(t.data, t.data + end.j);
+    std::reverse(rq.begin(), rq.end());
+    std::reverse(rt.begin(), rt.end());
+    Pass anchored = pass_of(mode, rq.data(), end.i, rt.data(), end.j, mat, g);
+    anchored.clamp_zero = false;
+    anchored.border = Border::Anchored;
+    const auto [max_a, max_b] = k.start_bounds(anchored, end.score);
+    i0 = end.i - max_a + 1, j0 = end.j - max_b + 1;
+  }
+  // Pass 3: the 4-bit cells of the rectangle [i0..end.i] x [j0..end.j].
+  const uint32_t rows = end.i - (i0 - 1), cols = end.j - (j0 - 1);
+  std::vector<uint32_t> words;
+  try {
+    words.assign(strip_detail::fill_words(rows, cols), 0);
+  } catch (const std::bad_alloc&) {
+    throw Error("traceback matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " cells (" +
+                std::to_string(strip_detail::fill_words(rows, cols) * 4 >> 20) + " MiB) does not fit in memory");
+  }
+  if (rows > 0 && cols > 0) {
+    const int32_t end_h = k.fill(pass_of(mode, q.data + i0 - 1, rows, t.data + j0 - 1, cols, mat, g), words.data());
+    if (end_h != end.score) throw Error("internal error: traceback pass disagrees with score pass");
+  }
+
+  // reference.cpp's walk (tie rules 2 and 3), in rectangle coordinates.
+  constexpr uint8_t kZero = 0, kDiag = 1, kUp = 2, kEOpenBit = 4, kFOpenBit = 8;
+  std::string ops;
+  enum { InH, InE, InF } state = InH;
+  uint32_t i = rows, j = cols;
+  while (i > 0 && j > 0) {
+    const uint8_t bits = strip_detail::fill_cell(words.data(), cols, i, j);
+    if (state == InH) {
+      const uint8_t src = bits & 3;
+      if (src == kZero) break;  // local start (tie rule 3)
+      if (src == kDiag) {
+        ops += q.data[i0 + i - 2] == t.data[j0 + j - 2] ? '=' : 'X';
+        --i, --j;
+      } else {
+        state = src == kUp ? InF : InE;
+      }
+    } else if (state == InF) {
+      ops += 'I';
+      --i;
+      if (bits & kFOpenBit) state = InH;
+    } else {
+      ops += 'D';
+      --j;
+      if (bits & kEOpenBit) state = InH;
+    }
+  }
+  if (mode == AlignMode::Global) {  // leading end gap along the border: one gap
+    ops.append(i, 'I');
+    ops.append(j, 'D');
+    i = j = 0;
+  }
+  a.cigar = cigar_from_reversed_ops(ops);
+  const uint32_t qs = i0 + i, ts = j0 + j;  // first residue consumed, 1-based
+  if (end.i >= qs) a.qstart = qs, a.qend = end.i;
+  if (end.j >= ts) a.tstart = ts, a.tend = end.j;
+  return a;
+}
+
+}  // namespace hpc

@@ -1,0 +1,19 @@
+#pragma once
+// Exact Gotoh alignment for long pairs: reference_align's passes (score and end cell, the
+// local start bounds, the 4-bit traceback of the rectangle, the walk back) with each pass a
+// vector sweep over strips of 8 query rows (strip_align_kernel.hpp), in int32. Scores,
+// coordinates and CIGARs are reference_align's, bit for bit (same cell values, same tie
+// rule); pairs whose values could leave int32's safe range, or negative gap costs, go to the
+// reference itself. Memory: reference_align's (4 bits per cell of the traceback rectangle).
+#include <cstdint>
+
+#include "src/core/alignment.hpp"
+#include "src/core/scoring.hpp"
+#include "src/core/sequence.hpp"
+
+namespace hpc {
+
+int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
+Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
+
+}  // namespace hpc
