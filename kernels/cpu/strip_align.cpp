@@ -43,7 +43,8 @@ int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat
   return kernels().end_cell(mode, pass_of(mode, q.data, q.length, t.data, t.length, mat, g)).score;
 }
 
-Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat, GapCosts g) {
+Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat, GapCosts g,
+                      uint64_t traceback_budget) {
   if (!exact_in_int32(q, t, mat, g)) return reference_align(mode, q, t, mat, g);
   const strip_detail::Kernels& k = kernels();
   const strip_detail::EndCell end = k.end_cell(mode, pass_of(mode, q.data, q.length, t.data, t.length, mat, g));
@@ -63,44 +64,69 @@ Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m
     const auto [max_a, max_b] = k.start_bounds(anchored, end.score);
     i0 = end.i - max_a + 1, j0 = end.j - max_b + 1;
   }
-  // Pass 3: the 4-bit cells of the rectangle [i0..end.i] x [j0..end.j].
+  // Pass 3: the 4-bit cells of the rectangle [i0..end.i] x [j0..end.j]. Past the budget, in
+  // bands of whole strips recomputed from checkpoint rows, bottom band first (checkpointed
+  // traceback, as reduced_space.hpp): a band's cells are the full rectangle's, bit for bit.
   const uint32_t rows = end.i - (i0 - 1), cols = end.j - (j0 - 1);
-  std::vector<uint32_t> words;
-  try {
-    words.assign(strip_detail::fill_words(rows, cols), 0);
-  } catch (const std::bad_alloc&) {
-    throw Error("traceback matrix of " + std::to_string(rows) + " x " + std::to_string(cols) + " cells (" +
-                std::to_string(strip_detail::fill_words(rows, cols) * 4 >> 20) + " MiB) does not fit in memory");
-  }
-  if (rows > 0 && cols > 0) {
-    const int32_t end_h = k.fill(pass_of(mode, q.data + i0 - 1, rows, t.data + j0 - 1, cols, mat, g), words.data());
-    if (end_h != end.score) throw Error("internal error: traceback pass disagrees with score pass");
+  const Pass rect = pass_of(mode, q.data + i0 - 1, rows, t.data + j0 - 1, cols, mat, g);
+  const uint64_t strips_fit = traceback_budget / (4 * (uint64_t(cols) + strip_detail::kLanes));
+  const uint32_t band = uint32_t(std::min<uint64_t>(rows, std::max<uint64_t>(strips_fit, 1) * strip_detail::kLanes));
+  const uint32_t bands = rows == 0 ? 0 : (rows + band - 1) / band;
+  // Checkpoints: H and F of the row above each band (band 0: the border row).
+  std::vector<std::vector<int32_t>> top_h(bands), top_f(bands);
+  for (uint32_t b = 1; b < bands; ++b) {
+    Pass p = rect;
+    p.q += (b - 1) * band, p.m = band, p.row0 = (b - 1) * band;
+    if (b > 1) p.top_h = top_h[b - 1].data(), p.top_f = top_f[b - 1].data();
+    top_h[b].resize(size_t(cols) + 1), top_f[b].resize(size_t(cols) + 1);
+    k.advance(p, top_h[b].data(), top_f[b].data());
   }
 
-  // reference.cpp's walk (tie rules 2 and 3), in rectangle coordinates.
+  // reference.cpp's walk (tie rules 2 and 3), in rectangle coordinates, band by band.
   constexpr uint8_t kZero = 0, kDiag = 1, kUp = 2, kEOpenBit = 4, kFOpenBit = 8;
   std::string ops;
   enum { InH, InE, InF } state = InH;
   uint32_t i = rows, j = cols;
-  while (i > 0 && j > 0) {
-    const uint8_t bits = strip_detail::fill_cell(words.data(), cols, i, j);
-    if (state == InH) {
-      const uint8_t src = bits & 3;
-      if (src == kZero) break;  // local start (tie rule 3)
-      if (src == kDiag) {
-        ops += q.data[i0 + i - 2] == t.data[j0 + j - 2] ? '=' : 'X';
-        --i, --j;
+  bool stopped = false;
+  std::vector<uint32_t> words;
+  for (uint32_t b = bands; b-- > 0 && !stopped && i > 0 && j > 0;) {
+    // Columns past the walk's are never needed: it never moves right, and the cells left of
+    // it do not depend on them.
+    Pass p = rect;
+    const uint32_t lo = b * band;
+    p.q += lo, p.m = i - lo, p.n = j, p.row0 = lo;
+    if (b > 0) p.top_h = top_h[b].data(), p.top_f = top_f[b].data();
+    try {
+      words.assign(strip_detail::fill_words(p.m, p.n), 0);
+    } catch (const std::bad_alloc&) {
+      throw Error("traceback band of " + std::to_string(p.m) + " x " + std::to_string(p.n) + " cells (" +
+                  std::to_string(strip_detail::fill_words(p.m, p.n) * 4 >> 20) + " MiB) does not fit in memory");
+    }
+    const int32_t end_h = k.fill(p, words.data());
+    if (bands == 1 && end_h != end.score) throw Error("internal error: traceback pass disagrees with score pass");
+    while (i > lo && j > 0) {
+      const uint8_t bits = strip_detail::fill_cell(words.data(), p.n, i - lo, j);
+      if (state == InH) {
+        const uint8_t src = bits & 3;
+        if (src == kZero) {  // local start (tie rule 3)
+          stopped = true;
+          break;
+        }
+        if (src == kDiag) {
+          ops += q.data[i0 + i - 2] == t.data[j0 + j - 2] ? '=' : 'X';
+          --i, --j;
+        } else {
+          state = src == kUp ? InF : InE;
+        }
+      } else if (state == InF) {
+        ops += 'I';
+        --i;
+        if (bits & kFOpenBit) state = InH;
       } else {
-        state = src == kUp ? InF : InE;
+        ops += 'D';
+        --j;
+        if (bits & kEOpenBit) state = InH;
       }
-    } else if (state == InF) {
-      ops += 'I';
-      --i;
-      if (bits & kFOpenBit) state = InH;
-    } else {
-      ops += 'D';
-      --j;
-      if (bits & kEOpenBit) state = InH;
     }
   }
   if (mode == AlignMode::Global) {  // leading end gap along the border: one gap

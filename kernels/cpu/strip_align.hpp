@@ -4,7 +4,10 @@
 // vector sweep over strips of 8 query rows (strip_align_kernel.hpp), in int32. Scores,
 // coordinates and CIGARs are reference_align's, bit for bit (same cell values, same tie
 // rule); pairs whose values could leave int32's safe range, or negative gap costs, go to the
-// reference itself. Memory: reference_align's (4 bits per cell of the traceback rectangle).
+// reference itself. Memory: 4 bits per cell of the traceback rectangle (reference_align's) up
+// to traceback_budget bytes; past it, bands of rows that fit it, recomputed from checkpoint
+// rows (one more pass over at most the rectangle's rows; a titin self-hit, 35,000 x 35,000,
+// would take 612 MiB in one piece).
 #include <cstdint>
 
 #include "src/core/alignment.hpp"
@@ -14,6 +17,8 @@
 namespace hpc {
 
 int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
-Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
+constexpr uint64_t kStripTracebackBudget = uint64_t(128) << 20;
+Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g,
+                      uint64_t traceback_budget = kStripTracebackBudget);
 
 }  // namespace hpc

@@ -21,7 +21,7 @@
 namespace hpc::strip_detail {
 
 const Kernels& avx2_kernels() {
-  static const Kernels k{end_cell_impl, start_bounds_impl, fill_impl};
+  static const Kernels k{end_cell_impl, start_bounds_impl, fill_impl, advance_impl};
   return k;
 }
 

@@ -30,6 +30,11 @@ struct Pass {
   GapCosts g;
   bool clamp_zero;  // local: H >= 0
   Border border;
+  // The row above the first: nullptr, the border row; else H and F of columns 0..n of row
+  // `row0` (a checkpoint), the rows then being row0+1.. for the column-0 border values.
+  const int32_t* top_h = nullptr;
+  const int32_t* top_f = nullptr;
+  uint32_t row0 = 0;
 };
 
 struct EndCell {
@@ -53,6 +58,8 @@ struct Kernels {
   std::pair<uint32_t, uint32_t> (*start_bounds)(const Pass& p, int32_t score);
   // Writes the 4-bit cells of the whole matrix to words[fill_words(m, n)]; returns H(m, n).
   int32_t (*fill)(const Pass& p, uint32_t* words);
+  // H and F of the pass's last row (columns 0..n) to h[n+1], f[n+1]: a checkpoint.
+  void (*advance)(const Pass& p, int32_t* h, int32_t* f);
 };
 
 const Kernels& avx2_kernels();  // x86 only; call only where the CPU has AVX2

@@ -55,7 +55,12 @@ void sweep(const Pass& p, Visit& visit) {
   const int32_t ext = p.g.extend, open_ext = p.g.open + p.g.extend;
   // Row state of the strip above (its last row), padded so lane 0 may read past column n.
   std::vector<int32_t> H(size_t(n) + kLanes + 1, 0), F(size_t(n) + kLanes + 1, kNegInf);
-  for (uint32_t j = 0; j <= n; ++j) H[j] = border_value(p.border, j, p.g);
+  if (p.top_h) {
+    std::copy(p.top_h, p.top_h + n + 1, H.begin());
+    std::copy(p.top_f, p.top_f + n + 1, F.begin());
+  } else {
+    for (uint32_t j = 0; j <= n; ++j) H[j] = border_value(p.border, j, p.g);
+  }
   alignas(32) int32_t table[kLanes][kCodes];
   const V lanes = lane_index();
   for (uint32_t i0 = 0; i0 < m; i0 += kLanes) {
@@ -64,7 +69,7 @@ void sweep(const Pass& p, Visit& visit) {
     for (uint32_t r = 0; r < uint32_t(kLanes); ++r) {
       for (int c = 0; c < kCodes; ++c)
         table[r][c] = r < rows && c < kAlphabetSize ? p.mat->score[p.q[i0 + r]][c] : 0;
-      if (r < rows) row_border[r] = border_value(p.border, i0 + r + 1, p.g);
+      if (r < rows) row_border[r] = border_value(p.border, p.row0 + i0 + r + 1, p.g);
     }
     const V lane_ok = lanes < int32_t(rows);
     visit.begin_strip(i0, rows);
@@ -97,33 +102,39 @@ void sweep(const Pass& p, Visit& visit) {
       e_prev = started ? e : splat(kNegInf);
       f_prev = f;
       up_prev = up;
-      if (rows == uint32_t(kLanes) && k >= uint32_t(kLanes)) {  // the strip's last row becomes the row above
-        const uint32_t jl = k - (kLanes - 1);
-        if (jl <= n) H[jl] = h[kLanes - 1], F[jl] = f[kLanes - 1];
+      if (k >= rows) {  // the strip's last row becomes the row above (read before written)
+        const uint32_t jl = k - (rows - 1);
+        if (jl <= n) H[jl] = h[rows - 1], F[jl] = f[rows - 1];
       }
     }
-    H[0] = border_value(p.border, i0 + kLanes, p.g);
+    H[0] = border_value(p.border, p.row0 + i0 + rows, p.g);
     visit.end_strip();
   }
+  visit.last_row(H.data(), F.data());
 }
+
+// Visitors that need no row state at the end.
+struct NoLastRow {
+  void last_row(const int32_t*, const int32_t*) {}
+};
 
 // Tie rule 1: per lane (one row, columns rising) the first strict maximum; the lanes in
 // row order; the strips in row order.
-struct EndVisit {
+struct EndVisit : NoLastRow {
   AlignMode mode;
   uint32_t m, n;
   EndCell best;
   uint32_t i0 = 0, rows = 0;
-  V lane_best{}, lane_j{}, last_row{};
+  V lane_best{}, lane_j{}, in_last_row{};
   void begin_strip(uint32_t first, uint32_t count) {
     i0 = first, rows = count;
     lane_best = splat(std::numeric_limits<int32_t>::min()), lane_j = splat(0);
-    last_row = lane_index() == int32_t(m - 1 - i0);
+    in_last_row = lane_index() == int32_t(m - 1 - i0);
   }
   void cell(const Step& s) {
     V eligible = s.valid;
-    if (mode == AlignMode::SemiGlobal) eligible &= (s.j == int32_t(n)) | last_row;
-    if (mode == AlignMode::Global) eligible &= (s.j == int32_t(n)) & last_row;
+    if (mode == AlignMode::SemiGlobal) eligible &= (s.j == int32_t(n)) | in_last_row;
+    if (mode == AlignMode::Global) eligible &= (s.j == int32_t(n)) & in_last_row;
     const V better = eligible & (s.h > lane_best);
     lane_best = better ? s.h : lane_best;
     lane_j = better ? s.j : lane_j;
@@ -138,7 +149,7 @@ struct EndVisit {
 };
 
 EndCell end_cell_impl(AlignMode mode, const Pass& p) {
-  EndVisit v{mode, p.m, p.n, {}};
+  EndVisit v{{}, mode, p.m, p.n, {}};
   const uint32_t m = p.m, n = p.n;
   if (mode == AlignMode::Global) v.best = {border_value(Border::Charged, m == 0 ? n : m, p.g), m, n};
   if (mode == AlignMode::SemiGlobal) v.best = {0, 0, m == 0 ? 0 : n};
@@ -146,7 +157,7 @@ EndCell end_cell_impl(AlignMode mode, const Pass& p) {
   return v.best;
 }
 
-struct StartVisit {
+struct StartVisit : NoLastRow {
   int32_t score;
   uint32_t max_a = 1, max_b = 1;
   uint32_t i0 = 0, rows = 0;
@@ -164,13 +175,13 @@ struct StartVisit {
 };
 
 std::pair<uint32_t, uint32_t> start_bounds_impl(const Pass& p, int32_t score) {
-  StartVisit v{score};
+  StartVisit v{{}, score};
   sweep(p, v);
   for (int r = 0; r < kLanes; ++r) v.max_b = std::max(v.max_b, uint32_t(v.hit_col[r]));
   return {v.max_a, v.max_b};
 }
 
-struct FillVisit {
+struct FillVisit : NoLastRow {
   const Pass& p;
   uint32_t* words;
   int32_t end_h = 0;
@@ -194,9 +205,27 @@ struct FillVisit {
 };
 
 int32_t fill_impl(const Pass& p, uint32_t* words) {
-  FillVisit v{p, words};
+  FillVisit v{{}, p, words};
   sweep(p, v);
   return v.end_h;
+}
+
+// Only the state of the last row, copied out.
+struct AdvanceVisit {
+  uint32_t n;
+  int32_t *h, *f;
+  void begin_strip(uint32_t, uint32_t) {}
+  void cell(const Step&) {}
+  void end_strip() {}
+  void last_row(const int32_t* H, const int32_t* F) {
+    std::copy(H, H + n + 1, h);
+    std::copy(F, F + n + 1, f);
+  }
+};
+
+void advance_impl(const Pass& p, int32_t* h, int32_t* f) {
+  AdvanceVisit v{p.n, h, f};
+  sweep(p, v);
 }
 
 }  // namespace

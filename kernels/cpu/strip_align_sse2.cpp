@@ -8,7 +8,7 @@
 namespace hpc::strip_detail {
 
 const Kernels& sse2_kernels() {
-  static const Kernels k{end_cell_impl, start_bounds_impl, fill_impl};
+  static const Kernels k{end_cell_impl, start_bounds_impl, fill_impl, advance_impl};
   return k;
 }
 

@@ -89,10 +89,40 @@ TEST(StripAlign, LongPairsPastSixteenBitsMatchReference) {
   for (AlignMode mode : kModes) {
     SCOPED_TRACE(to_string(mode));
     expect_same(mode, view(a), view(b), m, {11, 1});
+    const Alignment ref_mode = reference_align(mode, view(a), view(b), m, {11, 1});
+    const Alignment banded = strip_align(mode, view(a), view(b), m, {11, 1}, 4 << 20);  // 7 bands
+    EXPECT_EQ(banded.cigar, ref_mode.cigar);
+    EXPECT_EQ(banded.qstart, ref_mode.qstart);
+    EXPECT_EQ(banded.tstart, ref_mode.tstart);
   }
   // The search kernel's overflow path gives the same exact score.
   for (SimdIsa isa : {SimdIsa::Sse2, SimdIsa::Avx2})
     if (simd_isa_supported(isa)) EXPECT_EQ(SwScorer(m, {11, 1}, isa).score(view(a), view(b)), ref.score);
+}
+
+// Past the traceback budget the rectangle is filled in bands from checkpoint rows: the same
+// alignment whatever the band height (one strip, a few strips, rows not a multiple of 8).
+TEST(StripAlign, CheckpointedBandsMatchReference) {
+  const ScoreMatrix m = load_matrix("BLOSUM62");
+  std::mt19937 rng(29);
+  for (int k = 0; k < 16; ++k) {
+    const auto a = test::random_seq(rng, 1 + rng() % 600, k % 2 ? 20 : 3);
+    auto b = test::mutate(rng, a, 0.15);
+    if (k % 3 == 0) b.insert(b.begin(), a.begin() + a.size() / 3, a.end());
+    for (AlignMode mode : kModes) {
+      const Alignment ref = reference_align(mode, view(a), view(b), m, {11, 1});
+      for (uint64_t budget : {0ull, 1000ull, 20000ull, 100000ull}) {
+        SCOPED_TRACE("pair " + std::to_string(k) + " mode " + to_string(mode) + " budget " + std::to_string(budget));
+        const Alignment got = strip_align(mode, view(a), view(b), m, {11, 1}, budget);
+        EXPECT_EQ(got.score, ref.score);
+        EXPECT_EQ(got.cigar, ref.cigar);
+        EXPECT_EQ(got.qstart, ref.qstart);
+        EXPECT_EQ(got.qend, ref.qend);
+        EXPECT_EQ(got.tstart, ref.tstart);
+        EXPECT_EQ(got.tend, ref.tend);
+      }
+    }
+  }
 }
 
 // Values that may leave int32's safe range go to the 64-bit reference: same results.
