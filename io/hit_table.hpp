@@ -65,21 +65,22 @@ HitTableColumns hit_table_columns(const std::vector<const Hit*>& rows, uint64_t 
                                   const std::function<std::string_view(size_t)>& cigar_of);
 // The CIGAR characters' chunk in a table whose other columns have chunks of `chunk` rows.
 size_t cigar_chars_chunk(size_t chunk);
-// Empty columns of the table under `group` ("hits", "staging/hits").
+// Empty columns of the table under `group` ("hits", "staging/hits"). `aligned`: its rows have
+// CIGARs (a merge's kFast output then stores its identities, column_compression in hit_table.cpp).
 void create_hit_table(h5::File& file, const std::string& group, bool with_identity, size_t chunk,
-                      h5::Compression compression);
+                      h5::Compression compression, bool aligned = false);
 // Appends every column. With `cancel` it stops, returning false, once that is set (checked
 // before each column); the table's columns then have unequal lengths (a resume cuts them).
 bool append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
                       const std::atomic<bool>* cancel = nullptr);
-// Every column's chunks deflated as create_hit_table(..., chunk, compression) set them up, on
+// Every column's chunks deflated as create_hit_table(..., chunk, compression, aligned) set them up, on
 // `threads` threads at once (the chunks of all columns one list of work), without HDF5: any thread may
 // deflate while another writes the file. The rows must start at a chunk boundary of the table.
 struct DeflatedHitTable {
   std::vector<h5::DeflatedChunks> columns;  // for_each_row_column order, then cigar_chars; empty: not deflated
 };
 DeflatedHitTable deflate_hit_table(HitTableColumns& cols, bool with_identity, size_t chunk, h5::Compression compression,
-                                   size_t threads);
+                                   size_t threads, bool aligned = false);
 // append_hit_table storing those chunks as they are (a column that does not fit goes through HDF5).
 void append_hit_table(h5::File& file, const std::string& group, HitTableColumns& cols, bool with_identity,
                       const DeflatedHitTable& deflated);

@@ -714,8 +714,10 @@ TEST(RunMerge, OverlappedStagesOverChunksGiveOneStableSort) {
     EXPECT_GT(times.store, 0.0);
     const h5::File f(out, h5::Mode::kReadOnly);
     expect_same_hits(read_hit_rows(f, "hits"), in_run_order);
-    // E-values in deflate's stored blocks (level 0: random mantissa bits), the rest at level 1.
+    // E-values and (rows with CIGARs) identities in deflate's stored blocks (level 0: random
+    // mantissa bits), the rest at level 1.
     EXPECT_EQ(deflate_level_of(f, "hits/evalue"), 0);
+    EXPECT_EQ(deflate_level_of(f, "hits/identity"), 0);
     EXPECT_EQ(deflate_level_of(f, "hits/bits"), h5::kFastDeflateLevel);
     const std::vector<float> identity = h5::read_all<float>(f, "hits/identity");
     ASSERT_EQ(identity.size(), in_run_order.size());
@@ -758,6 +760,10 @@ TEST(RunMerge, RangesOfWholeChunksGiveOneStableSort) {
     if (cut.ranges) EXPECT_EQ(times.segments, cut.ranges);  // whole chunks a range, at least one
     const h5::File f(out, h5::Mode::kReadOnly);
     expect_same_hits(read_hit_rows(f, "hits"), in_run_order);
+    // Score-only rows: identities all zero, deflated at level 1 (to nothing), not stored.
+    EXPECT_EQ(deflate_level_of(f, "hits/identity"), h5::kFastDeflateLevel);
+    const h5::Handle identity(H5Dopen2(f.id(), "hits/identity", H5P_DEFAULT), H5Dclose);
+    EXPECT_LT(H5Dget_storage_size(identity.get()), hits.size() / 100);
   }
   remove_run_directory(dir);
 }
