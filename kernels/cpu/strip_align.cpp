@@ -9,6 +9,7 @@
 #include "kernels/cpu/strip_align_isa.hpp"
 #include "kernels/cpu/sw_simd.hpp"
 #include "src/align/reference.hpp"
+#include "src/align/traceback_walk.hpp"
 #include "src/core/error.hpp"
 
 namespace hpc {
@@ -82,19 +83,16 @@ Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m
     k.advance(p, top_h[b].data(), top_f[b].data());
   }
 
-  // reference.cpp's walk (tie rules 2 and 3), in rectangle coordinates, band by band.
-  constexpr uint8_t kZero = 0, kDiag = 1, kUp = 2, kEOpenBit = 4, kFOpenBit = 8;
-  std::string ops;
-  enum { InH, InE, InF } state = InH;
-  uint32_t i = rows, j = cols;
-  bool stopped = false;
+  // The walk (tie rules 2 and 3), in rectangle coordinates, band by band.
+  traceback::Walk w;
+  w.i = rows, w.j = cols;
   std::vector<uint32_t> words;
-  for (uint32_t b = bands; b-- > 0 && !stopped && i > 0 && j > 0;) {
+  for (uint32_t b = bands; b-- > 0 && w.active(0);) {
     // Columns past the walk's are never needed: it never moves right, and the cells left of
     // it do not depend on them.
     Pass p = rect;
     const uint32_t lo = b * band;
-    p.q += lo, p.m = i - lo, p.n = j, p.row0 = lo;
+    p.q += lo, p.m = w.i - lo, p.n = w.j, p.row0 = lo;
     if (b > 0) p.top_h = top_h[b].data(), p.top_f = top_f[b].data();
     try {
       words.assign(strip_detail::fill_words(p.m, p.n), 0);
@@ -104,40 +102,10 @@ Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m
     }
     const int32_t end_h = k.fill(p, words.data());
     if (bands == 1 && end_h != end.score) throw Error("internal error: traceback pass disagrees with score pass");
-    while (i > lo && j > 0) {
-      const uint8_t bits = strip_detail::fill_cell(words.data(), p.n, i - lo, j);
-      if (state == InH) {
-        const uint8_t src = bits & 3;
-        if (src == kZero) {  // local start (tie rule 3)
-          stopped = true;
-          break;
-        }
-        if (src == kDiag) {
-          ops += q.data[i0 + i - 2] == t.data[j0 + j - 2] ? '=' : 'X';
-          --i, --j;
-        } else {
-          state = src == kUp ? InF : InE;
-        }
-      } else if (state == InF) {
-        ops += 'I';
-        --i;
-        if (bits & kFOpenBit) state = InH;
-      } else {
-        ops += 'D';
-        --j;
-        if (bits & kEOpenBit) state = InH;
-      }
-    }
+    while (w.active(lo))
+      w.step(strip_detail::fill_cell(words.data(), p.n, w.i - lo, w.j), q.data + i0 - 1, t.data + j0 - 1);
   }
-  if (mode == AlignMode::Global) {  // leading end gap along the border: one gap
-    ops.append(i, 'I');
-    ops.append(j, 'D');
-    i = j = 0;
-  }
-  a.cigar = cigar_from_reversed_ops(ops);
-  const uint32_t qs = i0 + i, ts = j0 + j;  // first residue consumed, 1-based
-  if (end.i >= qs) a.qstart = qs, a.qend = end.i;
-  if (end.j >= ts) a.tstart = ts, a.tend = end.j;
+  w.finish(mode, i0, j0, end.i, end.j, a);
   return a;
 }
 

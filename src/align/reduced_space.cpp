@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "src/align/traceback_walk.hpp"
 #include "src/core/error.hpp"
 
 // The recurrences, border values, tie decisions and 4-bit cell codes below are those of
@@ -17,8 +18,7 @@ namespace {
 using Score = int64_t;
 constexpr Score kNegInf = std::numeric_limits<Score>::min() / 4;
 
-enum Source : uint8_t { kZero = 0, kDiag = 1, kUp = 2, kLeft = 3 };
-constexpr uint8_t kEOpenBit = 4, kFOpenBit = 8;
+using namespace traceback;
 
 // DP state of one row: H and F for columns 0..cols (E lives within a row only).
 struct RowState {
@@ -45,14 +45,6 @@ class Band {  // 4-bit cells of rows 1..rows (relative), columns 1..cols
  private:
   uint64_t cols_;
   std::vector<uint8_t> bits_;
-};
-
-struct Walk {
-  enum State { InH, InE, InF } state = InH;
-  uint32_t i = 0, j = 0;
-  bool stopped = false;  // local start reached
-  std::string ops;       // end to start
-  bool active(uint32_t above_row) const { return !stopped && i > above_row && j > 0; }
 };
 
 class Aligner {
@@ -87,15 +79,7 @@ class Aligner {
     Walk w;
     w.i = ei, w.j = ej;
     if (ei > 0 && ej > 0) trace(top_row(ej), 0, ei, w, budget_, 0);
-    if (mode_ == AlignMode::Global) {  // leading end gap along the border: one gap
-      w.ops.append(w.i, 'I');
-      w.ops.append(w.j, 'D');
-      w.i = w.j = 0;
-    }
-    a.cigar = cigar_from_reversed_ops(w.ops);
-    const uint32_t qs = 1 + w.i, ts = 1 + w.j;
-    if (ei >= qs) a.qstart = qs, a.qend = ei;
-    if (ej >= ts) a.tstart = ts, a.tend = ej;
+    w.finish(mode_, 1, 1, ei, ej, a);
     return a;
   }
 
@@ -177,30 +161,9 @@ class Aligner {
     return traceback_bytes(rows, cols) <= budget;
   }
 
-  // reference.cpp's walk (tie rules 2 and 3), in band coordinates.
+  // The walk (tie rules 2 and 3) through a band's cells.
   void walk(const Band& band, uint32_t lo, Walk& w) const {
-    while (w.active(lo)) {
-      const uint8_t bits = band.get(w.i - lo, w.j);
-      if (w.state == Walk::InH) {
-        const uint8_t src = bits & 3;
-        if (src == kZero) {
-          w.stopped = true;
-        } else if (src == kDiag) {
-          w.ops += q_.data[w.i - 1] == t_.data[w.j - 1] ? '=' : 'X';
-          --w.i, --w.j;
-        } else {
-          w.state = src == kUp ? Walk::InF : Walk::InE;
-        }
-      } else if (w.state == Walk::InF) {
-        w.ops += 'I';
-        --w.i;
-        if (bits & kFOpenBit) w.state = Walk::InH;
-      } else {
-        w.ops += 'D';
-        --w.j;
-        if (bits & kEOpenBit) w.state = Walk::InH;
-      }
-    }
+    while (w.active(lo)) w.step(band.get(w.i - lo, w.j), q_.data, t_.data);
   }
 
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/align/traceback_walk.hpp"
 #include "src/core/error.hpp"
 
 // Three passes, all row by row with O(n) working memory except the last:
@@ -147,8 +148,7 @@ std::pair<uint32_t, uint32_t> local_start_bounds(SeqView q, SeqView t, const Sco
 }
 
 // 4 bits per cell: bits 0-1 where H came from, bit 2 E opened, bit 3 F opened.
-enum Source : uint8_t { kZero = 0, kDiag = 1, kUp = 2, kLeft = 3 };
-constexpr uint8_t kEOpenBit = 4, kFOpenBit = 8;
+using namespace traceback;
 
 class NibbleMatrix {
  public:
@@ -205,40 +205,10 @@ Alignment reference_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatri
   if (end_h != end.score) throw Error("internal error: traceback pass disagrees with score pass");
 
   // Walk back in rectangle coordinates (row 0 / column 0 are the rectangle's border).
-  std::string ops;
-  enum { InH, InE, InF } state = InH;
-  uint32_t i = rows, j = cols;
-  while (i > 0 && j > 0) {
-    const uint8_t bits = tb.get(i, j);
-    if (state == InH) {
-      const uint8_t src = bits & 3;
-      if (src == kZero) break;  // local start (tie rule 3)
-      if (src == kDiag) {
-        ops += q.data[i0 + i - 2] == t.data[j0 + j - 2] ? '=' : 'X';
-        --i, --j;
-      } else {
-        state = src == kUp ? InF : InE;
-      }
-    } else if (state == InF) {
-      ops += 'I';
-      --i;
-      if (bits & kFOpenBit) state = InH;
-    } else {
-      ops += 'D';
-      --j;
-      if (bits & kEOpenBit) state = InH;
-    }
-  }
-  if (mode == AlignMode::Global) {  // leading end gap along the border: one gap
-    ops.append(i, 'I');
-    ops.append(j, 'D');
-    i = j = 0;
-  }
-
-  a.cigar = cigar_from_reversed_ops(ops);
-  const uint32_t qs = i0 + i, ts = j0 + j;  // first residue consumed, 1-based
-  if (end.i >= qs) a.qstart = qs, a.qend = end.i;
-  if (end.j >= ts) a.tstart = ts, a.tend = end.j;
+  Walk w;
+  w.i = rows, w.j = cols;
+  while (w.active(0)) w.step(tb.get(w.i, w.j), q.data + i0 - 1, t.data + j0 - 1);
+  w.finish(mode, i0, j0, end.i, end.j, a);
   return a;
 }
 
