@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/simd_intrinsics.hpp"
+#include "src/align/traceback_walk.hpp"  // its inline code stays baseline too
 #include "src/core/alphabet.hpp"
 
 #pragma GCC push_options

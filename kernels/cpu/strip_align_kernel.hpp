@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/cpu/strip_align_isa.hpp"
+#include "src/align/traceback_walk.hpp"
 #include "src/core/alphabet.hpp"
 
 // The vectors never cross a function boundary out of this file's anonymous namespace, so the
@@ -191,11 +192,11 @@ struct FillVisit : NoLastRow {
     i0 = first, rows = count, base = uint64_t(first / kLanes) * (p.n + kLanes - 1);
   }
   void cell(const Step& s) {
-    // reference.cpp's code: bits 0-1 where H came from (0 zero, 1 diagonal, 2 up, 3 left),
-    // bit 2 E opened, bit 3 F opened.
-    V src = s.h == s.d ? splat(1) : s.h == s.f ? splat(2) : splat(3);
-    if (p.clamp_zero) src = s.h == 0 ? splat(0) : src;
-    const V code = (src | (s.eo & 4) | (s.fo & 8)) << (lane_index() * 4);
+    // The cell codes the walk reads (src/align/traceback_walk.hpp).
+    using namespace traceback;
+    V src = s.h == s.d ? splat(kDiag) : s.h == s.f ? splat(kUp) : splat(kLeft);
+    if (p.clamp_zero) src = s.h == 0 ? splat(kZero) : src;
+    const V code = (src | (s.eo & kEOpenBit) | (s.fo & kFOpenBit)) << (lane_index() * 4);
     uint32_t word = 0;
     for (int r = 0; r < kLanes; ++r) word |= uint32_t(code[r]);
     words[base + s.k - 1] = word;
