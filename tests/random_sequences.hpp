@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/core/alphabet.hpp"
+#include "src/core/sequence.hpp"
 
 namespace hpc::test {
 
@@ -31,5 +32,8 @@ inline std::vector<uint8_t> mutate(std::mt19937& rng, const std::vector<uint8_t>
   if (out.empty()) out.push_back(s.front());
   return out;
 }
+
+// A test's residue vector as the aligners' view of it.
+inline SeqView view(const std::vector<uint8_t>& s) { return {s.data(), uint32_t(s.size())}; }
 
 }  // namespace hpc::test

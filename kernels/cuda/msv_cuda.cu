@@ -160,7 +160,7 @@ const MsvCodes& MsvCuda::codes(const std::vector<const MsvProfile*>& profiles, u
   result.on_host.clear(), result.on_host_nats.clear();
   std::vector<uint8_t>& tjb = result.tjb;
   tjb.resize(nm * n);
-  result.code = m.codes.get();
+  result.code = m.codes.get();  // again after the reserve below, which may move the codes
   if (n == 0 || nm == 0) return result;
   const auto t_call = std::chrono::steady_clock::now();
   CUDA_CHECK(cudaSetDevice(m.ts.device()));

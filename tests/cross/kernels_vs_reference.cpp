@@ -29,7 +29,7 @@ void check(bool ok, const std::string& what) {
 using test::mutate;
 using test::random_seq;
 
-SeqView view(const std::vector<uint8_t>& s) { return {s.data(), uint32_t(s.size())}; }
+using test::view;
 
 // One query against relatives and strangers of every length class, each vector kernel
 // (with and without the byte pass) and the profile kernel against the reference scores.

@@ -47,7 +47,7 @@ std::string describe(const KernelConfig& c) {
 using test::mutate;
 using test::random_seq;
 
-SeqView view(const std::vector<uint8_t>& s) { return {s.data(), uint32_t(s.size())}; }
+using test::view;
 
 // Scores `query` against all `targets` in one call per ISA (so lanes of mixed lengths
 // share vectors) and checks each against reference_score.

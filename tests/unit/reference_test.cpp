@@ -12,6 +12,7 @@
 #include "src/align/reference.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
+#include "random_sequences.hpp"
 
 namespace hpc {
 namespace {
@@ -21,7 +22,7 @@ std::vector<uint8_t> enc(const std::string& s) {
   for (char c : s) v.push_back(encode_residue(static_cast<unsigned char>(c)));
   return v;
 }
-SeqView view(const std::vector<uint8_t>& v) { return {v.data(), uint32_t(v.size())}; }
+using test::view;
 
 const ScoreMatrix& blosum62() {
   static const ScoreMatrix m = load_matrix("BLOSUM62");

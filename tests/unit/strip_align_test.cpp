@@ -17,7 +17,7 @@
 namespace hpc {
 namespace {
 
-SeqView view(const std::vector<uint8_t>& v) { return {v.data(), uint32_t(v.size())}; }
+using test::view;
 
 void expect_equal(const Alignment& got, const Alignment& ref) {
   EXPECT_EQ(got.score, ref.score);
