@@ -202,12 +202,54 @@ StagedRun MergedRunFile::finish() {
   return {name_, 0, rows_, chars_, 0};
 }
 
-RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs) : runs_(std::move(runs)), files_(dir) {
+RunFiles::RunFiles(const std::string& dir, std::vector<StagedRun> runs, bool release_merged)
+    : runs_(std::move(runs)), files_(dir) {
   for (size_t r = 0; r < runs_.size(); ++r) {
     run_fd_.push_back(files_.fd(runs_[r].file));
     RecordHeader h{};
     if (runs_[r].rows > 0) read_at(r, 0, sizeof h, &h);
     scores_only_.push_back(runs_[r].rows > 0 && h.matches(kScoresMagic, runs_[r]));
+    const std::string& name = runs_[r].file;
+    const bool ours = release_merged && (numbered(name, 'i') || numbered(name, 'b'));
+    release_fd_.push_back(ours ? ::open(files_.path(name).c_str(), O_WRONLY | O_CLOEXEC) : -1);
+    released_.emplace_back(kCharsColumn + 1, 0);
+  }
+}
+
+RunFiles::~RunFiles() {
+  for (int fd : release_fd_)
+    if (fd >= 0) ::close(fd);
+}
+
+// Holes punched a run at a time once this many of its consumed bytes are held (and at its
+// end), at block boundaries: a few large calls, and no partial block zeroed (written) in vain.
+constexpr uint64_t kReleaseStepBytes = uint64_t(64) << 20;
+constexpr uint64_t kReleaseAlign = 4096;
+
+void RunFiles::consumed(size_t r, uint64_t rows) const {
+  int& fd = release_fd_[r];
+  if (fd < 0 || rows == 0) return;
+  const StagedRun& run = runs_[r];
+  // Column k's bytes consumed; the CIGAR ends keep their last row: the next segment's read
+  // starts with it (chars_before). The characters are found before any column is freed.
+  const size_t columns = scores_only_[r] ? kScoreOnlyColumns : kCharsColumn;
+  std::vector<uint64_t> ends(kCharsColumn + 1, 0);
+  for (size_t k = 0; k < columns; ++k) ends[k] = kColumnBytes[k] * (k == 9 && rows < run.rows ? rows - 1 : rows);
+  if (!scores_only_[r]) ends[kCharsColumn] = rows < run.rows ? chars_before(r, rows) : run.extra;
+  uint64_t pending = 0;
+  for (size_t k = 0; k <= kCharsColumn; ++k) pending += ends[k] - std::min(ends[k], released_[r][k]);
+  if (pending < kReleaseStepBytes && rows < run.rows) return;
+  for (size_t k = 0; k <= kCharsColumn && fd >= 0; ++k) {
+    const uint64_t base = run.offset + column_offset(run.rows, k);
+    const uint64_t from = (base + released_[r][k] + kReleaseAlign - 1) / kReleaseAlign * kReleaseAlign;
+    const uint64_t to = (base + ends[k]) / kReleaseAlign * kReleaseAlign;
+    if (to <= from) continue;
+    // A file system without holes (EOPNOTSUPP) or any failure: the space goes at the removal, as before.
+    if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(from), off_t(to - from)) != 0) {
+      ::close(fd);
+      fd = -1;
+    }
+    released_[r][k] = to - base;
   }
 }
 

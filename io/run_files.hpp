@@ -74,9 +74,18 @@ class MergedRunFile : public MergeOutput {
 };
 
 // The journalled runs, read by the merge (each file opened once; reads on all cores).
+// With `release_merged`, a merged run's file (merged_run_name's, background_run_name's: never
+// journalled, so a resume never reads it but makes it again from the workers' files) gives
+// back the space of what the merge has consumed as it goes (holes punched by the segments'
+// reading, overlapping the merge), so that removing gigabytes of them at the end is cheap. The
+// workers' files are journalled: a resume after a killed merge reads them again, untouched.
 class RunFiles : public SortedRuns {
  public:
-  RunFiles(const std::string& dir, std::vector<StagedRun> runs);
+  RunFiles(const std::string& dir, std::vector<StagedRun> runs, bool release_merged = false);
+  ~RunFiles() override;
+  RunFiles(const RunFiles&) = delete;
+  RunFiles& operator=(const RunFiles&) = delete;
+  void consumed(size_t r, uint64_t rows) const override;
   size_t count() const override { return runs_.size(); }
   uint64_t rows(size_t r) const override { return runs_[r].rows; }
   void read(size_t r, size_t column, uint64_t first, uint64_t n, void* out) const override;
@@ -91,6 +100,10 @@ class RunFiles : public SortedRuns {
   std::vector<bool> scores_only_;  // records of rows without coordinates or CIGARs (their columns left out)
   RunFileHandles files_;     // opened in the constructor only: reads on all cores share them
   std::vector<int> run_fd_;  // the open file of each run
+  // Merged runs whose space goes as the merge consumes it: a writable descriptor (-1: none, or
+  // the file system punches no holes), and each column's bytes (the characters last) freed so far.
+  mutable std::vector<int> release_fd_;
+  mutable std::vector<std::vector<uint64_t>> released_;
 };
 
 }  // namespace hpc

@@ -825,6 +825,8 @@ uint64_t merge_sorted_runs(const SortedRuns& in, MergeOutput& output, const Merg
     auto t = std::chrono::steady_clock::now();
     const auto turn = hdf5_turn();
     read_segment(in, starts, s, s + 1, seg[s % 2], cores);
+    // Read for good: a merged run's space may go now, beside the merge, not at the removal.
+    for_each_run(in, cores, [&](size_t r, size_t) { in.consumed(r, starts[r][s + 1]); });
     return lap(t);
   };
   // Merged rows, kSegmentsDeflating + 2 tables: segment s is gathered while the segments before

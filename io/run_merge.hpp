@@ -95,6 +95,10 @@ class SortedRuns {
   // False when every row of the run has zero coordinates and no CIGAR (a score-only run's,
   // whose columns from the kScoreOnlyColumns-th on the merge then neither reads nor gathers).
   virtual bool has_coordinates(size_t) const { return true; }
+  // The merge has read the run's rows before `rows` (and their characters) and will not read
+  // them again: a source may free their space (RunFiles). A run's calls come in order, one at a
+  // time (different runs' at once, on the reading's threads).
+  virtual void consumed(size_t, uint64_t /*rows*/) const {}
   uint64_t total_rows() const;
   uint64_t total_chars() const;  // of every run's CIGARs
 };

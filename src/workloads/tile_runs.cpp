@@ -116,7 +116,9 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
   double opened = 0;
   {  // the runs' files closed before their removal (a file still open keeps its pages until then)
     const auto opening = std::chrono::steady_clock::now();
-    const RunFiles final_files(runs.directory(), final_runs);
+    // Merged runs' space freed as the merge consumes it (io/run_files.hpp): a killed merge is
+    // resumed from the workers' files, which stay whole.
+    const RunFiles final_files(runs.directory(), final_runs, true);
     opened = seconds_since(opening);
     rows = out.finish_merged(final_files, timed);
   }

@@ -1,6 +1,9 @@
 // io/run_levels.cpp: merges in levels through intermediate run files give the rows of one
 // merge, and an intermediate run is trusted only once whole.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -208,6 +211,54 @@ TEST(RunLevels, BackgroundMergesGivenUpLeaveTheirGroupsAsTheyWere) {
     expect_same_hits(through.first, direct.first);
     remove_run_directory(dir);
   }
+}
+
+// Bytes of `path` the file system holds (holes take none).
+uint64_t allocated_bytes(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_blocks) * 512 : 0;
+}
+
+// A merge that frees the merged runs' space as it consumes them (RunFiles' release_merged, the
+// final merge's) gives the same rows; the background merges' files keep their size but hardly
+// any space, and the workers' files stay whole: a resume merges again from them alone.
+TEST(RunLevels, AMergeFreeingMergedRunsKeepsTheWorkersRuns) {
+  const std::string dir = temp_path("release.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits;
+  const std::vector<StagedRun> runs = stage_runs(dir, 61, hits);
+  MergeRules rules;
+  rules.segment_rows = 700;
+  const auto direct = merged(dir, runs, rules);
+  std::vector<StagedRun> fewer;
+  {
+    BackgroundMerges background(dir, 8);
+    for (const StagedRun& r : runs) background.add(r);
+    fewer = background.finish(nullptr, true);
+  }
+  ASSERT_EQ(fewer.front().file, "b0");
+  const uint64_t b0_size = std::filesystem::file_size(dir + "/b0"), w0_held = allocated_bytes(dir + "/w0");
+  ASSERT_GT(b0_size, uint64_t(100) << 10);
+  const std::string out = temp_path("release_merged.h5");
+  {
+    h5::File to(out, h5::Mode::kCreate);
+    merge_sorted_runs(RunFiles(dir, fewer, true), to, "hits", rules);
+  }
+  {
+    const h5::File f(out, h5::Mode::kReadOnly);
+    expect_same_hits(read_hit_rows(f, "hits"), direct.first);
+  }
+  EXPECT_EQ(std::filesystem::file_size(dir + "/b0"), b0_size);
+  EXPECT_EQ(allocated_bytes(dir + "/w0"), w0_held);
+  // Freed where the file system punches holes (ext4, xfs, tmpfs): all but partial blocks.
+  const int probe = ::open((dir + "/b0").c_str(), O_WRONLY);
+  const bool holes = probe >= 0 && ::fallocate(probe, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 1) == 0;
+  if (probe >= 0) ::close(probe);
+  if (holes) EXPECT_LT(allocated_bytes(dir + "/b0"), b0_size / 4);
+  prepare_run_directory(dir, false);  // as a resume does: the merges' runs go, the workers' stay
+  for (const StagedRun& r : runs) EXPECT_TRUE(HitRecords().is_whole(dir, r)) << r.file;
+  expect_same_hits(merged(dir, runs, rules).first, direct.first);
+  remove_run_directory(dir);
 }
 
 // A merge that fails midway (a worker's record cut short) removes its unfinished intermediate
