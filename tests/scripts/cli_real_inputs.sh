@@ -11,7 +11,7 @@
 # - U/O/J scored as X with a warning counting them for every input (queries and databases), and
 #   DNA/RNA records (PDB seqres's mol:na) warned of;
 # - what is refused, with file and line: an empty record, a lone '*', a byte-order mark, CR-only
-#   line ends, bzip2/xz/zstd/zip data and an HDF5 file given for FASTA;
+#   line ends, bzip2/xz/zstd/zip data and an HDF5 file given for FASTA; queries from a pipe;
 # - peak memory of makedb and a search against a 200,000-sequence proteome.
 source "$(dirname "$0")/lib.bash"
 command -v ssearch36 >/dev/null || { echo "ssearch36 missing (apt-get install fasta3)"; exit 1; }
@@ -159,6 +159,13 @@ printf '%s\n' "XP_011518491.1 sp|P00000|FAM0_HUMAN" "WP_000001.1 sp|P00005|FAM1_
 "$H" view nr.h5 -d messy.fa --format pairwise >nr_pairwise.txt 2>err.txt &&
   grep -q '^>sp|P00000|FAM0_HUMAN  Length=' nr_pairwise.txt && pass "view -d: pairwise from the messy twin" ||
   fail "view -d messy.fa.gz: $(head -c 300 err.txt)"
+
+# Queries from a pipe: ids and scores need only the run; sequences (pairwise) cannot be read twice.
+"$H" search "${RUN[@]}" -q nr_pdb.fa -d clean.fa --max-hits 3 --format blast6 >file.txt
+gzip -c nr_pdb.fa | "$H" search "${RUN[@]}" -q <(gzip -dc) -d clean.fa --max-hits 3 --format blast6 >pipe.txt &&
+  cmp -s file.txt pipe.txt && pass "queries from a pipe: the file's hits" || fail "pipe: $(diff file.txt pipe.txt | head -3)"
+expect_error "pairwise of queries from a pipe: says the pipe was read" "is a pipe or device, read by the run already" \
+  bash -c 'cat "$2" | "$1" search --backend cpu --quiet -q /dev/stdin -d "$3" --max-hits 1 --format pairwise' _ "$H" nr_pdb.fa clean.fa
 
 # --- translated ORFs: a final '*' is dropped, one inside is kept and scored ---
 awk '/^>/ { n++ } n == 2' clean.fa >orf.fa
