@@ -11,7 +11,8 @@
 # - U/O/J scored as X with a warning counting them for every input (queries and databases), and
 #   DNA/RNA records (PDB seqres's mol:na) warned of;
 # - what is refused, with file and line: an empty record, a lone '*', a byte-order mark, CR-only
-#   line ends, bzip2/xz/zstd/zip data and an HDF5 file given for FASTA; queries from a pipe;
+#   line ends, bzip2/xz/zstd/zip data and an HDF5 file given for FASTA;
+# - queries from a pipe: the file's hits; pairwise, which reads them again, says the pipe was read;
 # - peak memory of makedb and a search against a 200,000-sequence proteome.
 source "$(dirname "$0")/lib.bash"
 command -v ssearch36 >/dev/null || { echo "ssearch36 missing (apt-get install fasta3)"; exit 1; }
