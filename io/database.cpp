@@ -129,14 +129,14 @@ Database make_database(SequenceSet seqs) {
   return db;
 }
 
-Database load_database(const std::string& path, ResidueRules rules) {
+Database load_database(const std::string& path, ResidueRules rules, FastaReport* report) {
   if (is_hdf5_file(path)) {
     if (rules == ResidueRules::kHmmer)
       std::cerr << "hpcalign: warning: " << path << " was encoded by makedb under BLAST's residue rules (U, O, J "
                    "read as X, a final '*' dropped); for hmmsearch's rules give the FASTA file\n";
     return read_hdf5_database(path);
   }
-  Database db = make_database(read_fasta(path, nullptr, rules));
+  Database db = make_database(read_fasta(path, report, rules));
   db.path = path;
   return db;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "io/fasta.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
 
@@ -28,7 +29,9 @@ Database make_database(SequenceSet seqs);
 // FASTA (plain or .gz) or a makedb HDF5 file (recognised by its signature). A FASTA file is
 // read under `rules`; a makedb file holds what makedb read under BLAST's rules (U/O/J as X,
 // a final '*' dropped), which a caller asking for HMMER's rules is warned of on stderr.
-Database load_database(const std::string& path, ResidueRules rules = ResidueRules::kBlast);
+// `report` (FASTA only; left as it is for a makedb file) counts the U/O/J read as X.
+Database load_database(const std::string& path, ResidueRules rules = ResidueRules::kBlast,
+                       FastaReport* report = nullptr);
 // Writes /db/{residues,offsets,ids,by_length} and attributes (sequences, residues, format version).
 void write_database(const Database& db, const std::string& path);
 bool is_hdf5_file(const std::string& path);

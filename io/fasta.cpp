@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <memory>
 #include <vector>
 
@@ -50,6 +51,22 @@ std::string describe_byte(unsigned char c) {
   return buf;
 }
 
+// Formats users give for FASTA by mistake, named by their first bytes (the reader takes plain
+// and gzip text only; anything else would be reported as stray text or binary data).
+const char* misgiven_format(const unsigned char* p, size_t n) {
+  const auto starts = [&](const char* magic, size_t len) { return n >= len && std::memcmp(p, magic, len) == 0; };
+  if (starts("BZh", 3) && n >= 4 && p[3] >= '1' && p[3] <= '9')
+    return "bzip2-compressed: hpcalign reads plain or gzip FASTA (decompress it, e.g. bunzip2 -k, or recompress with gzip)";
+  if (starts("\xFD" "7zXZ", 5))
+    return "xz-compressed: hpcalign reads plain or gzip FASTA (decompress it, e.g. xz -dk, or recompress with gzip)";
+  if (starts("\x28\xB5\x2F\xFD", 4))
+    return "zstd-compressed: hpcalign reads plain or gzip FASTA (decompress it, e.g. zstd -d, or recompress with gzip)";
+  if (starts("PK\x03\x04", 4)) return "a zip archive, not a FASTA file (unzip it first)";
+  if (starts("\x89HDF", 4))  // the signature's '\n' ends the first line after 5 bytes
+    return "an HDF5 file (a makedb database or a result file), not FASTA: give the FASTA file here";
+  return nullptr;
+}
+
 struct GzCloser {
   void operator()(gzFile_s* f) const { gzclose_r(f); }
 };
@@ -59,6 +76,9 @@ class FastaParser {
   FastaParser(const std::string& path, ResidueRules rules)
       : path_(path), classes_(build_byte_classes(rules)), drop_final_stop_(rules == ResidueRules::kBlast) {
     set_.source = path;
+    for (unsigned char c : {'A', 'C', 'G', 'T'}) acgt_codes_ |= uint64_t(1) << classes_[c];
+    nucleotide_codes_ = acgt_codes_ | uint64_t(1) << classes_['N'] | uint64_t(1) << kCodeX;  // U: X (BLAST's rules)
+    if (classes_['U'] < 64) nucleotide_codes_ |= uint64_t(1) << classes_['U'];
   }
 
   // Residues can be at most the bytes of a plain file: one allocation, no regrowth.
@@ -66,11 +86,13 @@ class FastaParser {
   void feed(const char* p, size_t n);
   SequenceSet finish();
   size_t rare_letters() const { return rare_; }
+  size_t nucleotide_like() const { return nucleotide_like_; }
 
  private:
   void start_record();
   void end_record();
   void parse_sequence(const unsigned char* p, size_t n);
+  bool looks_like_nucleotides(size_t start) const;
   [[noreturn]] void fail(const std::string& what) const { throw InputError(path_, line_, what); }
 
   std::string path_;
@@ -85,6 +107,8 @@ class FastaParser {
   std::string header_;
   size_t filled_ = 0;          // residues of set_.residues in use (the rest is slack)
   size_t rare_ = 0;
+  uint64_t acgt_codes_ = 0, nucleotide_codes_ = 0;  // bit c: code c is one of those letters
+  size_t nucleotide_like_ = 0;
 };
 
 void FastaParser::feed(const char* data, size_t n) {
@@ -129,17 +153,47 @@ void FastaParser::start_record() {
 void FastaParser::end_record() {
   if (!in_record_) return;
   const size_t start = set_.offsets.back();
-  if (drop_final_stop_ && filled_ > start && set_.residues[filled_ - 1] == kCodeStop) --filled_;  // stop-codon marker
-  if (filled_ == start)
-    throw InputError(path_, header_line_, "sequence '" + set_.ids.back() + "' has no residues");
+  const bool stop_dropped = drop_final_stop_ && filled_ > start && set_.residues[filled_ - 1] == kCodeStop;
+  if (stop_dropped) --filled_;  // stop-codon marker
+  if (filled_ == start) {
+    std::string why = "sequence '" + set_.ids.back() + "' has no residues";
+    if (stop_dropped) why += " (only a '*', the stop-codon marker BLAST's rules drop)";
+    // A file whose lines end in CR alone reads as one header line holding the whole file.
+    const size_t cr = header_.find('\r');
+    if (cr != std::string::npos && header_.find_first_not_of(" \t\r\v\f", cr) != std::string::npos)
+      why += ": the header holds a CR followed by more text, as a file whose lines end in CR alone (old Mac "
+             "text) reads; convert its line ends to LF (e.g. tr '\\r' '\\n')";
+    throw InputError(path_, header_line_, why);
+  }
+  if (looks_like_nucleotides(start)) ++nucleotide_like_;
   set_.offsets.push_back(filled_);
   in_record_ = false;
+}
+
+// A DNA/RNA record given as protein (a CDS file, PDB seqres's mol:na entries): 20+ residues, all
+// A/C/G/T/U/N (U read as X), at least half A/C/G/T, with A, C and G all present (Gly/Ala-rich
+// peptides are not taken for DNA). Proteins fail on their first other letter.
+bool FastaParser::looks_like_nucleotides(size_t start) const {
+  const size_t n = filled_ - start;
+  if (n < 20) return false;
+  size_t acgt = 0;
+  uint64_t seen = 0;
+  for (size_t i = start; i < filled_; ++i) {
+    const uint8_t c = set_.residues[i];
+    if (c >= 64 || !(nucleotide_codes_ >> c & 1)) return false;
+    acgt += acgt_codes_ >> c & 1;
+    seen |= uint64_t(1) << c;
+  }
+  const uint64_t acg = uint64_t(1) << classes_['A'] | uint64_t(1) << classes_['C'] | uint64_t(1) << classes_['G'];
+  return 2 * acgt >= n && (seen & acg) == acg;
 }
 
 void FastaParser::parse_sequence(const unsigned char* p, size_t n) {
   if (!in_record_) {  // only blank lines may precede the first header
     if (line_ == 1 && n >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0)  // as some Windows editors save
       fail("starts with a UTF-8 byte-order mark: not a plain FASTA file (save it without the mark)");
+    if (line_ == 1)
+      if (const char* what = misgiven_format(p, n)) fail(what);
     for (size_t i = 0; i < n; ++i)
       if (classes_[p[i]] != kSkip) {
         if (p[i] < 0x20 || p[i] >= 0x7F) fail("binary data (" + describe_byte(p[i]) + "): not a FASTA file");
@@ -203,7 +257,7 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
     parser.feed(block.data(), size_t(n));
   }
   SequenceSet set = parser.finish();
-  if (report) report->rare_letters = parser.rare_letters();
+  if (report) *report = {parser.rare_letters(), parser.nucleotide_like(), set.size()};
   return set;
 }
 
@@ -213,8 +267,16 @@ SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& n
   parser.reserve(size);
   parser.feed(data, size);
   SequenceSet set = parser.finish();
-  if (report) report->rare_letters = parser.rare_letters();
+  if (report) *report = {parser.rare_letters(), parser.nucleotide_like(), set.size()};
   return set;
+}
+
+void warn_fasta_report(const std::string& path, const FastaReport& report) {
+  if (report.rare_letters)
+    std::cerr << "hpcalign: warning: " << path << ": " << report.rare_letters << " U/O/J residues scored as X\n";
+  if (report.nucleotide_like)
+    std::cerr << "hpcalign: warning: " << path << ": " << report.nucleotide_like << " of " << report.sequences
+              << " sequences look like DNA/RNA (only A, C, G, T, U, N); they are aligned as protein\n";
 }
 
 void write_fasta(const SequenceSet& set, const std::string& path) {

@@ -13,17 +13,23 @@
 namespace hpc {
 
 struct FastaReport {
-  size_t rare_letters = 0;  // U/O/J mapped to X
+  size_t rare_letters = 0;      // U/O/J mapped to X
+  size_t nucleotide_like = 0;   // records of 20+ residues, all A/C/G/T/U/N, mostly A/C/G/T
+  size_t sequences = 0;
 };
 
 // Throws InputError (file:line) for missing/unreadable files, an empty file or set,
-// text before the first '>', empty ids, invalid residue bytes, corrupt gzip data.
+// text before the first '>', empty ids, invalid residue bytes, corrupt gzip data, a record
+// without residues (CR-only line ends named as such), and bzip2/xz/zstd/zip/HDF5 data, named.
 SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr,
                        ResidueRules rules = ResidueRules::kBlast);
 // The same parser over plain (not gzip) text already in memory; `name` is used in messages.
 // Used by the fuzzer (tests/fuzz/) and by callers that already hold the text.
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
                              FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast);
+// On stderr, "hpcalign: warning: PATH: N U/O/J residues scored as X" when the report counted any,
+// and a warning naming how many records look like DNA/RNA (read as protein all the same).
+void warn_fasta_report(const std::string& path, const FastaReport& report);
 // Writes the set as FASTA (">id", 60 residues a line), gzip-compressed when path ends in .gz.
 // Throws Error naming the path when it cannot be written.
 void write_fasta(const SequenceSet& set, const std::string& path);

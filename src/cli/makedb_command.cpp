@@ -50,7 +50,10 @@ int makedb(const std::vector<std::string>& args) {
   }
   check_output_is_safe(out, {in}, OutputPolicy{false, force, false});
   const bool hdf5 = ends_with(out, ".h5");
-  Database db = synthetic ? make_database(synthetic_database(uint64_t(residues), seed)) : load_database(in);
+  FastaReport report;
+  Database db = synthetic ? make_database(synthetic_database(uint64_t(residues), seed))
+                          : load_database(in, ResidueRules::kBlast, &report);
+  warn_fasta_report(in, report);
   write_then_rename(out, [&](const std::string& tmp) {
     if (hdf5 || !synthetic)
       write_database(db, tmp);

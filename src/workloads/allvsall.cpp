@@ -55,8 +55,7 @@ struct AllVsAllJob {
 SequenceSet read_input(const std::string& path, bool quiet) {
   FastaReport rep;
   SequenceSet s = read_fasta(path, &rep);
-  if (rep.rare_letters && !quiet)
-    std::cerr << "hpcalign: warning: " << path << ": " << rep.rare_letters << " U/O/J residues scored as X\n";
+  if (!quiet) warn_fasta_report(path, rep);
   return s;
 }
 

@@ -49,7 +49,10 @@ void load_job(const PssOptions& opt, PssJob& job) {
   FastaReport rep;
   job.queries = read_fasta(opt.query_path, &rep);
   if (job.queries.empty()) throw InputError(opt.query_path, 0, "no sequences");
-  job.subjects = read_fasta(opt.subject_path);
+  if (!opt.run.quiet) warn_fasta_report(opt.query_path, rep);
+  FastaReport subject_rep;
+  job.subjects = read_fasta(opt.subject_path, &subject_rep);
+  if (!opt.run.quiet) warn_fasta_report(opt.subject_path, subject_rep);
   if (job.subjects.empty()) throw InputError(opt.subject_path, 0, "no sequences");
   for (size_t i = 0; i < job.queries.size(); ++i)
     if (job.queries.length(i) == 0) throw InputError(opt.query_path, 0, "query " + job.queries.ids[i] + " is empty");

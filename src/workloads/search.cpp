@@ -85,9 +85,10 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   job.karlin = *karlin;
   FastaReport rep;
   job.queries = read_fasta(opt.query_path, &rep);
-  if (rep.rare_letters && !opt.run.quiet)
-    std::cerr << "hpcalign: warning: " << opt.query_path << ": " << rep.rare_letters << " U/O/J residues scored as X\n";
-  job.db = load_database(opt.db_path);
+  if (!opt.run.quiet) warn_fasta_report(opt.query_path, rep);
+  FastaReport db_rep;
+  job.db = load_database(opt.db_path, ResidueRules::kBlast, &db_rep);
+  if (!opt.run.quiet) warn_fasta_report(opt.db_path, db_rep);
   if (job.db.seqs.empty()) throw InputError(opt.db_path, 0, "no sequences in the database");
   job.setup.queries = &job.queries;
   job.setup.db = &job.db;

@@ -1,5 +1,7 @@
 #include "src/workloads/view.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <ostream>
 
@@ -56,7 +58,16 @@ SequenceSet run_sequences(const std::string& file, const std::vector<std::string
   if (file.empty())
     throw Error(std::string("these columns need the ") + what + " sequences; the result file names no " + what +
                 " file: pass " + option);
-  SequenceSet seqs = load_database(file).seqs;
+  SequenceSet seqs;
+  try {
+    seqs = load_database(file).seqs;
+  } catch (const InputError& e) {
+    struct stat st {};
+    if (stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // a pipe (search -q /dev/stdin) reads once
+      throw Error(std::string(e.what()) + " (" + file + " is a pipe or device, read by the run already; these " +
+                  "columns need the " + what + " sequences again: pass " + option + " FILE, or give the run a file)");
+    throw;
+  }
   const auto mismatch = [&](const std::string& why) {
     return Error(file + " does not hold the run's " + what + " sequences (" + why + "); pass the files the run read with " +
                  option);

@@ -243,6 +243,61 @@ TEST(FastaErrors, ByteOrderMarkIsNamed) {
   EXPECT_NE(std::string(e.what()).find("byte-order mark"), std::string::npos) << e.what();
 }
 
+// Files given for FASTA by mistake are named by their format (decompress or convert them first).
+TEST(FastaErrors, OtherContainersAreNamed) {
+  struct Case {
+    std::string content, shown;
+  };
+  const std::vector<Case> cases = {
+      {std::string("BZh91AY&SY\x01\x02", 12), "bzip2-compressed"},
+      {std::string("\xFD" "7zXZ\0\0\x04", 8), "xz-compressed"},
+      {std::string("\x28\xB5\x2F\xFD\x24\x00", 6), "zstd-compressed"},
+      {std::string("PK\x03\x04\x14\0\0\0", 8), "zip archive"},
+      {std::string("\x89HDF\r\n\x1a\n\0\0", 10), "HDF5 file"},
+  };
+  for (const Case& c : cases) {
+    const InputError e = expect_input_error("container", c.content);
+    EXPECT_EQ(e.line(), 1) << e.what();
+    EXPECT_NE(std::string(e.what()).find(c.shown), std::string::npos) << e.what();
+  }
+}
+
+// Lines ending in CR alone read as one header holding the whole file: said so, not just "no residues".
+TEST(FastaErrors, CarriageReturnOnlyLineEnds) {
+  for (const std::string content : {">a desc\rMKVL\r>b\rMKV\r", ">a\rMKVL\r>b\rMKV\r\n"}) {
+    const InputError e = expect_input_error("mac.fa", content);
+    EXPECT_EQ(e.line(), 1) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CR alone"), std::string::npos) << e.what();
+  }
+  // A CRLF file is read as usual, and so is a record without residues after a CRLF header.
+  EXPECT_EQ(read_fasta(write_file("crlf.fa", ">a desc\r\nMKVL\r\n")).length(0), 4u);
+  const InputError e = expect_input_error("crlf_empty.fa", ">a desc\r\n>b\r\nMKV\r\n");
+  EXPECT_EQ(std::string(e.what()).find("CR alone"), std::string::npos) << e.what();
+}
+
+// A record of a lone '*' (a translated stop codon) is empty once the marker is dropped: said so.
+TEST(FastaErrors, RecordOfOnlyAStop) {
+  const InputError e = expect_input_error("stop.fa", ">a\nMKV\n>orf2 translated\n*\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(std::string(e.what()).find("only a '*'"), std::string::npos) << e.what();
+}
+
+// DNA/RNA records are read (as protein) and counted for the callers' warning; proteins, short
+// nucleotide-like peptides, X runs and Gly/Ala-rich stretches are not counted.
+TEST(FastaReport, CountsNucleotideLikeRecords) {
+  FastaReport report;
+  const SequenceSet s = read_fasta(write_file("nuc.fa",
+                                              ">cds\nATGGCTAGCTAGCTAGGCTAGCTAGCATCGATCGA\n"
+                                              ">rna\naugGCUAGCUAGCUAGGCUAGCUAGCAUCGAUCGANNNN\n"
+                                              ">prot\nMKVLAAGIVGLLLAAQPAMAWHH\n>short\nACGTACGT\n"
+                                              ">xrun\nXXXXXXXXXXXXXXXXXXXXXXXXXXXX\n>ala\nAAAAAAAAAAAAAAAAAAAAGGGGGGGGGGGG\n"),
+                                   &report);
+  EXPECT_EQ(s.size(), 6u);
+  EXPECT_EQ(report.sequences, 6u);
+  EXPECT_EQ(report.nucleotide_like, 2u);
+  EXPECT_EQ(report.rare_letters, 8u);  // the RNA's U
+}
+
 TEST(FastaErrors, BinaryInput) {
   const std::string elf("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12);
   EXPECT_NE(std::string(expect_input_error("bin1", elf).what()).find("binary"), std::string::npos);
