@@ -77,6 +77,7 @@ void OutputGroup::prepare(const std::vector<std::string>& inputs, bool resume, b
   if (out_path_.empty() && format_.empty()) throw po::error("-o OUT.h5, -o - or --format is required");
   try {
     check_view_format(kind_, format_);
+    check_view_inputs(kind_, view_);
   } catch (const Error& e) {
     throw po::error(e.what());
   }

@@ -21,7 +21,8 @@ int view(const std::vector<std::string>& args) {
   const std::string usage =
       std::string("usage: hpcalign view OUT.h5 [--format F] [-q QUERIES -d DB] [-m MODELS]\n"
                   "Prints a result file of any workload as text. qseq, sseq, positive, ppos and pairwise read the\n"
-                  "residues from the files the run read (checked: same ids and lengths), or from -q/-d.\n"
+                  "residues from the files the run read (checked: same ids and lengths), or from -q/-d; stitle,\n"
+                  "salltitles, qheader and theader the titles, from FASTA files only (makedb files keep no titles).\n"
                   "FORMATS: ") +
       kFormatHelp;
   if (int rc = parse_or_help(args, usage, opts, &pos, vm); rc >= 0) return rc;

@@ -9,6 +9,7 @@
 
 #include "src/core/error.hpp"
 #include "src/report/aligned_pair.hpp"
+#include "src/report/fasta_descriptions.hpp"
 
 namespace hpc {
 namespace {
@@ -25,6 +26,10 @@ struct ColumnName {
   const char* blast;  // BLAST's name (the header of tsv)
   HitColumn column;
 };
+// Names only MMseqs2's --format-output spelling knows.
+bool mmseqs_only(HitColumn c) {
+  return c == HitColumn::fident || c == HitColumn::qcov || c == HitColumn::qheader || c == HitColumn::theader;
+}
 const ColumnName kColumns[] = {
     {"qseqid", HitColumn::qseqid},   {"sseqid", HitColumn::sseqid},     {"pident", HitColumn::pident},
     {"fident", HitColumn::fident},   {"nident", HitColumn::nident},     {"length", HitColumn::length},
@@ -34,7 +39,8 @@ const ColumnName kColumns[] = {
     {"evalue", HitColumn::evalue},   {"bitscore", HitColumn::bitscore}, {"score", HitColumn::score},
     {"qlen", HitColumn::qlen},       {"slen", HitColumn::slen},         {"qcovs", HitColumn::qcovs},
     {"qcovhsp", HitColumn::qcovhsp}, {"qcov", HitColumn::qcov},         {"qseq", HitColumn::qseq},
-    {"sseq", HitColumn::sseq},       {"cigar", HitColumn::cigar},
+    {"sseq", HitColumn::sseq},       {"cigar", HitColumn::cigar},       {"stitle", HitColumn::stitle},
+    {"salltitles", HitColumn::salltitles}, {"qheader", HitColumn::qheader}, {"theader", HitColumn::theader},
 };
 // MMseqs2 --format-output names that differ from BLAST's.
 const std::map<std::string, std::string> kMmseqsNames = {
@@ -52,11 +58,10 @@ HitColumn column_named(const std::string& name, bool mmseqs) {
   std::string blast = name;
   if (mmseqs && kMmseqsNames.count(name)) blast = kMmseqsNames.at(name);
   for (const auto& n : kColumns)
-    if (blast == n.blast && (mmseqs || (n.column != HitColumn::fident && n.column != HitColumn::qcov)))
-      return n.column;
+    if (blast == n.blast && (mmseqs || !mmseqs_only(n.column))) return n.column;
   std::string known;
   for (const auto& n : kColumns)
-    if (mmseqs || (n.column != HitColumn::fident && n.column != HitColumn::qcov)) known += std::string(" ") + n.blast;
+    if (mmseqs || !mmseqs_only(n.column)) known += std::string(" ") + n.blast;
   throw Error("unknown output column '" + name + "' (known:" + known +
               (mmseqs ? "; MMseqs2 names: query target alnlen tstart tend bits raw tlen qaln taln" : "") + ")");
 }
@@ -110,6 +115,16 @@ bool HitColumns::needs_sequences() const {
   return false;
 }
 
+bool HitColumns::needs_query_headers() const {
+  return std::count(columns.begin(), columns.end(), HitColumn::qheader) > 0;
+}
+
+bool HitColumns::needs_target_headers() const {
+  for (HitColumn c : columns)
+    if (c == HitColumn::stitle || c == HitColumn::salltitles || c == HitColumn::theader) return true;
+  return false;
+}
+
 bool HitColumns::needs_matrix() const {
   for (HitColumn c : columns)
     if (c == HitColumn::positive || c == HitColumn::ppos) return true;
@@ -144,6 +159,8 @@ void print_hit_columns(const HitColumns& format, const HitSource& src, std::ostr
   const bool need_rows = format.needs_sequences();
   if (need_rows && (!src.queries || !src.targets)) throw Error("internal: these columns need the sequences");
   if (format.needs_matrix() && !src.matrix) throw Error("internal: these columns need the scoring matrix");
+  if ((format.needs_query_headers() && !src.query_headers) || (format.needs_target_headers() && !src.target_headers))
+    throw Error("internal: these columns need the header lines");
   if (format.header) {
     for (size_t i = 0; i < format.columns.size(); ++i) out << (i ? "\t" : "") << name_of(format.columns[i]);
     out << '\n';
@@ -176,7 +193,8 @@ void print_hit_columns(const HitColumns& format, const HitSource& src, std::ostr
       const HitColumn c = format.columns[i];
       const bool alignment_column = c != HitColumn::qseqid && c != HitColumn::sseqid && c != HitColumn::score &&
                                     c != HitColumn::qlen && c != HitColumn::slen && c != HitColumn::evalue &&
-                                    c != HitColumn::bitscore;
+                                    c != HitColumn::bitscore && c != HitColumn::stitle && c != HitColumn::salltitles &&
+                                    c != HitColumn::qheader && c != HitColumn::theader;
       if ((alignment_column && !aligned) || ((c == HitColumn::evalue || c == HitColumn::bitscore) && !stats)) {
         out << kAbsent;
         continue;
@@ -208,6 +226,10 @@ void print_hit_columns(const HitColumns& format, const HitSource& src, std::ostr
         case HitColumn::qseq: out << fig.rows.query; break;
         case HitColumn::sseq: out << fig.rows.target; break;
         case HitColumn::cigar: out << h.aln.cigar; break;
+        case HitColumn::stitle:
+        case HitColumn::salltitles: out << blast_title(hit_id(*src.target_headers, h.target, "target")); break;
+        case HitColumn::qheader: out << mmseqs_header(hit_id(*src.query_headers, h.query, "query")); break;
+        case HitColumn::theader: out << mmseqs_header(hit_id(*src.target_headers, h.target, "target")); break;
       }
     }
     out << '\n';

@@ -2,10 +2,11 @@
 // Tabular hit output in BLAST's column vocabulary (blastp -outfmt "6 ..."), for search and
 // allvsall result files (and merged ones):
 //   qseqid sseqid pident nident length mismatch positive gapopen gaps ppos qstart qend sstart
-//   send evalue bitscore score qlen slen qcovs qcovhsp qseq sseq cigar
+//   send evalue bitscore score qlen slen qcovs qcovhsp qseq sseq cigar stitle salltitles
 // pident and ppos are percentages (as BLAST prints them); cigar is ours (=/X/I/D, target as
 // reference). qcovs equals qcovhsp: a pair has one alignment. qseq/sseq/positive/ppos need the
-// sequences (and the matrix): the caller supplies them.
+// sequences (and the matrix), stitle/salltitles/qheader/theader the header lines: the caller
+// supplies them. One record has one title: salltitles is stitle (blast_title).
 //
 // Format strings (`--format`):
 //   blast6            the 12 columns of BLAST -outfmt 6, BLAST's number formatting
@@ -14,7 +15,7 @@
 //   "6 NAME NAME ..." BLAST's custom columns, BLAST's formatting ("6" alone is blast6)
 //   "NAME,NAME,..."   MMseqs2's --format-output spelling: its names (query target fident pident
 //                     nident alnlen mismatch gapopen qstart qend tstart tend evalue bits raw qlen
-//                     tlen qcov qaln taln cigar) or BLAST's; fident and qcov are fractions there
+//                     tlen qcov qaln taln cigar qheader theader) or BLAST's; fident and qcov are fractions there
 // Absent values print as BLAST prints them, "N/A": bitscore and evalue of modes without
 // Karlin-Altschul statistics (allvsall global/semiglobal), and every alignment column
 // (coordinates, identities, sequences, cigar) of a pair without an alignment (score-only runs).
@@ -31,7 +32,8 @@ namespace hpc {
 
 enum class HitColumn {
   qseqid, sseqid, pident, fident, nident, length, mismatch, positive, gapopen, gaps, ppos, qstart, qend, sstart,
-  send, evalue, bitscore, score, qlen, slen, qcovs, qcovhsp, qcov, qseq, sseq, cigar
+  send, evalue, bitscore, score, qlen, slen, qcovs, qcovhsp, qcov, qseq, sseq, cigar, stitle, salltitles, qheader,
+  theader
 };
 
 struct HitColumns {
@@ -40,6 +42,8 @@ struct HitColumns {
   bool precise = false;  // tsv: full precision instead of BLAST's rounding
   bool needs_sequences() const;
   bool needs_matrix() const;
+  bool needs_query_headers() const;
+  bool needs_target_headers() const;
 };
 
 // Parses a format string as above; nullopt when it is not a hit format (pairwise, tblout, ...).
@@ -52,6 +56,8 @@ struct HitSource {
   const SequenceSet* queries = nullptr;  // index-matched to table.query_ids
   const SequenceSet* targets = nullptr;
   const ScoreMatrix* matrix = nullptr;
+  const std::vector<std::string>* query_headers = nullptr;  // header lines (fasta_header_lines)
+  const std::vector<std::string>* target_headers = nullptr;
 };
 
 void print_hit_columns(const HitColumns& format, const HitSource& source, std::ostream& out);

@@ -9,6 +9,7 @@
 #include "io/hdf5_columns.hpp"
 #include "io/matrix.hpp"
 #include "src/core/error.hpp"
+#include "src/report/fasta_descriptions.hpp"
 #include "src/report/hit_columns.hpp"
 #include "src/report/pairwise_text.hpp"
 #include "src/report/pss_table.hpp"
@@ -22,10 +23,11 @@ const char* const kFormatHelp =
     "    sstart send evalue bitscore); tsv (header; qseqid sseqid score bitscore evalue pident qstart qend\n"
     "    sstart send cigar, full precision); pairwise (alignments as BLAST shows them); \"6 COL COL ...\"\n"
     "    (BLAST's custom columns: qseqid sseqid pident nident length mismatch positive gapopen gaps ppos\n"
-    "    qstart qend sstart send evalue bitscore score qlen slen qcovs qcovhsp qseq sseq cigar); or\n"
-    "    \"COL,COL,...\" (MMseqs2 --format-output names: query target fident pident alnlen tstart tend bits\n"
-    "    raw tlen qcov qaln taln ...). Absent values print N/A (E-values of global/semiglobal modes;\n"
-    "    coordinates of score-only runs).\n"
+    "    qstart qend sstart send evalue bitscore score qlen slen qcovs qcovhsp qseq sseq cigar stitle\n"
+    "    salltitles); or \"COL,COL,...\" (MMseqs2 --format-output names: query target fident pident alnlen\n"
+    "    tstart tend bits raw tlen qcov qaln taln qheader theader ...). Absent values print N/A (E-values\n"
+    "    of global/semiglobal modes; coordinates of score-only runs). Sequence and title columns read\n"
+    "    the run's query/target files again (view's --query/--db point elsewhere); titles need FASTA.\n"
     "  pss: tsv (qseqid sseqid score mu lambda K pvalue log10_pvalue n_perm converged fit_status).\n"
     "  msv: tblout (hmmsearch --tblout's 18 columns + description; filter figures, see the table's\n"
     "    comment) or tsv (every /msv column).";
@@ -80,6 +82,37 @@ SequenceSet run_sequences(const std::string& file, const std::vector<std::string
   return seqs;
 }
 
+// Throws when `file` cannot give the titles: none named, a makedb file (it keeps ids only) or a
+// pipe the run has read already.
+void check_title_file(const std::string& file, const std::string& option, const char* what) {
+  if (file.empty())
+    throw Error(std::string("title columns need the ") + what + " FASTA file; the result file names none: pass " +
+                option + " FILE.fa");
+  if (is_hdf5_file(file))
+    throw Error(file + " is a makedb database, which keeps no titles: title columns need the " + what +
+                " FASTA file it was made from: pass " + option + " FILE.fa");
+  struct stat st {};
+  if (stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw Error(file + " is a pipe or device, read by the run already; title columns need the " + what +
+                " FASTA file again: pass " + option + " FILE.fa, or give the run a file");
+}
+
+// Throws unless `headers` (of `file`) are the run's records: same count, same ids in order.
+void check_headers(const std::vector<std::string>& headers, const std::vector<std::string>& ids,
+                   const std::string& file, const std::string& option, const char* what) {
+  const auto mismatch = [&](const std::string& why) {
+    return Error(file + " does not hold the run's " + what + " sequences (" + why +
+                 "); pass the FASTA file the run read with " + option);
+  };
+  if (headers.size() != ids.size())
+    throw mismatch(std::to_string(headers.size()) + " records, the run had " + std::to_string(ids.size()));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string id = mmseqs_header(headers[i]).substr(0, ids[i].size() + 1);  // "ID" or "ID rest"
+    if (id != ids[i] && id != ids[i] + " ")
+      throw mismatch("record " + std::to_string(i + 1) + " is " + headers[i] + ", the run's is " + ids[i]);
+  }
+}
+
 void view_hits(const ViewRequest& r, const std::string& format, std::ostream& out, std::ostream& err) {
   const std::optional<HitColumns> columns = parse_hit_columns(format);
   HitTable t = read_hit_table(r.path, hit_group(r.path));
@@ -91,12 +124,34 @@ void view_hits(const ViewRequest& r, const std::string& format, std::ostream& ou
   HitSource source{t};
   SequenceSet queries, targets;
   ScoreMatrix matrix;
+  std::vector<std::string> query_headers, target_headers;
+  const auto run_file = [&](bool query) {
+    if (query && !r.query_path.empty()) return r.query_path;
+    if (!query && !r.target_path.empty()) return r.target_path;
+    h5::File f(r.path, h5::Mode::kReadOnly);
+    if (query) return attribute_or(f, "query_file", "");
+    return h5::has_attribute(f, "", "database") ? attribute_or(f, "database", "") : attribute_or(f, "target_file", "");
+  };
+  // Header lines only when a title column asks for them, each file read once (allvsall's square
+  // run names one file twice).
+  if (columns && columns->needs_query_headers()) {
+    const std::string file = run_file(true);
+    check_title_file(file, "-q", "query");
+    query_headers = fasta_header_lines(file);
+    check_headers(query_headers, t.query_ids, file, "-q", "query");
+    source.query_headers = &query_headers;
+  }
+  if (columns && columns->needs_target_headers()) {
+    const std::string file = run_file(false);
+    check_title_file(file, "-d", "target");
+    const bool same = source.query_headers && file == run_file(true);
+    if (!same) target_headers = fasta_header_lines(file);
+    check_headers(same ? query_headers : target_headers, t.target_ids, file, "-d", "target");
+    source.target_headers = same ? &query_headers : &target_headers;
+  }
   if (!columns || columns->needs_sequences()) {
     h5::File f(r.path, h5::Mode::kReadOnly);
-    const std::string query_file = !r.query_path.empty() ? r.query_path : attribute_or(f, "query_file", "");
-    const std::string target_file = !r.target_path.empty()  ? r.target_path
-                                    : h5::has_attribute(f, "", "database") ? attribute_or(f, "database", "")
-                                                                           : attribute_or(f, "target_file", "");
+    const std::string query_file = run_file(true), target_file = run_file(false);
     queries = run_sequences(query_file, t.query_ids, t.query_lengths, "-q", "query");
     targets = run_sequences(target_file, t.target_ids, t.target_lengths, "-d", "target");
     matrix = load_matrix(attribute_or(f, "matrix", "BLOSUM62"));
@@ -125,6 +180,14 @@ void check_view_format(const std::string& kind, const std::string& format) {
     throw Error("unknown output format '" + format + "' for hits (known: blast6, tsv, pairwise, \"6 COL ...\", "
                 "\"COL,COL,...\"; tblout is for msv files)");
   }
+}
+
+void check_view_inputs(const std::string& kind, const ViewRequest& r) {
+  if (kind != "hits" || r.format.empty()) return;
+  const std::optional<HitColumns> columns = parse_hit_columns(r.format);
+  if (columns && columns->needs_query_headers() && !r.query_path.empty()) check_title_file(r.query_path, "-q", "query");
+  if (columns && columns->needs_target_headers() && !r.target_path.empty())
+    check_title_file(r.target_path, "-d", "target");
 }
 
 int run_view(const ViewRequest& r, std::ostream& out, std::ostream& err) {

@@ -9,7 +9,8 @@
 //                             (src/workloads/msv_tblout.hpp)
 // Columns that need residues (qseq, sseq, positive, ppos, pairwise) read the sequences from the
 // files the run read (attributes query_file and database/target_file), or from the given
-// overrides; they must be the run's sequences (same ids and lengths, in order).
+// overrides; they must be the run's sequences (same ids and lengths, in order). Title columns
+// (stitle, salltitles, qheader, theader) read the header lines, from FASTA files only.
 #include <iosfwd>
 #include <string>
 
@@ -35,6 +36,9 @@ inline int run_view(const std::string& path, const std::string& format, std::ost
 // Throws the hpc::Error run_view would throw for `format` ("" : the default) on a result of
 // `kind` ("hits": search, allvsall, merge; "pss"; "msv"), so a run can refuse it before it starts.
 void check_view_format(const std::string& kind, const std::string& format);
+// Throws when the run's input files (`request`'s query/target paths) cannot give the title
+// columns `request.format` asks for (a makedb file keeps no titles; a pipe reads once).
+void check_view_inputs(const std::string& kind, const ViewRequest& request);
 
 // The formats, for --help.
 extern const char* const kFormatHelp;

@@ -108,6 +108,33 @@ TEST(HitColumns, UnknownColumnsAndOtherFormats) {
   EXPECT_EQ(parse_hit_columns("6")->columns.size(), 12u);
 }
 
+// Title columns print the header lines' texts, also for a pair without an alignment (not N/A).
+TEST(HitColumns, TitlesFromTheHeaderLines) {
+  Example e;
+  const std::vector<std::string> qh = {"q1 query\tone"}, th = {"t0", "t1\tsecond\x01t9 merged\r"};
+  const auto print = [&](const std::string& format) {
+    std::ostringstream out;
+    HitSource src{e.table, &e.queries, &e.targets, &e.blosum62, &qh, &th};
+    print_hit_columns(*parse_hit_columns(format), src, out);
+    return out.str();
+  };
+  EXPECT_EQ(print("6 sseqid stitle salltitles"), "t1\tt1   second t9 merged\tt1   second t9 merged\n");
+  EXPECT_EQ(print("query,target,qheader,theader"), "q1\tt1\tq1 query\tone\tt1 second\x01t9 merged\r\n");
+  e.table.hits[0].aln = {30, 0, 0, 0, 0, ""};  // score-only
+  EXPECT_EQ(print("6 qstart stitle"), "N/A\tt1   second t9 merged\n");
+  const HitColumns f = *parse_hit_columns("6 qseqid stitle");
+  EXPECT_TRUE(f.needs_target_headers());
+  EXPECT_FALSE(f.needs_query_headers());
+  EXPECT_FALSE(f.needs_sequences());
+  EXPECT_TRUE(parse_hit_columns("qheader,target")->needs_query_headers());
+  EXPECT_FALSE(parse_hit_columns("qheader,target")->needs_target_headers());
+  // Without the header lines it is the caller's mistake; qheader/theader are MMseqs2's names only.
+  std::ostringstream out;
+  EXPECT_NE(error_of([&] { print_hit_columns(f, {e.table}, out); }).find("need the header lines"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_hit_columns("6 qseqid theader"); }).find("unknown output column 'theader'"),
+            std::string::npos);
+}
+
 // blastp 2.12 printed qcovs 99 for 458 of 460 query residues (tests/scripts/cli_blast_columns.sh).
 TEST(HitColumns, BlastPercentRoundsButReaches100OnlyWhenWhole) {
   EXPECT_EQ(blast_percent(458, 460), 99);
@@ -144,6 +171,41 @@ TEST(FastaDescriptions, TextAfterTheIdAsHmmsearchShowsIt) {
   EXPECT_EQ(fasta_descriptions(path), want);
   test::write_gz_file(path + ".gz", ">  gz_id  gzipped one\nMK\n");
   EXPECT_EQ(fasta_descriptions(path + ".gz"), std::vector<std::string>{"gzipped one"});
+}
+
+// The header lines as they are, line ends dropped; a byte-order mark before the first '>' (as the
+// sequence reader skips it) and lines longer than the reader's buffer.
+TEST(FastaHeaderLines, TheLinesAfterTheMarkAsTheyAre) {
+  const std::string path = test::temp_path("headers.fa");
+  const std::string long_title(100000, 'x');
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBF>first  a\tb \r\nMK\r\n>  lead\x01nr\nMK\nMK\n>" << long_title
+                                        << "\nMK\n>cr\rmid\n>\n";
+  EXPECT_EQ(fasta_header_lines(path),
+            (std::vector<std::string>{"first  a\tb ", "  lead\x01nr", long_title, "cr\rmid", ""}));
+  EXPECT_EQ(fasta_descriptions(path)[0], "a\tb ");
+  EXPECT_EQ(error_of([] { fasta_header_lines("/nonexistent/x.fa"); }), "cannot open /nonexistent/x.fa");
+}
+
+// makeblastdb 2.12 (no -parse_seqids) stores the whole line so; blastp's stitle shows it
+// (tests/scripts/cli_titles.sh compares with blastp).
+TEST(FastaHeaderLines, BlastTitles) {
+  EXPECT_EQ(blast_title("sp|P69905|HBA_HUMAN Hemoglobin subunit alpha OS=Homo sapiens OX=9606"),
+            "sp|P69905|HBA_HUMAN Hemoglobin subunit alpha OS=Homo sapiens OX=9606");
+  EXPECT_EQ(blast_title("   spaced  two \t"), "   spaced  two    ");
+  EXPECT_EQ(blast_title("t\ta\t\tx"), "t   a      x");
+  EXPECT_EQ(blast_title("nr1 first\x01nr2 second"), "nr1 first nr2 second");
+  EXPECT_EQ(blast_title("ctl a\x02" "b\x7f\vc caf\xc3\xa9"), "ctl a#b##c caf##");
+  EXPECT_EQ(blast_title("cr first\rrest"), "cr first");
+}
+
+// MMseqs2's createdb: the id (kseq's first word), one blank, the rest after the id's delimiter.
+TEST(FastaHeaderLines, MmseqsHeaders) {
+  EXPECT_EQ(mmseqs_header("id  two\twords "), "id  two\twords ");
+  EXPECT_EQ(mmseqs_header("id\tdesc\tmore"), "id desc\tmore");
+  EXPECT_EQ(mmseqs_header("id\x01nr"), "id\x01nr");
+  EXPECT_EQ(mmseqs_header("id "), "id");
+  EXPECT_EQ(mmseqs_header("id"), "id");
+  EXPECT_EQ(mmseqs_header("  lead rest"), "lead rest");
 }
 
 }  // namespace

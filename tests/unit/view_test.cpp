@@ -142,6 +142,40 @@ TEST(View, UnfinishedRunWarnsAndPrintsStagedRowsInHitOrder) {
   EXPECT_EQ(out.str(), want.str());
 }
 
+// Title columns read the FASTA the request names (a makedb file keeps no titles) and check it
+// holds the run's records.
+TEST(View, TitlesComeFromTheFastaFile) {
+  const std::string path = temp_path("titles.h5");
+  const HitTable t = hand_built_table();
+  {
+    ResultFile rf(path);
+    rf.write_sequences("queries", ids_only(t.query_ids));
+    rf.write_sequences("targets", ids_only(t.target_ids));
+    rf.finish(t.hits);
+  }
+  const std::string fasta = temp_path("titles.fa"), db = temp_path("titles_db.h5");
+  std::ofstream(fasta) << ">sp|P1|A alpha\tone\nA\n>t2\nA\n>t3 three\nA\n";
+  write_database(load_database(fasta), db);
+  std::ostringstream out, err;
+  EXPECT_EQ(run_view(ViewRequest{path, "6 qseqid stitle", "", fasta, ""}, out, err), 0);
+  EXPECT_EQ(out.str(), "q1\tsp|P1|A alpha   one\nq1\tt3 three\nq2\tt2\nq2\tsp|P1|A alpha   one\n");
+  EXPECT_EQ(error_of([&] { run_view(ViewRequest{path, "6 stitle", "", db, ""}, out, err); }),
+            db + " is a makedb database, which keeps no titles: title columns need the target FASTA file it was "
+                 "made from: pass -d FILE.fa");
+  EXPECT_EQ(error_of([&] { run_view(ViewRequest{path, "qheader,target", "", fasta, ""}, out, err); }),
+            "title columns need the query FASTA file; the result file names none: pass -q FILE.fa");
+  const std::string other = temp_path("other.fa");
+  std::ofstream(other) << ">sp|P1|A\nA\n>t2x\nA\n>t3\nA\n";
+  EXPECT_EQ(error_of([&] { run_view(ViewRequest{path, "6 stitle", "", other, ""}, out, err); }),
+            other + " does not hold the run's target sequences (record 2 is t2x, the run's is t2); pass the FASTA "
+                    "file the run read with -d");
+  EXPECT_EQ(error_of([&] { check_view_inputs("hits", ViewRequest{"", "6 stitle", "", db, ""}); }),
+            db + " is a makedb database, which keeps no titles: title columns need the target FASTA file it was "
+                 "made from: pass -d FILE.fa");
+  EXPECT_NO_THROW(check_view_inputs("hits", ViewRequest{"", "6 stitle", "", fasta, ""}));
+  EXPECT_NO_THROW(check_view_inputs("hits", ViewRequest{"", "6 qseqid sseq", "", db, ""}));
+}
+
 TEST(View, UnknownFormatsAndNonResultFilesAreErrors) {
   const std::string path = temp_path("fmt.h5");
   ResultFile(path).finish({});
