@@ -7,7 +7,8 @@
 namespace hpc {
 
 // Each record's header line after '>', its line end ("\n" or "\r\n") removed, nothing else
-// changed. Plain or gzip FASTA (a UTF-8 byte-order mark skipped, as the sequence reader does).
+// changed. Plain or gzip FASTA (a leading UTF-8 byte-order mark skipped; the sequence reader
+// refuses such a file, so a run that read it never gets here).
 // Throws hpc::Error when the file cannot be read.
 std::vector<std::string> fasta_header_lines(const std::string& path);
 
