@@ -105,13 +105,18 @@ SequenceSet ids_only(const std::vector<std::string>& ids) {
   return s;
 }
 
+// The result file's /queries and /targets: `t`'s ids (its rows are the test's to add).
+void write_ids(ResultFile& rf, const HitTable& t) {
+  rf.write_sequences("queries", ids_only(t.query_ids));
+  rf.write_sequences("targets", ids_only(t.target_ids));
+}
+
 TEST(View, FinishedRunPrintsHitsWithoutWarning) {
   const std::string path = temp_path("done.h5");
   const HitTable t = hand_built_table();
   {
     ResultFile rf(path);
-    rf.write_sequences("queries", ids_only(t.query_ids));
-    rf.write_sequences("targets", ids_only(t.target_ids));
+    write_ids(rf, t);
     rf.append_tile(0, t.hits);
     rf.finish(t.hits);
   }
@@ -127,8 +132,7 @@ TEST(View, UnfinishedRunWarnsAndPrintsStagedRowsInHitOrder) {
   const HitTable t = hand_built_table();
   {
     ResultFile rf(path);
-    rf.write_sequences("queries", ids_only(t.query_ids));
-    rf.write_sequences("targets", ids_only(t.target_ids));
+    write_ids(rf, t);
     rf.append_tile(1, {t.hits[3], t.hits[1]});  // arrival order differs from hit order
     rf.append_tile(0, {t.hits[0]});
   }
@@ -149,8 +153,7 @@ TEST(View, TitlesComeFromTheFastaFile) {
   const HitTable t = hand_built_table();
   {
     ResultFile rf(path);
-    rf.write_sequences("queries", ids_only(t.query_ids));
-    rf.write_sequences("targets", ids_only(t.target_ids));
+    write_ids(rf, t);
     rf.finish(t.hits);
   }
   const std::string fasta = temp_path("titles.fa"), db = temp_path("titles_db.h5");
