@@ -54,6 +54,12 @@ std::string hit_group(const std::string& path) {
   return f.exists("hits") ? "hits" : "staging/hits";
 }
 
+// A pipe or device (search -q /dev/stdin): the run has read it once, so it cannot be read again.
+bool read_once(const std::string& file) {
+  struct stat st {};
+  return stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 // The run's sequences, checked against the file's ids and lengths.
 SequenceSet run_sequences(const std::string& file, const std::vector<std::string>& ids,
                           const std::vector<uint32_t>& lengths, const std::string& option, const char* what) {
@@ -64,8 +70,7 @@ SequenceSet run_sequences(const std::string& file, const std::vector<std::string
   try {
     seqs = load_database(file).seqs;
   } catch (const InputError& e) {
-    struct stat st {};
-    if (stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode))  // a pipe (search -q /dev/stdin) reads once
+    if (read_once(file))
       throw Error(std::string(e.what()) + " (" + file + " is a pipe or device, read by the run already; these " +
                   "columns need the " + what + " sequences again: pass " + option + " FILE, or give the run a file)");
     throw;
@@ -91,8 +96,7 @@ void check_title_file(const std::string& file, const std::string& option, const 
   if (is_hdf5_file(file))
     throw Error(file + " is a makedb database, which keeps no titles: title columns need the " + what +
                 " FASTA file it was made from: pass " + option + " FILE.fa");
-  struct stat st {};
-  if (stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+  if (read_once(file))
     throw Error(file + " is a pipe or device, read by the run already; title columns need the " + what +
                 " FASTA file again: pass " + option + " FILE.fa, or give the run a file");
 }
@@ -125,33 +129,31 @@ void view_hits(const ViewRequest& r, const std::string& format, std::ostream& ou
   SequenceSet queries, targets;
   ScoreMatrix matrix;
   std::vector<std::string> query_headers, target_headers;
-  const auto run_file = [&](bool query) {
-    if (query && !r.query_path.empty()) return r.query_path;
-    if (!query && !r.target_path.empty()) return r.target_path;
-    h5::File f(r.path, h5::Mode::kReadOnly);
-    if (query) return attribute_or(f, "query_file", "");
-    return h5::has_attribute(f, "", "database") ? attribute_or(f, "database", "") : attribute_or(f, "target_file", "");
-  };
+  const bool sequences = !columns || columns->needs_sequences();
+  const bool query_titles = columns && columns->needs_query_headers();
+  const bool target_titles = columns && columns->needs_target_headers();
+  // The run's inputs, as the result file names them (view's -q / -d name others).
+  h5::File f(r.path, h5::Mode::kReadOnly);
+  const std::string query_file = !r.query_path.empty() ? r.query_path : attribute_or(f, "query_file", "");
+  const std::string target_file = !r.target_path.empty()                ? r.target_path
+                                  : h5::has_attribute(f, "", "database") ? attribute_or(f, "database", "")
+                                                                         : attribute_or(f, "target_file", "");
   // Header lines only when a title column asks for them, each file read once (allvsall's square
   // run names one file twice).
-  if (columns && columns->needs_query_headers()) {
-    const std::string file = run_file(true);
-    check_title_file(file, "-q", "query");
-    query_headers = fasta_header_lines(file);
-    check_headers(query_headers, t.query_ids, file, "-q", "query");
+  if (query_titles) {
+    check_title_file(query_file, "-q", "query");
+    query_headers = fasta_header_lines(query_file);
+    check_headers(query_headers, t.query_ids, query_file, "-q", "query");
     source.query_headers = &query_headers;
   }
-  if (columns && columns->needs_target_headers()) {
-    const std::string file = run_file(false);
-    check_title_file(file, "-d", "target");
-    const bool same = source.query_headers && file == run_file(true);
-    if (!same) target_headers = fasta_header_lines(file);
-    check_headers(same ? query_headers : target_headers, t.target_ids, file, "-d", "target");
+  if (target_titles) {
+    check_title_file(target_file, "-d", "target");
+    const bool same = query_titles && target_file == query_file;
+    if (!same) target_headers = fasta_header_lines(target_file);
+    check_headers(same ? query_headers : target_headers, t.target_ids, target_file, "-d", "target");
     source.target_headers = same ? &query_headers : &target_headers;
   }
-  if (!columns || columns->needs_sequences()) {
-    h5::File f(r.path, h5::Mode::kReadOnly);
-    const std::string query_file = run_file(true), target_file = run_file(false);
+  if (sequences) {
     queries = run_sequences(query_file, t.query_ids, t.query_lengths, "-q", "query");
     targets = run_sequences(target_file, t.target_ids, t.target_lengths, "-d", "target");
     matrix = load_matrix(attribute_or(f, "matrix", "BLOSUM62"));
