@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Ranking benchmark: how well E-values rank homologs, hpcalign's --stats modes beside ssearch36
-# and blastp on the same data. Truth = Pfam family (bench/ranking_eval.py says how it scores).
+# and blastp on the same data. Truth = Pfam family, and the cross pairs of two families of one Pfam
+# clan (bench/pfam_clans.tsv) count as neither homolog nor false positive: OUT_DIR/ranking.tsv and .png.
+# The same hits scored by family alone: OUT_DIR/family/. bench/ranking_eval.py says how it scores.
 #
 #   bench/ranking.sh [OUT_DIR]        (default: bench-ranking/)
 #
@@ -9,7 +11,8 @@
 # fixed seed). Every tool reports every hit to E <= 1000 and every subject (no top-N cut).
 # Env: SOURCE (labelled FASTA), QUERIES_PER_FAMILY (3), DB_PER_FAMILY (40), SEED (the draw's;
 # ranking_data.py's default), EVAL_ARGS (ranking_eval.py's options: "--families even", "--unscored
-# PF00155:PF00202,..."; the hits stay in OUT_DIR, so ranking_eval.py can score them again), MODES ("ka blast
+# PF00155:PF00202,..."; the hits stay in OUT_DIR, so ranking_eval.py can score them again), CLANS (the
+# family-to-clan table; "" scores the main table by family alone too), MODES ("ka blast
 # comp regress regress-comp regress-qcomp"), RESCORE ("50": regress with --rescore N for each N listed; "" for none),
 # THREADS (all cores), HPCALIGN (build/hpcalign), PYTHON (python3).
 set -euo pipefail
@@ -65,7 +68,14 @@ for cbs in 0 2; do
   runs+=("blastp -comp_based_stats $cbs=$out/blastp-cbs$cbs.tsv")
 done
 
+clans=${CLANS-$root/bench/pfam_clans.tsv}
+mkdir -p "$out/family"
+echo "Pfam family truth:"
 # shellcheck disable=SC2086  # EVAL_ARGS: options, split on spaces
-"$python" "$root/bench/ranking_eval.py" "$out/queries.fa" "$out/db.fa" "$out" "${runs[@]}" ${EVAL_ARGS:-}
+"$python" "$root/bench/ranking_eval.py" "$out/queries.fa" "$out/db.fa" "$out/family" "${runs[@]}" ${EVAL_ARGS:-}
+echo "Pfam family truth, clan mates unscored${clans:+ ($clans)}:"
+# shellcheck disable=SC2086
+"$python" "$root/bench/ranking_eval.py" "$out/queries.fa" "$out/db.fa" "$out" "${runs[@]}" \
+  ${clans:+--clans "$clans"} ${EVAL_ARGS:-}
 echo "wall seconds (${threads} threads): ${timings[*]}"
-echo "table: $out/ranking.tsv  plot: $out/ranking.png"
+echo "tables: $out/ranking.tsv (clan-aware), $out/family/ranking.tsv  plots: ranking.png beside each"

@@ -3,6 +3,7 @@
 
   ranking_eval.py QUERIES.fa DB.fa OUT_DIR NAME=HITS.tsv [NAME=HITS.tsv ...]
                   [--families all|even|odd] [--unscored FAM1:FAM2[,FAM3:FAM4...]]
+                  [--clans FAMILY_CLAN.tsv]
 
 HITS.tsv: one hit per line, "query<TAB>target<TAB>evalue" (extra columns ignored; a pair
 listed twice keeps its smallest E-value). Truth: the same Pfam family ("pfam=PF..." in the
@@ -10,6 +11,8 @@ FASTA headers) is a homolog, a different family is not (families of one Pfam cla
 homologs too, so some "false positives" are real: the measures are lower bounds).
 --unscored lists pairs of families whose cross pairs count as neither homolog nor false positive
 (e.g. Pfam clan mates, as SCOP benchmarks leave out pairs of one fold but not one superfamily).
+--clans reads "family<TAB>name<TAB>clan" lines (bench/pfam_clans.tsv; '#' lines are comments, an
+empty clan means none) and leaves out the cross pairs of every two families of one clan.
 --families keeps the queries of the families at even or odd places in sorted order (the
 database stays whole): parameters chosen on one half can be checked on the other.
 
@@ -114,6 +117,21 @@ def parse_unscored(text):
     return frozenset(pairs)
 
 
+def parse_clans(path):
+    """A family-to-clan table -> the unscored pairs: every two families of one clan."""
+    members = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3 or not fields[0]:
+                sys.exit(f"{path}:{number}: expected family, name, clan")
+            if fields[2]:
+                members.setdefault(fields[2], set()).add(fields[0])
+    return frozenset(frozenset((a, b)) for fams in members.values() for a in fams for b in fams if a < b)
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser(usage=__doc__)
@@ -123,10 +141,11 @@ def main():
     ap.add_argument("runs", nargs="+", metavar="NAME=HITS.tsv")
     ap.add_argument("--families", choices=("all", "even", "odd"), default="all")
     ap.add_argument("--unscored", default="")
+    ap.add_argument("--clans", default="")
     a = ap.parse_args()
     queries, db, out_dir = a.queries, a.db, a.out_dir
     query_fam, db_fam = read_families(queries), read_families(db)
-    unscored = parse_unscored(a.unscored)
+    unscored = parse_unscored(a.unscored) | (parse_clans(a.clans) if a.clans else frozenset())
     all_queries, query_fam = query_fam, family_half(query_fam, a.families)
     rows = []
     curves = {}
@@ -147,8 +166,9 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("matplotlib missing (apt-get install python3-matplotlib): no plot written")
+    except ImportError:  # the table is written; only the plot needs matplotlib
+        print("matplotlib missing (apt-get install python3-matplotlib): no plot written", file=sys.stderr)
+        return
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for name, curve in curves.items():
         ax.step([c for _, c in curve], [max(e, 1e-3) for e, _ in curve], where="post", label=name)

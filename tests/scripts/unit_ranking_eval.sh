@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.bash"
 python3 - "$SOURCE_DIR/bench" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
-from ranking_eval import evaluate, coverage_at, family_half, parse_unscored
+from ranking_eval import evaluate, coverage_at, family_half, parse_clans, parse_unscored
 
 queries = {"q1": "A", "q2": "B"}
 db = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "b2": "B", "c1": "C"}
@@ -42,6 +42,14 @@ assert curve == [(0, 0), (0, 0.2), (0, 0.6), (0.5, 0.8)], curve
 # Half of the families: sorted A, B -> even keeps A's queries, odd B's.
 assert family_half(queries, "even") == {"q1": "A"} and family_half(queries, "odd") == {"q2": "B"}
 assert family_half(queries, "all") == queries
+# A clan table: every two families of one clan are unscored, families of no clan are not.
+import os, tempfile
+with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as f:
+    f.write("# family, name, clan\nA\ta\tCL1\nB\tb\tCL2\nC\tc\tCL1\nD\td\tCL1\nE\te\t\n")
+try:
+    assert parse_clans(f.name) == {frozenset("AC"), frozenset("AD"), frozenset("CD")}, parse_clans(f.name)
+finally:
+    os.unlink(f.name)
 print("evaluator measures as computed by hand")
 PY
 if [ $? -eq 0 ]; then pass "ranking evaluator on a hand-made ranking"; else fail "ranking evaluator"; fi
