@@ -50,6 +50,9 @@ struct MergeTimes {
   // A result file's finish around its merge (ResultFile::finish_merged): the staged file closed
   // and its other groups copied to the new one; the new one completed, closed and renamed.
   double opening = 0, closing = 0;
+  // The storing loop's own time between its stores and waits (a range merge's: handing its
+  // slots back and forth with the threads).
+  double store_loop = 0;
   size_t segments = 0;  // the query range cut into this many
   // The most rows one segment or range read (what a merging thread holds: a segment, at least
   // its busiest query's rows; a range, never more than its own).

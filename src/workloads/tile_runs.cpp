@@ -136,13 +136,14 @@ uint64_t merge_tile_runs(const TileRuns<HitRecords>& runs, ResultFile& out, cons
                  "hpcalign: timing: final merge of %zu sorted runs and write %.3f s (%.3f s of CPU): first %zu "
                  "intermediate runs of %llu rows in %.3f s, then the last merge of %zu runs; its %zu segments' stages, overlapping: "
                  "counting rows %.3f s, reading %.3f s, merging %.3f s, deflating %.3f s, storing %.3f s, the merging "
-                 "thread waited %.3f s; at most %llu rows read at once by one segment or range; around it: runs "
-                 "opened %.3f s, the file's other groups copied %.3f s, /hits completed, closed and renamed %.3f s; "
+                 "thread waited %.3f s, between its stores %.3f s; at most %llu rows read at once by one segment or "
+                 "range; around it: runs opened %.3f s, the file's other groups copied %.3f s, /hits completed, closed "
+                 "and renamed %.3f s; "
                  "the run files removed in %.3f s\n",
                  all.size(), seconds_since(t0), process_cpu_seconds() - cpu_before, levels.merges,
                  (unsigned long long)levels.rows, levels.seconds, final_runs.size(), t.segments, t.count, t.read, t.merge,
-                 t.deflate, t.store, t.waited, (unsigned long long)t.most_rows_read, opened, t.opening, t.closing,
-                 removed);
+                 t.deflate, t.store, t.waited, t.store_loop, (unsigned long long)t.most_rows_read, opened, t.opening,
+                 t.closing, removed);
   }
   return rows;
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <fstream>
@@ -857,6 +858,60 @@ TEST(RunMerge, AQueryAcrossRangesIsReadOnlyARangeAtATime) {
   };
   const std::vector<Hit> one = table(1u << 20);
   expect_same_hits(table(h5::kDefaultChunk), one);
+  remove_run_directory(dir);
+}
+
+// A merge's ranges handed between its threads and the storing thread (run_merge.cpp,
+// merge_ranges: a condition a wait, each woken one thread at a time): many more ranges than
+// slots, with a store slower than the threads (they wait for slots) or faster (the storer
+// waits for them), and a store that fails midway (the failure comes back, no thread is left
+// waiting); the rows stored are those of one stable sort, range after range in order.
+class TimedRows : public CollectedRows {
+ public:
+  // A range's store (the storing thread) and its preparation (the range's thread) take this long.
+  TimedRows(int store_us, int prepare_us, size_t fail_at = SIZE_MAX)
+      : store_us_(store_us), prepare_us_(prepare_us), fail_at_(fail_at) {}
+  DeflatedHitTable prepare(HitTableColumns&, size_t) override {
+    std::this_thread::sleep_for(std::chrono::microseconds(prepare_us_));
+    return {};
+  }
+  void store(HitTableColumns& piece, const DeflatedHitTable& d) override {
+    if (stores_++ == fail_at_) throw Error("store failed on purpose");
+    std::this_thread::sleep_for(std::chrono::microseconds(store_us_));
+    CollectedRows::store(piece, d);
+  }
+  size_t stores_ = 0;
+
+ private:
+  int store_us_, prepare_us_;
+  size_t fail_at_;
+};
+
+TEST(RunMerge, RangesHandedOnOneAtATimeStoreInOrderAndStopOnAFailure) {
+  const std::string dir = temp_path("handoff.h5.runs");
+  prepare_run_directory(dir, true);
+  std::vector<Hit> hits = random_hits(40000, 61);
+  for (Hit& h : hits) h.aln = Alignment{h.aln.score, 0, 0, 0, 0, ""};
+  std::vector<Hit> in_run_order;
+  const std::vector<StagedRun> runs = write_tiles_as_runs(dir, hits, in_run_order);
+  for (const size_t threads : {size_t(1), size_t(4), size_t(8)})
+    for (const bool slow_store : {true, false}) {
+      SCOPED_TRACE(std::to_string(threads) + (slow_store ? " threads, the store slower" : " threads, the ranges slower"));
+      const int store_us = slow_store ? 300 : 0, prepare_us = slow_store ? 0 : 300 * int(threads);
+      MergeTimes times;
+      MergeRules rules;
+      rules.threads = threads, rules.segment_rows = 400, rules.times = &times;  // 100 ranges, threads + 2 slots
+      TimedRows out(store_us, prepare_us);
+      EXPECT_EQ(merge_sorted_runs(RunFiles(dir, runs), out, rules), hits.size());
+      EXPECT_EQ(times.segments, 100u);
+      EXPECT_EQ(out.stores_, 100u);
+      expect_same_hits(out.rows, in_run_order);
+      EXPECT_GE(times.store_loop, 0.0);
+      TimedRows failing(store_us, prepare_us, 37);
+      EXPECT_THROW(merge_sorted_runs(RunFiles(dir, runs), failing, rules), Error);
+      EXPECT_EQ(failing.stores_, 38u);  // none after the failure
+      EXPECT_EQ(failing.rows.size(), 37u * 400);
+    }
   remove_run_directory(dir);
 }
 
