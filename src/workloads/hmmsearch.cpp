@@ -63,7 +63,7 @@ class HmmsearchRun : public TiledWorkload {
     // Before any worker starts (the engines are placed after the load): a CPU-only run told to
     // use the parser engines builds their profiles for nothing, as before.
     job_.parser_lanes = std::string(tuning_choice(Tunable::kHmmParsers)) != "host";
-    double models_s = 0;
+    double models_s = 0, db_s = 0;
     std::future<void> models = std::async(std::launch::async, [&] {
       job_.models = read_hmm_file(opt_.model_path);
       if (job_.models.empty()) throw InputError(opt_.model_path, 0, "no models in the file");
@@ -76,6 +76,7 @@ class HmmsearchRun : public TiledWorkload {
         throw InputError(opt_.db_path, 0, std::string(opt_.scan ? "--qformat" : "--tformat") +
                                               " fasta given, but this is a makedb (HDF5) database");
       job_.db = load_database(opt_.db_path, ResidueRules::kHmmer);
+      db_s = seconds_since(t0);
     } catch (...) {
       models.get();
       throw;
@@ -90,9 +91,9 @@ class HmmsearchRun : public TiledWorkload {
     totals_.resize(job_.models.size());
     if (opt_.scan) passes_.resize(job_.db.seqs.size());
     if (opt_.run.verbose)
-      std::fprintf(stderr, "hpcalign: %s: load %.3f s (models %.3f s, beside the database), started %.3f s "
+      std::fprintf(stderr, "hpcalign: %s: load %.3f s (models %.3f s, beside the database %.3f s), started %.3f s "
                    "after the process\n",
-                   name().c_str(), seconds_since(t0), models_s, age);
+                   name().c_str(), seconds_since(t0), models_s, db_s, age);
   }
   // GPU workers: sixteen a GPU (one host thread each on a 16-core host), so that while some
   // run their host stages (bias filter, survivors) the others' filter kernels keep the GPU
