@@ -136,14 +136,18 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
   for (uint32_t p = 0; p < plan.partitions; ++p)
     for (uint32_t i = tcuts[p]; i < tcuts[p + 1]; ++i) part_residues[p] += tweights[i];
 
-  // Largest first by the batches' weights (the cells when query_weight is 0), ties by id.
+  // Largest first by cells, ties by id; with query_weight, by cost (order_small_database_tiles).
   std::vector<std::pair<uint64_t, Tile>> weighed;
   uint32_t id = 0;
   for (uint32_t b = 0; b < plan.query_batches; ++b) {
-    uint64_t qres = 0;
+    uint64_t qres = 0, squares = 0;  // squares: each query's length^2 / kQuerySquareDivisor
     const std::vector<uint32_t>& batch = qbatches[b];
-    for (uint32_t q : batch) qres += queries.length(q);
-    const uint64_t qweight = qres + opt.query_weight * batch.size();
+    for (uint32_t q : batch) {
+      const uint64_t len = queries.length(q);
+      qres += len;
+      squares += len * len / kQuerySquareDivisor;
+    }
+    const uint64_t qweight = opt.query_weight ? qres + opt.query_weight * batch.size() + squares : qres;
     for (uint32_t p = 0; p < plan.partitions; ++p) {
       Tile t;
       t.id = id++;
@@ -155,9 +159,22 @@ SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std
       weighed.emplace_back(qweight * part_residues[p], std::move(t));
     }
   }
-  std::stable_sort(weighed.begin(), weighed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (opt.query_weight)
+    order_small_database_tiles(weighed, workers);
+  else
+    std::stable_sort(weighed.begin(), weighed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (auto& w : weighed) plan.tiles.push_back(std::move(w.second));
   return plan;
+}
+
+void order_small_database_tiles(std::vector<std::pair<uint64_t, Tile>>& costed, size_t workers) {
+  auto dearer = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::stable_sort(costed.begin(), costed.end(), dearer);  // ties by id (the plan's order)
+  const size_t wave = 2 * workers;
+  if (costed.size() < 3 * workers) return;
+  // The last `wave` (the cheapest) to the front, cheapest first; ties keep their id order.
+  std::stable_sort(costed.end() - wave, costed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::rotate(costed.begin(), costed.end() - wave, costed.end());
 }
 
 // Queries that fill several batches (short queries against themselves, a proteome).

@@ -12,6 +12,7 @@
 // first (the database stays resident on the device); the database is partitioned only
 // when there are too few queries, or when a tile's score buffer would not fit the device.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "io/database.hpp"
@@ -26,8 +27,9 @@ struct PlanOptions {
   uint64_t max_cells_per_lane = 200'000'000;
   int fill_waves = 4;
   uint32_t max_query_batch = 1024;  // queries per tile at most
-  // Residues added to each query's weight when batches are cut and ordered: work a query costs
-  // whatever its length (its top hits, their alignments, statistics and rows, regress's fits).
+  // Residues added to each query's weight when batches are cut: work a query costs whatever its
+  // length (its top hits, their alignments, statistics and rows, regress's fits). With it, the
+  // tiles are handed out as order_small_database_tiles says.
   uint64_t query_weight = 0;
   // Every tile holds the whole database (search --stats regress on a database that is its own
   // calibration sample fits on a tile's own scores); the memory bound still applies.
@@ -35,7 +37,7 @@ struct PlanOptions {
 };
 
 struct SearchPlan {
-  std::vector<Tile> tiles;  // largest first (LPT; by cells, or by weight with query_weight), ties by id
+  std::vector<Tile> tiles;  // largest first by cells (LPT), ties by id; with query_weight, see below
   uint32_t query_batches = 0;
   uint32_t partitions = 0;
   uint64_t total_cells = 0;
@@ -76,6 +78,19 @@ constexpr int kSmallDatabaseTilesPerWorker = 6;
 constexpr int kSmallDatabaseSearchWorkers = 12;
 constexpr uint64_t kSmallDatabaseQueryWeight = 300;
 bool many_queries_small_database(const SequenceSet& queries, size_t db_sequences, const PlanOptions& opt = {});
+// A tile's cost there, for its place in the hand-out order: its weight (residues plus
+// query_weight a query) plus length^2 / kQuerySquareDivisor a query (a self-search's hits are of
+// its query's length, so its alignments grow with the square: a fit of the tiles' times on an H100,
+// kernels/cuda/NOTES.md), times the partition's residues.
+constexpr uint64_t kQuerySquareDivisor = 300;
+// The hand-out order with query_weight: the first wave (each worker's first tile and the one it
+// queues ahead, 2 x workers tiles) the cheapest, cheapest first, then the others dearest first.
+// Why: a first wave of dear tiles (scores of the longest queries) keeps every worker's first
+// calibration waiting behind the others' look-ahead scores while the GPU then idles through their
+// host stages at once; dearest first after it leaves the cheapest tiles for the tail (one H200,
+// 11,000 balifam1000 domains against themselves: search phase 0.666-0.976 s against 0.715-1.038 s
+// for the weight order, lower in 6 of 6 pairs; NOTES.md). Fewer than 3 x workers tiles: dearest first.
+void order_small_database_tiles(std::vector<std::pair<uint64_t, Tile>>& costed, size_t workers);
 
 // `caps` has one entry per worker; the smallest device bounds the tile size.
 SearchPlan plan_search(const SequenceSet& queries, const Database& db, const std::vector<DeviceCapacity>& caps,

@@ -139,7 +139,7 @@ TEST(SearchPlan, ManyShortQueriesGetBatchesOfSimilarLengths) {
 
 TEST(SearchPlan, QueryWeightBalancesBatchesByCountAsWellAsResidues) {
   // Short queries against a small database: a query's host work outweighs its residues, so
-  // batches are cut by residues plus query_weight a query (and ordered by that weight).
+  // batches are cut by residues plus query_weight a query (and handed out by their cost).
   auto q = random_set(5000, 800, 12);
   auto db = make_database(random_set(300, 800, 13));
   PlanOptions plain;
@@ -156,26 +156,72 @@ TEST(SearchPlan, QueryWeightBalancesBatchesByCountAsWellAsResidues) {
     for (uint32_t qi : t.queries) w += q.length(qi) + weighed.query_weight;
     return w;
   };
+  // The remainder: the last batch cut (one partition, so the last id).
+  const auto remainder = [](const SearchPlan& plan, const Tile& t) { return t.id + 1 == plan.tiles.size(); };
   const auto spread = [&](const SearchPlan& plan) {  // of the queries a tile, the remainder tile left out
     size_t lo = SIZE_MAX, hi = 0;
-    for (size_t i = 0; i + 1 < plan.tiles.size(); ++i)
-      lo = std::min(lo, plan.tiles[i].queries.size()), hi = std::max(hi, plan.tiles[i].queries.size());
+    for (const Tile& t : plan.tiles)
+      if (!remainder(plan, t)) lo = std::min(lo, t.queries.size()), hi = std::max(hi, t.queries.size());
     return double(hi) / double(lo);
   };
+  ASSERT_EQ(by_weight.partitions, 1u);
+  ASSERT_EQ(by_residues.partitions, 1u);
   EXPECT_LT(spread(by_weight), spread(by_residues));
-  // Every batch but the remainder within one longest query's weight of the others; largest first.
+  // Every batch but the remainder within one longest query's weight of the others.
   uint64_t lo = UINT64_MAX, hi = 0;
-  for (size_t i = 0; i + 1 < by_weight.tiles.size(); ++i)
-    lo = std::min(lo, weight(by_weight.tiles[i])), hi = std::max(hi, weight(by_weight.tiles[i]));
+  for (const Tile& t : by_weight.tiles)
+    if (!remainder(by_weight, t)) lo = std::min(lo, weight(t)), hi = std::max(hi, weight(t));
   EXPECT_LE(hi - lo, 800 + weighed.query_weight);
-  for (size_t i = 1; i < by_weight.tiles.size(); ++i)
-    EXPECT_GE(weight(by_weight.tiles[i - 1]), weight(by_weight.tiles[i]));
+  // Handed out by cost: the first wave (2 x 8 workers) the cheapest, cheapest first, then dearest first.
+  const auto cost = [&](const Tile& t) {
+    uint64_t c = weight(t);
+    for (uint32_t qi : t.queries) c += uint64_t(q.length(qi)) * q.length(qi) / kQuerySquareDivisor;
+    return c;
+  };
+  const std::vector<Tile>& order = by_weight.tiles;
+  ASSERT_GE(order.size(), 3u * caps.size());
+  const size_t wave = 2 * caps.size();
+  for (size_t i = 1; i < order.size(); ++i)
+    if (i < wave)
+      EXPECT_LE(cost(order[i - 1]), cost(order[i]));
+    else if (i > wave)
+      EXPECT_GE(cost(order[i - 1]), cost(order[i]));
+  uint64_t wave_dearest = 0, rest_cheapest = UINT64_MAX;
+  for (size_t i = 0; i < order.size(); ++i)
+    (i < wave ? wave_dearest : rest_cheapest) =
+        i < wave ? std::max(wave_dearest, cost(order[i])) : std::min(rest_cheapest, cost(order[i]));
+  EXPECT_LE(wave_dearest, rest_cheapest);
   // Weight 0 is the residues' plan.
   PlanOptions zero = weighed;
   zero.query_weight = 0;
   const auto same = plan_search(q, db, caps, zero);
   ASSERT_EQ(same.tiles.size(), by_residues.tiles.size());
   for (size_t i = 0; i < same.tiles.size(); ++i) EXPECT_EQ(same.tiles[i].queries, by_residues.tiles[i].queries);
+}
+
+TEST(SearchPlan, SmallDatabaseOrderHandsOutTheCheapestWaveFirstThenTheDearest) {
+  const auto costed = [](std::vector<uint64_t> costs) {
+    std::vector<std::pair<uint64_t, Tile>> v;
+    for (size_t i = 0; i < costs.size(); ++i) {
+      Tile t;
+      t.id = uint32_t(i);
+      v.emplace_back(costs[i], t);
+    }
+    return v;
+  };
+  const auto ids = [](const std::vector<std::pair<uint64_t, Tile>>& v) {
+    std::vector<uint32_t> out;
+    for (const auto& c : v) out.push_back(c.second.id);
+    return out;
+  };
+  // 2 workers: a wave of 4 (each worker's first tile and the one it queues ahead), ties by id.
+  auto v = costed({50, 90, 10, 70, 30, 30, 80, 20, 60});
+  order_small_database_tiles(v, 2);
+  EXPECT_EQ(ids(v), (std::vector<uint32_t>{2, 7, 4, 5, 1, 6, 3, 8, 0}));
+  // Fewer than 3 x workers tiles: dearest first only.
+  auto few = costed({50, 90, 10, 70, 30});
+  order_small_database_tiles(few, 2);
+  EXPECT_EQ(ids(few), (std::vector<uint32_t>{1, 3, 0, 4, 2}));
 }
 
 TEST(SearchPlan, WholeDatabaseTilesForTheCalibration) {
@@ -189,3 +235,4 @@ TEST(SearchPlan, WholeDatabaseTilesForTheCalibration) {
   for (const Tile& t : plan.tiles) EXPECT_EQ(t.part_end - t.part_begin, db.seqs.size());
   expect_exact_cover(plan, q, db);
 }
+
