@@ -187,9 +187,12 @@ TEST(SearchPlan, QueryWeightBalancesBatchesByCountAsWellAsResidues) {
     else if (i > wave)
       EXPECT_GE(cost(order[i - 1]), cost(order[i]));
   uint64_t wave_dearest = 0, rest_cheapest = UINT64_MAX;
-  for (size_t i = 0; i < order.size(); ++i)
-    (i < wave ? wave_dearest : rest_cheapest) =
-        i < wave ? std::max(wave_dearest, cost(order[i])) : std::min(rest_cheapest, cost(order[i]));
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i < wave)
+      wave_dearest = std::max(wave_dearest, cost(order[i]));
+    else
+      rest_cheapest = std::min(rest_cheapest, cost(order[i]));
+  }
   EXPECT_LE(wave_dearest, rest_cheapest);
   // Weight 0 is the residues' plan.
   PlanOptions zero = weighed;
