@@ -1,9 +1,13 @@
 // Generic backend factory: picks CPU or CUDA behind the one SearchBackend interface.
 #include "kernels/backend.hpp"
 
+#include <cstdio>
+
 #include "kernels/cpu/cpu_backend.hpp"
 #include "kernels/fault_injection.hpp"
 #include "src/core/error.hpp"
+#include "src/core/process_clock.hpp"
+#include "src/core/tuning.hpp"
 #ifdef HPCALIGN_HAVE_CUDA
 #include "kernels/cuda/cuda_backend.hpp"
 #endif
@@ -19,7 +23,11 @@ BackendKind parse_backend_kind(const std::string& s) {
 
 DeviceWarmup::DeviceWarmup(BackendKind kind, bool distributed) {
 #ifdef HPCALIGN_HAVE_CUDA
-  if (kind != BackendKind::Cpu && !distributed) thread_ = std::thread([] { cuda_warm_up_contexts(); });
+  if (kind != BackendKind::Cpu && !distributed) {
+    if (tuning_flag(Tunable::kCudaTiming))
+      std::fprintf(stderr, "cuda warm-up began %.3f s after the process\n", process_seconds_fine());
+    thread_ = std::thread([] { cuda_warm_up_contexts(); });
+  }
 #else
   (void)kind, (void)distributed;
 #endif

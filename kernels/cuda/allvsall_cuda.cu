@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@
 #include "kernels/cuda/packed_scorer.hpp"
 #include "src/align/reduced_space.hpp"
 #include "src/core/error.hpp"
+#include "src/core/process_clock.hpp"
 #include "src/core/stage_clock.hpp"
 
 namespace hpc {
@@ -68,8 +70,12 @@ class CudaAllVsAll : public AllVsAllEngine {
   CudaAllVsAll(int device, const AllVsAllSetup& setup)
       : device_(device), setup_(setup), fits_int32_(setup.matrix, setup.gaps), timeline_(clock_.on(), device) {
     if (!setup_.queries || !setup_.targets) throw Error("allvsall: the cuda engine needs query and target sets");
-    CUDA_CHECK(cudaSetDevice(device_));
+    const bool stamps = tuning_flag(Tunable::kCudaTiming);
+    double stamp[6] = {stamps ? process_seconds_fine() : 0};
+    CUDA_CHECK(cudaSetDevice(device_));  // makes the GPU's context where no thread has yet
+    if (stamps) stamp[1] = process_seconds_fine();
     CUDA_CHECK(cudaGetDeviceProperties(&prop_, device_));
+    if (stamps) stamp[2] = process_seconds_fine();
     int least = 0, greatest = 0;
     CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
     CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamDefault, greatest));
@@ -77,6 +83,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       CUDA_CHECK(cudaStreamCreate(&s.stream));
       CUDA_CHECK(cudaEventCreateWithFlags(&s.launched, cudaEventDisableTiming));
     }
+    if (stamps) stamp[3] = process_seconds_fine();
     const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device_), ...); };
     on_stream(strip_, pairs_, results_, bits_, scratch_, text_, text_used_);
     qres_.upload(setup_.queries->residues.data(), setup_.queries->residues.size(), stream_);
@@ -88,9 +95,17 @@ class CudaAllVsAll : public AllVsAllEngine {
     const auto [min_sub, max_sub] = std::minmax_element(std::begin(mat), std::end(mat));
     heights_exact_ = cuda::avsa_heights_exact(*min_sub, *max_sub, setup_.gaps.open, setup_.gaps.extend);
     CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (stamps) stamp[4] = process_seconds_fine();
     threads_per_sm_ = cuda::avsa_fill_pairs_per_sm() * 32;
     size_t free_bytes = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    if (stamps) {
+      stamp[5] = process_seconds_fine();
+      std::fprintf(stderr,
+                   "allvsall engine on GPU %d: began %.3f, context %.3f, properties %.3f, streams %.3f, uploads %.3f, "
+                   "ready %.3f s after the process\n",
+                   device_, stamp[0], stamp[1], stamp[2], stamp[3], stamp[4], stamp[5]);
+    }
     // Most of what is free, leaving room for the other buffers and the runtime. Four workers'
     // engines each taking that much ran the GPU out of memory on 12 tiles of the 57,592-sequence
     // screen with alignments (each then aligned again in halves): each takes its share.

@@ -39,6 +39,7 @@
 #include "kernels/cuda/sw_ops.cuh"
 #include "kernels/cuda/traceback.hpp"
 #include "src/align/reference.hpp"
+#include "src/core/process_clock.hpp"
 #include "src/core/stage_clock.hpp"
 #include "src/core/tuning.hpp"
 
@@ -49,7 +50,7 @@ namespace {
 void warm_up_context(int device) {
   if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) cudaGetLastError();
   if (tuning_flag(Tunable::kCudaTiming))
-    std::fprintf(stderr, "cuda context of GPU %d ready %.3f s after the process\n", device, process_seconds());
+    std::fprintf(stderr, "cuda context of GPU %d ready %.3f s after the process\n", device, process_seconds_fine());
 }
 
 }  // namespace
@@ -72,7 +73,7 @@ int cuda_device_count() {
 void cuda_warm_up_contexts() {
   const int n = cuda_device_count();
   if (tuning_flag(Tunable::kCudaTiming))
-    std::fprintf(stderr, "cuda driver ready (%d GPU(s)) %.3f s after the process\n", n, process_seconds());
+    std::fprintf(stderr, "cuda driver ready (%d GPU(s)) %.3f s after the process\n", n, process_seconds_fine());
   for (int d = 0; d < n; ++d) warm_up_context(d);
 }
 

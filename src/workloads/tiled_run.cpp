@@ -6,8 +6,10 @@
 #include <iostream>
 
 #include "kernels/backend.hpp"
+#include "src/core/process_clock.hpp"
 #include "src/core/progress.hpp"
 #include "src/core/stage_clock.hpp"
+#include "src/core/tuning.hpp"
 #include "src/plan/tile_split.hpp"
 #include "src/workloads/tile_splits.hpp"
 #include "src/workloads/worker_threads.hpp"
@@ -108,6 +110,7 @@ int run_tiled(TiledWorkload& w, const RunSettings& s, const MpiContext& mpi) {
   const DeviceWarmup warmup(parse_backend_kind(s.backend), mpi.active && mpi.size > 1);
   w.load();
   clock.loaded = steady::now();
+  if (tuning_flag(Tunable::kCudaTiming)) std::fprintf(stderr, "load done %.3f s after the process\n", process_seconds_fine());
   const bool per_thread = w.worker_per_cpu_thread();
   w.engines_ = place_engines(s, mpi, w.workers_per_gpu(), per_thread);
   const Engines& engines = w.engines_;
