@@ -31,6 +31,10 @@ class MsvCut {
     if (L != length_) length_ = L, code_ = lowest_passing(L, code_);
     return code >= 0 && code < code_ - 1;
   }
+  // After fails(L, code): whether the pair passes for sure (a code above the lowest passing
+  // one; by the same monotony), so that its P-value is made once, by the bias stage, not also
+  // here. The codes at the cut's edges (lowest less one, lowest) take the full test.
+  bool surely_passes(int32_t code) const { return code >= 0 && code_ < 256 && code > code_; }
 
  private:
   bool passes(int L, int code) const { return hmm::msv_filter_passes(f_, L, hmm::MsvCuda::nats(f_.msv, code, L), s_); }
@@ -142,7 +146,8 @@ class CudaMsvEngine : public MsvEngine {
         if (!bias_gpu_)
           sp.r = hmm::run_filters_until_viterbi(f, view(i).data, L, usc(k, i), setup_.settings);
         else
-          sp.needs_bias = hmm::msv_filter_passes(f, L, usc(k, i), setup_.settings);
+          sp.needs_bias = (!setup_.all_pairs && cut.surely_passes(codes.code[k * n + i])) ||
+                          hmm::msv_filter_passes(f, L, usc(k, i), setup_.settings);
         list.push_back(sp);
       }
     });

@@ -50,9 +50,16 @@ const std::array<ResidueClass, kHmmerAlphabetSize>& residue_classes() {
 bool is_nonresidue(uint8_t code) { return code == kCodeStop; }
 
 float null_one_score(int L) {
+  // Callers go through targets in length order (a tile's, a batch's): the last length's score
+  // is kept per thread, saving two logs a call on the same length.
+  thread_local int last_length = -1;
+  thread_local float last_score = 0.0f;
+  if (L == last_length) return last_score;
   // p7_bg_SetLength + p7_bg_NullOne: p1 in float, the logs in double.
   const float p1 = float(L) / float(L + 1);
-  return float(double(float(L)) * std::log(double(p1)) + std::log(1.0 - double(p1)));
+  last_score = float(double(float(L)) * std::log(double(p1)) + std::log(1.0 - double(p1)));
+  last_length = L;
+  return last_score;
 }
 
 BiasFilter::BiasFilter(int model_length, const std::array<float, kHmmAlphabet>& compo) {

@@ -106,7 +106,15 @@ MsvProfile build_msv_profile(const HmmModel& model) {
   return p;
 }
 
-uint8_t MsvProfile::tjb(int L) const { return unbiased_byte(scale, std::log(3.0f / float(L + 3))); }
+uint8_t MsvProfile::tjb(int L) const {
+  // The last (length, scale) per thread: callers ask in length order, mostly at one scale.
+  thread_local int last_length = -1;
+  thread_local float last_scale = 0.0f;
+  thread_local uint8_t last_byte = 0;
+  if (L != last_length || scale != last_scale)
+    last_byte = unbiased_byte(scale, std::log(3.0f / float(L + 3))), last_length = L, last_scale = scale;
+  return last_byte;
+}
 
 VitProfile build_vit_profile(const HmmModel& model) {
   VitProfile p;

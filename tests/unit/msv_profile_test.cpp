@@ -164,6 +164,26 @@ TEST(MsvProfile, EmptyTargetNeverPasses) {
   EXPECT_FALSE(run_filters(f, nullptr, 0, FilterSettings{}, ws).passed);
 }
 
+// null_one_score and tjb keep the last length's value per thread (callers go in length
+// order): asked in any order, at two scales, each equals its formula's value bit for bit.
+TEST(MsvProfile, LengthTermsKeptPerThreadEqualTheirFormulas) {
+  const auto null_one = [](int L) {
+    const float p1 = float(L) / float(L + 1);
+    return float(double(float(L)) * std::log(double(p1)) + std::log(1.0 - double(p1)));
+  };
+  const MsvProfile a = build_msv_profile(globins());
+  MsvProfile b = a;
+  b.scale = a.scale * 2.0f;
+  const auto tjb = [](const MsvProfile& p, int L) { return unbiased_byte(p.scale, std::log(3.0f / float(L + 3))); };
+  for (int L : {100, 100, 7, 35000, 7, 1, 100, 2, 2, 400}) {
+    EXPECT_EQ(null_one_score(L), null_one(L)) << L;
+    EXPECT_EQ(a.tjb(L), tjb(a, L)) << L;
+    EXPECT_EQ(b.tjb(L), tjb(b, L)) << L;
+    EXPECT_EQ(a.tjb(L), tjb(a, L)) << L;
+  }
+  EXPECT_NE(a.tjb(400), b.tjb(400));  // the scales give different bytes: a stale byte would show
+}
+
 TEST(MsvProfile, NullModels) {
   // null1 = L ln(L/(L+1)) + ln(1/(L+1)).
   EXPECT_NEAR(null_one_score(100), 100 * std::log(100.0 / 101) + std::log(1.0 / 101), 1e-4);
