@@ -83,6 +83,11 @@ class FastaParser {
 
   // Residues can be at most the bytes of a plain file: one allocation, no regrowth.
   void reserve(size_t residues) { set_.residues.reserve(residues); }
+  // Each record's header line goes to `lines` too (nullptr: none kept, as by default).
+  void keep_header_lines(std::vector<std::string>* lines) {
+    header_lines_ = lines;
+    if (lines) lines->clear();
+  }
   void feed(const char* p, size_t n);
   SequenceSet finish();
   size_t rare_letters() const { return rare_; }
@@ -105,6 +110,7 @@ class FastaParser {
   bool in_record_ = false;     // a header has been seen
   long header_line_ = 0;
   std::string header_;
+  std::vector<std::string>* header_lines_ = nullptr;
   size_t filled_ = 0;          // residues of set_.residues in use (the rest is slack)
   size_t rare_ = 0;
   uint64_t acgt_codes_ = 0, nucleotide_codes_ = 0;  // bit c: code c is one of those letters
@@ -147,6 +153,10 @@ void FastaParser::start_record() {
   if (b == std::string::npos) throw InputError(path_, header_line_, "header with an empty id");
   const size_t e = header_.find_first_of(ws, b);
   set_.ids.emplace_back(header_, b, e == std::string::npos ? std::string::npos : e - b);
+  if (header_lines_) {  // the line as it is, but for the '\r' of a "\r\n" end
+    header_lines_->push_back(header_);
+    if (header_.back() == '\r') header_lines_->back().pop_back();
+  }
   in_record_ = true;
 }
 
@@ -231,7 +241,8 @@ SequenceSet FastaParser::finish() {
 
 }  // namespace
 
-SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules) {
+SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules,
+                       std::vector<std::string>* header_lines) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "is a directory, not a FASTA file");
@@ -241,6 +252,7 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
   gzbuffer(file.get(), kZlibBuffer);
 
   FastaParser parser(path, rules);
+  parser.keep_header_lines(header_lines);
   if (gzdirect(file.get())) parser.reserve(size_t(st.st_size));
   std::vector<char> block(kReadBlock);
   for (;;) {
@@ -262,13 +274,19 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
 }
 
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report,
-                             ResidueRules rules) {
+                             ResidueRules rules, std::vector<std::string>* header_lines) {
   FastaParser parser(name, rules);
+  parser.keep_header_lines(header_lines);
   parser.reserve(size);
   parser.feed(data, size);
   SequenceSet set = parser.finish();
   if (report) *report = {parser.rare_letters(), parser.nucleotide_like(), set.size()};
   return set;
+}
+
+bool is_read_once(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 void warn_fasta_report(const std::string& path, const FastaReport& report) {
