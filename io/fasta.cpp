@@ -82,7 +82,11 @@ class FastaParser {
   }
 
   // Residues can be at most the bytes of a plain file: one allocation, no regrowth.
-  void reserve(size_t residues) { set_.residues.reserve(residues); }
+  void reserve(size_t residues) {
+    if (keep_residues_) set_.residues.reserve(residues);
+  }
+  // Each record's residues checked, then dropped (every length 0): header lines alone.
+  void drop_residues() { keep_residues_ = false; }
   // Each record's header line goes to `lines` too (nullptr: none kept, as by default).
   void keep_header_lines(std::vector<std::string>* lines) {
     header_lines_ = lines;
@@ -111,6 +115,7 @@ class FastaParser {
   long header_line_ = 0;
   std::string header_;
   std::vector<std::string>* header_lines_ = nullptr;
+  bool keep_residues_ = true;
   size_t filled_ = 0;          // residues of set_.residues in use (the rest is slack)
   size_t rare_ = 0;
   uint64_t acgt_codes_ = 0, nucleotide_codes_ = 0;  // bit c: code c is one of those letters
@@ -176,6 +181,7 @@ void FastaParser::end_record() {
     throw InputError(path_, header_line_, why);
   }
   if (looks_like_nucleotides(start)) ++nucleotide_like_;
+  if (!keep_residues_) filled_ = start;
   set_.offsets.push_back(filled_);
   in_record_ = false;
 }
@@ -239,10 +245,8 @@ SequenceSet FastaParser::finish() {
   return std::move(set_);
 }
 
-}  // namespace
-
-SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules,
-                       std::vector<std::string>* header_lines) {
+// Reads `path` (plain or gzip) through `parser`.
+SequenceSet read_file(FastaParser& parser, const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "is a directory, not a FASTA file");
@@ -251,8 +255,6 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
   if (!file) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   gzbuffer(file.get(), kZlibBuffer);
 
-  FastaParser parser(path, rules);
-  parser.keep_header_lines(header_lines);
   if (gzdirect(file.get())) parser.reserve(size_t(st.st_size));
   std::vector<char> block(kReadBlock);
   for (;;) {
@@ -268,9 +270,25 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
     if (n == 0) break;
     parser.feed(block.data(), size_t(n));
   }
-  SequenceSet set = parser.finish();
+  return parser.finish();
+}
+
+}  // namespace
+
+SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules,
+                       std::vector<std::string>* header_lines) {
+  FastaParser parser(path, rules);
+  parser.keep_header_lines(header_lines);
+  SequenceSet set = read_file(parser, path);
   if (report) *report = {parser.rare_letters(), parser.nucleotide_like(), set.size()};
   return set;
+}
+
+SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines, ResidueRules rules) {
+  FastaParser parser(path, rules);
+  parser.keep_header_lines(header_lines);
+  parser.drop_residues();
+  return read_file(parser, path);
 }
 
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report,

@@ -32,6 +32,10 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr,
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
                              FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast,
                              std::vector<std::string>* header_lines = nullptr);
+// The same read keeping no residues (each record's checked all the same, one record held at a
+// time): the ids, every length 0, and `header_lines` as above. For title columns alone.
+SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines,
+                               ResidueRules rules = ResidueRules::kBlast);
 // A pipe or device (-q /dev/stdin): what a run read from it cannot be read again.
 bool is_read_once(const std::string& path);
 // On stderr, "hpcalign: warning: PATH: N U/O/J residues scored as X" when the report counted any,

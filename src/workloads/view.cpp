@@ -51,19 +51,24 @@ std::string hit_group(const std::string& path) {
   return f.exists("hits") ? "hits" : "staging/hits";
 }
 
-// One of the run's inputs, read once: its sequences and, when `titles`, its header lines.
+// One of the run's inputs, read once: its sequences (ids alone unless `residues`) and, when
+// `titles`, its header lines.
 struct RunInput {
   SequenceSet seqs;
   std::vector<std::string> headers;
 };
 
-RunInput read_run_input(const std::string& file, bool titles, const std::string& option, const char* what) {
+RunInput read_run_input(const std::string& file, bool residues, bool titles, const std::string& option,
+                        const char* what) {
   if (file.empty())
     throw Error(std::string("these columns need the ") + what + " sequences; the result file names no " + what +
                 " file: pass " + option);
   RunInput in;
   try {
-    in.seqs = load_database(file, ResidueRules::kBlast, nullptr, titles ? &in.headers : nullptr).seqs;
+    if (residues)
+      in.seqs = load_database(file, ResidueRules::kBlast, nullptr, titles ? &in.headers : nullptr).seqs;
+    else  // title columns alone: a FASTA file (check_title_file)
+      in.seqs = read_fasta_headers(file, &in.headers);
   } catch (const InputError& e) {
     if (is_read_once(file))  // search -q /dev/stdin: the run has read it once
       throw Error(std::string(e.what()) + " (" + file + " is a pipe or device, read by the run already; these " +
@@ -138,11 +143,11 @@ void view_hits(const ViewRequest& r, const std::string& format, std::ostream& ou
   const bool same = read_queries && read_targets && target_file == query_file;
   RunInput query_input, target_input;
   if (read_queries) {
-    query_input = read_run_input(query_file, query_titles || (same && target_titles), "-q", "query");
+    query_input = read_run_input(query_file, sequences, query_titles || (same && target_titles), "-q", "query");
     check_run_input(query_input, t.query_ids, sequences ? &t.query_lengths : nullptr, query_titles, query_file,
                     "-q", "query");
   }
-  if (read_targets && !same) target_input = read_run_input(target_file, target_titles, "-d", "target");
+  if (read_targets && !same) target_input = read_run_input(target_file, sequences, target_titles, "-d", "target");
   const RunInput& targets = same ? query_input : target_input;
   if (read_targets)
     check_run_input(targets, t.target_ids, sequences ? &t.target_lengths : nullptr, target_titles, target_file,

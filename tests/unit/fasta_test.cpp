@@ -302,7 +302,8 @@ TEST(FastaReport, CountsNucleotideLikeRecords) {
 }
 
 // Reads `bytes` from a FIFO, which gives its bytes once (as `-q /dev/stdin` does).
-SequenceSet read_from_fifo(const std::string& name, const std::string& bytes, std::vector<std::string>* header_lines) {
+SequenceSet read_from_fifo(const std::string& name, const std::string& bytes, std::vector<std::string>* header_lines,
+                           bool residues = true) {
   const std::string path = test::temp_path(name);
   std::remove(path.c_str());  // a FIFO of an earlier call (opening it would wait for a reader)
   if (mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("cannot make the FIFO " + path);
@@ -310,7 +311,7 @@ SequenceSet read_from_fifo(const std::string& name, const std::string& bytes, st
   std::thread writer([&] { std::ofstream(path, std::ios::binary) << bytes; });
   SequenceSet s;
   try {
-    s = read_fasta(path, nullptr, ResidueRules::kBlast, header_lines);
+    s = residues ? read_fasta(path, nullptr, ResidueRules::kBlast, header_lines) : read_fasta_headers(path, header_lines);
   } catch (...) {
     writer.join();
     throw;
@@ -342,14 +343,24 @@ TEST(FastaHeaderLines, OneReadGivesSequencesAndHeaderLines) {
     EXPECT_EQ(s.ids, alone.ids);
     EXPECT_EQ(s.offsets, alone.offsets);
     EXPECT_EQ(s.residues, alone.residues);
+    // Title columns alone: the same ids and lines, no residues kept.
+    std::vector<std::string> only_lines;
+    const SequenceSet ids = read_from_fifo("lines_only.fifo", bytes, &only_lines, false);
+    EXPECT_EQ(only_lines, want_lines);
+    EXPECT_EQ(ids.ids, s.ids);
+    EXPECT_EQ(ids.offsets, std::vector<uint64_t>(6, 0));
+    EXPECT_TRUE(ids.residues.empty());
   }
   EXPECT_FALSE(is_read_once(gz));
-  // Asking for the lines changes no refusal: a byte-order mark, a record without residues.
-  for (const std::string& bad : {std::string("\xEF\xBB\xBF>a\nMK\n"), std::string(">a\nMK\n>cr\rmid\n>b\nMK\n")}) {
+  // Asking for the lines, with or without the residues, changes no refusal: a byte-order mark, a
+  // record without residues or of a lone stop marker, an invalid residue.
+  for (const std::string& bad : {std::string("\xEF\xBB\xBF>a\nMK\n"), std::string(">a\nMK\n>cr\rmid\n>b\nMK\n"),
+                                 std::string(">a\nMK\n>s\n*\n"), std::string(">a\nMK\n>b\nM1K\n")}) {
     const std::string path = write_file("bad_lines.fa", bad);
     std::vector<std::string> lines;
     EXPECT_EQ(test::error_of([&] { read_fasta(path, nullptr, ResidueRules::kBlast, &lines); }),
               test::error_of([&] { read_fasta(path); }));
+    EXPECT_EQ(test::error_of([&] { read_fasta_headers(path, &lines); }), test::error_of([&] { read_fasta(path); }));
     EXPECT_NE(test::error_of([&] { read_fasta(path); }), "(no error)");
   }
 }
