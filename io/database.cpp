@@ -129,14 +129,16 @@ Database make_database(SequenceSet seqs) {
   return db;
 }
 
-Database load_database(const std::string& path, ResidueRules rules, FastaReport* report) {
+Database load_database(const std::string& path, ResidueRules rules, FastaReport* report,
+                       std::vector<std::string>* header_lines) {
   if (is_hdf5_file(path)) {
+    if (header_lines) header_lines->clear();
     if (rules == ResidueRules::kHmmer)
       std::cerr << "hpcalign: warning: " << path << " was encoded by makedb under BLAST's residue rules (U, O, J "
                    "read as X, a final '*' dropped); for hmmsearch's rules give the FASTA file\n";
     return read_hdf5_database(path);
   }
-  Database db = make_database(read_fasta(path, report, rules));
+  Database db = make_database(read_fasta(path, report, rules, header_lines));
   db.path = path;
   return db;
 }

@@ -30,8 +30,9 @@ Database make_database(SequenceSet seqs);
 // read under `rules`; a makedb file holds what makedb read under BLAST's rules (U/O/J as X,
 // a final '*' dropped), which a caller asking for HMMER's rules is warned of on stderr.
 // `report` (FASTA only; left as it is for a makedb file) counts the U/O/J read as X.
+// `header_lines` as read_fasta's (a makedb file keeps none: left empty).
 Database load_database(const std::string& path, ResidueRules rules = ResidueRules::kBlast,
-                       FastaReport* report = nullptr);
+                       FastaReport* report = nullptr, std::vector<std::string>* header_lines = nullptr);
 // Writes /db/{residues,offsets,ids,by_length} and attributes (sequences, residues, format version).
 void write_database(const Database& db, const std::string& path);
 bool is_hdf5_file(const std::string& path);

@@ -82,7 +82,16 @@ class FastaParser {
   }
 
   // Residues can be at most the bytes of a plain file: one allocation, no regrowth.
-  void reserve(size_t residues) { set_.residues.reserve(residues); }
+  void reserve(size_t residues) {
+    if (keep_residues_) set_.residues.reserve(residues);
+  }
+  // Each record's residues checked, then dropped (every length 0): header lines alone.
+  void drop_residues() { keep_residues_ = false; }
+  // Each record's header line goes to `lines` too (nullptr: none kept, as by default).
+  void keep_header_lines(std::vector<std::string>* lines) {
+    header_lines_ = lines;
+    if (lines) lines->clear();
+  }
   void feed(const char* p, size_t n);
   SequenceSet finish();
   size_t rare_letters() const { return rare_; }
@@ -105,6 +114,8 @@ class FastaParser {
   bool in_record_ = false;     // a header has been seen
   long header_line_ = 0;
   std::string header_;
+  std::vector<std::string>* header_lines_ = nullptr;
+  bool keep_residues_ = true;
   size_t filled_ = 0;          // residues of set_.residues in use (the rest is slack)
   size_t rare_ = 0;
   uint64_t acgt_codes_ = 0, nucleotide_codes_ = 0;  // bit c: code c is one of those letters
@@ -147,6 +158,10 @@ void FastaParser::start_record() {
   if (b == std::string::npos) throw InputError(path_, header_line_, "header with an empty id");
   const size_t e = header_.find_first_of(ws, b);
   set_.ids.emplace_back(header_, b, e == std::string::npos ? std::string::npos : e - b);
+  if (header_lines_) {  // the line as it is, but for the '\r' of a "\r\n" end
+    header_lines_->push_back(header_);
+    if (header_.back() == '\r') header_lines_->back().pop_back();
+  }
   in_record_ = true;
 }
 
@@ -166,6 +181,7 @@ void FastaParser::end_record() {
     throw InputError(path_, header_line_, why);
   }
   if (looks_like_nucleotides(start)) ++nucleotide_like_;
+  if (!keep_residues_) filled_ = start;
   set_.offsets.push_back(filled_);
   in_record_ = false;
 }
@@ -229,9 +245,8 @@ SequenceSet FastaParser::finish() {
   return std::move(set_);
 }
 
-}  // namespace
-
-SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules) {
+// Reads `path` (plain or gzip) through `parser`.
+SequenceSet read_file(FastaParser& parser, const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "is a directory, not a FASTA file");
@@ -240,7 +255,6 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
   if (!file) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   gzbuffer(file.get(), kZlibBuffer);
 
-  FastaParser parser(path, rules);
   if (gzdirect(file.get())) parser.reserve(size_t(st.st_size));
   std::vector<char> block(kReadBlock);
   for (;;) {
@@ -256,19 +270,41 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
     if (n == 0) break;
     parser.feed(block.data(), size_t(n));
   }
-  SequenceSet set = parser.finish();
+  return parser.finish();
+}
+
+}  // namespace
+
+SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRules rules,
+                       std::vector<std::string>* header_lines) {
+  FastaParser parser(path, rules);
+  parser.keep_header_lines(header_lines);
+  SequenceSet set = read_file(parser, path);
   if (report) *report = {parser.rare_letters(), parser.nucleotide_like(), set.size()};
   return set;
 }
 
+SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines, ResidueRules rules) {
+  FastaParser parser(path, rules);
+  parser.keep_header_lines(header_lines);
+  parser.drop_residues();
+  return read_file(parser, path);
+}
+
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report,
-                             ResidueRules rules) {
+                             ResidueRules rules, std::vector<std::string>* header_lines) {
   FastaParser parser(name, rules);
+  parser.keep_header_lines(header_lines);
   parser.reserve(size);
   parser.feed(data, size);
   SequenceSet set = parser.finish();
   if (report) *report = {parser.rare_letters(), parser.nucleotide_like(), set.size()};
   return set;
+}
+
+bool is_read_once(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 void warn_fasta_report(const std::string& path, const FastaReport& report) {

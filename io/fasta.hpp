@@ -6,6 +6,7 @@
 // Duplicate ids are accepted, like duplicate HMM names (io/hmm_file.hpp): results refer to
 // sequences by index and ids are only labels (tests/scripts/cli_bad_input_more.sh).
 #include <string>
+#include <vector>
 
 #include "src/core/alphabet.hpp"
 #include "src/core/sequence.hpp"
@@ -21,12 +22,22 @@ struct FastaReport {
 // Throws InputError (file:line) for missing/unreadable files, an empty file or set,
 // text before the first '>', empty ids, invalid residue bytes, corrupt gzip data, a record
 // without residues (CR-only line ends named as such), and bzip2/xz/zstd/zip/HDF5 data, named.
+// `header_lines`, when given, gets each record's header line after '>' in file order, its line
+// end ("\n" or "\r\n") removed and nothing else changed (blanks before the id, tabs, Ctrl-A and
+// a '\r' inside kept): the same read gives the title columns and hmmsearch's descriptions.
 SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr,
-                       ResidueRules rules = ResidueRules::kBlast);
+                       ResidueRules rules = ResidueRules::kBlast, std::vector<std::string>* header_lines = nullptr);
 // The same parser over plain (not gzip) text already in memory; `name` is used in messages.
 // Used by the fuzzer (tests/fuzz/) and by callers that already hold the text.
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
-                             FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast);
+                             FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast,
+                             std::vector<std::string>* header_lines = nullptr);
+// The same read keeping no residues (each record's checked all the same, one record held at a
+// time): the ids, every length 0, and `header_lines` as above. For title columns alone.
+SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines,
+                               ResidueRules rules = ResidueRules::kBlast);
+// A pipe or device (-q /dev/stdin): what a run read from it cannot be read again.
+bool is_read_once(const std::string& path);
 // On stderr, "hpcalign: warning: PATH: N U/O/J residues scored as X" when the report counted any,
 // and a warning naming how many records look like DNA/RNA (read as protein all the same).
 void warn_fasta_report(const std::string& path, const FastaReport& report);

@@ -1,10 +1,6 @@
 #include "src/report/fasta_descriptions.hpp"
 
-#include <zlib.h>
-
-#include <memory>
-
-#include "src/core/error.hpp"
+#include "io/fasta.hpp"
 
 namespace hpc {
 namespace {
@@ -12,34 +8,6 @@ namespace {
 const char* const kIdEnd = " \t\r\v\f";  // what ends the id (the sequence reader's first word)
 
 }  // namespace
-
-std::vector<std::string> fasta_header_lines(const std::string& path) {
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), gzclose_r);
-  if (!file) throw Error("cannot open " + path);
-  std::vector<std::string> out;
-  char buf[1 << 16];
-  bool line_start = true, in_header = false, first = true;
-  std::string header;
-  while (gzgets(file.get(), buf, sizeof buf)) {
-    std::string piece(buf);
-    if (first && piece.compare(0, 3, "\xEF\xBB\xBF") == 0) piece.erase(0, 3);
-    first = false;
-    const bool line_end = !piece.empty() && piece.back() == '\n';
-    if (line_start && !piece.empty() && piece[0] == '>') in_header = true, header.clear();
-    if (in_header) header += piece;
-    if (line_end && in_header) {
-      header.pop_back();
-      if (!header.empty() && header.back() == '\r') header.pop_back();
-      out.push_back(header.substr(1));
-      in_header = false;
-    }
-    line_start = line_end;
-  }
-  int err = 0;
-  gzerror(file.get(), &err);
-  if (err != Z_OK && err != Z_STREAM_END) throw Error("cannot read " + path);
-  return out;
-}
 
 std::string fasta_description(const std::string& line) {
   // The text after the id's run of blanks up to the first '\r' or Ctrl-A (NCBI nr's separator of
@@ -52,7 +20,9 @@ std::string fasta_description(const std::string& line) {
 }
 
 std::vector<std::string> fasta_descriptions(const std::string& path) {
-  std::vector<std::string> out = fasta_header_lines(path);
+  std::vector<std::string> out;
+  if (is_read_once(path)) return out;
+  read_fasta_headers(path, &out, ResidueRules::kHmmer);
   for (std::string& line : out) line = fasta_description(line);
   return out;
 }

@@ -1,20 +1,16 @@
 #pragma once
-// The header lines of a FASTA file's records, in file order, and the ways reports show them.
-// Result files keep ids only: these columns read the run's FASTA file again.
+// The ways reports show a FASTA record's header line (read_fasta's header_lines): result files
+// keep ids only, so these columns come from the run's FASTA file.
 #include <string>
 #include <vector>
 
 namespace hpc {
 
-// Each record's header line after '>', its line end ("\n" or "\r\n") removed, nothing else
-// changed. Plain or gzip FASTA (a leading UTF-8 byte-order mark skipped; the sequence reader
-// refuses such a file, so a run that read it never gets here).
-// Throws hpc::Error when the file cannot be read.
-std::vector<std::string> fasta_header_lines(const std::string& path);
-
 // The description (the header after the id and its blanks, to the line's end, a '\r' or a
 // Ctrl-A, as easel cuts it; "" when none): what hmmsearch prints as "description of target".
 std::string fasta_description(const std::string& header_line);
+// Each record's description, read under HMMER's residue rules (those of the hmmsearch and msv
+// runs that ask); none from a pipe or device, which the run has read already.
 std::vector<std::string> fasta_descriptions(const std::string& path);
 
 // BLAST's stitle/salltitles of a database that `makeblastdb -in FILE.fa` made (no -parse_seqids):

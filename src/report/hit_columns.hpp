@@ -56,7 +56,7 @@ struct HitSource {
   const SequenceSet* queries = nullptr;  // index-matched to table.query_ids
   const SequenceSet* targets = nullptr;
   const ScoreMatrix* matrix = nullptr;
-  const std::vector<std::string>* query_headers = nullptr;  // header lines (fasta_header_lines)
+  const std::vector<std::string>* query_headers = nullptr;  // header lines (read_fasta's header_lines)
   const std::vector<std::string>* target_headers = nullptr;
 };
 

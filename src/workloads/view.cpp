@@ -1,7 +1,5 @@
 #include "src/workloads/view.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <ostream>
 
@@ -9,7 +7,6 @@
 #include "io/hdf5_columns.hpp"
 #include "io/matrix.hpp"
 #include "src/core/error.hpp"
-#include "src/report/fasta_descriptions.hpp"
 #include "src/report/hit_columns.hpp"
 #include "src/report/pairwise_text.hpp"
 #include "src/report/pss_table.hpp"
@@ -54,37 +51,55 @@ std::string hit_group(const std::string& path) {
   return f.exists("hits") ? "hits" : "staging/hits";
 }
 
-// A pipe or device (search -q /dev/stdin): the run has read it once, so it cannot be read again.
-bool read_once(const std::string& file) {
-  struct stat st {};
-  return stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
-}
+// One of the run's inputs, read once: its sequences (ids alone unless `residues`) and, when
+// `titles`, its header lines.
+struct RunInput {
+  SequenceSet seqs;
+  std::vector<std::string> headers;
+};
 
-// The run's sequences, checked against the file's ids and lengths.
-SequenceSet run_sequences(const std::string& file, const std::vector<std::string>& ids,
-                          const std::vector<uint32_t>& lengths, const std::string& option, const char* what) {
+RunInput read_run_input(const std::string& file, bool residues, bool titles, const std::string& option,
+                        const char* what) {
   if (file.empty())
     throw Error(std::string("these columns need the ") + what + " sequences; the result file names no " + what +
                 " file: pass " + option);
-  SequenceSet seqs;
+  RunInput in;
   try {
-    seqs = load_database(file).seqs;
+    if (residues)
+      in.seqs = load_database(file, ResidueRules::kBlast, nullptr, titles ? &in.headers : nullptr).seqs;
+    else  // title columns alone: a FASTA file (check_title_file)
+      in.seqs = read_fasta_headers(file, &in.headers);
   } catch (const InputError& e) {
-    if (read_once(file))
+    if (is_read_once(file))  // search -q /dev/stdin: the run has read it once
       throw Error(std::string(e.what()) + " (" + file + " is a pipe or device, read by the run already; these " +
                   "columns need the " + what + " sequences again: pass " + option + " FILE, or give the run a file)");
     throw;
   }
-  const auto mismatch = [&](const std::string& why) {
-    return Error(file + " does not hold the run's " + what + " sequences (" + why + "); pass the files the run read with " +
-                 option);
+  return in;
+}
+
+// Throws unless `in` (read from `file`) holds the run's records: same count, ids in order and,
+// given `lengths` (sequence columns), lengths. Where title columns asked, a record is named by its
+// header line.
+void check_run_input(const RunInput& in, const std::vector<std::string>& ids, const std::vector<uint32_t>* lengths,
+                     bool titles, const std::string& file, const std::string& option, const char* what) {
+  const auto mismatch = [&](const std::string& why, bool fasta) {
+    return Error(file + " does not hold the run's " + what + " sequences (" + why + "); pass the " +
+                 (fasta ? "FASTA file" : "files") + " the run read with " + option);
   };
+  const SequenceSet& seqs = in.seqs;
   if (seqs.size() != ids.size())
-    throw mismatch(std::to_string(seqs.size()) + " sequences, the run had " + std::to_string(ids.size()));
+    throw mismatch(std::to_string(seqs.size()) + (titles ? " records" : " sequences") + ", the run had " +
+                       std::to_string(ids.size()),
+                   titles);
+  const auto sequence = [&](size_t i) { return "sequence " + std::to_string(i + 1) + " is " + seqs.ids[i]; };
   for (size_t i = 0; i < ids.size(); ++i)
-    if (seqs.ids[i] != ids[i] || (i < lengths.size() && seqs.length(i) != lengths[i]))
-      throw mismatch("sequence " + std::to_string(i + 1) + " is " + seqs.ids[i] + ", the run's is " + ids[i]);
-  return seqs;
+    if (seqs.ids[i] != ids[i])
+      throw mismatch((titles ? "record " + std::to_string(i + 1) + " is " + in.headers[i] : sequence(i)) +
+                         ", the run's is " + ids[i],
+                     titles);
+  for (size_t i = 0; lengths && i < std::min(ids.size(), lengths->size()); ++i)
+    if (seqs.length(i) != (*lengths)[i]) throw mismatch(sequence(i) + ", the run's is " + ids[i], false);
 }
 
 // Throws when `file` cannot give the titles: none named, a makedb file (it keeps ids only) or a
@@ -96,25 +111,9 @@ void check_title_file(const std::string& file, const std::string& option, const 
   if (is_hdf5_file(file))
     throw Error(file + " is a makedb database, which keeps no titles: title columns need the " + what +
                 " FASTA file it was made from: pass " + option + " FILE.fa");
-  if (read_once(file))
+  if (is_read_once(file))
     throw Error(file + " is a pipe or device, read by the run already; title columns need the " + what +
                 " FASTA file again: pass " + option + " FILE.fa, or give the run a file");
-}
-
-// Throws unless `headers` (of `file`) are the run's records: same count, same ids in order.
-void check_headers(const std::vector<std::string>& headers, const std::vector<std::string>& ids,
-                   const std::string& file, const std::string& option, const char* what) {
-  const auto mismatch = [&](const std::string& why) {
-    return Error(file + " does not hold the run's " + what + " sequences (" + why +
-                 "); pass the FASTA file the run read with " + option);
-  };
-  if (headers.size() != ids.size())
-    throw mismatch(std::to_string(headers.size()) + " records, the run had " + std::to_string(ids.size()));
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const std::string id = mmseqs_header(headers[i]).substr(0, ids[i].size() + 1);  // "ID" or "ID rest"
-    if (id != ids[i] && id != ids[i] + " ")
-      throw mismatch("record " + std::to_string(i + 1) + " is " + headers[i] + ", the run's is " + ids[i]);
-  }
 }
 
 void view_hits(const ViewRequest& r, const std::string& format, std::ostream& out, std::ostream& err) {
@@ -126,9 +125,7 @@ void view_hits(const ViewRequest& r, const std::string& format, std::ostream& ou
     std::stable_sort(t.hits.begin(), t.hits.end(), hit_order);
   }
   HitSource source{t};
-  SequenceSet queries, targets;
   ScoreMatrix matrix;
-  std::vector<std::string> query_headers, target_headers;
   const bool sequences = !columns || columns->needs_sequences();
   const bool query_titles = columns && columns->needs_query_headers();
   const bool target_titles = columns && columns->needs_target_headers();
@@ -138,27 +135,29 @@ void view_hits(const ViewRequest& r, const std::string& format, std::ostream& ou
   const std::string target_file = !r.target_path.empty()                ? r.target_path
                                   : h5::has_attribute(f, "", "database") ? attribute_or(f, "database", "")
                                                                          : attribute_or(f, "target_file", "");
-  // Header lines only when a title column asks for them, each file read once (allvsall's square
-  // run names one file twice).
-  if (query_titles) {
-    check_title_file(query_file, "-q", "query");
-    query_headers = fasta_header_lines(query_file);
-    check_headers(query_headers, t.query_ids, query_file, "-q", "query");
-    source.query_headers = &query_headers;
+  if (query_titles) check_title_file(query_file, "-q", "query");
+  if (target_titles) check_title_file(target_file, "-d", "target");
+  // Each file read once, for its sequences and header lines together (allvsall's square run
+  // names one file twice); header lines only when a title column asks for them.
+  const bool read_queries = sequences || query_titles, read_targets = sequences || target_titles;
+  const bool same = read_queries && read_targets && target_file == query_file;
+  RunInput query_input, target_input;
+  if (read_queries) {
+    query_input = read_run_input(query_file, sequences, query_titles || (same && target_titles), "-q", "query");
+    check_run_input(query_input, t.query_ids, sequences ? &t.query_lengths : nullptr, query_titles, query_file,
+                    "-q", "query");
   }
-  if (target_titles) {
-    check_title_file(target_file, "-d", "target");
-    const bool same = query_titles && target_file == query_file;
-    if (!same) target_headers = fasta_header_lines(target_file);
-    check_headers(same ? query_headers : target_headers, t.target_ids, target_file, "-d", "target");
-    source.target_headers = same ? &query_headers : &target_headers;
-  }
+  if (read_targets && !same) target_input = read_run_input(target_file, sequences, target_titles, "-d", "target");
+  const RunInput& targets = same ? query_input : target_input;
+  if (read_targets)
+    check_run_input(targets, t.target_ids, sequences ? &t.target_lengths : nullptr, target_titles, target_file,
+                    "-d", "target");
+  if (query_titles) source.query_headers = &query_input.headers;
+  if (target_titles) source.target_headers = &targets.headers;
   if (sequences) {
-    queries = run_sequences(query_file, t.query_ids, t.query_lengths, "-q", "query");
-    targets = run_sequences(target_file, t.target_ids, t.target_lengths, "-d", "target");
     matrix = load_matrix(attribute_or(f, "matrix", "BLOSUM62"));
-    source.queries = &queries;
-    source.targets = &targets;
+    source.queries = &query_input.seqs;
+    source.targets = &targets.seqs;
     source.matrix = &matrix;
   }
   if (columns)

@@ -10,7 +10,8 @@
 // Columns that need residues (qseq, sseq, positive, ppos, pairwise) read the sequences from the
 // files the run read (attributes query_file and database/target_file), or from the given
 // overrides; they must be the run's sequences (same ids and lengths, in order). Title columns
-// (stitle, salltitles, qheader, theader) read the header lines, from FASTA files only.
+// (stitle, salltitles, qheader, theader) read the header lines, from FASTA files only, in the same
+// read as the sequences (each file read once).
 #include <iosfwd>
 #include <string>
 

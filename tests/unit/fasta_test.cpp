@@ -1,9 +1,12 @@
 // io/fasta.cpp: records, ids, residue mapping, gzip, and every input error with its line.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "io/fasta.hpp"
 #include "src/core/alphabet.hpp"
@@ -296,6 +299,70 @@ TEST(FastaReport, CountsNucleotideLikeRecords) {
   EXPECT_EQ(report.sequences, 6u);
   EXPECT_EQ(report.nucleotide_like, 2u);
   EXPECT_EQ(report.rare_letters, 8u);  // the RNA's U
+}
+
+// Reads `bytes` from a FIFO, which gives its bytes once (as `-q /dev/stdin` does).
+SequenceSet read_from_fifo(const std::string& name, const std::string& bytes, std::vector<std::string>* header_lines,
+                           bool residues = true) {
+  const std::string path = test::temp_path(name);
+  std::remove(path.c_str());  // a FIFO of an earlier call (opening it would wait for a reader)
+  if (mkfifo(path.c_str(), 0600) != 0) throw std::runtime_error("cannot make the FIFO " + path);
+  EXPECT_TRUE(is_read_once(path));
+  std::thread writer([&] { std::ofstream(path, std::ios::binary) << bytes; });
+  SequenceSet s;
+  try {
+    s = residues ? read_fasta(path, nullptr, ResidueRules::kBlast, header_lines) : read_fasta_headers(path, header_lines);
+  } catch (...) {
+    writer.join();
+    throw;
+  }
+  writer.join();
+  return s;
+}
+
+// One read gives the sequences and each record's header line (what title columns and hmmsearch's
+// descriptions show): from a stream that can be read once, plain and gzip, the lines as they are
+// but for their "\r\n" or "\n" end (blanks before the id, tabs, Ctrl-A, an inner '\r', a line
+// longer than any read block); the sequences are those a read without the lines gives.
+TEST(FastaHeaderLines, OneReadGivesSequencesAndHeaderLines) {
+  const std::string long_title(100000, 'x');
+  const std::string text = "\r\n>first  a\tb \r\nMK\r\n>  lead\x01nr\nMK\nMK\n>" + long_title +
+                           "\nMK\n>cr\rmid\nMK\n\n>sp|P69905|HBA_HUMAN Hemoglobin alpha\nMKV";
+  const std::vector<std::string> want_lines = {"first  a\tb ", "  lead\x01nr", long_title, "cr\rmid",
+                                               "sp|P69905|HBA_HUMAN Hemoglobin alpha"};
+  const std::string gz = write_gz("lines.fa.gz", text);
+  for (const std::string& bytes : {text, slurp(gz)}) {
+    std::vector<std::string> lines = {"left from before"};
+    const SequenceSet s = read_from_fifo("lines.fifo", bytes, &lines);
+    EXPECT_EQ(lines, want_lines);
+    EXPECT_EQ(s.ids, (std::vector<std::string>{"first", "lead\x01nr", long_title, "cr", "sp|P69905|HBA_HUMAN"}));
+    ASSERT_EQ(s.size(), 5u);
+    EXPECT_EQ(residues_of(s, 1), "MKMK");
+    EXPECT_EQ(residues_of(s, 4), "MKV");
+    const SequenceSet alone = read_fasta(write_file("lines.fa", text));
+    EXPECT_EQ(s.ids, alone.ids);
+    EXPECT_EQ(s.offsets, alone.offsets);
+    EXPECT_EQ(s.residues, alone.residues);
+    // Title columns alone: the same ids and lines, no residues kept.
+    std::vector<std::string> only_lines;
+    const SequenceSet ids = read_from_fifo("lines_only.fifo", bytes, &only_lines, false);
+    EXPECT_EQ(only_lines, want_lines);
+    EXPECT_EQ(ids.ids, s.ids);
+    EXPECT_EQ(ids.offsets, std::vector<uint64_t>(6, 0));
+    EXPECT_TRUE(ids.residues.empty());
+  }
+  EXPECT_FALSE(is_read_once(gz));
+  // Asking for the lines, with or without the residues, changes no refusal: a byte-order mark, a
+  // record without residues or of a lone stop marker, an invalid residue.
+  for (const std::string& bad : {std::string("\xEF\xBB\xBF>a\nMK\n"), std::string(">a\nMK\n>cr\rmid\n>b\nMK\n"),
+                                 std::string(">a\nMK\n>s\n*\n"), std::string(">a\nMK\n>b\nM1K\n")}) {
+    const std::string path = write_file("bad_lines.fa", bad);
+    std::vector<std::string> lines;
+    EXPECT_EQ(test::error_of([&] { read_fasta(path, nullptr, ResidueRules::kBlast, &lines); }),
+              test::error_of([&] { read_fasta(path); }));
+    EXPECT_EQ(test::error_of([&] { read_fasta_headers(path, &lines); }), test::error_of([&] { read_fasta(path); }));
+    EXPECT_NE(test::error_of([&] { read_fasta(path); }), "(no error)");
+  }
 }
 
 TEST(FastaErrors, BinaryInput) {

@@ -179,6 +179,47 @@ TEST(View, TitlesComeFromTheFastaFile) {
   EXPECT_NO_THROW(check_view_inputs("hits", ViewRequest{"", "6 qseqid sseq", "", db, ""}));
 }
 
+// Sequence and title columns together: each file read once gives both (an allvsall-like run names
+// one file for both sides; a search two), and a file that is not the run's is refused once, with
+// the title columns' message.
+TEST(View, SequenceAndTitleColumnsFromOneRead) {
+  const std::string fasta = temp_path("both.fa"), copy = temp_path("both_copy.fa.gz");
+  const std::string text = ">a  first\tdesc\r\nMKV\r\n>b second\x01" "b2 merged\nMKIL\n";
+  std::ofstream(fasta, std::ios::binary) << text;
+  test::write_gz_file(copy, text);
+  HitTable t;
+  t.query_ids = t.target_ids = {"a", "b"};
+  t.hits = {make_hit(0, 1, 12, 20.1, 0.5, 1, 3, 1, 3, "2=1X")};
+  const std::string path = temp_path("both.h5");
+  {
+    ResultFile rf(path);
+    const SequenceSet seqs = load_database(fasta).seqs;
+    rf.write_sequences("queries", seqs);
+    rf.write_sequences("targets", seqs);
+    rf.finish(t.hits);
+  }
+  const std::string want = "a\tb\tMKV\tMKI\ta  first\tdesc\tb second\x01" "b2 merged\n";
+  for (const std::string& target : {fasta, copy}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_view(ViewRequest{path, "query,target,qaln,taln,qheader,theader", fasta, target, ""}, out, err), 0);
+    EXPECT_EQ(out.str(), want);
+    std::ostringstream blast;
+    EXPECT_EQ(run_view(ViewRequest{path, "6 qseqid sseq stitle", fasta, target, ""}, blast, err), 0);
+    EXPECT_EQ(blast.str(), "a\tMKI\tb second b2 merged\n");
+  }
+  const std::string other = temp_path("both_other.fa");
+  std::ofstream(other) << ">a\nMKV\n>c\nMKIL\n";
+  std::ostringstream out, err;
+  EXPECT_EQ(error_of([&] { run_view(ViewRequest{path, "6 sseq stitle", fasta, other, ""}, out, err); }),
+            other + " does not hold the run's target sequences (record 2 is c, the run's is b); pass the FASTA "
+                    "file the run read with -d");
+  std::ofstream(other) << ">a\nMKV\n>b\nMKILV\n";  // the ids, not the lengths
+  EXPECT_EQ(error_of([&] { run_view(ViewRequest{path, "6 sseq stitle", fasta, other, ""}, out, err); }),
+            other + " does not hold the run's target sequences (sequence 2 is b, the run's is b); pass the files "
+                    "the run read with -d");
+  EXPECT_EQ(out.str(), "");
+}
+
 TEST(View, UnknownFormatsAndNonResultFilesAreErrors) {
   const std::string path = temp_path("fmt.h5");
   ResultFile(path).finish({});
