@@ -87,6 +87,9 @@ class FastaParser {
   }
   // Each record's residues checked, then dropped (every length 0): header lines alone.
   void drop_residues() { keep_residues_ = false; }
+  // Residue lines passed over unread (every length 0): header lines of a file this run has read
+  // and checked already, at the cost of finding line ends.
+  void skip_residues() { keep_residues_ = false, skip_residues_ = true; }
   // Each record's header line goes to `lines` too (nullptr: none kept, as by default).
   void keep_header_lines(std::vector<std::string>* lines) {
     header_lines_ = lines;
@@ -116,6 +119,7 @@ class FastaParser {
   std::string header_;
   std::vector<std::string>* header_lines_ = nullptr;
   bool keep_residues_ = true;
+  bool skip_residues_ = false;
   size_t filled_ = 0;          // residues of set_.residues in use (the rest is slack)
   size_t rare_ = 0;
   uint64_t acgt_codes_ = 0, nucleotide_codes_ = 0;  // bit c: code c is one of those letters
@@ -138,7 +142,7 @@ void FastaParser::feed(const char* data, size_t n) {
     const char* stop = nl ? nl : end;
     if (in_header_)
       header_.append(p, size_t(stop - p));
-    else
+    else if (!skip_residues_)
       parse_sequence(reinterpret_cast<const unsigned char*>(p), size_t(stop - p));
     if (!nl) return;
     if (in_header_) start_record();
@@ -167,6 +171,11 @@ void FastaParser::start_record() {
 
 void FastaParser::end_record() {
   if (!in_record_) return;
+  if (skip_residues_) {
+    set_.offsets.push_back(filled_);
+    in_record_ = false;
+    return;
+  }
   const size_t start = set_.offsets.back();
   const bool stop_dropped = drop_final_stop_ && filled_ > start && set_.residues[filled_ - 1] == kCodeStop;
   if (stop_dropped) --filled_;  // stop-codon marker
@@ -284,10 +293,14 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report, ResidueRule
   return set;
 }
 
-SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines, ResidueRules rules) {
+SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines, ResidueRules rules,
+                               ResidueLines residue_lines) {
   FastaParser parser(path, rules);
   parser.keep_header_lines(header_lines);
-  parser.drop_residues();
+  if (residue_lines == ResidueLines::kSkipped)
+    parser.skip_residues();
+  else
+    parser.drop_residues();
   return read_file(parser, path);
 }
 

@@ -32,10 +32,14 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr,
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
                              FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast,
                              std::vector<std::string>* header_lines = nullptr);
-// The same read keeping no residues (each record's checked all the same, one record held at a
-// time): the ids, every length 0, and `header_lines` as above. For title columns alone.
+// The same read keeping no residues: the ids, every length 0, and `header_lines` as above.
+// kChecked: each record's residues checked all the same, one record held at a time (title
+// columns alone). kSkipped: residue lines passed over unread, for a file this run has read and
+// checked already (hmmsearch's descriptions at the end: only the line ends are looked for).
+enum class ResidueLines { kChecked, kSkipped };
 SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>* header_lines,
-                               ResidueRules rules = ResidueRules::kBlast);
+                               ResidueRules rules = ResidueRules::kBlast,
+                               ResidueLines residue_lines = ResidueLines::kChecked);
 // A pipe or device (-q /dev/stdin): what a run read from it cannot be read again.
 bool is_read_once(const std::string& path);
 // On stderr, "hpcalign: warning: PATH: N U/O/J residues scored as X" when the report counted any,

@@ -22,7 +22,7 @@ std::string fasta_description(const std::string& line) {
 std::vector<std::string> fasta_descriptions(const std::string& path) {
   std::vector<std::string> out;
   if (is_read_once(path)) return out;
-  read_fasta_headers(path, &out, ResidueRules::kHmmer);
+  read_fasta_headers(path, &out, ResidueRules::kHmmer, ResidueLines::kSkipped);  // the run read and checked it
   for (std::string& line : out) line = fasta_description(line);
   return out;
 }

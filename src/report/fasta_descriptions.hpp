@@ -9,8 +9,9 @@ namespace hpc {
 // The description (the header after the id and its blanks, to the line's end, a '\r' or a
 // Ctrl-A, as easel cuts it; "" when none): what hmmsearch prints as "description of target".
 std::string fasta_description(const std::string& header_line);
-// Each record's description, read under HMMER's residue rules (those of the hmmsearch and msv
-// runs that ask); none from a pipe or device, which the run has read already.
+// Each record's description, from a file the hmmsearch or msv run asking has read and checked
+// already (its residue lines are not read again); none from a pipe or device, which the run has
+// read already.
 std::vector<std::string> fasta_descriptions(const std::string& path);
 
 // BLAST's stitle/salltitles of a database that `makeblastdb -in FILE.fa` made (no -parse_seqids):

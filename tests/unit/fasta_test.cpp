@@ -365,6 +365,26 @@ TEST(FastaHeaderLines, OneReadGivesSequencesAndHeaderLines) {
   }
 }
 
+// A file the run has read and checked already (hmmsearch's descriptions at the end): its residue
+// lines are passed over unread, so the header lines and ids equal the checked read's, and an
+// invalid residue, which only the checked read refuses, goes unseen.
+TEST(FastaHeaderLines, SkippedResidueLinesGiveTheCheckedReadsLines) {
+  const std::string text = "\r\n>first  a\tb \r\nMK\r\n>  lead\x01nr\nMK\nMK\n\n>last desc\nMKV";
+  const std::string path = write_gz("skipped.fa.gz", text);
+  std::vector<std::string> checked, skipped;
+  const SequenceSet a = read_fasta_headers(path, &checked);
+  const SequenceSet b = read_fasta_headers(path, &skipped, ResidueRules::kHmmer, ResidueLines::kSkipped);
+  EXPECT_EQ(skipped, (std::vector<std::string>{"first  a\tb ", "  lead\x01nr", "last desc"}));
+  EXPECT_EQ(skipped, checked);
+  EXPECT_EQ(b.ids, a.ids);
+  EXPECT_EQ(b.offsets, std::vector<uint64_t>(4, 0));
+  const std::string bad = write_file("skipped_bad.fa", ">a x\nMK\n>b y\nM1K\n");
+  EXPECT_NE(test::error_of([&] { read_fasta_headers(bad, &checked); }), "(no error)");
+  EXPECT_EQ(test::error_of([&] { read_fasta_headers(bad, &skipped, ResidueRules::kHmmer, ResidueLines::kSkipped); }),
+            "(no error)");
+  EXPECT_EQ(skipped, (std::vector<std::string>{"a x", "b y"}));
+}
+
 TEST(FastaErrors, BinaryInput) {
   const std::string elf("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12);
   EXPECT_NE(std::string(expect_input_error("bin1", elf).what()).find("binary"), std::string::npos);
