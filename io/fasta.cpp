@@ -85,11 +85,10 @@ class FastaParser {
   void reserve(size_t residues) {
     if (keep_residues_) set_.residues.reserve(residues);
   }
-  // Each record's residues checked, then dropped (every length 0): header lines alone.
-  void drop_residues() { keep_residues_ = false; }
-  // Residue lines passed over unread (every length 0): header lines of a file this run has read
-  // and checked already, at the cost of finding line ends.
-  void skip_residues() { keep_residues_ = false, skip_residues_ = true; }
+  // Header lines alone, no residues kept (every length 0): each record's residues checked, then
+  // dropped (kChecked), or its residue lines passed over unread (kSkipped: a file this run has
+  // read and checked already, at the cost of finding line ends).
+  void headers_only(ResidueLines how) { keep_residues_ = false, skip_residues_ = how == ResidueLines::kSkipped; }
   // Each record's header line goes to `lines` too (nullptr: none kept, as by default).
   void keep_header_lines(std::vector<std::string>* lines) {
     header_lines_ = lines;
@@ -297,17 +296,13 @@ SequenceSet read_fasta_headers(const std::string& path, std::vector<std::string>
                                ResidueLines residue_lines) {
   FastaParser parser(path, rules);
   parser.keep_header_lines(header_lines);
-  if (residue_lines == ResidueLines::kSkipped)
-    parser.skip_residues();
-  else
-    parser.drop_residues();
+  parser.headers_only(residue_lines);
   return read_file(parser, path);
 }
 
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name, FastaReport* report,
-                             ResidueRules rules, std::vector<std::string>* header_lines) {
+                             ResidueRules rules) {
   FastaParser parser(name, rules);
-  parser.keep_header_lines(header_lines);
   parser.reserve(size);
   parser.feed(data, size);
   SequenceSet set = parser.finish();
@@ -326,6 +321,13 @@ void warn_fasta_report(const std::string& path, const FastaReport& report) {
   if (report.nucleotide_like)
     std::cerr << "hpcalign: warning: " << path << ": " << report.nucleotide_like << " of " << report.sequences
               << " sequences look like DNA/RNA (only A, C, G, T, U, N); they are aligned as protein\n";
+}
+
+SequenceSet read_fasta_warned(const std::string& path, bool quiet) {
+  FastaReport report;
+  SequenceSet set = read_fasta(path, &report);
+  if (!quiet) warn_fasta_report(path, report);
+  return set;
 }
 
 void write_fasta(const SequenceSet& set, const std::string& path) {

@@ -30,8 +30,7 @@ SequenceSet read_fasta(const std::string& path, FastaReport* report = nullptr,
 // The same parser over plain (not gzip) text already in memory; `name` is used in messages.
 // Used by the fuzzer (tests/fuzz/) and by callers that already hold the text.
 SequenceSet parse_fasta_text(const char* data, size_t size, const std::string& name,
-                             FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast,
-                             std::vector<std::string>* header_lines = nullptr);
+                             FastaReport* report = nullptr, ResidueRules rules = ResidueRules::kBlast);
 // The same read keeping no residues: the ids, every length 0, and `header_lines` as above.
 // kChecked: each record's residues checked all the same, one record held at a time (title
 // columns alone). kSkipped: residue lines passed over unread, for a file this run has read and
@@ -45,6 +44,8 @@ bool is_read_once(const std::string& path);
 // On stderr, "hpcalign: warning: PATH: N U/O/J residues scored as X" when the report counted any,
 // and a warning naming how many records look like DNA/RNA (read as protein all the same).
 void warn_fasta_report(const std::string& path, const FastaReport& report);
+// read_fasta under BLAST's rules, then its report's warnings unless `quiet`: a workload's input.
+SequenceSet read_fasta_warned(const std::string& path, bool quiet);
 // Writes the set as FASTA (">id", 60 residues a line), gzip-compressed when path ends in .gz.
 // Throws Error naming the path when it cannot be written.
 void write_fasta(const SequenceSet& set, const std::string& path);
