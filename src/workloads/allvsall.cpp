@@ -52,13 +52,6 @@ struct AllVsAllJob {
   std::optional<KarlinParams> karlin;    // local mode only
 };
 
-SequenceSet read_input(const std::string& path, bool quiet) {
-  FastaReport rep;
-  SequenceSet s = read_fasta(path, &rep);
-  if (!quiet) warn_fasta_report(path, rep);
-  return s;
-}
-
 std::optional<KarlinParams> karlin_for(const AllVsAllOptions& opt, const ScoreMatrix& m, AlignMode mode) {
   if (mode != AlignMode::Local) {
     if (opt.max_evalue) throw Error("--evalue needs --mode local (global and semiglobal scores have no E-values)");
@@ -77,9 +70,9 @@ void load_job(const AllVsAllOptions& opt, AllVsAllJob& job) {
   job.setup.gaps = {opt.gap_open, opt.gap_extend};
   job.setup.traceback_budget = opt.traceback_budget;
   job.karlin = karlin_for(opt, job.setup.matrix, job.setup.mode);
-  job.queries = read_input(opt.input_path, opt.run.quiet);
+  job.queries = read_fasta_warned(opt.input_path, opt.run.quiet);
   job.square = opt.second_path.empty();
-  if (!job.square) job.targets_storage = read_input(opt.second_path, opt.run.quiet);
+  if (!job.square) job.targets_storage = read_fasta_warned(opt.second_path, opt.run.quiet);
   job.targets = job.square ? &job.queries : &job.targets_storage;
   job.setup.queries = &job.queries;
   job.setup.targets = job.targets;

@@ -46,13 +46,9 @@ void load_job(const PssOptions& opt, PssJob& job) {
   job.params.seed = opt.seed;
   job.params.censor = CensorSpec::parse(opt.censor);
   job.params.keep_scores = opt.keep_scores;
-  FastaReport rep;
-  job.queries = read_fasta(opt.query_path, &rep);
+  job.queries = read_fasta_warned(opt.query_path, opt.run.quiet);
   if (job.queries.empty()) throw InputError(opt.query_path, 0, "no sequences");
-  if (!opt.run.quiet) warn_fasta_report(opt.query_path, rep);
-  FastaReport subject_rep;
-  job.subjects = read_fasta(opt.subject_path, &subject_rep);
-  if (!opt.run.quiet) warn_fasta_report(opt.subject_path, subject_rep);
+  job.subjects = read_fasta_warned(opt.subject_path, opt.run.quiet);
   if (job.subjects.empty()) throw InputError(opt.subject_path, 0, "no sequences");
   for (size_t i = 0; i < job.queries.size(); ++i)
     if (job.queries.length(i) == 0) throw InputError(opt.query_path, 0, "query " + job.queries.ids[i] + " is empty");

@@ -83,9 +83,7 @@ void load_job(const SearchOptions& opt, SearchJob& job) {
   const auto karlin = run_karlin_params(job.setup.matrix.name, gaps, opt.lambda, opt.K);
   if (!karlin) throw Error(no_published_params(job.setup.matrix.name, gaps) + ". Give --lambda and --K to use it anyway.");
   job.karlin = *karlin;
-  FastaReport rep;
-  job.queries = read_fasta(opt.query_path, &rep);
-  if (!opt.run.quiet) warn_fasta_report(opt.query_path, rep);
+  job.queries = read_fasta_warned(opt.query_path, opt.run.quiet);
   FastaReport db_rep;
   job.db = load_database(opt.db_path, ResidueRules::kBlast, &db_rep);
   if (!opt.run.quiet) warn_fasta_report(opt.db_path, db_rep);
