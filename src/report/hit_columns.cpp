@@ -109,6 +109,17 @@ std::string format_blast_bits(double bits) {
   return printf_double("%4.1f", bits);
 }
 
+bool column_needs_alignment(HitColumn c) {
+  switch (c) {
+    case HitColumn::qseqid: case HitColumn::sseqid: case HitColumn::score: case HitColumn::qlen:
+    case HitColumn::slen: case HitColumn::evalue: case HitColumn::bitscore: case HitColumn::stitle:
+    case HitColumn::salltitles: case HitColumn::qheader: case HitColumn::theader:
+      return false;
+    default:
+      return true;
+  }
+}
+
 bool HitColumns::needs_sequences() const {
   for (HitColumn c : columns)
     if (c == HitColumn::qseq || c == HitColumn::sseq || c == HitColumn::positive || c == HitColumn::ppos) return true;
@@ -191,11 +202,7 @@ void print_hit_columns(const HitColumns& format, const HitSource& src, std::ostr
     for (size_t i = 0; i < format.columns.size(); ++i) {
       if (i) out << '\t';
       const HitColumn c = format.columns[i];
-      const bool alignment_column = c != HitColumn::qseqid && c != HitColumn::sseqid && c != HitColumn::score &&
-                                    c != HitColumn::qlen && c != HitColumn::slen && c != HitColumn::evalue &&
-                                    c != HitColumn::bitscore && c != HitColumn::stitle && c != HitColumn::salltitles &&
-                                    c != HitColumn::qheader && c != HitColumn::theader;
-      if ((alignment_column && !aligned) || ((c == HitColumn::evalue || c == HitColumn::bitscore) && !stats)) {
+      if ((column_needs_alignment(c) && !aligned) || ((c == HitColumn::evalue || c == HitColumn::bitscore) && !stats)) {
         out << kAbsent;
         continue;
       }

@@ -46,6 +46,10 @@ struct HitColumns {
   bool needs_target_headers() const;
 };
 
+// Whether a column's value comes from the pair's alignment (coordinates, identities, sequences,
+// cigar): "N/A" for a pair without one.
+bool column_needs_alignment(HitColumn c);
+
 // Parses a format string as above; nullopt when it is not a hit format (pairwise, tblout, ...).
 // Throws hpc::Error naming an unknown column.
 std::optional<HitColumns> parse_hit_columns(const std::string& format);
