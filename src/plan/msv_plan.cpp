@@ -61,8 +61,8 @@ MsvPlan plan_msv(const std::vector<int>& model_lengths, const Database& db, size
   // the whole sequence set in each tile, a launch of 8 models against all of it).
   const size_t w = std::max<size_t>(1, workers), nb = std::max<size_t>(1, batches.size());
   const size_t per_worker = size_t(tuning_number(Tunable::kTilesPerWorker).value_or(tiles_per_worker));
-  const size_t parts =
-      std::min(db.seqs.size(), std::max(min_partitions, std::min(4 * w, (per_worker * w + nb - 1) / nb)));
+  const size_t floor = nb < kBatchesThatBalance * w ? min_partitions : 1;
+  const size_t parts = std::min(db.seqs.size(), std::max(floor, std::min(4 * w, (per_worker * w + nb - 1) / nb)));
   const auto cuts = partitions(db, std::max<size_t>(1, parts));
   // Each cut's residues once, not once a batch: a random length lookup a target, which a model
   // library's thousands of batches made seconds of the master's time before the first tile.

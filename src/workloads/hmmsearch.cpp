@@ -130,6 +130,8 @@ class HmmsearchRun : public TiledWorkload {
   // whole database (0.55-0.8 s a worker); on 2 H100s the workers' tiles summed to 164-172 s
   // against 155-161 s with two cuts, the GPUs' last tiles ended up to 0.7 s apart against 15 ms,
   // and the last was stored 5.4-6.0 s after the load against 4.95-5.14 s (one GPU: 8.9-9.1 s).
+  // Only where the batches are that few (kBatchesThatBalance): a model library's thousands of
+  // batches balance the GPUs alone, and a cut would double each batch's per-tile costs.
   static constexpr size_t kGpuTilesPerWorker = 14;
   TiledPlan plan(const std::vector<DeviceCapacity>& caps) override {
     const Engines& e = engines();

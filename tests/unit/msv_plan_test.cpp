@@ -113,3 +113,23 @@ TEST(MsvPlan, AFloorOnPartitionsCutsAModelLibrary) {
   EXPECT_EQ(plan_msv(m22, db, 32, 14, 2).partitions, plan_msv(m22, db, 32, 14).partitions);
   EXPECT_EQ(plan_msv(lengths, make_database(test::random_set(1, 400, 6)), 32, 7, 2).partitions, 1u);  // one target
 }
+
+// The floor only where the batches alone cannot balance the workers: 20,000 models (2,500
+// batches, 78 a worker of 32) keep the whole database in each tile on 2 GPUs; 2,000 models (8
+// a worker) are cut once a GPU, and so are batches one short of kBatchesThatBalance a worker.
+TEST(MsvPlan, ManyBatchesAWorkerIgnoreTheFloor) {
+  const Database db = make_database(test::random_set(3000, 400, 7));
+  const std::vector<int> library = random_lengths(20000, 8);
+  const MsvPlan many = plan_msv(library, db, 32, 7, 2);
+  EXPECT_GE(many.model_batches, kBatchesThatBalance * 32);
+  EXPECT_EQ(many.partitions, 1u);
+  EXPECT_EQ(many.tiles.size(), many.model_batches);
+  expect_exact_cover(many, library, db);
+  EXPECT_EQ(plan_msv(random_lengths(2000, 4), db, 32, 7, 2).partitions, 2u);
+  // Models of one length batch 8 at a time: exactly the threshold's batches, and one fewer.
+  const std::vector<int> at(8 * kBatchesThatBalance * 32, 100), below(8 * (kBatchesThatBalance * 32 - 1), 100);
+  EXPECT_EQ(plan_msv(at, db, 32, 7, 2).model_batches, kBatchesThatBalance * 32);
+  EXPECT_EQ(plan_msv(at, db, 32, 7, 2).partitions, 1u);
+  EXPECT_EQ(plan_msv(below, db, 32, 7, 2).partitions, 2u);
+  EXPECT_EQ(plan_msv(below, db, 32, 7, 3).partitions, 3u);
+}
