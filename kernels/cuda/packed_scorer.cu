@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/sw_ops.cuh"
+#include "kernels/cuda/traceback_kernels.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
 
@@ -41,13 +42,23 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   packed_table_.upload(packed.data(), packed.size(), stream_);
   pair_table_.upload(pair_table.data(), pair_table.size(), stream_);
   table32_.upload(t32.data(), t32.size(), stream_);
-  counters_.reserve(2);
-  counters_host_.reserve(2);
+  std::vector<int32_t> m24(kTbAlphabet * kTbAlphabet);
+  for (int a = 0; a < kTbAlphabet; ++a)
+    for (int b = 0; b < kTbAlphabet; ++b) m24[a * kTbAlphabet + b] = mx(uint8_t(a), uint8_t(b));
+  matrix24_.upload(m24.data(), m24.size(), stream_);
+  // The longest pair (m + n) tb_fits_int32 admits; 0 where the gaps rule the block kernel out.
+  const int max_abs = std::max(std::abs(mx.max_score()), std::abs(mx.min_score()));
+  if (tb_fits_int32(0, 0, gaps.open, gaps.extend, max_abs)) {
+    const uint64_t step = uint64_t(gaps.open) + uint64_t(gaps.extend) + uint64_t(max_abs);
+    long_max_sum_ = step == 0 ? UINT64_MAX : ((uint64_t(1) << 29) - 1) / step - 2;
+  }
+  counters_.reserve(3);
+  counters_host_.reserve(3);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device), ...); };
   on_stream(pair_rows_, pair_offsets_, pair_lengths_, pair_slots_, pair_profiles_, q_residues_, q_offsets_, q_lengths_,
-            units_, temp_, scores_, overflow_);
+            units_, temp_, scores_, overflow_, long_list_, long_columns_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host tables die here
 }
 
@@ -289,8 +300,14 @@ void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const 
                    temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
 
+// Overflowing pairs of at least this many cells go to a block each: the thread kernel's
+// scalar DP runs ~0.1-0.2 GCUPS, so a 100,000-residue self-hit held one thread for minutes.
+constexpr uint64_t kLongPairCells = uint64_t(1) << 26;
+
 void PackedScorer::rescore_exact(uint32_t n) {
   if (n == 0) return;
+  long_list_.reserve_growing(n);
+  CUDA_CHECK(cudaMemsetAsync(counters_.get() + 2, 0, sizeof(uint32_t), stream_));
   // Batches bounded so the boundary strips stay within a quarter of free memory.
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -302,8 +319,30 @@ void PackedScorer::rescore_exact(uint32_t n) {
     const size_t threads = (count + kBlockThreads - 1) / kBlockThreads * kBlockThreads;
     temp_.reserve(threads * max_len_);
     launch_rescore32(stream_, db_, part_, device_queries(), overflow_.get() + done, count, table32_.get(), gaps_,
-                     temp_.get(), scores_.get());
+                     temp_.get(), scores_.get(),
+                     LongPairs{kLongPairCells, long_max_sum_, long_list_.get(), counters_.get() + 2});
   }
+  rescore_long_pairs();
+}
+
+// The pairs the thread kernel set aside, a block each, in launches whose column buffers
+// (a query's length of int2 a block) stay within a quarter of free memory.
+void PackedScorer::rescore_long_pairs() {
+  CUDA_CHECK(cudaMemcpyAsync(counters_host_.get() + 2, counters_.get() + 2, sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                             stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  const uint32_t n = counters_host_[2];
+  if (n == 0) return;
+  size_t free_b = 0, total_b = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const size_t per_block = size_t(max_len_) * sizeof(int2);
+  const size_t fit = (long_columns_.capacity() * sizeof(int2) + free_b / 4) / per_block;
+  const size_t batch = std::max<size_t>(1, std::min<size_t>(n, fit));
+  long_columns_.reserve(batch * max_len_);
+  for (size_t done = 0; done < n; done += batch)
+    launch_tb_rescore(stream_, db_, part_, device_queries(), long_list_.get() + done,
+                      uint32_t(std::min<size_t>(batch, n - done)), matrix24_.get(), gaps_.open_extend, gaps_.extend,
+                      long_columns_.get(), max_len_, scores_.get());
 }
 
 }  // namespace hpc::cuda

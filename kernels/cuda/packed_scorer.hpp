@@ -65,6 +65,7 @@ class PackedScorer {
   void upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes);
   int grid_blocks();
   void rescore_exact(uint32_t n);
+  void rescore_long_pairs();
   DeviceQueries device_queries() const { return {q_residues_.get(), q_offsets_.get(), q_lengths_.get()}; }
 
   cudaStream_t stream_;
@@ -83,7 +84,9 @@ class PackedScorer {
   uint32_t n_units_ = 0;
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
   DeviceBuffer<int32_t> table32_;
-  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count
+  DeviceBuffer<int32_t> matrix24_;  // the block rescoring's table: kTbAlphabet x kTbAlphabet scores
+  uint64_t long_max_sum_ = 0;       // longest pair (residues in all) the block rescoring takes exactly
+  DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count, [2] long pairs set aside
   // The launches' buffers, all on stream_ and grown in its order: the cudaFree of a smaller
   // one waited for the whole device (the windows' query counts grow over an all-vs-all run).
   StreamBuffer<uint16_t> pair_rows_;
@@ -95,6 +98,8 @@ class PackedScorer {
   StreamBuffer<uint2> temp_;
   StreamBuffer<int32_t> scores_;
   StreamBuffer<uint32_t> overflow_;
+  StreamBuffer<uint32_t> long_list_;
+  StreamBuffer<int2> long_columns_;
   PinnedBuffer<uint32_t> counters_host_;
 };
 

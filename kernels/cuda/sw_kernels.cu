@@ -420,7 +420,8 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const 
 
 __global__ void __launch_bounds__(kBlockThreads)
 rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list, uint32_t n,
-                 const int32_t* __restrict__ table32, GapConsts gaps, uint2* temp, int32_t* scores) {
+                 const int32_t* __restrict__ table32, GapConsts gaps, uint2* temp, int32_t* scores,
+                 LongPairs long_pairs) {
   __shared__ uint32_t table[24 * kCodes];
   for (int k = threadIdx.x; k < 24 * kCodes; k += blockDim.x) table[k] = uint32_t(table32[k]);
   __syncthreads();
@@ -432,10 +433,15 @@ rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* 
   const uint8_t* s = db.residues + db.offsets[g];
   const uint32_t len = db.lengths[g];
   const uint8_t* q = qs.residues + qs.offsets[qslot];
+  const uint32_t qlen = qs.lengths[qslot];
+  if (uint64_t(qlen) * len >= long_pairs.min_cells && uint64_t(qlen) + len <= long_pairs.max_sum) {
+    long_pairs.list[atomicAdd(long_pairs.count, 1u)] = index;
+    return;
+  }
   auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Exact32::kStride; };
   auto column_index = [=](uint32_t c) { return code_at(s, len, c); };
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
-  const uint32_t best = sw_passes<Exact32, kChunk>(row_table, qs.lengths[qslot], column_index, len, temp + t, tstride,
+  const uint32_t best = sw_passes<Exact32, kChunk>(row_table, qlen, column_index, len, temp + t, tstride,
                                                    Exact32::splat(-gaps.open_extend), Exact32::splat(-gaps.extend),
                                                    Exact32::splat(-2 * gaps.open_extend));
   scores[index] = int32_t(best);
@@ -537,10 +543,12 @@ void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partitio
 }
 
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
-                      uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores) {
+                      uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores,
+                      LongPairs long_pairs) {
   if (n == 0) return;
   const uint32_t blocks = (n + kBlockThreads - 1) / kBlockThreads;
-  rescore32_kernel<<<blocks, kBlockThreads, 0, stream>>>(db, part, qs, list, n, table32, gaps, temp, scores);
+  rescore32_kernel<<<blocks, kBlockThreads, 0, stream>>>(db, part, qs, list, n, table32, gaps, temp, scores,
+                                                         long_pairs);
   CUDA_CHECK_LAUNCH("rescore32_kernel");
 }
 

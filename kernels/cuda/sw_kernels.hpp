@@ -108,10 +108,21 @@ void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partiti
 void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t n_rows, const uint32_t* pair_table,
                              uint32_t* profile);
 
-// Exact 32-bit kernel, one thread per listed index (q * part.size + p); writes scores[index].
-// `temp` holds n x max_query_len uint2.
+// Pairs the exact kernel leaves to a block a pair (traceback_kernels.hpp's launch_tb_rescore):
+// at least min_cells cells and at most max_sum residues in all (the block kernel's int32
+// range); their indices are appended to list at (*count)++. min_cells = UINT64_MAX: none.
+struct LongPairs {
+  uint64_t min_cells = UINT64_MAX;
+  uint64_t max_sum = 0;
+  uint32_t* list = nullptr;
+  uint32_t* count = nullptr;
+};
+
+// Exact 32-bit kernel, one thread per listed index (q * part.size + p); writes scores[index]
+// but for the pairs it sets aside as long. `temp` holds n x max_query_len uint2.
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
-                      uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores);
+                      uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores,
+                      LongPairs long_pairs);
 
 // keys[q * part.size + p] = key.encode(score, target) (top_hit_key.hpp): a descending sort
 // gives scored_target_order.

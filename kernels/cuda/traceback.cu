@@ -73,15 +73,9 @@ GpuTraceback::GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_
   matrix_dev_.upload(flat.data(), flat.size(), stream_);
 }
 
-// The kernels use int32 with -infinity = -2^30. Every real value (a path from the border)
-// stays within +-B, B = (m + n + 2) x (open + extend + max |s|), and every value derived from
-// -infinity stays below -2^30 + B; with B < 2^29 both stay apart and nothing wraps, so each
-// comparison decides as in the reference's int64.
 bool GpuTraceback::int32_safe(uint32_t m, uint32_t n) const {
-  if (gaps_.open < 0 || gaps_.extend < 0) return false;
-  const uint64_t smax = uint64_t(std::max(std::abs(matrix_.max_score()), std::abs(matrix_.min_score())));
-  const uint64_t step = uint64_t(gaps_.open) + uint64_t(gaps_.extend) + smax;
-  return (uint64_t(m) + n + 2) * step < (uint64_t(1) << 29);
+  const int max_abs = std::max(std::abs(matrix_.max_score()), std::abs(matrix_.min_score()));
+  return tb_fits_int32(m, n, gaps_.open, gaps_.extend, max_abs);
 }
 
 uint64_t GpuTraceback::budget_bytes() const {

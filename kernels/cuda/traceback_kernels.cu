@@ -131,6 +131,16 @@ struct TraceBits {
   }
 };
 
+// Pass 1 for the score alone.
+struct BestH {
+  uint32_t n;
+  int best = 0;
+  __device__ void cell(uint32_t, uint32_t j, int, int h, int, int, bool, bool, uint32_t&) {
+    if (j <= n) best = max(best, h);
+  }
+  __device__ void row_done(uint32_t, uint32_t, uint32_t) {}
+};
+
 __device__ void load_matrix(int* smat, const int32_t* matrix) {
   for (int k = threadIdx.x; k < kTbAlphabet * kTbAlphabet; k += blockDim.x) smat[k] = matrix[k];
   __syncthreads();
@@ -200,7 +210,38 @@ tb_trace_kernel(const uint8_t* __restrict__ residues, const TbPair* __restrict__
   out[blockIdx.x] = TbWalk{p.m > 0 ? end_h : 0, i, j, n_ops};
 }
 
+__global__ void __launch_bounds__(kTbThreads)
+tb_rescore_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list,
+                  const int32_t* matrix, int oe, int ext, int2* colbuf, uint64_t col_stride, int32_t* scores) {
+  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+  __shared__ int red[kTbThreads];
+  load_matrix(smat, matrix);
+  const uint32_t index = list[blockIdx.x];
+  const uint32_t qslot = index / part.size, g = part.begin + index % part.size;
+  const Seq q{qs.residues + qs.offsets[qslot], qs.lengths[qslot], false};
+  const Seq t{db.residues + db.offsets[g], db.lengths[g], false};
+  BestH best{t.len};
+  block_sweep<true, Border::Zero>(q, t, smat, oe, ext, colbuf + blockIdx.x * col_stride, best);
+  const int tid = threadIdx.x;
+  red[tid] = best.best;
+  __syncthreads();
+  for (int w = kTbThreads / 2; w > 0; w /= 2) {
+    if (tid < w) red[tid] = max(red[tid], red[tid + w]);
+    __syncthreads();
+  }
+  if (tid == 0) scores[index] = red[0];
+}
+
 }  // namespace
+
+void launch_tb_rescore(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
+                       uint32_t n, const int32_t* matrix, int open_extend, int extend, int2* colbuf,
+                       uint64_t col_stride, int32_t* scores) {
+  if (n == 0) return;
+  tb_rescore_kernel<<<n, kTbThreads, 0, stream>>>(db, part, qs, list, matrix, open_extend, extend, colbuf, col_stride,
+                                                  scores);
+  CUDA_CHECK_LAUNCH("tb_rescore_kernel");
+}
 
 void launch_tb_locate(cudaStream_t stream, const uint8_t* residues, const TbPair* pairs, uint32_t n,
                       const int32_t* matrix, int open_extend, int extend, int2* colbuf, TbEnd* out) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/sw_kernels.hpp"
+
 namespace hpc::cuda {
 
 constexpr int kTbThreads = 128;                   // threads per block (per pair)
@@ -49,5 +51,24 @@ void launch_tb_locate(cudaStream_t stream, const uint8_t* residues, const TbPair
 void launch_tb_trace(cudaStream_t stream, const uint8_t* residues, const TbPair* pairs, uint32_t n,
                      const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits,
                      char* ops, TbWalk* out);
+
+// Pass 1's best H alone, a block per listed index (q * part.size + p) of a score tile: the
+// exact rescoring of long pairs whose 16-bit lanes overflowed (the one-thread-a-pair kernel
+// takes minutes on a 100,000-residue self-hit). Writes scores[index]. `colbuf` holds
+// n x col_stride int2, col_stride >= every listed query's length; each pair must pass
+// tb_fits_int32.
+void launch_tb_rescore(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
+                       uint32_t n, const int32_t* matrix, int open_extend, int extend, int2* colbuf,
+                       uint64_t col_stride, int32_t* scores);
+
+// Whether an m x n pair keeps the kernels' int32 arithmetic exact. -infinity is -2^30; every
+// real value (a path from the border) stays within +-B, B = (m + n + 2) x (open + extend +
+// max |s|), and every value derived from -infinity below -2^30 + B; with B < 2^29 both stay
+// apart and nothing wraps, so each comparison decides as in the reference's int64.
+inline bool tb_fits_int32(uint64_t m, uint64_t n, int open, int extend, int max_abs_score) {
+  if (open < 0 || extend < 0) return false;
+  const uint64_t step = uint64_t(open) + uint64_t(extend) + uint64_t(max_abs_score);
+  return (m + n + 2) * step < (uint64_t(1) << 29);
+}
 
 }  // namespace hpc::cuda

@@ -205,6 +205,32 @@ TEST(CudaSearch, OverflowingPairsAreRescoredExactly) {
   EXPECT_GT(got[0][0].score, 32767);
 }
 
+// Overflowing pairs of 2^26 cells or more are rescored a block each (a thread each held a
+// 100,000-residue self-hit for minutes), shorter ones a thread each: both exact, side by side
+// in one tile (12,000 x 12,000 and 12,000 x 9,000 by blocks, 8,000 x 8,000 by a thread).
+TEST(CudaSearch, LongOverflowingPairsAreRescoredByBlocks) {
+  REQUIRE_GPU();
+  std::mt19937 rng(17);
+  const std::string big = random_protein(rng, 12000, "WCWHYC");
+  std::string mutated = big;
+  for (size_t i = 0; i < mutated.size(); i += 41) mutated[i] = 'G';
+  const std::string mid = big.substr(0, 8000);
+  std::vector<std::string> targets = {big, mutated, mid, random_protein(rng, 12000), big.substr(3000)};
+  for (int k = 0; k < 100; ++k) targets.push_back(random_protein(rng, 50 + k * 13));
+  const SequenceSet queries = make_set({big, mid, random_protein(rng, 300)});
+  const Database db = make_database(make_set(targets));
+  SearchSetup s = blosum62_setup(queries, db, uint32_t(targets.size()));
+  auto be = make_cuda_search_backend(0);
+  be->prepare(s);
+  const Tile tile = make_tile({0, 1, 2}, 0, uint32_t(db.seqs.size()));
+  const auto got = be->search_tile(tile);
+  expect_same_hits(got, reference_top(s, tile));
+  ASSERT_FALSE(got[0].empty());
+  ASSERT_FALSE(got[1].empty());
+  EXPECT_GT(got[0][0].score, 32767);
+  EXPECT_GT(got[1][0].score, 32767);
+}
+
 TEST(CudaSearch, Query35000AgainstShortTargets) {
   REQUIRE_GPU();
   std::mt19937 rng(11);
