@@ -25,21 +25,31 @@ std::vector<float> match_occupancy(const HmmModel& m) {
 
 float log_prob(float p) { return float(std::log(double(p))); }
 
+// std::round (half away from zero) inline, the same bits for every number (all 2^32 floats
+// checked): the library call was a tenth of building a model's filters (62 roundings a node).
+inline float round_half_away(float x) {
+  if (!(std::fabs(x) < 8388608.0f)) return x;  // 2^23 and beyond: an integer already (or inf, NaN)
+  const float t = float(int32_t(x));            // toward zero, exact
+  const float d = x - t;                        // exact: the fraction, with x's sign
+  // Without branches (a fraction's size and sign are a coin's toss): t, t + 1 or t - 1, exact.
+  return std::copysign(t + std::copysign(float(std::fabs(d) >= 0.5f), x), x);
+}
+
 }  // namespace
 
 uint8_t unbiased_byte(float scale, float score) {
-  const float cost = -1.0f * std::round(scale * score);
+  const float cost = -1.0f * round_half_away(scale * score);
   return cost > 255.0f ? 255 : uint8_t(int(cost));
 }
 
 uint8_t biased_byte(float scale, uint8_t bias, float score) {
-  const float cost = -1.0f * std::round(scale * score);
+  const float cost = -1.0f * round_half_away(scale * score);
   // HMMER casts the (possibly negative) cost to a byte and adds the bias modulo 256.
   return cost > float(255 - bias) ? 255 : uint8_t(int(cost) + bias);
 }
 
 int16_t word_score(float scale, float score) {
-  const float s = std::round(scale * score);
+  const float s = round_half_away(scale * score);
   if (s >= 32767.0f) return 32767;
   if (s <= -32768.0f) return -32768;
   return int16_t(s);
@@ -59,16 +69,17 @@ std::vector<std::vector<float>> match_scores(const HmmModel& model) {
   const int M = model.length;
   const auto& bg = background_frequencies();
   const auto& classes = residue_classes();
-  // The degenerate codes' members as bits, and the denominators of their means (the same sums
-  // at every node): the scores below take the same steps as a test of every member at every
-  // node, which had been most of a model's profile building.
-  std::array<uint32_t, kHmmerAlphabetSize> members{};
+  // The degenerate codes' members in HMMER's order, and the denominators of their means (the
+  // same sums at every node): the scores below take the same steps as a test of every member at
+  // every node, which had been most of a model's profile building.
+  std::array<std::array<int8_t, kHmmAlphabet>, kHmmerAlphabetSize> in_order{};  // members, HMMER's order
+  std::array<int, kHmmerAlphabetSize> count{};
   std::array<float, kHmmerAlphabetSize> denom{};
   for (int code = 20; code < kHmmerAlphabetSize; ++code) {
     const ResidueClass& rc = classes[code];
-    for (int j = 0; j < rc.count; ++j) members[code] |= uint32_t(1) << rc.members[j];
     for (int y = 0; y < kHmmAlphabet; ++y)
-      if (members[code] >> y & 1) denom[code] += bg[y];
+      if (std::find(rc.members.begin(), rc.members.begin() + rc.count, y) != rc.members.begin() + rc.count)
+        in_order[code][count[code]++] = int8_t(y), denom[code] += bg[y];
   }
   std::vector<std::vector<float>> sc(kHmmerAlphabetSize, std::vector<float>(M + 1, kNegInf));
   std::array<float, kHmmAlphabet> s{};
@@ -84,8 +95,7 @@ std::vector<std::vector<float>> match_scores(const HmmModel& model) {
       // esl_abc_FExpectScore (Easel 0.48): the background-weighted mean over the members,
       // summed in HMMER's residue order (U and O too: one member, s*p/p, not always s).
       float result = 0.0f;
-      for (int y = 0; y < kHmmAlphabet; ++y)
-        if (members[code] >> y & 1) result += s[y] * bg[y];
+      for (int j = 0; j < count[code]; ++j) result += s[in_order[code][j]] * bg[in_order[code][j]];
       sc[code][k] = result / denom[code];
     }
   }
