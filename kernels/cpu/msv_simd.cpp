@@ -23,13 +23,16 @@ const msv_detail::KernelSet* kernels_for(SimdIsa isa) {
   throw Error(std::string("msv filters: no ") + to_string(isa) + " kernels in this build");
 }
 
-// A striped table of `vectors` vectors of `lanes` values of T, filled by value(vector, lane).
+// A striped table of `rows` rows of `vectors` vectors of `lanes` values of T, filled by
+// value(row, vector, lane). Rows and vectors as loops, not divisions of one index: those had been
+// most of the construction, itself a tenth of building a model's filters.
 template <class T, class F>
-std::vector<SimdBlock> stripe(size_t vectors, int lanes, F value) {
-  std::vector<SimdBlock> out((vectors * lanes * sizeof(T) + sizeof(SimdBlock) - 1) / sizeof(SimdBlock));
+std::vector<SimdBlock> stripe(size_t rows, size_t vectors, int lanes, F value) {
+  std::vector<SimdBlock> out((rows * vectors * lanes * sizeof(T) + sizeof(SimdBlock) - 1) / sizeof(SimdBlock));
   T* v = reinterpret_cast<T*>(out.data());
-  for (size_t j = 0; j < vectors; ++j)
-    for (int z = 0; z < lanes; ++z) v[j * lanes + z] = value(j, z);
+  for (size_t row = 0; row < rows; ++row)
+    for (size_t j = 0; j < vectors; ++j, v += lanes)
+      for (int z = 0; z < lanes; ++z) v[z] = value(row, j, z);
   return out;
 }
 
@@ -50,25 +53,32 @@ StripedFilters::StripedFilters(const MsvProfile& msv, const VitProfile& vit, Sim
   // Node of lane z in vector q; past M: padding.
   const auto node8 = [&](size_t q, int z) { return z * q8 + int(q) + 1; };
   const auto node16 = [&](size_t q, int z) { return z * q16 + int(q) + 1; };
-  s.ssv = stripe<int8_t>(size_t(kCodes) * stride, vb, [&](size_t j, int z) {
-    const int code = int(j / stride), k = node8(j % stride % q8, z);
+  // The SSV's rows hold q8 vectors, then kMaxBands - 1 wrapped copies of the first ones (vector
+  // j is vector j % q8), copied below.
+  s.ssv = stripe<int8_t>(kCodes, size_t(stride), vb, [&](size_t code, size_t j, int z) {
+    const int k = node8(j, z);
+    if (j >= size_t(q8)) return int8_t(0);
     if (k > M) return int8_t(127);  // the largest cost: padding never rises above begin
     return int8_t(std::clamp(int(msv.row(uint8_t(code))[k]) - msv.bias, -128, 127));
   });
-  s.cost = stripe<uint8_t>(size_t(kCodes) * q8, vb, [&](size_t j, int z) {
-    const int k = node8(j % q8, z);
-    return k > M ? uint8_t(255) : msv.row(uint8_t(j / q8))[k];
+  int8_t* const ssv = reinterpret_cast<int8_t*>(s.ssv.data());
+  for (int code = 0; code < kCodes; ++code)
+    for (int j = q8; j < stride; ++j)
+      std::memcpy(ssv + (size_t(code) * stride + j) * vb, ssv + (size_t(code) * stride + j % q8) * vb, size_t(vb));
+  s.cost = stripe<uint8_t>(kCodes, size_t(q8), vb, [&](size_t code, size_t q, int z) {
+    const int k = node8(q, z);
+    return k > M ? uint8_t(255) : msv.row(uint8_t(code))[k];
   });
-  s.emit = stripe<int16_t>(size_t(kCodes) * q16, s.lanes16, [&](size_t j, int z) {
-    const int k = node16(j % q16, z);
-    return k > vit.M ? int16_t(-32768) : vit.row(uint8_t(j / q16))[k];
+  s.emit = stripe<int16_t>(kCodes, size_t(q16), s.lanes16, [&](size_t code, size_t q, int z) {
+    const int k = node16(q, z);
+    return k > vit.M ? int16_t(-32768) : vit.row(uint8_t(code))[k];
   });
   const std::vector<int16_t>* trans[7] = {&vit.bm, &vit.mm, &vit.im, &vit.dm, &vit.md, &vit.mi, &vit.ii};
-  s.trans = stripe<int16_t>(size_t(q16) * 7, s.lanes16, [&](size_t j, int z) {
-    const int k = node16(j / 7, z);
-    return k > vit.M ? int16_t(-32768) : (*trans[j % 7])[k];
+  s.trans = stripe<int16_t>(size_t(q16), 7, s.lanes16, [&](size_t q, size_t t, int z) {
+    const int k = node16(q, z);
+    return k > vit.M ? int16_t(-32768) : (*trans[t])[k];
   });
-  s.dd = stripe<int16_t>(q16, s.lanes16, [&](size_t q, int z) {
+  s.dd = stripe<int16_t>(1, size_t(q16), s.lanes16, [&](size_t, size_t q, int z) {
     const int k = node16(q, z);
     return k > vit.M ? int16_t(-32768) : vit.dd[k];
   });

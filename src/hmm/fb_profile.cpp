@@ -19,10 +19,12 @@ __m128 odds4(const float v[4]) { return sse_expf(_mm_setr_ps(v[0], v[1], v[2], v
 
 }  // namespace
 
-FbProfile build_fb_profile(const HmmModel& model) {
+FbProfile build_fb_profile(const HmmModel& model) { return build_fb_profile(model, model_scores(model)); }
+
+FbProfile build_fb_profile(const HmmModel& model, const ModelScores& scores) {
   FbProfile p;
   const int M = p.M = model.length, Q = p.Q = fb_segments(M);
-  const auto msc = match_scores(model);
+  const auto& msc = scores.match;
   p.rfv.resize(size_t(kHmmerAlphabetSize) * Q);
   float v[4];
   for (int code = 0; code < kHmmerAlphabetSize; ++code)
@@ -35,11 +37,8 @@ FbProfile build_fb_profile(const HmmModel& model) {
     }
 
   // Generic profile transitions: node 0 and node M have none (but B->M_1, stored at [0]).
-  const std::vector<float> tsc_bm = local_entry_scores(model);
-  auto tsc = [&](int k, int which) -> float {
-    if (k < 1 || k >= M) return kNegInf;
-    return float(std::log(double(model.t[k][which])));
-  };
+  const std::vector<float>& tsc_bm = scores.entry;
+  const auto tsc = [&](int k, int which) { return scores.tsc(k, which); };
   p.tfv.resize(size_t(8) * Q);
   size_t j = 0;
   for (int q = 0; q < Q; ++q) {

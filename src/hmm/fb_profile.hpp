@@ -12,6 +12,7 @@
 
 #include "io/hmm_file.hpp"
 #include "kernels/cpu/simd_intrinsics.hpp"
+#include "src/hmm/profile.hpp"
 
 // std::vector<__m128> drops the type's alignment attribute from the template argument; the
 // allocator still aligns to 16 bytes on the platforms we build for.
@@ -37,6 +38,8 @@ struct FbProfile {
   void configure(int L, bool multihit);
 };
 FbProfile build_fb_profile(const HmmModel& model);
+// The same from the model's scores already made (model_scores(model), shared with its filters).
+FbProfile build_fb_profile(const HmmModel& model, const ModelScores& scores);
 
 inline int fb_segments(int M) { return std::max(2, (M - 1) / 4 + 1); }
 

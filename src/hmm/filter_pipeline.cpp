@@ -28,15 +28,17 @@ std::string stages_name(unsigned stages) {
   return n;
 }
 
-ModelFilters::ModelFilters(const HmmModel& m)
+ModelFilters::ModelFilters(const HmmModel& m) : ModelFilters(m, model_scores(m)) {}
+
+ModelFilters::ModelFilters(const HmmModel& m, const ModelScores& scores)
     : name(m.name),
       length(m.length),
       msv_mu(m.msv_mu),
       msv_lambda(m.msv_lambda),
       vit_mu(m.vit_mu),
       vit_lambda(m.vit_lambda),
-      msv(build_msv_profile(m)),
-      vit(build_vit_profile(m)),
+      msv(build_msv_profile(scores)),
+      vit(build_vit_profile(scores)),
       bias((require_model_data(m), m.length), m.compo),
       simd(msv, vit, StripedFilters::fastest_isa(m.length)) {}
 

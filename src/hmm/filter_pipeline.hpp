@@ -39,6 +39,7 @@ struct ModelFilters {
   StripedFilters simd;  // the CPU's MSV and Viterbi filters (StripedFilters::fastest_isa)
   ModelFilters() = default;  // empty: a model whose filters are not built (HmmsearchJob::hold)
   explicit ModelFilters(const HmmModel& m);
+  ModelFilters(const HmmModel& m, const ModelScores& scores);  // scores: model_scores(m)
 };
 
 struct PairResult {

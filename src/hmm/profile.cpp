@@ -25,21 +25,31 @@ std::vector<float> match_occupancy(const HmmModel& m) {
 
 float log_prob(float p) { return float(std::log(double(p))); }
 
+// std::round (half away from zero) inline, the same bits for every number (all 2^32 floats
+// checked): the library call was a tenth of building a model's filters (62 roundings a node).
+inline float round_half_away(float x) {
+  if (!(std::fabs(x) < 8388608.0f)) return x;  // 2^23 and beyond: an integer already (or inf, NaN)
+  const float t = float(int32_t(x));            // toward zero, exact
+  const float d = x - t;                        // exact: the fraction, with x's sign
+  // Without branches (a fraction's size and sign are a coin's toss): t, t + 1 or t - 1, exact.
+  return std::copysign(t + std::copysign(float(std::fabs(d) >= 0.5f), x), x);
+}
+
 }  // namespace
 
 uint8_t unbiased_byte(float scale, float score) {
-  const float cost = -1.0f * std::round(scale * score);
+  const float cost = -1.0f * round_half_away(scale * score);
   return cost > 255.0f ? 255 : uint8_t(int(cost));
 }
 
 uint8_t biased_byte(float scale, uint8_t bias, float score) {
-  const float cost = -1.0f * std::round(scale * score);
+  const float cost = -1.0f * round_half_away(scale * score);
   // HMMER casts the (possibly negative) cost to a byte and adds the bias modulo 256.
   return cost > float(255 - bias) ? 255 : uint8_t(int(cost) + bias);
 }
 
 int16_t word_score(float scale, float score) {
-  const float s = std::round(scale * score);
+  const float s = round_half_away(scale * score);
   if (s >= 32767.0f) return 32767;
   if (s <= -32768.0f) return -32768;
   return int16_t(s);
@@ -59,6 +69,18 @@ std::vector<std::vector<float>> match_scores(const HmmModel& model) {
   const int M = model.length;
   const auto& bg = background_frequencies();
   const auto& classes = residue_classes();
+  // The degenerate codes' members in HMMER's order, and the denominators of their means (the
+  // same sums at every node): the scores below take the same steps as a test of every member at
+  // every node, which had been most of a model's profile building.
+  std::array<std::array<int8_t, kHmmAlphabet>, kHmmerAlphabetSize> in_order{};  // members, HMMER's order
+  std::array<int, kHmmerAlphabetSize> count{};
+  std::array<float, kHmmerAlphabetSize> denom{};
+  for (int code = 20; code < kHmmerAlphabetSize; ++code) {
+    const ResidueClass& rc = classes[code];
+    for (int y = 0; y < kHmmAlphabet; ++y)
+      if (std::find(rc.members.begin(), rc.members.begin() + rc.count, y) != rc.members.begin() + rc.count)
+        in_order[code][count[code]++] = int8_t(y), denom[code] += bg[y];
+  }
   std::vector<std::vector<float>> sc(kHmmerAlphabetSize, std::vector<float>(M + 1, kNegInf));
   std::array<float, kHmmAlphabet> s{};
   for (int k = 1; k <= M; ++k) {
@@ -72,24 +94,31 @@ std::vector<std::vector<float>> match_scores(const HmmModel& model) {
       }
       // esl_abc_FExpectScore (Easel 0.48): the background-weighted mean over the members,
       // summed in HMMER's residue order (U and O too: one member, s*p/p, not always s).
-      float result = 0.0f, denom = 0.0f;
-      for (int y = 0; y < kHmmAlphabet; ++y) {
-        bool member = false;
-        for (int j = 0; j < rc.count; ++j) member |= rc.members[j] == y;
-        if (!member) continue;
-        result += s[y] * bg[y];
-        denom += bg[y];
-      }
-      sc[code][k] = result / denom;
+      float result = 0.0f;
+      for (int j = 0; j < count[code]; ++j) result += s[in_order[code][j]] * bg[in_order[code][j]];
+      sc[code][k] = result / denom[code];
     }
   }
   return sc;
 }
 
-MsvProfile build_msv_profile(const HmmModel& model) {
+ModelScores model_scores(const HmmModel& model) {
+  ModelScores s;
+  const int M = s.M = model.length;
+  s.match = match_scores(model);
+  s.entry = local_entry_scores(model);
+  s.trans.assign(size_t(M) + 1, {});
+  for (int k = 1; k < M; ++k)
+    for (int which = 0; which < kHmmTransitions; ++which) s.trans[k][which] = log_prob(model.t[k][which]);
+  return s;
+}
+
+MsvProfile build_msv_profile(const HmmModel& model) { return build_msv_profile(model_scores(model)); }
+
+MsvProfile build_msv_profile(const ModelScores& scores) {
   MsvProfile p;
-  const int M = p.M = model.length;
-  const auto sc = match_scores(model);
+  const int M = p.M = scores.M;
+  const auto& sc = scores.match;
   // The bias comes from the largest score over the 20 residues' match and insert scores;
   // inserts score 0, and HMMER starts its max at 0.
   float max = 0.0f;
@@ -116,23 +145,22 @@ uint8_t MsvProfile::tjb(int L) const {
   return last_byte;
 }
 
-VitProfile build_vit_profile(const HmmModel& model) {
+VitProfile build_vit_profile(const HmmModel& model) { return build_vit_profile(model_scores(model)); }
+
+VitProfile build_vit_profile(const ModelScores& scores) {
   VitProfile p;
-  const int M = p.M = model.length;
+  const int M = p.M = scores.M;
   p.scale = float(500.0 / kLn2);
   p.base = 12000;
-  const auto sc = match_scores(model);
+  const auto& sc = scores.match;
   p.emit.assign(size_t(kHmmerAlphabetSize) * (M + 1), -32768);
   for (int code = 0; code < kHmmerAlphabetSize; ++code)
     for (int k = 1; k <= M; ++k) p.emit[size_t(code) * (M + 1) + k] = word_score(p.scale, sc[code][k]);
 
   // Profile transition scores (float), node 0 and node M transitions impossible except B->M.
   // tsc_bm[k] is the local entry into M_{k+1} (HMMER stores it off by one).
-  const std::vector<float> tsc_bm = local_entry_scores(model);
-  auto tsc = [&](int k, int which) -> float {
-    if (k < 1 || k >= M) return kNegInf;
-    return log_prob(model.t[k][which]);
-  };
+  const std::vector<float>& tsc_bm = scores.entry;
+  const auto tsc = [&](int k, int which) { return scores.tsc(k, which); };
   auto word = [&](float s, int16_t maxval) { return std::min<int16_t>(word_score(p.scale, s), maxval); };
 
   p.bm.assign(M + 1, -32768), p.mm = p.im = p.dm = p.md = p.mi = p.ii = p.dd = p.bm;

@@ -10,7 +10,9 @@
 // kHmmerAlphabetSize rows); degenerate codes B, J, Z, U, O, X get HMMER's expected scores,
 // '*' HMMER's nonresidue (-infinity). The GPU kernels hold the first kAlphabetSize rows;
 // their callers score targets with U, O or J on the host (kernels/cuda/msv_cuda.hpp).
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,22 @@ std::vector<std::vector<float>> match_scores(const HmmModel& model);  // [code][
 // them: [k-1] is the entry into M_k; [M] is -infinity.
 std::vector<float> local_entry_scores(const HmmModel& model);
 
+// The float scores of p7_ProfileConfig that the MSV, Viterbi and Forward/Backward profiles all
+// start from, made once a model and read by the three (each had made its own: three times
+// the match scores' logs, twice the transitions').
+struct ModelScores {
+  int M = 0;
+  std::vector<std::vector<float>> match;  // match_scores(model)
+  std::vector<float> entry;               // local_entry_scores(model)
+  // ln t[k][which] (float of the double log) for the nodes with transitions, 1..M-1.
+  std::vector<std::array<float, kHmmTransitions>> trans;
+  // The profile's transition score: -infinity out of node 0 and node M (B->M aside, in entry).
+  float tsc(int k, int which) const {
+    return k < 1 || k >= M ? -std::numeric_limits<float>::infinity() : trans[size_t(k)][size_t(which)];
+  }
+};
+ModelScores model_scores(const HmmModel& model);
+
 struct MsvProfile {
   int M = 0;
   float scale = 0;        // 3/ln2 (float, as HMMER stores it)
@@ -38,6 +56,7 @@ struct MsvProfile {
   // Length-dependent J/N->B cost for a target of length L (p7_oprofile_ReconfigMSVLength).
   uint8_t tjb(int L) const;
 };
+MsvProfile build_msv_profile(const ModelScores& scores);
 MsvProfile build_msv_profile(const HmmModel& model);
 
 struct VitProfile {
@@ -53,6 +72,7 @@ struct VitProfile {
   const int16_t* row(uint8_t code) const { return emit.data() + size_t(code) * (M + 1); }
   int16_t move(int L) const;             // N/J/C->move score for a target of length L
 };
+VitProfile build_vit_profile(const ModelScores& scores);
 VitProfile build_vit_profile(const HmmModel& model);
 
 // HMMER's rounding helpers (exposed for tests).

@@ -106,7 +106,8 @@ void HmmsearchJob::make_entries() {
     cache_.emplace(
         models, kept_nodes,
         [&](uint32_t m) {
-          filters_[m] = hmm::ModelFilters(models[m]), profiles_[m] = hmm::build_fb_profile(models[m]);
+          const hmm::ModelScores scores = hmm::model_scores(models[m]);
+          filters_[m] = hmm::ModelFilters(models[m], scores), profiles_[m] = hmm::build_fb_profile(models[m], scores);
           if (parser_lanes) lanes_[m] = hmm::lane_profile(profiles_[m]);
         },
         [&](uint32_t m) {

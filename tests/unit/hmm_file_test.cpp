@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "io/checkpoint.hpp"
@@ -324,7 +325,8 @@ TEST(HmmFile, NumbersReadAsStrtodReadsThem) {
   const std::string& g = globins();
   for (const char* tok : {"0.964844", "1", "12345.678901234567", "3.4028235e38", "1e-30", "0.1", "+0.5", "0x1p-3",
                           "2.2250738585072014e-308", "4.9e-324", "1e-320", "1e400", "inf", "nan", "1.5.2", "1e",
-                          ".5", "5.", "-0.25", "00.750"}) {
+                          ".5", "5.", "-0.25", "00.750", "123456789012345", "1234567890123456", "99999999.9999999",
+                          "0.000000000000001", "000000000000000.5", "1.0000000000000001", "0.1000000000000000055511151231257827"}) {
     char* end = nullptr;
     errno = 0;
     const double want = std::strtod(tok, &end);
@@ -336,6 +338,58 @@ TEST(HmmFile, NumbersReadAsStrtodReadsThem) {
     }
     const HmmModel m = parse_hmm_text(text, "n.hmm").at(0);
     EXPECT_EQ(m.effn, float(want)) << tok;
+  }
+}
+
+// Plain decimals (digits and a point) read as strtod reads them, whatever their digit counts:
+// random ones on COMPO lines (stored as probabilities: expf of the negated float).
+TEST(HmmFile, PlainDecimalsReadAsStrtodReadsThem) {
+  const std::string& g = globins();
+  const size_t compo = g.find("COMPO"), eol = g.find('\n', compo);
+  std::mt19937 rng(11);
+  for (int model = 0; model < 150; ++model) {
+    std::vector<std::string> toks;
+    std::string line = "COMPO";
+    for (int i = 0; i < kHmmAlphabet; ++i) {
+      std::string tok = std::to_string(rng() % (model < 50 ? 10u : model < 100 ? 100000u : 1000000000u));
+      const int fraction = int(rng() % 18);  // 0: none; 16 and more: beyond the short path's 15 digits
+      if (fraction > 0) {
+        tok += '.';
+        for (int d = 0; d < fraction; ++d) tok += char('0' + rng() % 10);
+      }
+      toks.push_back(tok);
+      line += "  " + tok;
+    }
+    const HmmModel m = parse_hmm_text(g.substr(0, compo) + line + g.substr(eol), "d.hmm").at(0);
+    for (int i = 0; i < kHmmAlphabet; ++i)
+      ASSERT_EQ(m.compo[i], std::exp(-float(std::strtod(toks[i].c_str(), nullptr)))) << toks[i];
+  }
+}
+
+// Words are split on every whitespace character a stream skips, in runs of any length (also
+// across the reader's 64-character blocks): the body's fields read the same.
+TEST(HmmFile, WordsSplitOnAnyWhitespace) {
+  const std::string& g = globins();
+  const HmmModel want = parse_hmm_text(g, "w.hmm").at(0);
+  const size_t body = g.find("\nHMM ") + 1;
+  std::mt19937 rng(3);
+  const char spaces[] = {' ', '\t', '\v', '\f'};
+  for (int round = 0; round < 20; ++round) {
+    std::string text = g.substr(0, body);
+    for (size_t i = body; i < g.size(); ++i) {
+      if (g[i] != ' ') {
+        text += g[i];
+        continue;
+      }
+      const size_t run = rng() % 8 == 0 ? 1 + rng() % 70 : 1;
+      for (size_t j = 0; j < run; ++j) text += spaces[rng() % 4];
+    }
+    const HmmModel m = parse_hmm_text(text, "w.hmm").at(0);
+    EXPECT_EQ(m.mat, want.mat);
+    EXPECT_EQ(m.t, want.t);
+    EXPECT_EQ(m.compo, want.compo);
+    EXPECT_EQ(m.consensus, want.consensus);
+    EXPECT_EQ(m.numbers_crc, want.numbers_crc);
   }
 }
 

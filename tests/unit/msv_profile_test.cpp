@@ -66,6 +66,25 @@ TEST(MsvProfile, RoundingFollowsHmmer) {
   EXPECT_EQ(word_score(wscale, 1000.0f), 32767);
 }
 
+// The byte and word scores round half away from zero as std::round does (HMMER's roundf), for
+// every half (each exact multiple of 1/2048 up to 2^12 in size) and for random scores.
+TEST(MsvProfile, RoundingEqualsStdRound) {
+  const auto byte_cost = [](float scale, float score) { return -1.0f * std::round(scale * score); };
+  const auto expect_all = [&](float scale, float score) {
+    const float unbiased = byte_cost(scale, score);
+    ASSERT_EQ(unbiased_byte(scale, score), unbiased > 255.0f ? 255 : uint8_t(int(unbiased))) << score;
+    for (uint8_t bias : {0, 10, 200})
+      ASSERT_EQ(biased_byte(scale, bias, score), unbiased > float(255 - bias) ? 255 : uint8_t(int(unbiased) + bias)) << score;
+    const float w = std::round(scale * score);
+    ASSERT_EQ(word_score(scale, score), w >= 32767.0f ? 32767 : w <= -32768.0f ? -32768 : int16_t(w)) << score;
+  };
+  for (int i = -(1 << 23); i <= (1 << 23); ++i) expect_all(1.0f, float(i) / 2048.0f);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> score(-40.0f, 40.0f);
+  for (float scale : {float(3.0 / 0.69314718055994529), float(500.0 / 0.69314718055994529)})
+    for (int i = 0; i < 200000; ++i) expect_all(scale, score(rng));
+}
+
 TEST(MsvProfile, Globins4ByteProfile) {
   const MsvProfile p = build_msv_profile(globins());
   EXPECT_EQ(p.M, 149);
