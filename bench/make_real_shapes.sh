@@ -53,15 +53,8 @@ alignment() {
     }
     print "#=GC RF " rf; print "#=GC SS_cons " ss; print "//" }'
 }
-# with_pfam_lines ACC DESC: ACC, DESC, COM and Pfam's GA/TC/NC, BM and SM lines added.
-with_pfam_lines() {
-  awk -v acc="$1" -v desc="$2" '
-    /^LENG / { print "ACC   " acc; print "DESC  " desc }
-    { print }
-    /^DATE / { print "COM   [1] hmmbuild --hand HMM.ann SEED.ann" }
-    /^CKSUM / { print "GA    25.00 20.00;"; print "TC    26.50 21.20;"; print "NC    24.90 19.80;"
-      print "BM    hmmbuild HMM.ann SEED.ann"; print "SM    hmmsearch -Z 61295632 -E 1000 --cpu 4 HMM pfamseq" }'
-}
+source "$root/tests/scripts/pfam_lines.bash"
+cutoffs=("25.00 20.00" "26.50 21.20" "24.90 19.80")  # GA, TC, NC
 
 : >"$out/models.hmm"
 i=0
@@ -71,9 +64,9 @@ for spec in one:1 two:2 three:3 slots64:64 slots65:65 vit1280:1280 vit1281:1281 
   alignment "$name" "$nodes" $((seed + i)) >"$work/$name.sto"
   hmmbuild --amino --hand --seed 42 "$work/$name.raw" "$work/$name.sto" >/dev/null
   if [ "$name" = long ]; then
-    with_pfam_lines PF99901.3 'Odd <chars> & "quotes" 100% \back\slash; (a|b) [c] {d} ~`$x`' <"$work/$name.raw" >"$work/$name.hmm"
+    with_pfam_lines PF99901.3 'Odd <chars> & "quotes" 100% \back\slash; (a|b) [c] {d} ~`$x`' "${cutoffs[@]}" <"$work/$name.raw" >"$work/$name.hmm"
   else
-    with_pfam_lines "PF999$(printf %02d $((i + 10))).1" "Generated family of $nodes nodes" <"$work/$name.raw" >"$work/$name.hmm"
+    with_pfam_lines "PF999$(printf %02d $((i + 10))).1" "Generated family of $nodes nodes" "${cutoffs[@]}" <"$work/$name.raw" >"$work/$name.hmm"
   fi
   got=$(awk '/^LENG/ { print $2 }' "$work/$name.hmm")
   [ "$got" = "$nodes" ] || { echo "bench/make_real_shapes.sh: $name has $got nodes, not $nodes" >&2; exit 1; }

@@ -9,6 +9,7 @@
 # hmmsearch stops). A record without residues is refused with its file and line.
 source "$(dirname "$0")/lib.bash"
 source "$(dirname "$0")/hmmsearch_report.bash"
+source "$(dirname "$0")/pfam_lines.bash"
 for tool in hmmsearch hmmbuild hmmemit hmmconvert; do command -v $tool >/dev/null || { echo "$tool missing"; exit 1; }; done
 D=$TEST_DATA
 
@@ -26,15 +27,6 @@ long_alignment() {
       print name "_" i " " s
     }
     print "#=GC RF " rf; print "#=GC SS_cons " ss; print "//" }'
-}
-# with_pfam_lines ACC DESC: a model with ACC, DESC, COM and Pfam's GA/TC/NC, BM and SM lines.
-with_pfam_lines() {
-  awk -v acc="$1" -v desc="$2" '
-    /^LENG / { print "ACC   " acc; print "DESC  " desc }
-    { print }
-    /^DATE / { print "COM   [1] hmmbuild --hand HMM.ann SEED.ann"; print "COM   [2] hmmcalibrate --seed 0 HMM.ann" }
-    /^CKSUM / { print "GA    30.00 20.00;"; print "TC    31.50 21.20;"; print "NC    29.90 19.80;"
-      print "BM    hmmbuild HMM.ann SEED.ann"; print "SM    hmmsearch -Z 61295632 -E 1000 --cpu 4 HMM pfamseq" }'
 }
 long_alignment longfam 1420 7 >"$WORK/long.sto"
 long_alignment hugefam 3050 11 >"$WORK/huge.sto"
