@@ -50,7 +50,13 @@ FilterSettings PipelineSettings::filter_settings() const {
 }
 
 HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings)
-    : filter_settings_(settings.filter_settings()), filters_(model), post_(model, settings) {}
+    : HmmsearchPipeline(model, settings, model_scores(model)) {}
+
+HmmsearchPipeline::HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings,
+                                     const ModelScores& scores)
+    : filter_settings_(settings.filter_settings()),
+      filters_(model, scores),
+      post_(model, settings, build_fb_profile(model, scores)) {}
 
 std::optional<TargetHit> HmmsearchPipeline::score(const std::string& name, const std::string& description,
                                                   const uint8_t* seq, int L) {

@@ -130,6 +130,8 @@ class HmmsearchPipeline {
   const PipelineCounts& counts() const { return counts_; }
 
  private:
+  // The model's scores made once for both its filters and its Forward/Backward profile.
+  HmmsearchPipeline(const HmmModel& model, const PipelineSettings& settings, const ModelScores& scores);
   float filter_nats(const uint8_t* seq, int L) const;
   FilterSettings filter_settings_;
   ModelFilters filters_;
