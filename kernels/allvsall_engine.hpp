@@ -23,7 +23,8 @@ struct AllVsAllSetup {
   ScoreMatrix matrix;
   GapCosts gaps;
   AlignMode mode = AlignMode::Local;
-  // Traceback bytes one pair may use before the reduced-space path takes over;
+  // Traceback bytes one pair may use before the bounded-memory path takes over (the strip
+  // aligner in bands of this size, or the reduced-space aligner);
   // 0 = the engine decides from its memory.
   uint64_t traceback_budget = 0;
   // Device bytes one launch's buffers may take; 0 = 0.6 of the GPU memory free when the engine
@@ -77,7 +78,7 @@ class AllVsAllEngine {
   // align_scored()'s alignments with the CIGARs in one buffer (a screen's tiles: no string a
   // hit). This default moves align_scored()'s strings into it.
   virtual AlignedPairs align_scored_flat(const std::vector<ScoredPair>& pairs);
-  // Pairs align() sent down the reduced-space path so far (for logs and tests).
+  // Pairs align() sent down the bounded-memory path so far (for logs and tests).
   virtual uint64_t reduced_space_pairs() const = 0;
 };
 

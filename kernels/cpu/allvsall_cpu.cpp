@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include "kernels/cpu/gotoh_scalar.hpp"
+#include "kernels/cpu/strip_align.hpp"
 #include "src/align/reduced_space.hpp"
 #include "src/align/reference.hpp"
 #include "src/core/cpu_budget.hpp"
@@ -11,6 +12,10 @@
 
 namespace hpc {
 namespace {
+
+// Pairs of this many cells or more are aligned by the strip aligner (vector sweeps, the same
+// alignment as reference_align's, in bounded memory); shorter ones by reference_align.
+constexpr uint64_t kStripMinCells = uint64_t(1) << 20;
 
 int resolve_threads(int threads) {
   if (threads < 0) throw Error("allvsall: thread count must be >= 0 (0 = the job's CPUs), got " + std::to_string(threads));
@@ -86,8 +91,12 @@ std::vector<int32_t> CpuAllVsAll::score(const std::vector<PairIndex>& pairs) {
       for (size_t k = 0; k < run.count; ++k) targets[k] = setup_.targets->view(pairs[run.first + k].target);
       scorer_->score(q, targets.data(), targets.size(), scores.data() + run.first);
     } else {
-      for (size_t k = run.first; k < run.first + run.count; ++k)
-        scores[k] = gotoh_score(setup_.mode, q, setup_.targets->view(pairs[k].target), setup_.matrix, setup_.gaps);
+      for (size_t k = run.first; k < run.first + run.count; ++k) {
+        const SeqView t = setup_.targets->view(pairs[k].target);
+        scores[k] = uint64_t(q.length) * t.length < kStripMinCells
+                        ? gotoh_score(setup_.mode, q, t, setup_.matrix, setup_.gaps)
+                        : strip_score(setup_.mode, q, t, setup_.matrix, setup_.gaps);
+      }
     }
   });
   return scores;
@@ -98,12 +107,14 @@ std::vector<Alignment> CpuAllVsAll::align(const std::vector<PairIndex>& pairs) {
   std::vector<Alignment> out(pairs.size());
   pool_.run(pairs.size(), [&](size_t k) {
     const SeqView q = setup_.queries->view(pairs[k].query), t = setup_.targets->view(pairs[k].target);
-    if (traceback_bytes(q.length, t.length) <= budget_) {
+    const bool fits = traceback_bytes(q.length, t.length) <= budget_;
+    if (fits && uint64_t(q.length) * t.length < kStripMinCells)
       out[k] = reference_align(setup_.mode, q, t, setup_.matrix, setup_.gaps);
-    } else {
+    else if (strip_align_exact(q, t, setup_.matrix, setup_.gaps))
+      out[k] = strip_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, budget_);
+    else
       out[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, budget_);
-      ++reduced_pairs_;
-    }
+    if (!fits) ++reduced_pairs_;
   });
   return out;
 }

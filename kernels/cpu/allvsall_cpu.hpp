@@ -2,10 +2,12 @@
 // The CPU all-vs-all engine (the twin every other backend must match bit for bit):
 //   score(): exact scores of a list of pairs. Local mode: the SIMD kernel
 //     (kernels/cpu/sw_simd.hpp), one vector of targets per query run; global and
-//     semiglobal: the scalar 32-bit Gotoh (kernels/cpu/gotoh_scalar.hpp).
+//     semiglobal: the scalar 32-bit Gotoh (kernels/cpu/gotoh_scalar.hpp), or the strip
+//     aligner's vector sweeps (kernels/cpu/strip_align.hpp) for pairs of 2^20 cells or more.
 //   align(): alignments with THE TIE RULE (src/align/reference.hpp): the reference
-//     aligner (4-bit cells) when the pair's full traceback fits the per-pair budget,
-//     else the checkpointed reduced-space aligner, which gives the identical alignment.
+//     aligner (4-bit cells) for short pairs whose full traceback fits the per-pair budget,
+//     else the strip aligner (in bands of the budget past it), or, for pairs outside its
+//     int32 range, the checkpointed reduced-space aligner: all give the identical alignment.
 // Pairs are spread over a thread pool; results do not depend on the thread count.
 #include <atomic>
 #include <cstdint>

@@ -39,6 +39,8 @@ Pass pass_of(AlignMode mode, const uint8_t* q, uint32_t m, const uint8_t* t, uin
 
 }  // namespace
 
+bool strip_align_exact(SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g) { return exact_in_int32(q, t, m, g); }
+
 int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& mat, GapCosts g) {
   if (!exact_in_int32(q, t, mat, g)) return reference_score(mode, q, t, mat, g);
   return kernels().end_cell(mode, pass_of(mode, q.data, q.length, t.data, t.length, mat, g)).score;

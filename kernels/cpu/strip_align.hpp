@@ -16,6 +16,9 @@
 
 namespace hpc {
 
+// Whether strip_align's int32 sweeps take the pair (else it returns reference_align's result
+// through reference_align itself, in that pair's full traceback memory).
+bool strip_align_exact(SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
 int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g);
 constexpr uint64_t kStripTracebackBudget = uint64_t(128) << 20;
 Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g,

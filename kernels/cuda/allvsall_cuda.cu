@@ -12,8 +12,9 @@
 // traceback, on a stream of the highest priority, so that their blocks go before the queued
 // score kernels' blocks.
 // Pairs whose traceback would take more than a per-pair share of the device, or whose
-// values could leave int32, go to the host: the checkpointed reduced-space aligner
-// (src/align/reduced_space.hpp), which returns the identical alignment.
+// values could leave int32, go to the host: the strip aligner (kernels/cpu/strip_align.hpp,
+// reference_align's alignment in bounded memory), the pairs spread over all cores (one at a
+// time, the reduced-space aligner held a run for minutes on a 100,000-residue self-hit).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,13 +27,15 @@
 #include <vector>
 
 #include "kernels/cpu/gotoh_scalar.hpp"
+#include "kernels/cpu/strip_align.hpp"
+#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/cuda/allvsall_cuda.hpp"
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/gpu_timeline.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
-#include "src/align/reduced_space.hpp"
+#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/process_clock.hpp"
 #include "src/core/stage_clock.hpp"
@@ -114,7 +117,7 @@ class CudaAllVsAll : public AllVsAllEngine {
                                           : device_share_ / std::max<uint32_t>(1, setup_.engines_on_device);
     // A pair may take an eighth of a launch, so a launch of big pairs still holds several.
     pair_cap_ = setup_.traceback_budget ? setup_.traceback_budget : launch_budget_ / 8;
-    host_budget_ = setup_.traceback_budget ? setup_.traceback_budget : (uint64_t(1) << 30);
+    host_budget_ = setup_.traceback_budget ? setup_.traceback_budget : kStripTracebackBudget;
   }
   ~CudaAllVsAll() override {
     clock_.report("allvsall engine (summed)");
@@ -235,18 +238,14 @@ class CudaAllVsAll : public AllVsAllEngine {
     AlignedPairs out;
     out.alns.resize(pairs.size());
     out.cigars.resize(pairs.size());
-    std::vector<size_t> device;
+    std::vector<size_t> device, host;
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
-      if (fits_int32_(q.length, t.length) && cuda::avsa_trace_words(q.length, t.length, cuda::kAvsaDirBits) * 4 <= pair_cap_) {
-        device.push_back(k);
-      } else {
-        Alignment& a = out.alns[k] = reduced_space_align(setup_.mode, q, t, setup_.matrix, setup_.gaps, host_budget_);
-        out.cigars.set(k, a.cigar);
-        a.cigar.clear();
-        ++reduced_pairs_;
-      }
+      const bool fits =
+          fits_int32_(q.length, t.length) && cuda::avsa_trace_words(q.length, t.length, cuda::kAvsaDirBits) * 4 <= pair_cap_;
+      (fits ? device : host).push_back(k);
     }
+    align_on_host(pairs, host, out);
     clock_.mark("align: host pairs");
     run_device(
         pairs, device, true,
@@ -383,6 +382,21 @@ class CudaAllVsAll : public AllVsAllEngine {
     if (r.end_i >= 1 + r.start_i) a.qstart = 1 + r.start_i, a.qend = r.end_i;
     if (r.end_j >= 1 + r.start_j) a.tstart = 1 + r.start_j, a.tend = r.end_j;
     return a;
+  }
+
+  // The strip aligner on the listed pairs, spread over the host's cores.
+  void align_on_host(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, AlignedPairs& out) {
+    if (which.empty()) return;
+    ThreadPool pool(int(std::min<size_t>(which.size(), size_t(std::max(1, usable_cpus().cpus)))));
+    pool.run(which.size(), [&](size_t w) {
+      const size_t k = which[w];
+      out.alns[k] = strip_align(setup_.mode, qview(pairs[k]), tview(pairs[k]), setup_.matrix, setup_.gaps, host_budget_);
+    });
+    for (const size_t k : which) {
+      out.cigars.set(k, out.alns[k].cigar);
+      out.alns[k].cigar.clear();
+    }
+    reduced_pairs_ += which.size();
   }
 
   // Runs `which` (indices into pairs) on the device in launches that fit launch_budget_,

@@ -11,6 +11,19 @@
 #include "src/core/tuning.hpp"
 
 namespace hpc::cuda {
+namespace {
+
+// Pairs of at least this many cells are scored exactly a block each (launch_tb_rescore) when
+// they overflow, and never held by one packed thread beside short ones (long_cells_): one
+// thread's DP runs at ~0.1-0.2 GCUPS (scalar) or a few tens of millions of cells a second
+// (packed, at full occupancy), so a 100,000-residue self-hit held one thread for minutes.
+// HPCALIGN_CUDA_LONG_PAIR_CELLS sets it, for tests.
+uint64_t long_pair_cells() {
+  if (const auto cells = tuning_number(Tunable::kCudaLongPairCells)) return uint64_t(*cells);
+  return uint64_t(1) << 26;
+}
+
+}  // namespace
 
 PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props)
     : stream_(stream), sm_count_(props.multiProcessorCount) {
@@ -136,17 +149,25 @@ std::vector<uint64_t> PackedScorer::block_passes(uint32_t per_block,
 }
 
 // Work units, most expensive first (LPT): the longest pairs start early, the short ones
-// fill the tail. Unit (row set r, block b) costs rows[r] x passes[b].
+// fill the tail. Unit (row set r, block b) costs rows[r] x passes[b]. Also sets long_cells_:
+// a thread whose pair is more than twice the average thread's share of the launch would end
+// after the launch's other work, so such a subject is left to the block rescoring (the
+// threshold stays at least long_pair_cells(), so the packed kernel keeps nearly every pair).
 void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes) {
   std::vector<WorkUnit> units;
   std::vector<uint64_t> cost;
+  uint64_t total = 0;
   for (uint32_t r = 0; r < rows.size(); ++r) {
     if (rows[r] == 0) continue;
     for (uint32_t b = 0; b < passes.size(); ++b) {
       units.push_back({r, b * uint32_t(kBlockThreads)});
       cost.push_back(uint64_t(rows[r]) * passes[b]);
+      total += cost.back();
     }
   }
+  const uint64_t share = total * kChunk / uint64_t(std::max(1, sm_count_ * blocks_per_sm_));
+  long_cells_ = tuning_number(Tunable::kCudaLongPairCells) ? long_pair_cells()
+                                                             : std::max(long_pair_cells(), 2 * share);
   std::vector<uint32_t> order(units.size());
   for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cost[a] > cost[b]; });
@@ -226,8 +247,8 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   upload_units(rows, passes);
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
   launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), n_units_, counters_.get(),
-                  packed_table_.get(), gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(),
-                  counters_.get() + 1);
+                  packed_table_.get(), gaps_, overflow_limit_, long_cells_, temp_.get(), scores_.get(),
+                  overflow_.get(), counters_.get() + 1);
 }
 
 uint32_t PackedScorer::QueryPair::code_a(uint32_t i) const { return i < a.length ? a.data[i] : uint32_t(kPadCode); }
@@ -279,7 +300,8 @@ void PackedScorer::launch_query_pairs(const std::vector<SeqView>& queries, const
   const DeviceQueryPairs qp{pair_rows_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
   launch_search16q(blocks, stream_, db_, part_, qp, units_.get(), n_units_, counters_.get(), pair_table_.get(),
-                   gaps_, overflow_limit_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
+                   gaps_, overflow_limit_, long_cells_, temp_.get(), scores_.get(), overflow_.get(),
+                   counters_.get() + 1);
 }
 
 // The row-group kernel: the pairs' rows padded to whole groups, whose profiles a small kernel
@@ -297,12 +319,8 @@ void PackedScorer::launch_row_groups(const std::vector<SeqView>& queries, const 
   const DeviceQueryPairProfiles pp{pair_profiles_.get(), pair_offsets_.get(), pair_lengths_.get(), pair_slots_.get()};
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
   launch_search16p(blocks, stream_, db_, part_, pp, units_.get(), n_units_, counters_.get(), gaps_, overflow_limit_,
-                   temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
+                   long_cells_, temp_.get(), scores_.get(), overflow_.get(), counters_.get() + 1);
 }
-
-// Overflowing pairs of at least this many cells go to a block each: the thread kernel's
-// scalar DP runs ~0.1-0.2 GCUPS, so a 100,000-residue self-hit held one thread for minutes.
-constexpr uint64_t kLongPairCells = uint64_t(1) << 26;
 
 void PackedScorer::rescore_exact(uint32_t n) {
   if (n == 0) return;
@@ -320,7 +338,7 @@ void PackedScorer::rescore_exact(uint32_t n) {
     temp_.reserve(threads * max_len_);
     launch_rescore32(stream_, db_, part_, device_queries(), overflow_.get() + done, count, table32_.get(), gaps_,
                      temp_.get(), scores_.get(),
-                     LongPairs{kLongPairCells, long_max_sum_, long_list_.get(), counters_.get() + 2});
+                     LongPairs{long_pair_cells(), long_max_sum_, long_list_.get(), counters_.get() + 2});
   }
   rescore_long_pairs();
 }

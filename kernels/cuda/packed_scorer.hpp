@@ -82,6 +82,7 @@ class PackedScorer {
   bool pending_ = false;
 
   uint32_t n_units_ = 0;
+  uint64_t long_cells_ = UINT64_MAX;  // the launch's packed kernel sets aside pairs of this much thread work
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
   DeviceBuffer<int32_t> table32_;
   DeviceBuffer<int32_t> matrix24_;  // the block rescoring's table: kTbAlphabet x kTbAlphabet scores

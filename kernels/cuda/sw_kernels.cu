@@ -200,15 +200,23 @@ __device__ __forceinline__ void sw_pass_row_groups(GroupEntries group_entries, u
 
 // Lane k of a packed result to scores[out], or -1 and the overflow list when the lane may
 // have saturated (it is rescored exactly).
+__device__ __forceinline__ void set_aside(size_t out, int32_t* scores, uint32_t* overflow_list,
+                                          uint32_t* overflow_count) {
+  scores[out] = -1;
+  overflow_list[atomicAdd(overflow_count, 1u)] = uint32_t(out);
+}
 __device__ __forceinline__ void store_lane(uint32_t best, int k, size_t out, int overflow_limit, int32_t* scores,
                                            uint32_t* overflow_list, uint32_t* overflow_count) {
   const int s = Packed16::lane(best, k);
-  if (s >= overflow_limit) {
-    scores[out] = -1;
-    overflow_list[atomicAdd(overflow_count, 1u)] = uint32_t(out);
-  } else {
+  if (s >= overflow_limit)
+    set_aside(out, scores, overflow_list, overflow_count);
+  else
     scores[out] = s;
-  }
+}
+// Whether a thread of `rows` query rows leaves a subject of `len` residues to the exact
+// rescoring (see launch_search16): it is then run as an empty subject.
+__device__ __forceinline__ bool long_lane(uint32_t rows, uint32_t len, uint64_t long_cells) {
+  return uint64_t(rows) * len >= long_cells;
 }
 
 // The persistent loop of a packed kernel: takes work units from the shared counter until
@@ -256,27 +264,35 @@ __device__ __forceinline__ uint32_t block_max(uint32_t v) {
 // What a query-pair kernel's unit does around its DP: thread = subject w.first_pair +
 // threadIdx.x against query pair w.query (slots[2 w.query + k]: lane k's query, or kNoQuery);
 // score(column_index, ncols) runs the DP over the warp's longest subject (one pass structure
-// per warp; subjects are length-sorted) and returns the lanes' maxima, stored here. With
+// per warp; subjects are length-sorted) and returns the lanes' maxima, stored here; a subject
+// that makes `rows` x its length reach long_cells is set aside instead (long_lane). With
 // kBlockWide, over the block's longest subject instead, every thread running it (those past
 // the partition on padding), so the DP may hold block barriers.
 template <bool kBlockWide = false, class Score>
 __device__ __forceinline__ void query_pair_unit(const DeviceDb& db, Partition part, const WorkUnit& w,
-                                                const uint32_t* slots, int overflow_limit, int32_t* scores,
-                                                uint32_t* overflow_list, uint32_t* overflow_count, Score score) {
+                                                const uint32_t* slots, uint32_t rows, int overflow_limit,
+                                                uint64_t long_cells, int32_t* scores, uint32_t* overflow_list,
+                                                uint32_t* overflow_count, Score score) {
   const uint32_t p = w.first_pair + threadIdx.x;
   const bool in_part = p < part.size;
   const unsigned working = __ballot_sync(0xFFFFFFFFu, in_part);  // the warp is converged here
   if (!kBlockWide && !in_part) return;
   const uint32_t g = part.begin + (in_part ? p : 0);
   const uint8_t* sub = db.residues + db.offsets[g];
-  const uint32_t len = in_part ? db.lengths[g] : 0;
+  const uint32_t full = in_part ? db.lengths[g] : 0;
+  const bool aside = long_lane(rows, full, long_cells);
+  const uint32_t len = aside ? 0 : full;
   auto column_index = [=](uint32_t c) { return code_at(sub, len, c); };
   const uint32_t best = score(column_index, kBlockWide ? block_max(len) : __reduce_max_sync(working, len));
   if (!in_part) return;
   for (int k = 0; k < 2; ++k) {
     const uint32_t slot = slots[2 * w.query + k];
-    if (slot != kNoQuery)
-      store_lane(best, k, size_t(slot) * part.size + p, overflow_limit, scores, overflow_list, overflow_count);
+    if (slot == kNoQuery) continue;
+    const size_t out = size_t(slot) * part.size + p;
+    if (aside)
+      set_aside(out, scores, overflow_list, overflow_count);
+    else
+      store_lane(best, k, out, overflow_limit, scores, overflow_list, overflow_count);
   }
 }
 
@@ -284,8 +300,8 @@ template <int Chunk, int MinBlocks>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
                 uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ packed_table,
-                GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
-                uint32_t* overflow_count) {
+                GapConsts gaps, int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores,
+                uint32_t* overflow_list, uint32_t* overflow_count) {
   extern __shared__ uint32_t table[];
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
   uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -297,12 +313,14 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     if (pa >= part.size) return;
     const bool has_b = pa + 1 < part.size;
     const uint32_t ga = part.begin + pa;
-    const uint8_t* sa = db.residues + db.offsets[ga];
-    const uint32_t la = db.lengths[ga];
-    const uint8_t* sb = has_b ? db.residues + db.offsets[ga + 1] : sa;
-    const uint32_t lb = has_b ? db.lengths[ga + 1] : 0;
     const uint8_t* q = qs.residues + qs.offsets[w.query];
     const uint32_t m = qs.lengths[w.query];
+    const uint8_t* sa = db.residues + db.offsets[ga];
+    const bool aside_a = long_lane(m, db.lengths[ga], long_cells);
+    const uint32_t la = aside_a ? 0 : db.lengths[ga];
+    const uint8_t* sb = has_b ? db.residues + db.offsets[ga + 1] : sa;
+    const bool aside_b = has_b && long_lane(m, db.lengths[ga + 1], long_cells);
+    const uint32_t lb = has_b && !aside_b ? db.lengths[ga + 1] : 0;
 
     auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Packed16::kStride; };
     auto column_index = [=](uint32_t c) { return code_at(sa, la, c) * kCodes + code_at(sb, lb, c); };
@@ -311,8 +329,14 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     const uint32_t best = sw_passes<Packed16, Chunk>(row_table, m, column_index, ncols, my_temp, tstride,
                                                      neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend));
     const size_t out = size_t(w.query) * part.size + pa;
-    store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
-    if (has_b) store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
+    if (aside_a)
+      set_aside(out, scores, overflow_list, overflow_count);
+    else
+      store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
+    if (aside_b)
+      set_aside(out + 1, scores, overflow_list, overflow_count);
+    else if (has_b)
+      store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
   });
 }
 
@@ -325,7 +349,8 @@ template <int Chunk, int MinBlocks>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUnit* __restrict__ units,
                  uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ pair_table, GapConsts gaps,
-                 int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+                 int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores, uint32_t* overflow_list,
+                 uint32_t* overflow_count) {
   extern __shared__ uint32_t table[];
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
   uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -335,8 +360,8 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
   for_each_unit(table, pair_table, kQueryPairTableBytes / 4, units, n_units, unit_counter, [&](const WorkUnit& w) {
     const uint16_t* rows = qp.rows + qp.offsets[w.query];
     auto row_table = [=](uint32_t i) { return table + uint32_t(rows[i]) * kCodes; };
-    query_pair_unit(db, part, w, qp.slots, overflow_limit, scores, overflow_list, overflow_count,
-                    [&](auto column_index, uint32_t ncols) {
+    query_pair_unit(db, part, w, qp.slots, qp.lengths[w.query], overflow_limit, long_cells, scores, overflow_list,
+                    overflow_count, [&](auto column_index, uint32_t ncols) {
                       return sw_passes<Packed16, Chunk>(row_table, qp.lengths[w.query], column_index, ncols, my_temp,
                                                         tstride, neg_oe, neg_ext,
                                                         Packed16::splat(-2 * gaps.open_extend));
@@ -351,8 +376,8 @@ search16q_kernel(DeviceDb db, Partition part, DeviceQueryPairs qp, const WorkUni
 template <int Chunk, int MinBlocks, int R>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const WorkUnit* __restrict__ units,
-                 uint32_t n_units, uint32_t* unit_counter, GapConsts gaps, int overflow_limit, uint2* temp,
-                 int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+                 uint32_t n_units, uint32_t* unit_counter, GapConsts gaps, int overflow_limit, uint64_t long_cells,
+                 uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
   extern __shared__ uint4 profile4[];
   uint32_t* profile = reinterpret_cast<uint32_t*>(profile4);
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
@@ -398,14 +423,14 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const 
       };
     };
     if (groups <= kGroupsHeld) {
-      query_pair_unit(db, part, w, pp.slots, overflow_limit, scores, overflow_list, overflow_count,
-                      passes([=](uint32_t g) { return profile + g * (kCodes * R); }));
+      query_pair_unit(db, part, w, pp.slots, groups * R, overflow_limit, long_cells, scores, overflow_list,
+                      overflow_count, passes([=](uint32_t g) { return profile + g * (kCodes * R); }));
     } else {
       // Longer than shared memory: the block steps through the pair's rows together (one pass
       // structure for the block), restaging the next kGroupsHeld groups between barriers. The
       // profile is read once per pass from L2, next to the pass's DP over 128 subjects.
-      query_pair_unit<true>(db, part, w, pp.slots, overflow_limit, scores, overflow_list, overflow_count,
-                            passes([=](uint32_t g) {
+      query_pair_unit<true>(db, part, w, pp.slots, groups * R, overflow_limit, long_cells, scores, overflow_list,
+                            overflow_count, passes([=](uint32_t g) {
                               const uint32_t k = g % kGroupsHeld;
                               if (k == 0) {
                                 __syncthreads();  // everyone is done with the last chunk
@@ -515,30 +540,31 @@ Search16PFn search16p_kernel_fn() {
 
 void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairProfiles pp,
                       const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, GapConsts gaps,
-                      int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
-                      uint32_t* overflow_count) {
+                      int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores,
+                      uint32_t* overflow_list, uint32_t* overflow_count) {
   search16p_kernel_fn()<<<grid_blocks, kBlockThreads, kPairProfileBytes, stream>>>(
-      db, part, pp, units, n_units, unit_counter, gaps, overflow_limit, temp, scores, overflow_list, overflow_count);
+      db, part, pp, units, n_units, unit_counter, gaps, overflow_limit, long_cells, temp, scores, overflow_list,
+      overflow_count);
   CUDA_CHECK_LAUNCH("search16p_kernel");
 }
 
 void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
                       const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, const uint32_t* pair_table,
-                      GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
-                      uint32_t* overflow_count) {
+                      GapConsts gaps, int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores,
+                      uint32_t* overflow_list, uint32_t* overflow_count) {
   search16q_kernel_fn()<<<grid_blocks, kBlockThreads, kQueryPairTableBytes, stream>>>(
-      db, part, qp, units, n_units, unit_counter, pair_table, gaps, overflow_limit, temp, scores, overflow_list,
-      overflow_count);
+      db, part, qp, units, n_units, unit_counter, pair_table, gaps, overflow_limit, long_cells, temp, scores,
+      overflow_list, overflow_count);
   CUDA_CHECK_LAUNCH("search16q_kernel");
 }
 
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
-                     const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint2* temp,
-                     int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
+                     const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint64_t long_cells,
+                     uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count) {
   search16_variant()<<<grid_blocks, kBlockThreads, kPackedTableBytes, stream>>>(
-      db, part, qs, units, n_units, unit_counter, packed_table, gaps, overflow_limit, temp, scores, overflow_list,
-      overflow_count);
+      db, part, qs, units, n_units, unit_counter, packed_table, gaps, overflow_limit, long_cells, temp, scores,
+      overflow_list, overflow_count);
   CUDA_CHECK_LAUNCH("search16_kernel");
 }
 

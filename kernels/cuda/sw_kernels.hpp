@@ -81,26 +81,29 @@ struct GapConsts {
 
 // Persistent packed kernel: scores[q * part.size + p] for every query slot q and position p
 // of the partition. Lanes whose running maximum reached `overflow_limit` get score -1 and
-// their index is appended to overflow_list (never a saturated score).
+// their index is appended to overflow_list (never a saturated score). So do, without being
+// run, the lanes whose subject makes the thread's work (query rows x subject length) reach
+// `long_cells`: one thread would hold the launch's tail for them (a 100,000-residue self-hit
+// is 10^10 cells), and the exact rescoring gives them a block each.
 // `temp` holds grid_threads x max_query_len uint2 of boundary columns.
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
-                     const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint2* temp,
-                     int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
+                     const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint64_t long_cells,
+                     uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
 
 // The same scores from the query-pair kernel (two queries per thread, one subject).
 void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
                       const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, const uint32_t* pair_table,
-                      GapConsts gaps, int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
-                      uint32_t* overflow_count);
+                      GapConsts gaps, int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores,
+                      uint32_t* overflow_list, uint32_t* overflow_count);
 
 // The same scores from the row-group kernel (two queries per thread as above, R query rows
 // per step from the pair's profile in shared memory, kMaxProfileRows rows at a time);
 // `temp` holds grid_threads x (longest pair's rows rounded up to R) uint2.
 void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairProfiles pp,
                       const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter, GapConsts gaps,
-                      int overflow_limit, uint2* temp, int32_t* scores, uint32_t* overflow_list,
-                      uint32_t* overflow_count);
+                      int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores,
+                      uint32_t* overflow_list, uint32_t* overflow_count);
 
 // profile[25 * i + ...]: the entries of rows i (n_rows in all, a multiple of kRowsPerGroup) as
 // DeviceQueryPairProfiles lays them out, from rows[i] (query pair letters a x 25 + b) and the

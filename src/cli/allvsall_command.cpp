@@ -23,7 +23,7 @@ int allvsall(const std::vector<std::string>& args, const std::string& command_li
     ("evalue", po::value(&evalue),
      "local mode: report only pairs with E-value <= this (Karlin-Altschul, search space = the two lengths)")
     ("traceback-budget", po::value(&o.traceback_budget)->default_value(0),
-     "bytes of traceback per pair before the reduced-space aligner takes over (0: the engine's memory share)");
+     "bytes of traceback per pair before the bounded-memory aligner takes over (0: the engine's memory share)");
   output.add_to(opts);
   scoring.add_to(opts);
   run.add_to(opts);

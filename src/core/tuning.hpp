@@ -25,6 +25,7 @@ enum class Tunable {
   kCudaVariant,
   kPackedLanes,
   kCudaTracebackBytes,
+  kCudaLongPairCells,
   kPssWaves,
   kPssBlocksPerSm,
   kMsvKernel,

@@ -33,7 +33,7 @@ struct AllVsAllOptions {
   std::optional<int> min_score;       // report pairs with score >= this
   std::optional<double> max_evalue;   // local mode: report pairs with E <= this
   std::optional<double> lambda, K;    // Karlin-Altschul overrides
-  uint64_t traceback_budget = 0;      // bytes per pair before the reduced-space path; 0 = auto
+  uint64_t traceback_budget = 0;      // bytes per pair before the bounded-memory path; 0 = auto
   RunSettings run;  // -o, --backend, --threads, --verbose, --quiet, --resume
   std::string command_line;
 };

@@ -1,8 +1,8 @@
 // CUDA all-vs-all engine = CPU engine: scores and alignments (CIGAR, coordinates; also with the
 // scores given, so a local fill stops at the end row) of every
 // pair of a few hundred balifam2000 sequences and of 2,000 balifam1000 ones, in every mode,
-// plus long synthetic sequences with a small traceback budget, so the host reduced-space path
-// runs beside the device.
+// plus long synthetic sequences with a small traceback budget, so the host's bounded-memory
+// path runs beside the device.
 // Skips when no GPU is visible.
 #include <gtest/gtest.h>
 
@@ -86,8 +86,9 @@ TEST_P(AllVsAllGpu, ScoresEqualCpuOn400Sequences) { compare(GetParam(), sample(4
 
 TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), sample(200, 0), 0, true); }
 
-// Pairs with a long sequence exceed a 4 MB budget: host reduced-space path on both sides.
-TEST_P(AllVsAllGpu, LongPairsTakeTheReducedSpacePath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
+// Pairs with a long sequence exceed a 4 MB budget: the host path (the strip aligner in bands of
+// the budget) on both sides.
+TEST_P(AllVsAllGpu, LongPairsTakeTheHostPath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
 
 // At full size: 2,000 sequences spread over tests/data/balifam1000.fa.gz, every pair
 // (1,999,000), scores and alignments, with a traceback budget (128 KB) that sends the longest

@@ -333,6 +333,35 @@ TEST(CudaSearch, EveryPackedKernelMatchesReference) {
   }
 }
 
+// Lanes whose thread work (query rows x subject length) reaches the long-pair threshold are not
+// run by the packed kernels but rescored exactly: a block each, or a thread for the shorter
+// query of a query pair. Forced low here, so every kernel leaves a mix of lanes aside in each
+// tile, next to lanes it scores itself, and both must give the reference's scores.
+TEST(CudaSearch, LongLanesLeftToTheRescoringMatchReference) {
+  REQUIRE_GPU();
+  const ScopedTunable low(Tunable::kCudaLongPairCells, "100000");
+  const auto& d = db2m();
+  const uint32_t n = uint32_t(d.db.seqs.size());
+  std::mt19937 rng(29);
+  std::vector<std::string> set;
+  for (size_t len : {3, 150, 499, 500, 641, 1300}) set.push_back(random_protein(rng, len));
+  std::string rel;  // a mutated copy of the longest target, for scores far above the others'
+  const SeqView t = d.db.seqs.view(d.db.by_length[n - 1]);
+  for (uint32_t i = 0; i < t.length; ++i) rel += i % 29 == 0 ? 'W' : decode_residue(t.data[i]);
+  set.push_back(rel);
+  const SequenceSet queries = make_set(set);
+  auto be = make_cuda_search_backend(0);
+  for_each_packed_kernel([&](const std::string& lanes) {
+    for (const auto& [b, e] : std::vector<std::pair<uint32_t, uint32_t>>{{0, 200}, {n - 60, n}}) {
+      SearchSetup s = blosum62_setup(queries, d.db, e - b);
+      be->prepare(s);
+      const Tile tile = make_tile(iota_queries(queries.size()), b, e);
+      SCOPED_TRACE(lanes + ", targets " + std::to_string(b) + ".." + std::to_string(e));
+      expect_same_hits(be->search_tile(tile), reference_top(s, tile));
+    }
+  });
+}
+
 // The query-pair kernels on lanes that overflow: BLOSUM62 x 50 (gaps 550/50) makes a
 // 600-residue self match score ~10^5, far past 16 bits, while the other query of its pair
 // scores low. Both must come out exact.

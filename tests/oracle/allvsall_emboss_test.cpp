@@ -7,7 +7,7 @@
 //              trailing gaps of either sequence cost nothing, ours the same: src/align/
 //              reference.hpp); score, coordinates and CIGAR = reference_align
 //   every mode: each CIGAR re-scored (rescore_cigar) gives the reported score, and the
-//   traceback budget (reduced-space path for most pairs) does not change a byte of /hits.
+//   traceback budget (bounded-memory path for most pairs) does not change a byte of /hits.
 // Conventions as tests/oracle/emboss_oracle_test.cpp: our 11/1 is EMBOSS 12/1; both sides read
 // EMBOSS's EBLOSUM62 file. One water/needle call per query: -asequence s_i, -bsequence
 // s_{i+1..59} (the pairs allvsall reports with query i).
@@ -155,7 +155,7 @@ TEST_F(AllVsAllEmboss, GlobalEqualsNeedleWithEndGapsPenalised) {
   const HitTable t = run_allvsall("global");
   check_rows(t, AlignMode::Global);
   expect_scores_equal(t, emboss("needle", " -endweight Y -endopen 12 -endextend 1"));
-  // A 2 kB traceback budget sends almost every pair down the reduced-space path: same bytes.
+  // A 2 kB traceback budget sends almost every pair down the bounded-memory path: same bytes.
   EXPECT_EQ(dump_hits(run_allvsall("global", "--traceback-budget 2000")), dump_hits(t));
 }
 

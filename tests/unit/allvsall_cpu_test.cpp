@@ -1,6 +1,6 @@
 // The CPU all-vs-all engine against the reference aligners: scores (SIMD local, scalar
 // global/semiglobal) and alignments, with the traceback budget large (reference path) and
-// tiny (reduced-space path), for 1 and 3 threads.
+// tiny (the strip aligner in bands), for 1 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <random>
