@@ -11,8 +11,9 @@
 // direction cells (or, when the scores are known, byte heights), and a second walks the
 // traceback, on a stream of the highest priority, so that their blocks go before the queued
 // score kernels' blocks.
-// Pairs whose traceback would take more than a per-pair share of the device, or whose
-// values could leave int32, go to the host: the strip aligner (kernels/cpu/strip_align.hpp,
+// Local pairs of tb_long_pair_cells() or more go to the search's GPU traceback (stripes of a pair
+// on many blocks; traceback.hpp). Other pairs whose traceback would take more than a per-pair
+// share of the device, or whose values could leave int32, go to the host: the strip aligner (kernels/cpu/strip_align.hpp,
 // reference_align's alignment in bounded memory), the pairs spread over all cores (one at a
 // time, the reduced-space aligner held a run for minutes on a 100,000-residue self-hit).
 #include <cuda_runtime.h>
@@ -35,6 +36,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/gpu_timeline.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
+#include "kernels/cuda/traceback.hpp"
 #include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/process_clock.hpp"
@@ -127,6 +129,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       cudaEventDestroy(s.launched);
       cudaStreamDestroy(s.stream);
     }
+    traceback_.reset();
     cudaStreamDestroy(stream_);
   }
 
@@ -238,15 +241,21 @@ class CudaAllVsAll : public AllVsAllEngine {
     AlignedPairs out;
     out.alns.resize(pairs.size());
     out.cigars.resize(pairs.size());
-    std::vector<size_t> device, host;
+    std::vector<size_t> device, stripes, host;
+    const uint64_t long_cells = cuda::tb_long_pair_cells();
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
       const bool fits =
           fits_int32_(q.length, t.length) && cuda::avsa_trace_words(q.length, t.length, cuda::kAvsaDirBits) * 4 <= pair_cap_;
-      (fits ? device : host).push_back(k);
+      if (setup_.mode == AlignMode::Local && uint64_t(q.length) * t.length >= long_cells)
+        stripes.push_back(k);
+      else
+        (fits ? device : host).push_back(k);
     }
     align_on_host(pairs, host, out);
     clock_.mark("align: host pairs");
+    align_by_stripes(pairs, stripes, out);
+    clock_.mark("align: long pairs");
     run_device(
         pairs, device, true,
         [&](size_t k, const AvsaResult& r, uint64_t text_at) {
@@ -382,6 +391,21 @@ class CudaAllVsAll : public AllVsAllEngine {
     if (r.end_i >= 1 + r.start_i) a.qstart = 1 + r.start_i, a.qend = r.end_i;
     if (r.end_j >= 1 + r.start_j) a.tstart = 1 + r.start_j, a.tend = r.end_j;
     return a;
+  }
+
+  // Long local pairs (one warp held a 100,000-residue self-hit for ~10 s): the search's GPU
+  // traceback, whose stripes run side by side on many blocks (the same alignment).
+  void align_by_stripes(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, AlignedPairs& out) {
+    if (which.empty()) return;
+    if (!traceback_) traceback_ = std::make_unique<cuda::GpuTraceback>(setup_.matrix, setup_.gaps, stream_, launch_budget_);
+    std::vector<std::pair<SeqView, SeqView>> views;
+    for (const size_t k : which) views.emplace_back(qview(pairs[k]), tview(pairs[k]));
+    std::vector<Alignment> alns = traceback_->align(views);
+    for (size_t w = 0; w < which.size(); ++w) {
+      out.cigars.set(which[w], alns[w].cigar);
+      alns[w].cigar.clear();
+      out.alns[which[w]] = std::move(alns[w]);
+    }
   }
 
   // The strip aligner on the listed pairs, spread over the host's cores.
@@ -549,6 +573,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   cuda::DeviceBuffer<uint32_t> order_len_;
   cuda::DeviceDb ordered_db_{};
   cuda::PinnedBuffer<int32_t> host_scores_;  // a tile's score matrix, cut on the host
+  std::unique_ptr<cuda::GpuTraceback> traceback_;  // long local pairs' alignments, made on first use
   cuda::DeviceBuffer<int32_t> matrix_;
   // The launches' buffers, all on stream_: grown in its order.
   cuda::StreamBuffer<uint2> strip_;

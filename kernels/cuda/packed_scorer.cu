@@ -11,19 +11,6 @@
 #include "src/core/tuning.hpp"
 
 namespace hpc::cuda {
-namespace {
-
-// Pairs of at least this many cells are scored exactly a block each (launch_tb_rescore) when
-// they overflow, and never held by one packed thread beside short ones (long_cells_): one
-// thread's DP runs at ~0.1-0.2 GCUPS (scalar) or a few tens of millions of cells a second
-// (packed, at full occupancy), so a 100,000-residue self-hit held one thread for minutes.
-// HPCALIGN_CUDA_LONG_PAIR_CELLS sets it, for tests.
-uint64_t long_pair_cells() {
-  if (const auto cells = tuning_number(Tunable::kCudaLongPairCells)) return uint64_t(*cells);
-  return uint64_t(1) << 26;
-}
-
-}  // namespace
 
 PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props)
     : stream_(stream), sm_count_(props.multiProcessorCount) {
@@ -71,7 +58,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   CUDA_CHECK(cudaGetDevice(&device));
   const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device), ...); };
   on_stream(pair_rows_, pair_offsets_, pair_lengths_, pair_slots_, pair_profiles_, q_residues_, q_offsets_, q_lengths_,
-            units_, temp_, scores_, overflow_, long_list_, long_columns_);
+            units_, temp_, scores_, overflow_, long_list_, long_columns_, long_pairs_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host tables die here
 }
 
@@ -152,7 +139,7 @@ std::vector<uint64_t> PackedScorer::block_passes(uint32_t per_block,
 // fill the tail. Unit (row set r, block b) costs rows[r] x passes[b]. Also sets long_cells_:
 // a thread whose pair is more than twice the average thread's share of the launch would end
 // after the launch's other work, so such a subject is left to the block rescoring (the
-// threshold stays at least long_pair_cells(), so the packed kernel keeps nearly every pair).
+// threshold stays at least tb_long_pair_cells(), so the packed kernel keeps nearly every pair).
 void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes) {
   std::vector<WorkUnit> units;
   std::vector<uint64_t> cost;
@@ -166,8 +153,8 @@ void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::ve
     }
   }
   const uint64_t share = total * kChunk / uint64_t(std::max(1, sm_count_ * blocks_per_sm_));
-  long_cells_ = tuning_number(Tunable::kCudaLongPairCells) ? long_pair_cells()
-                                                             : std::max(long_pair_cells(), 2 * share);
+  long_cells_ = tuning_number(Tunable::kCudaLongPairCells) ? tb_long_pair_cells()
+                                                             : std::max(tb_long_pair_cells(), 2 * share);
   std::vector<uint32_t> order(units.size());
   for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cost[a] > cost[b]; });
@@ -338,29 +325,37 @@ void PackedScorer::rescore_exact(uint32_t n) {
     temp_.reserve(threads * max_len_);
     launch_rescore32(stream_, db_, part_, device_queries(), overflow_.get() + done, count, table32_.get(), gaps_,
                      temp_.get(), scores_.get(),
-                     LongPairs{long_pair_cells(), long_max_sum_, long_list_.get(), counters_.get() + 2});
+                     LongPairs{tb_long_pair_cells(), long_max_sum_, long_list_.get(), counters_.get() + 2});
   }
   rescore_long_pairs();
 }
 
-// The pairs the thread kernel set aside, a block each, in launches whose column buffers
-// (a query's length of int2 a block) stay within a quarter of free memory.
+// The pairs the thread kernel set aside, as stripe tickets (traceback_kernels.hpp: a long pair's
+// stripes run side by side on many blocks), in launches whose boundary columns stay within a
+// quarter of free memory.
 void PackedScorer::rescore_long_pairs() {
   CUDA_CHECK(cudaMemcpyAsync(counters_host_.get() + 2, counters_.get() + 2, sizeof(uint32_t), cudaMemcpyDeviceToHost,
                              stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   const uint32_t n = counters_host_[2];
   if (n == 0) return;
+  long_pairs_.reserve(n);
+  launch_tb_places(stream_, db_, part_, device_queries(), long_list_.get(), n, long_pairs_.get());
+  std::vector<TbPair> pairs(n);
+  CUDA_CHECK(cudaMemcpyAsync(pairs.data(), long_pairs_.get(), n * sizeof(TbPair), cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const size_t per_block = size_t(max_len_) * sizeof(int2);
-  const size_t fit = (long_columns_.capacity() * sizeof(int2) + free_b / 4) / per_block;
-  const size_t batch = std::max<size_t>(1, std::min<size_t>(n, fit));
-  long_columns_.reserve(batch * max_len_);
-  for (size_t done = 0; done < n; done += batch)
-    launch_tb_rescore(stream_, db_, part_, device_queries(), long_list_.get() + done,
-                      uint32_t(std::min<size_t>(batch, n - done)), matrix24_.get(), gaps_.open_extend, gaps_.extend,
-                      long_columns_.get(), max_len_, scores_.get());
+  const TbResidues res{q_residues_.get(), db_.residues};
+  for_each_tb_group(pairs, long_columns_.capacity() * sizeof(int2) + free_b / 4,
+                    [&](size_t first, std::vector<TbPair>& group) {
+                      const TbTickets tk = long_queue_.upload(group, stream_);
+                      long_pairs_.upload(group.data(), group.size());
+                      long_columns_.reserve(std::max<uint64_t>(long_queue_.col_rows(), 1));
+                      launch_tb_best(stream_, res, long_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
+                                     gaps_.extend, long_columns_.get(), long_list_.get() + first, scores_.get());
+                      CUDA_CHECK(cudaStreamSynchronize(stream_));  // the queue's buffers serve the next group
+                    });
 }
 
 }  // namespace hpc::cuda

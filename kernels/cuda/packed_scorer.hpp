@@ -14,6 +14,7 @@
 
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
+#include "kernels/cuda/traceback_kernels.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
 
@@ -85,8 +86,8 @@ class PackedScorer {
   uint64_t long_cells_ = UINT64_MAX;  // the launch's packed kernel sets aside pairs of this much thread work
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
   DeviceBuffer<int32_t> table32_;
-  DeviceBuffer<int32_t> matrix24_;  // the block rescoring's table: kTbAlphabet x kTbAlphabet scores
-  uint64_t long_max_sum_ = 0;       // longest pair (residues in all) the block rescoring takes exactly
+  DeviceBuffer<int32_t> matrix24_;  // the stripe rescoring's table: kTbAlphabet x kTbAlphabet scores
+  uint64_t long_max_sum_ = 0;       // longest pair (residues in all) the stripe rescoring takes exactly
   DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count, [2] long pairs set aside
   // The launches' buffers, all on stream_ and grown in its order: the cudaFree of a smaller
   // one waited for the whole device (the windows' query counts grow over an all-vs-all run).
@@ -101,6 +102,8 @@ class PackedScorer {
   StreamBuffer<uint32_t> overflow_;
   StreamBuffer<uint32_t> long_list_;
   StreamBuffer<int2> long_columns_;
+  StreamBuffer<TbPair> long_pairs_;
+  TbQueue long_queue_;
   PinnedBuffer<uint32_t> counters_host_;
 };
 

@@ -84,7 +84,7 @@ struct GapConsts {
 // their index is appended to overflow_list (never a saturated score). So do, without being
 // run, the lanes whose subject makes the thread's work (query rows x subject length) reach
 // `long_cells`: one thread would hold the launch's tail for them (a 100,000-residue self-hit
-// is 10^10 cells), and the exact rescoring gives them a block each.
+// is 10^10 cells), and the exact rescoring runs them stripe by stripe on many blocks.
 // `temp` holds grid_threads x max_query_len uint2 of boundary columns.
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
@@ -111,8 +111,8 @@ void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partiti
 void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t n_rows, const uint32_t* pair_table,
                              uint32_t* profile);
 
-// Pairs the exact kernel leaves to a block a pair (traceback_kernels.hpp's launch_tb_rescore):
-// at least min_cells cells and at most max_sum residues in all (the block kernel's int32
+// Pairs the exact kernel leaves to the stripe tickets (traceback_kernels.hpp's launch_tb_best):
+// at least min_cells cells and at most max_sum residues in all (the stripe kernels' int32
 // range); their indices are appended to list at (*count)++. min_cells = UINT64_MAX: none.
 struct LongPairs {
   uint64_t min_cells = UINT64_MAX;

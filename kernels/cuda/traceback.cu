@@ -57,15 +57,15 @@ void align_on_host(const std::vector<std::pair<SeqView, SeqView>>& pairs, const 
 
 struct TraceItem {
   size_t pair;       // index in the caller's list
-  TbPair locate;     // the whole pair, as located
+  TbPair locate;     // the whole pair
   TbEnd end;
   uint64_t bytes;    // device memory the trace of its rectangle needs
 };
 
 }  // namespace
 
-GpuTraceback::GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream)
-    : matrix_(matrix), gaps_(gaps), stream_(stream) {
+GpuTraceback::GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, uint64_t budget)
+    : matrix_(matrix), gaps_(gaps), stream_(stream), budget_(budget) {
   static_assert(kTbAlphabet == kAlphabetSize, "the kernels index the substitution table by alphabet code");
   std::vector<int32_t> flat(kTbAlphabet * kTbAlphabet);
   for (int a = 0; a < kTbAlphabet; ++a)
@@ -80,6 +80,7 @@ bool GpuTraceback::int32_safe(uint32_t m, uint32_t n) const {
 
 uint64_t GpuTraceback::budget_bytes() const {
   if (const auto bytes = tuning_number(Tunable::kCudaTracebackBytes)) return uint64_t(*bytes);
+  if (budget_) return budget_;
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   return (free_b + bits_.capacity() * sizeof(uint32_t)) / 2;
@@ -90,7 +91,7 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
   std::vector<Alignment> out(pairs.size());
   std::vector<size_t> on_host;
 
-  // Locate: every pair the int32 kernels can take; residues de-duplicated by sequence.
+  // Every pair the int32 kernels can take; residues de-duplicated by sequence.
   std::vector<uint8_t> residues;
   std::map<const uint8_t*, uint64_t> placed;
   auto place = [&](SeqView v) {
@@ -102,7 +103,7 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
     return off;
   };
   std::vector<TraceItem> items;
-  uint64_t col_rows = 0;
+  std::vector<TbPair> whole;
   for (size_t k = 0; k < pairs.size(); ++k) {
     const SeqView q = pairs[k].first, t = pairs[k].second;
     if (q.length == 0 || t.length == 0) continue;  // score 0, nothing aligned
@@ -116,44 +117,77 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
     it.locate.t_off = place(t);
     it.locate.m = q.length;
     it.locate.n = t.length;
-    it.locate.col_off = col_rows;
-    col_rows += q.length;
     items.push_back(it);
+    whole.push_back(it.locate);
   }
   if (!items.empty()) {
-    std::vector<TbPair> descs;
-    for (const auto& it : items) descs.push_back(it.locate);
     residues_.upload(residues.data(), residues.size(), stream_);
-    pairs_.upload(descs.data(), descs.size(), stream_);
-    colbuf_.reserve(col_rows);
-    ends_.reserve(items.size());
+    const TbResidues res{residues_.get(), residues_.get()};
     const int oe = gaps_.open + gaps_.extend;
-    launch_tb_locate(stream_, residues_.get(), pairs_.get(), uint32_t(items.size()), matrix_dev_.get(), oe,
-                     gaps_.extend, colbuf_.get(), ends_.get());
-    std::vector<TbEnd> ends(items.size());
-    CUDA_CHECK(cudaMemcpyAsync(ends.data(), ends_.get(), ends.size() * sizeof(TbEnd), cudaMemcpyDeviceToHost,
-                               stream_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-
-    // Trace: rectangles in batches within the budget, largest first.
+    // Pass 1: the end cells, in groups whose boundary columns fit the budget.
     const uint64_t budget = budget_bytes();
-    std::vector<TraceItem> todo;
+    std::vector<TbEnd> ends(items.size());
+    for_each_tb_group(whole, budget, [&](size_t begin, std::vector<TbPair>& group) {
+      const TbTickets tk = queue_.upload(group, stream_);
+      pairs_.upload(group.data(), group.size(), stream_);
+      colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
+      partial_.reserve(queue_.tickets());
+      ends_.reserve(group.size());
+      launch_tb_ends(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(),
+                     partial_.get(), ends_.get());
+      CUDA_CHECK(cudaMemcpyAsync(ends.data() + begin, ends_.get(), group.size() * sizeof(TbEnd),
+                                 cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+    });
+
+    // Pass 2: the start bounds of the pairs that align, each cut at its end cell.
+    std::vector<size_t> aligned;
+    std::vector<TbPair> cut;
+    std::vector<TbEnd> cut_scores;
     for (size_t k = 0; k < items.size(); ++k) {
-      TraceItem it = items[k];
-      it.end = ends[k];
-      if (it.end.score == 0) {
-        out[it.pair] = Alignment{};
+      if (ends[k].score == 0) {
+        out[items[k].pair] = Alignment{};
         continue;
       }
+      TbPair p = items[k].locate;
+      p.m = ends[k].i, p.n = ends[k].j;
+      aligned.push_back(k);
+      cut.push_back(p);
+      cut_scores.push_back(ends[k]);
+    }
+    std::vector<uint32_t> bounds(2 * cut.size());
+    for_each_tb_group(cut, budget, [&](size_t begin, std::vector<TbPair>& group) {
+      const TbTickets tk = queue_.upload(group, stream_);
+      pairs_.upload(group.data(), group.size(), stream_);
+      ends_.upload(cut_scores.data() + begin, group.size(), stream_);
+      colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
+      const std::vector<uint32_t> ones(2 * group.size(), 1);
+      bounds_.upload(ones.data(), ones.size(), stream_);
+      launch_tb_bounds(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(), ends_.get(),
+                       bounds_.get());
+      CUDA_CHECK(cudaMemcpyAsync(bounds.data() + 2 * begin, bounds_.get(), ones.size() * sizeof(uint32_t),
+                                 cudaMemcpyDeviceToHost, stream_));
+      CUDA_CHECK(cudaStreamSynchronize(stream_));
+    });
+    for (size_t a = 0; a < aligned.size(); ++a) {
+      TbEnd& e = ends[aligned[a]];
+      e.rows = bounds[2 * a], e.cols = bounds[2 * a + 1];
+    }
+
+    // Pass 3 and the walk: rectangles in batches within the budget, largest first.
+    std::vector<TraceItem> todo;
+    for (const size_t k : aligned) {
+      TraceItem it = items[k];
+      it.end = ends[k];
       it.bytes = tb_bits_words(it.end.rows, it.end.cols) * sizeof(uint32_t) + it.end.rows + it.end.cols +
-                 uint64_t(it.end.rows) * sizeof(int2);
+                 uint64_t(tb_stripes(it.end.cols)) * it.end.rows * sizeof(int2);
       if (it.bytes > budget) on_host.push_back(it.pair);
       else todo.push_back(it);
     }
     std::stable_sort(todo.begin(), todo.end(), [](const TraceItem& a, const TraceItem& b) { return a.bytes > b.bytes; });
     for (size_t first = 0; first < todo.size();) {
       size_t last = first;
-      uint64_t bytes = 0, words = 0, ops = 0, rows = 0;
+      uint64_t bytes = 0, words = 0, ops = 0;
       std::vector<TbPair> batch;
       while (last < todo.size() && (last == first || bytes + todo[last].bytes <= budget)) {
         const TraceItem& it = todo[last++];
@@ -162,22 +196,21 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
         p.t_off = it.locate.t_off + (it.end.j - it.end.cols);
         p.m = it.end.rows;
         p.n = it.end.cols;
-        p.col_off = rows;
         p.bits_off = words;
         p.ops_off = ops;
-        rows += p.m;
         words += tb_bits_words(p.m, p.n);
         ops += uint64_t(p.m) + p.n;
         bytes += it.bytes;
         batch.push_back(p);
       }
+      const TbTickets tk = queue_.upload(batch, stream_);
       pairs_.upload(batch.data(), batch.size(), stream_);
-      colbuf_.reserve(rows);
+      colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
       bits_.reserve(words);
       ops_.reserve(std::max<uint64_t>(ops, 1));
       walks_.reserve(batch.size());
-      launch_tb_trace(stream_, residues_.get(), pairs_.get(), uint32_t(batch.size()), matrix_dev_.get(),
-                      gaps_.open + gaps_.extend, gaps_.extend, colbuf_.get(), bits_.get(), ops_.get(), walks_.get());
+      launch_tb_trace(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend,
+                      colbuf_.get(), bits_.get(), ops_.get(), walks_.get());
       std::vector<TbWalk> walks(batch.size());
       std::vector<char> op_bytes(ops);
       CUDA_CHECK(cudaMemcpyAsync(walks.data(), walks_.get(), walks.size() * sizeof(TbWalk), cudaMemcpyDeviceToHost,

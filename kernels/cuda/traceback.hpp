@@ -2,12 +2,14 @@
 // Batched local alignments (coordinates + CIGAR) on the GPU, identical to
 // reference_align(AlignMode::Local, ...): same end cell, same path under the tie rule.
 //
-// Pairs go in two launches: locate (end cell and start bounds, all pairs at once), then
-// trace (direction nibbles of each rectangle + walk) in batches that fit the memory budget.
+// Pairs go in three queues of stripe tickets (traceback_kernels.hpp): the end cells, the start
+// bounds (all pairs at once), then the direction nibbles of each rectangle and the walk, in
+// batches that fit the memory budget.
 // Host fallback (reference_align, threaded) for the pairs the GPU cannot take exactly:
 //   - scores or lengths beyond the int32 arithmetic's safe range (see int32_safe), and
-//   - a rectangle whose nibbles alone exceed the budget (half the free device memory, or
-//     HPCALIGN_CUDA_TRACEBACK_BYTES when set; tests use it to force batching and fallback).
+//   - a rectangle whose nibbles alone exceed the budget (the constructor's, else half the free
+//     device memory; HPCALIGN_CUDA_TRACEBACK_BYTES when set: tests use it to force batching
+//     and fallback).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -29,7 +31,8 @@ struct TracebackStats {
 
 class GpuTraceback {
  public:
-  GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream);
+  // budget: device bytes a batch may take; 0: half the free memory at each align().
+  GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, uint64_t budget = 0);
   // Alignments in the order of `pairs` (query, target).
   std::vector<Alignment> align(const std::vector<std::pair<SeqView, SeqView>>& pairs);
   const TracebackStats& last_stats() const { return stats_; }
@@ -41,11 +44,15 @@ class GpuTraceback {
   ScoreMatrix matrix_;
   GapCosts gaps_;
   cudaStream_t stream_;
+  uint64_t budget_ = 0;
   TracebackStats stats_;
   DeviceBuffer<int32_t> matrix_dev_;
   DeviceBuffer<uint8_t> residues_;
+  TbQueue queue_;
   DeviceBuffer<TbPair> pairs_;
+  DeviceBuffer<TbPartial> partial_;
   DeviceBuffer<TbEnd> ends_;
+  DeviceBuffer<uint32_t> bounds_;
   DeviceBuffer<TbWalk> walks_;
   DeviceBuffer<int2> colbuf_;
   DeviceBuffer<uint32_t> bits_;

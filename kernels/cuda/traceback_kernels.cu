@@ -1,23 +1,32 @@
-// GPU traceback: reference_align(Local, ...) of src/align/reference.cpp, pass for pass, with
-// one thread block per pair and int32 arithmetic (the host checks the pair fits; see
-// traceback.cu).
+// GPU traceback: reference_align(Local, ...) of src/align/reference.cpp, pass for pass, in
+// int32 arithmetic (the host checks each pair fits; see traceback.cu), each pass a queue of
+// stripe tickets (traceback_kernels.hpp).
 //
-// Every pass is the same block sweep: the block covers kTbStripe columns at a time, thread t
-// owning kTbCols consecutive columns in registers; rows flow through the threads as a
-// wavefront (thread t computes row s - t at step s) and each thread hands its last column's
-// H and E to its right neighbour through shared memory. Between sweeps the last thread's
-// column goes to a global buffer that thread 0 reads in the next sweep. The cell recurrence
-// and its tie-breaking comparisons are the reference's, line for line.
-//   locate: pass 1 (end cell, tie rule 1) then pass 2 (anchored backward pass: start bounds);
+// A stripe is kTbStripe columns of a pair, thread t owning kTbCols consecutive columns in
+// registers; rows flow through the threads as a wavefront (thread t computes row s - t at step
+// s) and each thread hands its last column's H and E to its right neighbour through shared
+// memory. The last thread writes the stripe's right boundary column to global memory and
+// publishes how many rows of it are written; thread 0 of the next stripe reads them as they
+// come. The cell recurrence and its tie-breaking comparisons are the reference's, line for line.
+//   ends  : pass 1 (end cell, tie rule 1), a partial result a stripe, reduced a pair;
+//   bounds: pass 2 (anchored backward pass from the end cell: start bounds);
 //   trace : pass 3 over the rectangle, 4 bits per cell stored diagonal-major (step x thread,
-//           so each warp's stores coalesce), then thread 0 walks back (tie rules 2 and 3).
+//           so each warp's stores coalesce), then a thread a pair walks back (tie rules 2, 3).
 #include "kernels/cuda/traceback_kernels.hpp"
+
+#include <cuda/atomic>
+
+#include <algorithm>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gotoh_cell.cuh"
+#include "src/core/tuning.hpp"
 
 namespace hpc::cuda {
 namespace {
+
+// The boundary column's rows are published this many at a time (and at the last row).
+constexpr uint32_t kTbPublishRows = 32;
 
 struct Seq {
   const uint8_t* p;
@@ -28,68 +37,114 @@ struct Seq {
 
 enum class Border { Zero, Anchored };  // as in reference.cpp: H = 0 on the border / only H(0,0) = 0
 
-// Gotoh over q (rows) x t (columns); pass.cell(...) sees every cell, padding columns
-// (j > t.len) included (they lie right of every real cell, so never feed one).
+using Rows = ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>;
+
+// Where a stripe reads its left boundary and writes its right one (null: none).
+struct StripeLinks {
+  const int2* in = nullptr;
+  uint32_t* in_ready = nullptr;
+  int2* out = nullptr;
+  uint32_t* out_ready = nullptr;
+};
+
+// Stripe `stripe` of the Gotoh sweep over q (rows) x t (columns); pass.cell(...) sees every
+// cell, padding columns (j > t.len) included (they lie right of every real cell, so never
+// feed one).
 template <bool Clamp, Border B, class Pass>
-__device__ void block_sweep(Seq q, Seq t, const int* smat, int oe, int ext, int2* colbuf, Pass& pass) {
+__device__ void stripe_sweep(Seq q, Seq t, uint32_t stripe, const int* smat, int oe, int ext, StripeLinks links,
+                             Pass& pass) {
   __shared__ int2 link[2][kTbThreads];
   const int tid = threadIdx.x;
   const uint32_t m = q.len, n = t.len;
   const int border = B == Border::Zero ? 0 : kTbNegInf;  // H(i, 0) and H(0, j) for i, j >= 1
-  uint32_t sweep = 0;
-  for (uint32_t c0 = 0; c0 < n; c0 += kTbStripe, ++sweep) {
-    const uint32_t jbase = c0 + uint32_t(tid) * kTbCols;  // 0-based column of my first cell
-    int hprev[kTbCols], f[kTbCols], tc[kTbCols];
+  const uint32_t c0 = stripe * kTbStripe;
+  const uint32_t jbase = c0 + uint32_t(tid) * kTbCols;  // 0-based column of my first cell
+  int hprev[kTbCols], f[kTbCols], tc[kTbCols];
 #pragma unroll
-    for (int k = 0; k < kTbCols; ++k) {
-      tc[k] = jbase + k < n ? int(t.at(jbase + k)) : 0;
-      hprev[k] = border;  // row 0
-      f[k] = kTbNegInf;
-    }
-    const bool first = c0 == 0, last = c0 + kTbStripe >= n;
-    int diag_in = jbase == 0 ? 0 : border;  // H(0, jbase)
-    const uint32_t steps = m + kTbThreads - 1;
-    for (uint32_t s = 0; s < steps; ++s) {
-      const int64_t row = int64_t(s) - tid;  // 0-based row of this step
-      if (row >= 0 && row < int64_t(m)) {
-        const uint32_t r = uint32_t(row);
-        int hleft, e;  // H(i, jbase) and E(i, jbase)
-        if (tid > 0) {
-          const int2 v = link[(s - 1) & 1][tid - 1];
-          hleft = v.x, e = v.y;
-        } else if (first) {
-          hleft = border, e = kTbNegInf;
-        } else {
-          const int2 v = colbuf[r];
-          hleft = v.x, e = v.y;
-        }
-        const int* srow = smat + q.at(r) * kTbAlphabet;
-        int diag = diag_in;
-        diag_in = hleft;
-        uint32_t word = 0;
-#pragma unroll
-        for (int k = 0; k < kTbCols; ++k) {
-          const GotohCell c = gotoh_cell(hleft, e, hprev[k], f[k], diag, srow[tc[k]], oe, ext, Clamp);
-          const int h = c.h;
-          pass.cell(r + 1, jbase + k + 1, k, h, c.d, f[k], c.eo, c.fo, word);
-          diag = hprev[k];
-          hprev[k] = h;
-          hleft = h;
-        }
-        pass.row_done(sweep, s, word);
-        if (tid < kTbThreads - 1)
-          link[s & 1][tid] = make_int2(hleft, e);
-        else if (!last)
-          colbuf[r] = make_int2(hleft, e);
+  for (int k = 0; k < kTbCols; ++k) {
+    tc[k] = jbase + k < n ? int(t.at(jbase + k)) : 0;
+    hprev[k] = border;  // row 0
+    f[k] = kTbNegInf;
+  }
+  const bool first = links.in == nullptr;
+  int diag_in = jbase == 0 ? 0 : border;  // H(0, jbase)
+  uint32_t published = 0;                 // thread 0: rows of links.in known to be written
+  const uint32_t steps = m + kTbThreads - 1;
+  for (uint32_t s = 0; s < steps; ++s) {
+    const int64_t row = int64_t(s) - tid;  // 0-based row of this step
+    if (row >= 0 && row < int64_t(m)) {
+      const uint32_t r = uint32_t(row);
+      int hleft, e;  // H(i, jbase) and E(i, jbase)
+      if (tid > 0) {
+        const int2 v = link[(s - 1) & 1][tid - 1];
+        hleft = v.x, e = v.y;
+      } else if (first) {
+        hleft = border, e = kTbNegInf;
+      } else {
+        while (published <= r) published = Rows(*links.in_ready).load(::cuda::memory_order_acquire);
+        const int2 v = __ldcg(links.in + r);
+        hleft = v.x, e = v.y;
       }
-      __syncthreads();
+      const int* srow = smat + q.at(r) * kTbAlphabet;
+      int diag = diag_in;
+      diag_in = hleft;
+      uint32_t word = 0;
+#pragma unroll
+      for (int k = 0; k < kTbCols; ++k) {
+        const GotohCell c = gotoh_cell(hleft, e, hprev[k], f[k], diag, srow[tc[k]], oe, ext, Clamp);
+        const int h = c.h;
+        pass.cell(r + 1, jbase + k + 1, k, h, c.d, f[k], c.eo, c.fo, word);
+        diag = hprev[k];
+        hprev[k] = h;
+        hleft = h;
+      }
+      pass.row_done(stripe, s, word);
+      if (tid < kTbThreads - 1) {
+        link[s & 1][tid] = make_int2(hleft, e);
+      } else if (links.out) {
+        __stcg(links.out + r, make_int2(hleft, e));
+        if ((r + 1) % kTbPublishRows == 0 || r + 1 == m) Rows(*links.out_ready).store(r + 1, ::cuda::memory_order_release);
+      }
     }
+    __syncthreads();
   }
 }
 
-// Pass 1: the highest H, smallest i, then smallest j. A thread sees its cells row by row
-// and, within a sweep, left to right; a later sweep has larger j, so "higher, or equal on
-// an earlier row" keeps the tie rule per thread, and the block reduction compares all three.
+// The persistent grid's loop: takes tickets in order until none is left; body(ticket, pair,
+// stripe) runs on the whole block.
+template <class Body>
+__device__ void for_each_ticket(const TbTickets& tk, Body body) {
+  __shared__ uint32_t ticket;
+  for (;;) {
+    __syncthreads();  // everyone is done with the last ticket
+    if (threadIdx.x == 0) ticket = atomicAdd(tk.next, 1u);
+    __syncthreads();
+    const uint32_t t = ticket;
+    if (t >= tk.total) return;
+    uint32_t lo = 0, hi = tk.n_pairs;  // the pair: the last k with first[k] <= t
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      (tk.first[mid] <= t ? lo : hi) = mid;
+    }
+    body(t, lo, t - tk.first[lo]);
+  }
+}
+
+// The links of ticket t, stripe `stripe` of pair p.
+__device__ StripeLinks links_of(const TbTickets& tk, const TbPair& p, int2* colbuf, uint32_t t, uint32_t stripe) {
+  StripeLinks l;
+  int2* cols = colbuf + p.col_off;
+  if (stripe > 0) l.in = cols + uint64_t(stripe - 1) * p.m, l.in_ready = tk.ready + t - 1;
+  if (uint64_t(stripe + 1) * kTbStripe < p.n) l.out = cols + uint64_t(stripe) * p.m, l.out_ready = tk.ready + t;
+  return l;
+}
+
+__device__ Seq query_of(TbResidues res, const TbPair& p, bool reversed) { return Seq{res.q + p.q_off, p.m, reversed}; }
+__device__ Seq target_of(TbResidues res, const TbPair& p, bool reversed) { return Seq{res.t + p.t_off, p.n, reversed}; }
+
+// Pass 1: the highest H, smallest i, then smallest j. A thread sees its cells row by row and,
+// within the stripe, left to right, so "higher, or equal on an earlier row" keeps the tie rule
+// per thread; the block reduction and the pair's reduction over stripes compare all three.
 struct FindEnd {
   uint32_t n;
   int best = 0;
@@ -121,17 +176,17 @@ struct TraceBits {
     word |= direction_bits(GotohCell{h, d, eo, fo}, f, true) << (4 * k);
     if (i == rows && j == cols) end_h = h;
   }
-  __device__ void row_done(uint32_t sweep, uint32_t s, uint32_t word) {
-    bits[(uint64_t(sweep) * (rows + kTbThreads - 1) + s) * kTbThreads + threadIdx.x] = word;
+  __device__ void row_done(uint32_t stripe, uint32_t s, uint32_t word) {
+    bits[(uint64_t(stripe) * (rows + kTbThreads - 1) + s) * kTbThreads + threadIdx.x] = word;
   }
   __device__ uint32_t get(uint32_t i, uint32_t j) const {  // 1-based
-    const uint32_t c = j - 1, sweep = c / kTbStripe, tid = (c % kTbStripe) / kTbCols, k = c % kTbCols;
+    const uint32_t c = j - 1, stripe = c / kTbStripe, tid = (c % kTbStripe) / kTbCols, k = c % kTbCols;
     const uint64_t s = uint64_t(i - 1) + tid;
-    return (bits[(uint64_t(sweep) * (rows + kTbThreads - 1) + s) * kTbThreads + tid] >> (4 * k)) & 0xF;
+    return (bits[(uint64_t(stripe) * (rows + kTbThreads - 1) + s) * kTbThreads + tid] >> (4 * k)) & 0xF;
   }
 };
 
-// Pass 1 for the score alone.
+// Pass 1's best H alone.
 struct BestH {
   uint32_t n;
   int best = 0;
@@ -146,117 +201,216 @@ __device__ void load_matrix(int* smat, const int32_t* matrix) {
   __syncthreads();
 }
 
-// Lexicographic block reduction of (score desc, i asc, j asc) into shared `out`.
-__device__ bool better_end(int s, uint32_t i, uint32_t j, int bs, uint32_t bi, uint32_t bj) {
+// Lexicographic order of end cells: (score desc, i asc, j asc).
+__host__ __device__ bool better_end(int s, uint32_t i, uint32_t j, int bs, uint32_t bi, uint32_t bj) {
   return s != bs ? s > bs : i != bi ? i < bi : j < bj;
 }
 
-__global__ void __launch_bounds__(kTbThreads)
-tb_locate_kernel(const uint8_t* __restrict__ residues, const TbPair* __restrict__ pairs, const int32_t* matrix,
-                 int oe, int ext, int2* colbuf, TbEnd* out) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+// Block reduction of the threads' (score, i, j) by better_end; the result in thread 0.
+__device__ TbPartial block_best_end(int s, uint32_t i, uint32_t j) {
   __shared__ int red_s[kTbThreads];
   __shared__ uint32_t red_i[kTbThreads], red_j[kTbThreads];
-  __shared__ uint32_t bound_a, bound_b;
-  load_matrix(smat, matrix);
-  const TbPair p = pairs[blockIdx.x];
-  const uint8_t* q = residues + p.q_off;
-  const uint8_t* t = residues + p.t_off;
-  int2* col = colbuf + p.col_off;
-
-  FindEnd fe{p.n};
-  block_sweep<true, Border::Zero>(Seq{q, p.m, false}, Seq{t, p.n, false}, smat, oe, ext, col, fe);
   const int tid = threadIdx.x;
-  red_s[tid] = fe.best, red_i[tid] = fe.bi, red_j[tid] = fe.bj;
-  if (tid == 0) bound_a = 1, bound_b = 1;
+  red_s[tid] = s, red_i[tid] = i, red_j[tid] = j;
   __syncthreads();
   for (int w = kTbThreads / 2; w > 0; w /= 2) {
     if (tid < w && better_end(red_s[tid + w], red_i[tid + w], red_j[tid + w], red_s[tid], red_i[tid], red_j[tid]))
       red_s[tid] = red_s[tid + w], red_i[tid] = red_i[tid + w], red_j[tid] = red_j[tid + w];
     __syncthreads();
   }
-  const int score = red_s[0];
-  const uint32_t ei = red_i[0], ej = red_j[0];
-  if (score > 0) {  // block-uniform branch
-    StartBounds sb{ej, score};
-    block_sweep<false, Border::Anchored>(Seq{q, ei, true}, Seq{t, ej, true}, smat, oe, ext, col, sb);
-    atomicMax(&bound_a, sb.max_a);
-    atomicMax(&bound_b, sb.max_b);
-    __syncthreads();
-  }
-  if (tid == 0) out[blockIdx.x] = TbEnd{score, ei, ej, score > 0 ? bound_a : 0, score > 0 ? bound_b : 0};
+  return TbPartial{red_s[0], red_i[0], red_j[0]};
 }
 
-__global__ void __launch_bounds__(kTbThreads)
-tb_trace_kernel(const uint8_t* __restrict__ residues, const TbPair* __restrict__ pairs, const int32_t* matrix,
-                int oe, int ext, int2* colbuf, uint32_t* bits, char* ops, TbWalk* out) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
-  __shared__ int end_h;
-  if (threadIdx.x == 0) end_h = 0;
-  load_matrix(smat, matrix);
-  const TbPair p = pairs[blockIdx.x];
-  const uint8_t* q = residues + p.q_off;
-  const uint8_t* t = residues + p.t_off;
-  TraceBits tb{p.m, p.n, bits + p.bits_off};
-  block_sweep<true, Border::Zero>(Seq{q, p.m, false}, Seq{t, p.n, false}, smat, oe, ext, colbuf + p.col_off, tb);
-  if (p.m > 0 && p.n > 0 && threadIdx.x == (p.n - 1) % kTbStripe / kTbCols) end_h = tb.end_h;  // the corner's owner
-  __syncthreads();  // also makes every thread's nibbles visible to thread 0
-  if (threadIdx.x != 0) return;
-
-  // The walk of reference_align, in rectangle coordinates.
-  char* o = ops + p.ops_off;
-  uint32_t n_ops = 0, i = p.m, j = p.n;
-  gotoh_walk(i, j, q, t, [&](uint32_t ci, uint32_t cj) { return tb.get(ci, cj); }, [&](char op) { o[n_ops++] = op; });
-  out[blockIdx.x] = TbWalk{p.m > 0 ? end_h : 0, i, j, n_ops};
-}
-
-__global__ void __launch_bounds__(kTbThreads)
-tb_rescore_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list,
-                  const int32_t* matrix, int oe, int ext, int2* colbuf, uint64_t col_stride, int32_t* scores) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+// The block's maximum of v, in thread 0.
+__device__ int block_max(int v) {
   __shared__ int red[kTbThreads];
-  load_matrix(smat, matrix);
-  const uint32_t index = list[blockIdx.x];
-  const uint32_t qslot = index / part.size, g = part.begin + index % part.size;
-  const Seq q{qs.residues + qs.offsets[qslot], qs.lengths[qslot], false};
-  const Seq t{db.residues + db.offsets[g], db.lengths[g], false};
-  BestH best{t.len};
-  block_sweep<true, Border::Zero>(q, t, smat, oe, ext, colbuf + blockIdx.x * col_stride, best);
   const int tid = threadIdx.x;
-  red[tid] = best.best;
+  red[tid] = v;
   __syncthreads();
   for (int w = kTbThreads / 2; w > 0; w /= 2) {
     if (tid < w) red[tid] = max(red[tid], red[tid + w]);
     __syncthreads();
   }
-  if (tid == 0) scores[index] = red[0];
+  return red[0];
+}
+
+__global__ void __launch_bounds__(kTbThreads)
+tb_ends_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe, int ext,
+               int2* colbuf, TbPartial* partial) {
+  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+  load_matrix(smat, matrix);
+  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
+    const TbPair p = pairs[k];
+    FindEnd fe{p.n};
+    stripe_sweep<true, Border::Zero>(query_of(res, p, false), target_of(res, p, false), stripe, smat, oe, ext,
+                                     links_of(tk, p, colbuf, t, stripe), fe);
+    const TbPartial best = block_best_end(fe.best, fe.bi, fe.bj);
+    if (threadIdx.x == 0) partial[t] = best;
+  });
+}
+
+// A thread a pair: its stripes' partial ends in stripe order.
+__global__ void tb_reduce_ends_kernel(TbTickets tk, const TbPartial* __restrict__ partial, TbEnd* ends) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= tk.n_pairs) return;
+  TbPartial best{0, 0, 0};
+  for (uint32_t t = tk.first[k]; t < tk.first[k + 1]; ++t) {
+    const TbPartial& c = partial[t];
+    if (better_end(c.score, c.i, c.j, best.score, best.i, best.j)) best = c;
+  }
+  ends[k] = TbEnd{best.score, best.score > 0 ? best.i : 0, best.score > 0 ? best.j : 0, 0, 0};
+}
+
+__global__ void __launch_bounds__(kTbThreads)
+tb_bounds_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe,
+                 int ext, int2* colbuf, const TbEnd* __restrict__ score_of, uint32_t* bounds) {
+  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+  load_matrix(smat, matrix);
+  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
+    const TbPair p = pairs[k];
+    StartBounds sb{p.n, score_of[k].score};
+    stripe_sweep<false, Border::Anchored>(query_of(res, p, true), target_of(res, p, true), stripe, smat, oe, ext,
+                                          links_of(tk, p, colbuf, t, stripe), sb);
+    if (sb.max_a > 1) atomicMax(bounds + 2 * k, sb.max_a);
+    if (sb.max_b > 1) atomicMax(bounds + 2 * k + 1, sb.max_b);
+  });
+}
+
+__global__ void __launch_bounds__(kTbThreads)
+tb_trace_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe,
+                int ext, int2* colbuf, uint32_t* bits, TbWalk* out) {
+  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+  load_matrix(smat, matrix);
+  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
+    const TbPair p = pairs[k];
+    TraceBits tb{p.m, p.n, bits + p.bits_off};
+    stripe_sweep<true, Border::Zero>(query_of(res, p, false), target_of(res, p, false), stripe, smat, oe, ext,
+                                     links_of(tk, p, colbuf, t, stripe), tb);
+    const uint32_t corner = p.n - 1;  // the corner's owner records H there
+    if (corner / kTbStripe == stripe && threadIdx.x == corner % kTbStripe / kTbCols) out[k].end_h = tb.end_h;
+  });
+}
+
+// The walk of reference_align, in rectangle coordinates, a thread a pair (after tb_trace_kernel).
+__global__ void tb_walk_kernel(TbResidues res, const TbPair* __restrict__ pairs, uint32_t n, uint32_t* bits,
+                               char* ops, TbWalk* out) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const TbPair p = pairs[k];
+  const TraceBits tb{p.m, p.n, bits + p.bits_off};
+  char* o = ops + p.ops_off;
+  uint32_t n_ops = 0, i = p.m, j = p.n;
+  gotoh_walk(i, j, res.q + p.q_off, res.t + p.t_off, [&](uint32_t ci, uint32_t cj) { return tb.get(ci, cj); },
+             [&](char op) { o[n_ops++] = op; });
+  out[k].i = i, out[k].j = j, out[k].n_ops = n_ops;
+}
+
+__global__ void __launch_bounds__(kTbThreads)
+tb_best_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe, int ext,
+               int2* colbuf, const uint32_t* __restrict__ out_index, int32_t* scores) {
+  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+  load_matrix(smat, matrix);
+  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
+    const TbPair p = pairs[k];
+    BestH best{p.n};
+    stripe_sweep<true, Border::Zero>(query_of(res, p, false), target_of(res, p, false), stripe, smat, oe, ext,
+                                     links_of(tk, p, colbuf, t, stripe), best);
+    const int v = block_max(best.best);
+    if (threadIdx.x == 0) atomicMax(scores + out_index[k], v);
+  });
+}
+
+__global__ void tb_places_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list,
+                                 uint32_t n, TbPair* out) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  const uint32_t index = list[k];
+  const uint32_t qslot = index / part.size, g = part.begin + index % part.size;
+  TbPair p;
+  p.q_off = qs.offsets[qslot], p.t_off = db.offsets[g], p.m = qs.lengths[qslot], p.n = db.lengths[g];
+  out[k] = p;
+}
+
+// Blocks of the persistent grid: as many as are resident at once, at most one a ticket.
+template <class Kernel>
+unsigned grid_of(Kernel kernel, uint32_t tickets) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTbThreads, 0));
+  return unsigned(std::max<uint64_t>(1, std::min<uint64_t>(tickets, uint64_t(sms) * std::max(per_sm, 1))));
 }
 
 }  // namespace
 
-void launch_tb_rescore(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
-                       uint32_t n, const int32_t* matrix, int open_extend, int extend, int2* colbuf,
-                       uint64_t col_stride, int32_t* scores) {
-  if (n == 0) return;
-  tb_rescore_kernel<<<n, kTbThreads, 0, stream>>>(db, part, qs, list, matrix, open_extend, extend, colbuf, col_stride,
-                                                  scores);
-  CUDA_CHECK_LAUNCH("tb_rescore_kernel");
+uint64_t tb_long_pair_cells() {
+  if (const auto cells = tuning_number(Tunable::kCudaLongPairCells)) return uint64_t(*cells);
+  return uint64_t(1) << 24;
 }
 
-void launch_tb_locate(cudaStream_t stream, const uint8_t* residues, const TbPair* pairs, uint32_t n,
-                      const int32_t* matrix, int open_extend, int extend, int2* colbuf, TbEnd* out) {
-  if (n == 0) return;
-  tb_locate_kernel<<<n, kTbThreads, 0, stream>>>(residues, pairs, matrix, open_extend, extend, colbuf, out);
-  CUDA_CHECK_LAUNCH("tb_locate_kernel");
+TbTickets TbQueue::upload(std::vector<TbPair>& pairs, cudaStream_t stream) {
+  first_host_.assign(1, 0);
+  col_rows_ = 0;
+  for (TbPair& p : pairs) {
+    const uint32_t stripes = tb_stripes(p.n);
+    p.col_off = col_rows_;
+    col_rows_ += uint64_t(stripes) * p.m;
+    first_host_.push_back(first_host_.back() + stripes);
+  }
+  tickets_ = first_host_.back();
+  first_.upload(first_host_.data(), first_host_.size(), stream);
+  counters_.reserve(size_t(tickets_) + 1);
+  CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, (size_t(tickets_) + 1) * sizeof(uint32_t), stream));
+  TbTickets tk;
+  tk.first = first_.get();
+  tk.n_pairs = uint32_t(pairs.size());
+  tk.total = tickets_;
+  tk.next = counters_.get();
+  tk.ready = counters_.get() + 1;
+  return tk;
 }
 
-void launch_tb_trace(cudaStream_t stream, const uint8_t* residues, const TbPair* pairs, uint32_t n,
-                     const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits,
-                     char* ops, TbWalk* out) {
-  if (n == 0) return;
-  tb_trace_kernel<<<n, kTbThreads, 0, stream>>>(residues, pairs, matrix, open_extend, extend, colbuf, bits, ops,
-                                                out);
+void launch_tb_ends(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                    int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends) {
+  if (tk.total == 0) return;
+  tb_ends_kernel<<<grid_of(tb_ends_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
+                                                                              extend, colbuf, partial);
+  CUDA_CHECK_LAUNCH("tb_ends_kernel");
+  tb_reduce_ends_kernel<<<(tk.n_pairs + 127) / 128, 128, 0, stream>>>(tk, partial, ends);
+  CUDA_CHECK_LAUNCH("tb_reduce_ends_kernel");
+}
+
+void launch_tb_bounds(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                      int open_extend, int extend, int2* colbuf, const TbEnd* score_of, uint32_t* bounds) {
+  if (tk.total == 0) return;
+  tb_bounds_kernel<<<grid_of(tb_bounds_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
+                                                                                  extend, colbuf, score_of, bounds);
+  CUDA_CHECK_LAUNCH("tb_bounds_kernel");
+}
+
+void launch_tb_trace(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                     int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops, TbWalk* out) {
+  if (tk.total == 0) return;
+  tb_trace_kernel<<<grid_of(tb_trace_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
+                                                                                extend, colbuf, bits, out);
   CUDA_CHECK_LAUNCH("tb_trace_kernel");
+  tb_walk_kernel<<<(tk.n_pairs + 127) / 128, 128, 0, stream>>>(res, pairs, tk.n_pairs, bits, ops, out);
+  CUDA_CHECK_LAUNCH("tb_walk_kernel");
+}
+
+void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                    int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores) {
+  if (tk.total == 0) return;
+  tb_best_kernel<<<grid_of(tb_best_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
+                                                                              extend, colbuf, out_index, scores);
+  CUDA_CHECK_LAUNCH("tb_best_kernel");
+}
+
+void launch_tb_places(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
+                      uint32_t n, TbPair* out) {
+  if (n == 0) return;
+  tb_places_kernel<<<(n + 127) / 128, 128, 0, stream>>>(db, part, qs, list, n, out);
+  CUDA_CHECK_LAUNCH("tb_places_kernel");
 }
 
 }  // namespace hpc::cuda

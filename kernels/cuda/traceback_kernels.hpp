@@ -1,37 +1,101 @@
 #pragma once
 // Host-side view of the GPU traceback kernels (kernels/cuda/traceback_kernels.cu): the three
-// passes of reference_align(Local, ...) (src/align/reference.cpp), one thread block per pair.
+// passes of reference_align(Local, ...) (src/align/reference.cpp), each a sweep of a pair's
+// columns in stripes of kTbStripe, a thread block a stripe at a time.
+//
+// Stripes are tickets of one work queue: every pair's stripes in order (pair 0's stripes 0..S0-1,
+// then pair 1's ...), taken in that order by the blocks of a persistent grid. A stripe reads the
+// boundary column its left neighbour writes, row by row as it is published, so the stripes of
+// one pair run side by side on many multiprocessors as a wavefront (a 100,000-residue self-hit,
+// 10^10 cells, took seconds a pass on one block), and short pairs are a ticket each. A ticket
+// only waits for an earlier ticket, which a running block holds: no order of the blocks can
+// deadlock.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
+#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
 
 namespace hpc::cuda {
 
-constexpr int kTbThreads = 128;                   // threads per block (per pair)
+constexpr int kTbThreads = 128;                   // threads per block
 constexpr int kTbCols = 8;                        // columns per thread: 8 nibbles = one 32-bit word per row
-constexpr int kTbStripe = kTbThreads * kTbCols;   // columns per sweep of the block
+constexpr int kTbStripe = kTbThreads * kTbCols;   // columns per stripe
 constexpr int kTbAlphabet = 24;                   // substitution table is kTbAlphabet x kTbAlphabet
 constexpr int kTbNegInf = -(1 << 30);             // -infinity of the int32 arithmetic (see tb_fits_int32)
 
-// One pair: query rows [0, m) and target columns [0, n) as offsets into the batch's residues.
+inline uint32_t tb_stripes(uint32_t cols) { return (cols + kTbStripe - 1) / kTbStripe; }
+
+// One pair: query rows [0, m) at q_off and target columns [0, n) at t_off (offsets into the
+// launch's query and target residues).
 struct TbPair {
   uint64_t q_off = 0, t_off = 0;
   uint32_t m = 0, n = 0;
-  uint64_t col_off = 0;   // boundary column between sweeps: m int2 in the column buffer
-  uint64_t bits_off = 0;  // locate: unused; trace: first 32-bit word of the direction nibbles
+  uint64_t col_off = 0;   // the stripes' boundary columns: tb_stripes(n) x m int2 in the column buffer
+  uint64_t bits_off = 0;  // trace: first 32-bit word of the direction nibbles
   uint64_t ops_off = 0;   // trace: first byte of the walk's ops (m + n bytes)
 };
 
-// Result of the locate kernel (passes 1 and 2).
+// A launch's work queue (see above), device pointers.
+struct TbTickets {
+  const uint32_t* first = nullptr;  // first ticket of pair k; first[n_pairs] = all tickets
+  uint32_t n_pairs = 0;
+  uint32_t total = 0;               // tickets of all pairs
+  uint32_t* next = nullptr;         // the next ticket to take (0 at the launch)
+  uint32_t* ready = nullptr;        // per ticket: rows of its boundary column published (0 at the launch)
+};
+
+// The host side of a work queue: lays out the pairs' stripes (sets each pair's col_off) and
+// uploads the queue on `stream`; its buffers serve the next upload too.
+class TbQueue {
+ public:
+  TbTickets upload(std::vector<TbPair>& pairs, cudaStream_t stream);
+  uint64_t col_rows() const { return col_rows_; }  // int2 entries the column buffer needs
+  uint32_t tickets() const { return tickets_; }
+
+ private:
+  uint64_t col_rows_ = 0;
+  uint32_t tickets_ = 0;
+  std::vector<uint32_t> first_host_;
+  DeviceBuffer<uint32_t> first_;
+  DeviceBuffer<uint32_t> counters_;  // [0] next, [1 + t] ticket t's ready rows
+};
+
+// fn(first, group) for consecutive groups of `pairs` whose stripes' boundary columns take at
+// most `bytes` of device memory (a group holds at least one pair).
+template <class Fn>
+void for_each_tb_group(const std::vector<TbPair>& pairs, uint64_t bytes, Fn fn) {
+  for (size_t first = 0; first < pairs.size();) {
+    std::vector<TbPair> group;
+    uint64_t used = 0;
+    for (; first + group.size() < pairs.size(); ) {
+      const TbPair& p = pairs[first + group.size()];
+      const uint64_t need = uint64_t(tb_stripes(p.n)) * p.m * sizeof(int2);
+      if (!group.empty() && used + need > bytes) break;
+      group.push_back(p);
+      used += need;
+    }
+    fn(first, group);
+    first += group.size();
+  }
+}
+
+// Pass 1's result for one stripe (the block's best H; tie rule 1 within the stripe).
+struct TbPartial {
+  int32_t score;
+  uint32_t i, j;
+};
+
+// A pair's end cell and the rectangle holding its alignment.
 struct TbEnd {
   int32_t score;   // best H (0: nothing aligned)
   uint32_t i, j;   // end cell, 1-based (tie rule 1)
   uint32_t rows, cols;  // rectangle ending at (i, j) that holds the path: start >= (i - rows + 1, j - cols + 1)
 };
 
-// Result of the trace kernel (pass 3 and the walk), in rectangle coordinates.
+// Result of the trace and walk, in rectangle coordinates.
 struct TbWalk {
   int32_t end_h;    // H at the rectangle's corner: must equal the locate score
   uint32_t i, j;    // where the walk stopped (cells consumed before it: i rows, j columns)
@@ -40,26 +104,46 @@ struct TbWalk {
 
 // Words of direction nibbles the trace kernel needs for a rows x cols rectangle.
 inline uint64_t tb_bits_words(uint32_t rows, uint32_t cols) {
-  const uint64_t sweeps = (uint64_t(cols) + kTbStripe - 1) / kTbStripe;
-  return sweeps * (uint64_t(rows) + kTbThreads - 1) * kTbThreads;
+  return uint64_t(tb_stripes(cols)) * (uint64_t(rows) + kTbThreads - 1) * kTbThreads;
 }
 
-// Passes 1 and 2 for every pair (grid = n pairs): the end cell and the start bounds.
-void launch_tb_locate(cudaStream_t stream, const uint8_t* residues, const TbPair* pairs, uint32_t n,
-                      const int32_t* matrix, int open_extend, int extend, int2* colbuf, TbEnd* out);
-// Pass 3 and the walk for every pair (pairs describe the rectangles).
-void launch_tb_trace(cudaStream_t stream, const uint8_t* residues, const TbPair* pairs, uint32_t n,
-                     const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits,
-                     char* ops, TbWalk* out);
+// Residues of a launch: queries and targets (the same buffer for the search's alignments).
+struct TbResidues {
+  const uint8_t* q = nullptr;
+  const uint8_t* t = nullptr;
+};
 
-// Pass 1's best H alone, a block per listed index (q * part.size + p) of a score tile: the
-// exact rescoring of long pairs whose 16-bit lanes overflowed (the one-thread-a-pair kernel
-// takes minutes on a 100,000-residue self-hit). Writes scores[index]. `colbuf` holds
-// n x col_stride int2, col_stride >= every listed query's length; each pair must pass
-// tb_fits_int32.
-void launch_tb_rescore(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
-                       uint32_t n, const int32_t* matrix, int open_extend, int extend, int2* colbuf,
-                       uint64_t col_stride, int32_t* scores);
+// Pass 1 (end cell, tie rule 1): ends[k] = {score, i, j} of every pair; rows and cols unset.
+// `partial` holds one TbPartial a ticket.
+void launch_tb_ends(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                    int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends);
+// Pass 2 (the anchored backward pass): pairs[k] is the pair cut at its end cell (m = i, n = j),
+// swept reversed; bounds[2k], bounds[2k + 1] (1 at the launch) become the largest i and j at
+// which the alignment can start, counted back from the end cell, and score_of[k] its score.
+void launch_tb_bounds(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                      int open_extend, int extend, int2* colbuf, const TbEnd* score_of, uint32_t* bounds);
+// Pass 3 over each rectangle (pairs describe the rectangles), then the walk, a thread a pair.
+void launch_tb_trace(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                     int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops, TbWalk* out);
+
+// Pass 1's best H alone: the exact rescoring of long pairs whose 16-bit lanes overflowed or that
+// the packed kernels left aside. scores[out_index[k]] (below every real score at the launch)
+// becomes pair k's score.
+void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
+                    int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores);
+
+// The listed pairs of a score tile (index q * part.size + p) as TbPairs: query offset and length,
+// target offset and length (the rescoring's list).
+void launch_tb_places(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
+                      uint32_t n, TbPair* out);
+
+// Pairs of at least this many cells go to the stripe kernels rather than to one thread or one
+// warp: the packed score kernels leave them to launch_tb_best when their thread's work reaches
+// it (or they overflow), and all-vs-all aligns them through GpuTraceback. One thread's DP runs at
+// ~0.1-0.2 GCUPS (scalar) or a few tens of millions of cells a second (packed, at full
+// occupancy), a warp's fill at ~1 GCUPS: a 100,000-residue self-hit held one thread for minutes
+// and one warp for ~10 s. 2^24 (a thread's ~0.3 s alone); HPCALIGN_CUDA_LONG_PAIR_CELLS sets it (tests).
+uint64_t tb_long_pair_cells();
 
 // Whether an m x n pair keeps the kernels' int32 arithmetic exact. -infinity is -2^30; every
 // real value (a path from the border) stays within +-B, B = (m + n + 2) x (open + extend +

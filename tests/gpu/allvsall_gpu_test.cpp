@@ -18,6 +18,7 @@
 #include "src/align/reduced_space.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
+#include "src/core/tuning.hpp"
 #include "test_support.hpp"
 
 namespace hpc {
@@ -89,6 +90,13 @@ TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), samp
 // Pairs with a long sequence exceed a 4 MB budget: the host path (the strip aligner in bands of
 // the budget) on both sides.
 TEST_P(AllVsAllGpu, LongPairsTakeTheHostPath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
+
+// With the long-pair threshold forced low, local pairs of 200,000 cells or more are scored and
+// aligned by the traceback kernels' stripes (their long pairs' path), the others as usual.
+TEST_P(AllVsAllGpu, LongPairsTakeTheStripes) {
+  const ScopedTunable low(Tunable::kCudaLongPairCells, "200000");
+  compare(GetParam(), sample(60, 3), 0, true);
+}
 
 // At full size: 2,000 sequences spread over tests/data/balifam1000.fa.gz, every pair
 // (1,999,000), scores and alignments, with a traceback budget (128 KB) that sends the longest

@@ -205,9 +205,9 @@ TEST(CudaSearch, OverflowingPairsAreRescoredExactly) {
   EXPECT_GT(got[0][0].score, 32767);
 }
 
-// Overflowing pairs of 2^26 cells or more are rescored a block each (a thread each held a
-// 100,000-residue self-hit for minutes), shorter ones a thread each: both exact, side by side
-// in one tile (12,000 x 12,000 and 12,000 x 9,000 by blocks, 8,000 x 8,000 by a thread).
+// Overflowing pairs of 2^24 cells or more are rescored by stripe tickets (a thread each held a
+// 100,000-residue self-hit for minutes): 12,000 x 12,000, 12,000 x 9,000 and 8,000 x 8,000 in
+// one tile, exact (shorter overflowing pairs, a thread each: PackedKernelsRescoreOverflowingQueryPairs).
 TEST(CudaSearch, LongOverflowingPairsAreRescoredByBlocks) {
   REQUIRE_GPU();
   std::mt19937 rng(17);
@@ -334,8 +334,8 @@ TEST(CudaSearch, EveryPackedKernelMatchesReference) {
 }
 
 // Lanes whose thread work (query rows x subject length) reaches the long-pair threshold are not
-// run by the packed kernels but rescored exactly: a block each, or a thread for the shorter
-// query of a query pair. Forced low here, so every kernel leaves a mix of lanes aside in each
+// run by the packed kernels but rescored exactly: by stripe tickets, or a thread for the
+// shorter query of a query pair. Forced low here, so every kernel leaves a mix of lanes aside in each
 // tile, next to lanes it scores itself, and both must give the reference's scores.
 TEST(CudaSearch, LongLanesLeftToTheRescoringMatchReference) {
   REQUIRE_GPU();
