@@ -88,8 +88,12 @@ TEST_P(AllVsAllGpu, ScoresEqualCpuOn400Sequences) { compare(GetParam(), sample(4
 TEST_P(AllVsAllGpu, AlignmentsEqualCpuOn200Sequences) { compare(GetParam(), sample(200, 0), 0, true); }
 
 // Pairs with a long sequence exceed a 4 MB budget: the host path (the strip aligner in bands of
-// the budget) on both sides.
-TEST_P(AllVsAllGpu, LongPairsTakeTheHostPath) { compare(GetParam(), sample(40, 3), 4u << 20, true); }
+// the budget) on both sides. The long-pair threshold is lifted, or the longest local pairs
+// would take the stripes (LongPairsTakeTheStripes).
+TEST_P(AllVsAllGpu, LongPairsTakeTheHostPath) {
+  const ScopedTunable no_stripes(Tunable::kCudaLongPairCells, "1000000000000");
+  compare(GetParam(), sample(40, 3), 4u << 20, true);
+}
 
 // With the long-pair threshold forced low, local pairs of 200,000 cells or more are scored and
 // aligned by the traceback kernels' stripes (their long pairs' path), the others as usual.
