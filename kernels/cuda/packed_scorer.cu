@@ -46,12 +46,8 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   for (int a = 0; a < kTbAlphabet; ++a)
     for (int b = 0; b < kTbAlphabet; ++b) m24[a * kTbAlphabet + b] = mx(uint8_t(a), uint8_t(b));
   matrix24_.upload(m24.data(), m24.size(), stream_);
-  // The longest pair (m + n) tb_fits_int32 admits; 0 where the gaps rule the block kernel out.
-  const int max_abs = std::max(std::abs(mx.max_score()), std::abs(mx.min_score()));
-  if (tb_fits_int32(0, 0, gaps.open, gaps.extend, max_abs)) {
-    const uint64_t step = uint64_t(gaps.open) + uint64_t(gaps.extend) + uint64_t(max_abs);
-    long_max_sum_ = step == 0 ? UINT64_MAX : ((uint64_t(1) << 29) - 1) / step - 2;
-  }
+  long_range_.open = gaps.open, long_range_.extend = gaps.extend;
+  long_range_.max_abs_score = std::max(std::abs(mx.max_score()), std::abs(mx.min_score()));
   counters_.reserve(3);
   counters_host_.reserve(3);
   int device = 0;
@@ -319,13 +315,14 @@ void PackedScorer::rescore_exact(uint32_t n) {
   const size_t per_thread = size_t(max_len_) * sizeof(uint2);
   size_t batch = std::max<size_t>(kBlockThreads, (temp_.capacity() * sizeof(uint2) + free_b / 4) / per_thread);
   batch = std::min<size_t>(batch / kBlockThreads * kBlockThreads, 1u << 20);
+  LongPairs long_pairs = long_range_;
+  long_pairs.min_cells = tb_long_pair_cells(), long_pairs.list = long_list_.get(), long_pairs.count = counters_.get() + 2;
   for (size_t done = 0; done < n; done += batch) {
     const uint32_t count = uint32_t(std::min<size_t>(batch, n - done));
     const size_t threads = (count + kBlockThreads - 1) / kBlockThreads * kBlockThreads;
     temp_.reserve(threads * max_len_);
     launch_rescore32(stream_, db_, part_, device_queries(), overflow_.get() + done, count, table32_.get(), gaps_,
-                     temp_.get(), scores_.get(),
-                     LongPairs{tb_long_pair_cells(), long_max_sum_, long_list_.get(), counters_.get() + 2});
+                     temp_.get(), scores_.get(), long_pairs);
   }
   rescore_long_pairs();
 }

@@ -87,7 +87,7 @@ class PackedScorer {
   DeviceBuffer<uint32_t> packed_table_, pair_table_;
   DeviceBuffer<int32_t> table32_;
   DeviceBuffer<int32_t> matrix24_;  // the stripe rescoring's table: kTbAlphabet x kTbAlphabet scores
-  uint64_t long_max_sum_ = 0;       // longest pair (residues in all) the stripe rescoring takes exactly
+  LongPairs long_range_;  // the int32 range of the stripe rescoring (gaps, largest |score|); the rest per launch
   DeviceBuffer<uint32_t> counters_;  // [0] unit counter, [1] overflow count, [2] long pairs set aside
   // The launches' buffers, all on stream_ and grown in its order: the cudaFree of a smaller
   // one waited for the whole device (the windows' query counts grow over an all-vs-all run).

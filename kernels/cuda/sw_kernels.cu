@@ -15,6 +15,7 @@
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/sw_ops.cuh"
+#include "kernels/cuda/traceback_kernels.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
 
@@ -459,7 +460,8 @@ rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* 
   const uint32_t len = db.lengths[g];
   const uint8_t* q = qs.residues + qs.offsets[qslot];
   const uint32_t qlen = qs.lengths[qslot];
-  if (uint64_t(qlen) * len >= long_pairs.min_cells && uint64_t(qlen) + len <= long_pairs.max_sum) {
+  if (uint64_t(qlen) * len >= long_pairs.min_cells &&
+      tb_fits_int32(qlen, len, long_pairs.open, long_pairs.extend, long_pairs.max_abs_score)) {
     long_pairs.list[atomicAdd(long_pairs.count, 1u)] = index;
     return;
   }

@@ -112,11 +112,12 @@ void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t
                              uint32_t* profile);
 
 // Pairs the exact kernel leaves to the stripe tickets (traceback_kernels.hpp's launch_tb_best):
-// at least min_cells cells and at most max_sum residues in all (the stripe kernels' int32
-// range); their indices are appended to list at (*count)++. min_cells = UINT64_MAX: none.
+// at least min_cells cells within the stripe kernels' int32 range (tb_fits_int32 of the gap
+// costs and the matrix's largest |score|); their indices are appended to list at (*count)++.
+// min_cells = UINT64_MAX: none.
 struct LongPairs {
   uint64_t min_cells = UINT64_MAX;
-  uint64_t max_sum = 0;
+  int open = 0, extend = 0, max_abs_score = 0;
   uint32_t* list = nullptr;
   uint32_t* count = nullptr;
 };

@@ -370,47 +370,56 @@ TbTickets TbQueue::upload(std::vector<TbPair>& pairs, cudaStream_t stream) {
   return tk;
 }
 
+namespace {
+
+// A pass's kernel over a ticket queue on its persistent grid.
+template <class Kernel, class... Extra>
+void launch_stripes(Kernel kernel, cudaStream_t stream, TbResidues res, const TbPair* pairs, const TbTickets& tk,
+                    const int32_t* matrix, int open_extend, int extend, int2* colbuf, Extra... extra) {
+  kernel<<<grid_of(kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend, extend, colbuf,
+                                                               extra...);
+  CUDA_CHECK_LAUNCH("stripe kernel");
+}
+
+// A kernel of a thread a pair.
+template <class Kernel, class... Args>
+void launch_per_pair(Kernel kernel, cudaStream_t stream, uint32_t n, Args... args) {
+  kernel<<<(n + 127) / 128, 128, 0, stream>>>(args...);
+  CUDA_CHECK_LAUNCH("per-pair kernel");
+}
+
+}  // namespace
+
 void launch_tb_ends(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
                     int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends) {
   if (tk.total == 0) return;
-  tb_ends_kernel<<<grid_of(tb_ends_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
-                                                                              extend, colbuf, partial);
-  CUDA_CHECK_LAUNCH("tb_ends_kernel");
-  tb_reduce_ends_kernel<<<(tk.n_pairs + 127) / 128, 128, 0, stream>>>(tk, partial, ends);
-  CUDA_CHECK_LAUNCH("tb_reduce_ends_kernel");
+  launch_stripes(tb_ends_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, partial);
+  launch_per_pair(tb_reduce_ends_kernel, stream, tk.n_pairs, tk, static_cast<const TbPartial*>(partial), ends);
 }
 
 void launch_tb_bounds(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
                       int open_extend, int extend, int2* colbuf, const TbEnd* score_of, uint32_t* bounds) {
   if (tk.total == 0) return;
-  tb_bounds_kernel<<<grid_of(tb_bounds_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
-                                                                                  extend, colbuf, score_of, bounds);
-  CUDA_CHECK_LAUNCH("tb_bounds_kernel");
+  launch_stripes(tb_bounds_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, score_of, bounds);
 }
 
 void launch_tb_trace(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
                      int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops, TbWalk* out) {
   if (tk.total == 0) return;
-  tb_trace_kernel<<<grid_of(tb_trace_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
-                                                                                extend, colbuf, bits, out);
-  CUDA_CHECK_LAUNCH("tb_trace_kernel");
-  tb_walk_kernel<<<(tk.n_pairs + 127) / 128, 128, 0, stream>>>(res, pairs, tk.n_pairs, bits, ops, out);
-  CUDA_CHECK_LAUNCH("tb_walk_kernel");
+  launch_stripes(tb_trace_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, bits, out);
+  launch_per_pair(tb_walk_kernel, stream, tk.n_pairs, res, pairs, tk.n_pairs, bits, ops, out);
 }
 
 void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
                     int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores) {
   if (tk.total == 0) return;
-  tb_best_kernel<<<grid_of(tb_best_kernel, tk.total), kTbThreads, 0, stream>>>(res, pairs, tk, matrix, open_extend,
-                                                                              extend, colbuf, out_index, scores);
-  CUDA_CHECK_LAUNCH("tb_best_kernel");
+  launch_stripes(tb_best_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, out_index, scores);
 }
 
 void launch_tb_places(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
                       uint32_t n, TbPair* out) {
   if (n == 0) return;
-  tb_places_kernel<<<(n + 127) / 128, 128, 0, stream>>>(db, part, qs, list, n, out);
-  CUDA_CHECK_LAUNCH("tb_places_kernel");
+  launch_per_pair(tb_places_kernel, stream, n, db, part, qs, list, n, out);
 }
 
 }  // namespace hpc::cuda

@@ -149,7 +149,7 @@ uint64_t tb_long_pair_cells();
 // real value (a path from the border) stays within +-B, B = (m + n + 2) x (open + extend +
 // max |s|), and every value derived from -infinity below -2^30 + B; with B < 2^29 both stay
 // apart and nothing wraps, so each comparison decides as in the reference's int64.
-inline bool tb_fits_int32(uint64_t m, uint64_t n, int open, int extend, int max_abs_score) {
+__host__ __device__ inline bool tb_fits_int32(uint64_t m, uint64_t n, int open, int extend, int max_abs_score) {
   if (open < 0 || extend < 0) return false;
   const uint64_t step = uint64_t(open) + uint64_t(extend) + uint64_t(max_abs_score);
   return (m + n + 2) * step < (uint64_t(1) << 29);
