@@ -29,25 +29,29 @@ mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Random numbers: Park and Miller's generator (rnd() below) in each awk program, not awk's rand(),
+# whose sequence for a seed differs between awks (mawk's changed from run to run on Ubuntu 24.04).
+
 # alignment NAME NODES SEED: six copies of a random protein over NODES RF columns (each a match
 # state under hmmbuild --hand), ~15% of each copy substituted and ~2% deleted, one insert
 # column every 50, and an SS_cons line.
 alignment() {
-  awk -v name="$1" -v nodes="$2" -v seed="$3" 'BEGIN {
-    srand(seed); aa = "ACDEFGHIKLMNPQRSTVWY"; cols = 0
+  awk -v name="$1" -v nodes="$2" -v seed="$3" 'function rnd() { state = (state * 16807) % 2147483647; return state / 2147483647 }
+  BEGIN {
+    state = seed % 2147483646 + 1; aa = "ACDEFGHIKLMNPQRSTVWY"; cols = 0
     for (k = 1; k <= nodes; k++) {
-      base[++cols] = substr(aa, int(rand() * 20) + 1, 1); rf = rf "x"
+      base[++cols] = substr(aa, int(rnd() * 20) + 1, 1); rf = rf "x"
       if (k % 50 == 0 && k < nodes) { base[++cols] = "-"; rf = rf "." }
-      ss = ss substr("HHEE--C", int(rand() * 7) + 1, 1)
+      ss = ss substr("HHEE--C", int(rnd() * 7) + 1, 1)
       if (k % 50 == 0 && k < nodes) ss = ss "."
     }
     print "# STOCKHOLM 1.0"; print "#=GF ID " name
     for (i = 1; i <= 6; i++) {
       s = ""
       for (j = 1; j <= cols; j++) {
-        r = rand()
-        if (base[j] == "-") s = s (r < 0.3 ? substr(aa, int(rand() * 20) + 1, 1) : "-")
-        else s = s (r < 0.15 ? substr(aa, int(rand() * 20) + 1, 1) : r < 0.17 ? "-" : base[j])
+        r = rnd()
+        if (base[j] == "-") s = s (r < 0.3 ? substr(aa, int(rnd() * 20) + 1, 1) : "-")
+        else s = s (r < 0.15 ? substr(aa, int(rnd() * 20) + 1, 1) : r < 0.17 ? "-" : base[j])
       }
       print name "_" i " " s
     }
@@ -87,10 +91,11 @@ for f in fn3.hmm Pkinase.hmm globins4.hmm; do
 done
 zcat "$data/balifam1000.fa.gz" | awk '/^>/ { n++; keep = n % 600 == 0 } keep' >"$work/bali.fa"
 
-awk -v seed="$seed" 'BEGIN { srand(seed); aa = "ACDEFGHIKLMNPQRSTVWY" }
-  function random_protein(n,   s) { s = ""; while (n-- > 0) s = s substr(aa, int(rand() * 20) + 1, 1); return s }
+awk -v seed="$seed" 'function rnd() { state = (state * 16807) % 2147483647; return state / 2147483647 }
+  BEGIN { state = seed % 2147483646 + 1; aa = "ACDEFGHIKLMNPQRSTVWY" }
+  function random_protein(n,   s) { s = ""; while (n-- > 0) s = s substr(aa, int(rnd() * 20) + 1, 1); return s }
   function mutated(s,   t, i, c) { t = ""
-    for (i = 1; i <= length(s); i++) { c = substr(s, i, 1); t = t (rand() < 0.1 ? substr(aa, int(rand() * 20) + 1, 1) : c) }
+    for (i = 1; i <= length(s); i++) { c = substr(s, i, 1); t = t (rnd() < 0.1 ? substr(aa, int(rnd() * 20) + 1, 1) : c) }
     return t }
   function wrap(s, w) { while (length(s) > w) { print substr(s, 1, w); s = substr(s, w + 1) } print s }
   function first(prefix,   k) { for (k = 1; k <= n; k++) if (index(name_of[k], prefix) == 1) return seq_of[k]; return "" }
