@@ -1,6 +1,7 @@
 #include "kernels/cpu/strip_align.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <new>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "src/align/reference.hpp"
 #include "src/align/traceback_walk.hpp"
 #include "src/core/error.hpp"
+#include "src/core/on_all_cores.hpp"
 
 namespace hpc {
 namespace {
@@ -109,6 +111,17 @@ Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m
   }
   w.finish(mode, i0, j0, end.i, end.j, a);
   return a;
+}
+
+std::vector<Alignment> strip_align_all(AlignMode mode, const std::vector<std::pair<SeqView, SeqView>>& pairs,
+                                       const ScoreMatrix& mat, GapCosts g, uint64_t traceback_budget) {
+  std::vector<Alignment> out(pairs.size());
+  std::atomic<size_t> next{0};
+  run_parts(std::max<size_t>(1, std::min(pairs.size(), all_usable_cores())), [&](size_t) {
+    for (size_t k; (k = next++) < pairs.size();)
+      out[k] = strip_align(mode, pairs[k].first, pairs[k].second, mat, g, traceback_budget);
+  });
+  return out;
 }
 
 }  // namespace hpc

@@ -9,6 +9,8 @@
 // rows (one more pass over at most the rectangle's rows; a titin self-hit, 35,000 x 35,000,
 // would take 612 MiB in one piece).
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "src/core/alignment.hpp"
 #include "src/core/scoring.hpp"
@@ -23,5 +25,10 @@ int32_t strip_score(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, 
 constexpr uint64_t kStripTracebackBudget = uint64_t(128) << 20;
 Alignment strip_align(AlignMode mode, SeqView q, SeqView t, const ScoreMatrix& m, GapCosts g,
                       uint64_t traceback_budget = kStripTracebackBudget);
+// strip_align of every (query, target) pair, spread over the job's cores (each thread takes the
+// next pair, as their sizes differ): the GPU paths' pairs left to the host.
+std::vector<Alignment> strip_align_all(AlignMode mode, const std::vector<std::pair<SeqView, SeqView>>& pairs,
+                                       const ScoreMatrix& m, GapCosts g,
+                                       uint64_t traceback_budget = kStripTracebackBudget);
 
 }  // namespace hpc

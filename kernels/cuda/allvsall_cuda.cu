@@ -13,9 +13,10 @@
 // score kernels' blocks.
 // Local pairs of tb_long_pair_cells() or more go to the search's GPU traceback (stripes of a pair
 // on many blocks; traceback.hpp). Other pairs whose traceback would take more than a per-pair
-// share of the device, or whose values could leave int32, go to the host: the strip aligner (kernels/cpu/strip_align.hpp,
-// reference_align's alignment in bounded memory), the pairs spread over all cores (one at a
-// time, the reduced-space aligner held a run for minutes on a 100,000-residue self-hit).
+// share of the device, or whose values could leave int32, go to the host: the strip aligner
+// (kernels/cpu/strip_align.hpp, reference_align's alignment in bounded memory), the pairs
+// spread over all cores (one at a time, the reduced-space aligner held a run for minutes on a
+// 100,000-residue self-hit).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -29,7 +30,6 @@
 
 #include "kernels/cpu/gotoh_scalar.hpp"
 #include "kernels/cpu/strip_align.hpp"
-#include "kernels/cpu/thread_pool.hpp"
 #include "kernels/cuda/allvsall_cuda.hpp"
 #include "kernels/cuda/allvsall_kernels.cuh"
 #include "kernels/cuda/cuda_check.hpp"
@@ -37,7 +37,6 @@
 #include "kernels/cuda/gpu_timeline.hpp"
 #include "kernels/cuda/packed_scorer.hpp"
 #include "kernels/cuda/traceback.hpp"
-#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/process_clock.hpp"
 #include "src/core/stage_clock.hpp"
@@ -398,29 +397,30 @@ class CudaAllVsAll : public AllVsAllEngine {
   void align_by_stripes(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, AlignedPairs& out) {
     if (which.empty()) return;
     if (!traceback_) traceback_ = std::make_unique<cuda::GpuTraceback>(setup_.matrix, setup_.gaps, stream_, launch_budget_);
-    std::vector<std::pair<SeqView, SeqView>> views;
-    for (const size_t k : which) views.emplace_back(qview(pairs[k]), tview(pairs[k]));
-    std::vector<Alignment> alns = traceback_->align(views);
-    for (size_t w = 0; w < which.size(); ++w) {
-      out.cigars.set(which[w], alns[w].cigar);
-      alns[w].cigar.clear();
-      out.alns[which[w]] = std::move(alns[w]);
-    }
+    place(which, traceback_->align(views_of(pairs, which)), out);
   }
 
   // The strip aligner on the listed pairs, spread over the host's cores.
   void align_on_host(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, AlignedPairs& out) {
     if (which.empty()) return;
-    ThreadPool pool(int(std::min<size_t>(which.size(), size_t(std::max(1, usable_cpus().cpus)))));
-    pool.run(which.size(), [&](size_t w) {
-      const size_t k = which[w];
-      out.alns[k] = strip_align(setup_.mode, qview(pairs[k]), tview(pairs[k]), setup_.matrix, setup_.gaps, host_budget_);
-    });
-    for (const size_t k : which) {
-      out.cigars.set(k, out.alns[k].cigar);
-      out.alns[k].cigar.clear();
-    }
+    place(which, strip_align_all(setup_.mode, views_of(pairs, which), setup_.matrix, setup_.gaps, host_budget_), out);
     reduced_pairs_ += which.size();
+  }
+
+  std::vector<std::pair<SeqView, SeqView>> views_of(const std::vector<PairIndex>& pairs,
+                                                     const std::vector<size_t>& which) const {
+    std::vector<std::pair<SeqView, SeqView>> views;
+    for (const size_t k : which) views.emplace_back(qview(pairs[k]), tview(pairs[k]));
+    return views;
+  }
+
+  // Alignments of the listed pairs into `out`, their CIGARs into its buffer.
+  static void place(const std::vector<size_t>& which, std::vector<Alignment> alns, AlignedPairs& out) {
+    for (size_t w = 0; w < which.size(); ++w) {
+      out.cigars.set(which[w], alns[w].cigar);
+      alns[w].cigar.clear();
+      out.alns[which[w]] = std::move(alns[w]);
+    }
   }
 
   // Runs `which` (indices into pairs) on the device in launches that fit launch_budget_,

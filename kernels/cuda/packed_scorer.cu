@@ -54,7 +54,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   CUDA_CHECK(cudaGetDevice(&device));
   const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device), ...); };
   on_stream(pair_rows_, pair_offsets_, pair_lengths_, pair_slots_, pair_profiles_, q_residues_, q_offsets_, q_lengths_,
-            units_, temp_, scores_, overflow_, long_list_, long_columns_, long_pairs_);
+            units_, temp_, scores_, overflow_, long_list_, long_columns_, long_tb_pairs_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host tables die here
 }
 
@@ -134,7 +134,7 @@ std::vector<uint64_t> PackedScorer::block_passes(uint32_t per_block,
 // Work units, most expensive first (LPT): the longest pairs start early, the short ones
 // fill the tail. Unit (row set r, block b) costs rows[r] x passes[b]. Also sets long_cells_:
 // a thread whose pair is more than twice the average thread's share of the launch would end
-// after the launch's other work, so such a subject is left to the block rescoring (the
+// after the launch's other work, so such a subject is left to the stripe rescoring (the
 // threshold stays at least tb_long_pair_cells(), so the packed kernel keeps nearly every pair).
 void PackedScorer::upload_units(const std::vector<uint32_t>& rows, const std::vector<uint64_t>& passes) {
   std::vector<WorkUnit> units;
@@ -316,7 +316,8 @@ void PackedScorer::rescore_exact(uint32_t n) {
   size_t batch = std::max<size_t>(kBlockThreads, (temp_.capacity() * sizeof(uint2) + free_b / 4) / per_thread);
   batch = std::min<size_t>(batch / kBlockThreads * kBlockThreads, 1u << 20);
   LongPairs long_pairs = long_range_;
-  long_pairs.min_cells = tb_long_pair_cells(), long_pairs.list = long_list_.get(), long_pairs.count = counters_.get() + 2;
+  long_pairs.min_cells = tb_long_pair_cells();
+  long_pairs.list = long_list_.get(), long_pairs.count = counters_.get() + 2;
   for (size_t done = 0; done < n; done += batch) {
     const uint32_t count = uint32_t(std::min<size_t>(batch, n - done));
     const size_t threads = (count + kBlockThreads - 1) / kBlockThreads * kBlockThreads;
@@ -336,10 +337,11 @@ void PackedScorer::rescore_long_pairs() {
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   const uint32_t n = counters_host_[2];
   if (n == 0) return;
-  long_pairs_.reserve(n);
-  launch_tb_places(stream_, db_, part_, device_queries(), long_list_.get(), n, long_pairs_.get());
+  long_tb_pairs_.reserve(n);
+  launch_tb_places(stream_, db_, part_, device_queries(), long_list_.get(), n, long_tb_pairs_.get());
   std::vector<TbPair> pairs(n);
-  CUDA_CHECK(cudaMemcpyAsync(pairs.data(), long_pairs_.get(), n * sizeof(TbPair), cudaMemcpyDeviceToHost, stream_));
+  CUDA_CHECK(
+      cudaMemcpyAsync(pairs.data(), long_tb_pairs_.get(), n * sizeof(TbPair), cudaMemcpyDeviceToHost, stream_));
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   size_t free_b = 0, total_b = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -347,9 +349,9 @@ void PackedScorer::rescore_long_pairs() {
   for_each_tb_group(pairs, long_columns_.capacity() * sizeof(int2) + free_b / 4,
                     [&](size_t first, std::vector<TbPair>& group) {
                       const TbTickets tk = long_queue_.upload(group, stream_);
-                      long_pairs_.upload(group.data(), group.size());
+                      long_tb_pairs_.upload(group.data(), group.size());
                       long_columns_.reserve(std::max<uint64_t>(long_queue_.col_rows(), 1));
-                      launch_tb_best(stream_, res, long_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
+                      launch_tb_best(stream_, res, long_tb_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
                                      gaps_.extend, long_columns_.get(), long_list_.get() + first, scores_.get());
                       CUDA_CHECK(cudaStreamSynchronize(stream_));  // the queue's buffers serve the next group
                     });

@@ -102,7 +102,7 @@ class PackedScorer {
   StreamBuffer<uint32_t> overflow_;
   StreamBuffer<uint32_t> long_list_;
   StreamBuffer<int2> long_columns_;
-  StreamBuffer<TbPair> long_pairs_;
+  StreamBuffer<TbPair> long_tb_pairs_;
   TbQueue long_queue_;
   PinnedBuffer<uint32_t> counters_host_;
 };

@@ -2,14 +2,11 @@
 #include "kernels/cuda/traceback.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <map>
-#include <thread>
 
-#include "src/align/reference.hpp"
+#include "kernels/cpu/strip_align.hpp"
 #include "src/core/alphabet.hpp"
-#include "src/core/cpu_budget.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
 
@@ -27,32 +24,6 @@ std::string cigar_from_reversed(const char* ops, uint32_t n) {
     cigar += op;
   }
   return cigar;
-}
-
-// reference_align over the listed pairs on all host cores.
-void align_on_host(const std::vector<std::pair<SeqView, SeqView>>& pairs, const std::vector<size_t>& which,
-                   const ScoreMatrix& matrix, GapCosts gaps, std::vector<Alignment>& out) {
-  if (which.empty()) return;
-  std::atomic<size_t> next{0};
-  std::vector<std::string> errors(size_t(usable_cpus().cpus));
-  auto work = [&](size_t w) {
-    try {
-      for (size_t k; (k = next.fetch_add(1)) < which.size();) {
-        const auto& p = pairs[which[k]];
-        out[which[k]] = reference_align(AlignMode::Local, p.first, p.second, matrix, gaps);
-      }
-    } catch (const std::exception& e) {
-      errors[w] = e.what();
-      next = which.size();
-    }
-  };
-  const size_t n_threads = std::min(errors.size(), which.size());
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < n_threads; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors)
-    if (!e.empty()) throw Error(e);
 }
 
 struct TraceItem {
@@ -237,7 +208,10 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
     }
   }
   stats_.host_pairs = on_host.size();
-  align_on_host(pairs, on_host, matrix_, gaps_, out);
+  std::vector<std::pair<SeqView, SeqView>> host;
+  for (const size_t k : on_host) host.push_back(pairs[k]);
+  std::vector<Alignment> aligned = strip_align_all(AlignMode::Local, host, matrix_, gaps_);
+  for (size_t w = 0; w < on_host.size(); ++w) out[on_host[w]] = std::move(aligned[w]);
   return out;
 }
 

@@ -5,7 +5,8 @@
 // Pairs go in three queues of stripe tickets (traceback_kernels.hpp): the end cells, the start
 // bounds (all pairs at once), then the direction nibbles of each rectangle and the walk, in
 // batches that fit the memory budget.
-// Host fallback (reference_align, threaded) for the pairs the GPU cannot take exactly:
+// Host fallback (strip_align_all, kernels/cpu/strip_align.hpp: the same alignment in bounded
+// memory, on all cores) for the pairs the GPU cannot take exactly:
 //   - scores or lengths beyond the int32 arithmetic's safe range (see int32_safe), and
 //   - a rectangle whose nibbles alone exceed the budget (the constructor's, else half the free
 //     device memory; HPCALIGN_CUDA_TRACEBACK_BYTES when set: tests use it to force batching

@@ -103,7 +103,8 @@ __device__ void stripe_sweep(Seq q, Seq t, uint32_t stripe, const int* smat, int
         link[s & 1][tid] = make_int2(hleft, e);
       } else if (links.out) {
         __stcg(links.out + r, make_int2(hleft, e));
-        if ((r + 1) % kTbPublishRows == 0 || r + 1 == m) Rows(*links.out_ready).store(r + 1, ::cuda::memory_order_release);
+        if ((r + 1) % kTbPublishRows == 0 || r + 1 == m)
+          Rows(*links.out_ready).store(r + 1, ::cuda::memory_order_release);
       }
     }
     __syncthreads();
@@ -234,19 +235,33 @@ __device__ int block_max(int v) {
   return red[0];
 }
 
+// What every pass kernel does: the substitution table into shared memory, then, ticket by
+// ticket, the stripe swept with the pass start(p, k) makes (pass 2, Anchored, sweeps the pair
+// reversed) and finish(pass, t, k, stripe, p) on the whole block.
+template <bool Clamp, Border B, class Start, class Finish>
+__device__ void sweep_tickets(TbResidues res, const TbPair* __restrict__ pairs, const TbTickets& tk,
+                              const int32_t* matrix, int oe, int ext, int2* colbuf, Start start, Finish finish) {
+  __shared__ int smat[kTbAlphabet * kTbAlphabet];
+  load_matrix(smat, matrix);
+  constexpr bool reversed = B == Border::Anchored;
+  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
+    const TbPair p = pairs[k];
+    auto pass = start(p, k);
+    stripe_sweep<Clamp, B>(query_of(res, p, reversed), target_of(res, p, reversed), stripe, smat, oe, ext,
+                           links_of(tk, p, colbuf, t, stripe), pass);
+    finish(pass, t, k, stripe, p);
+  });
+}
+
 __global__ void __launch_bounds__(kTbThreads)
 tb_ends_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe, int ext,
                int2* colbuf, TbPartial* partial) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
-  load_matrix(smat, matrix);
-  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
-    const TbPair p = pairs[k];
-    FindEnd fe{p.n};
-    stripe_sweep<true, Border::Zero>(query_of(res, p, false), target_of(res, p, false), stripe, smat, oe, ext,
-                                     links_of(tk, p, colbuf, t, stripe), fe);
-    const TbPartial best = block_best_end(fe.best, fe.bi, fe.bj);
-    if (threadIdx.x == 0) partial[t] = best;
-  });
+  sweep_tickets<true, Border::Zero>(
+      res, pairs, tk, matrix, oe, ext, colbuf, [](const TbPair& p, uint32_t) { return FindEnd{p.n}; },
+      [&](const FindEnd& fe, uint32_t t, uint32_t, uint32_t, const TbPair&) {
+        const TbPartial best = block_best_end(fe.best, fe.bi, fe.bj);
+        if (threadIdx.x == 0) partial[t] = best;
+      });
 }
 
 // A thread a pair: its stripes' partial ends in stripe order.
@@ -264,31 +279,25 @@ __global__ void tb_reduce_ends_kernel(TbTickets tk, const TbPartial* __restrict_
 __global__ void __launch_bounds__(kTbThreads)
 tb_bounds_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe,
                  int ext, int2* colbuf, const TbEnd* __restrict__ score_of, uint32_t* bounds) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
-  load_matrix(smat, matrix);
-  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
-    const TbPair p = pairs[k];
-    StartBounds sb{p.n, score_of[k].score};
-    stripe_sweep<false, Border::Anchored>(query_of(res, p, true), target_of(res, p, true), stripe, smat, oe, ext,
-                                          links_of(tk, p, colbuf, t, stripe), sb);
-    if (sb.max_a > 1) atomicMax(bounds + 2 * k, sb.max_a);
-    if (sb.max_b > 1) atomicMax(bounds + 2 * k + 1, sb.max_b);
-  });
+  sweep_tickets<false, Border::Anchored>(
+      res, pairs, tk, matrix, oe, ext, colbuf,
+      [&](const TbPair& p, uint32_t k) { return StartBounds{p.n, score_of[k].score}; },
+      [&](const StartBounds& sb, uint32_t, uint32_t k, uint32_t, const TbPair&) {
+        if (sb.max_a > 1) atomicMax(bounds + 2 * k, sb.max_a);
+        if (sb.max_b > 1) atomicMax(bounds + 2 * k + 1, sb.max_b);
+      });
 }
 
 __global__ void __launch_bounds__(kTbThreads)
 tb_trace_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe,
                 int ext, int2* colbuf, uint32_t* bits, TbWalk* out) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
-  load_matrix(smat, matrix);
-  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
-    const TbPair p = pairs[k];
-    TraceBits tb{p.m, p.n, bits + p.bits_off};
-    stripe_sweep<true, Border::Zero>(query_of(res, p, false), target_of(res, p, false), stripe, smat, oe, ext,
-                                     links_of(tk, p, colbuf, t, stripe), tb);
-    const uint32_t corner = p.n - 1;  // the corner's owner records H there
-    if (corner / kTbStripe == stripe && threadIdx.x == corner % kTbStripe / kTbCols) out[k].end_h = tb.end_h;
-  });
+  sweep_tickets<true, Border::Zero>(
+      res, pairs, tk, matrix, oe, ext, colbuf,
+      [&](const TbPair& p, uint32_t) { return TraceBits{p.m, p.n, bits + p.bits_off}; },
+      [&](const TraceBits& tb, uint32_t, uint32_t k, uint32_t stripe, const TbPair& p) {
+        const uint32_t corner = p.n - 1;  // the corner's owner records H there
+        if (corner / kTbStripe == stripe && threadIdx.x == corner % kTbStripe / kTbCols) out[k].end_h = tb.end_h;
+      });
 }
 
 // The walk of reference_align, in rectangle coordinates, a thread a pair (after tb_trace_kernel).
@@ -308,16 +317,12 @@ __global__ void tb_walk_kernel(TbResidues res, const TbPair* __restrict__ pairs,
 __global__ void __launch_bounds__(kTbThreads)
 tb_best_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe, int ext,
                int2* colbuf, const uint32_t* __restrict__ out_index, int32_t* scores) {
-  __shared__ int smat[kTbAlphabet * kTbAlphabet];
-  load_matrix(smat, matrix);
-  for_each_ticket(tk, [&](uint32_t t, uint32_t k, uint32_t stripe) {
-    const TbPair p = pairs[k];
-    BestH best{p.n};
-    stripe_sweep<true, Border::Zero>(query_of(res, p, false), target_of(res, p, false), stripe, smat, oe, ext,
-                                     links_of(tk, p, colbuf, t, stripe), best);
-    const int v = block_max(best.best);
-    if (threadIdx.x == 0) atomicMax(scores + out_index[k], v);
-  });
+  sweep_tickets<true, Border::Zero>(
+      res, pairs, tk, matrix, oe, ext, colbuf, [](const TbPair& p, uint32_t) { return BestH{p.n}; },
+      [&](const BestH& best, uint32_t, uint32_t k, uint32_t, const TbPair&) {
+        const int v = block_max(best.best);
+        if (threadIdx.x == 0) atomicMax(scores + out_index[k], v);
+      });
 }
 
 __global__ void tb_places_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list,
