@@ -11,8 +11,8 @@
 // direction cells (or, when the scores are known, byte heights), and a second walks the
 // traceback, on a stream of the highest priority, so that their blocks go before the queued
 // score kernels' blocks.
-// Local pairs of tb_long_pair_cells() or more go to the search's GPU traceback (stripes of a pair
-// on many blocks; traceback.hpp). Other pairs whose traceback would take more than a per-pair
+// Pairs of tb_long_pair_cells() or more go to the GPU traceback (stripes of a pair on many
+// blocks; traceback.hpp), for their scores (global, semiglobal) and alignments (every mode). Other pairs whose traceback would take more than a per-pair
 // share of the device, or whose values could leave int32, go to the host: the strip aligner
 // (kernels/cpu/strip_align.hpp, reference_align's alignment in bounded memory), the pairs
 // spread over all cores (one at a time, the reduced-space aligner held a run for minutes on a
@@ -148,13 +148,20 @@ class CudaAllVsAll : public AllVsAllEngine {
   std::vector<int32_t> score(const std::vector<PairIndex>& pairs) override {
     if (setup_.mode == AlignMode::Local) return score_local_packed(pairs);
     std::vector<int32_t> scores(pairs.size());
-    std::vector<size_t> device;
+    std::vector<size_t> device, stripes;
+    const uint64_t long_cells = cuda::tb_long_pair_cells();
     for (size_t k = 0; k < pairs.size(); ++k) {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
-      if (fits_int32_(q.length, t.length))
+      if (uint64_t(q.length) * t.length >= long_cells)
+        stripes.push_back(k);
+      else if (fits_int32_(q.length, t.length))
         device.push_back(k);
       else
         scores[k] = gotoh_score(setup_.mode, q, t, setup_.matrix, setup_.gaps);
+    }
+    if (!stripes.empty()) {
+      const std::vector<int32_t> long_scores = traceback().scores(views_of(pairs, stripes));
+      for (size_t w = 0; w < stripes.size(); ++w) scores[stripes[w]] = long_scores[w];
     }
     run_device(pairs, device, false, [&](size_t k, const AvsaResult& r, uint64_t) { scores[k] = r.score; });
     return scores;
@@ -246,7 +253,7 @@ class CudaAllVsAll : public AllVsAllEngine {
       const SeqView q = qview(pairs[k]), t = tview(pairs[k]);
       const bool fits =
           fits_int32_(q.length, t.length) && cuda::avsa_trace_words(q.length, t.length, cuda::kAvsaDirBits) * 4 <= pair_cap_;
-      if (setup_.mode == AlignMode::Local && uint64_t(q.length) * t.length >= long_cells)
+      if (uint64_t(q.length) * t.length >= long_cells)
         stripes.push_back(k);
       else
         (fits ? device : host).push_back(k);
@@ -392,12 +399,18 @@ class CudaAllVsAll : public AllVsAllEngine {
     return a;
   }
 
-  // Long local pairs (one warp held a 100,000-residue self-hit for ~10 s): the search's GPU
-  // traceback, whose stripes run side by side on many blocks (the same alignment).
+  // Long pairs (one warp held a 100,000-residue self-hit for ~10 s in local mode, ~7.5 s in
+  // global): the GPU traceback, whose stripes run side by side on many blocks (the same
+  // alignment and score).
+  cuda::GpuTraceback& traceback() {
+    CUDA_CHECK(cudaSetDevice(device_));  // its kernels run on the calling thread's device
+    if (!traceback_)
+      traceback_ = std::make_unique<cuda::GpuTraceback>(setup_.mode, setup_.matrix, setup_.gaps, stream_, launch_budget_);
+    return *traceback_;
+  }
   void align_by_stripes(const std::vector<PairIndex>& pairs, const std::vector<size_t>& which, AlignedPairs& out) {
     if (which.empty()) return;
-    if (!traceback_) traceback_ = std::make_unique<cuda::GpuTraceback>(setup_.matrix, setup_.gaps, stream_, launch_budget_);
-    place(which, traceback_->align(views_of(pairs, which)), out);
+    place(which, traceback().align(views_of(pairs, which)), out);
   }
 
   // The strip aligner on the listed pairs, spread over the host's cores.
@@ -573,7 +586,7 @@ class CudaAllVsAll : public AllVsAllEngine {
   cuda::DeviceBuffer<uint32_t> order_len_;
   cuda::DeviceDb ordered_db_{};
   cuda::PinnedBuffer<int32_t> host_scores_;  // a tile's score matrix, cut on the host
-  std::unique_ptr<cuda::GpuTraceback> traceback_;  // long local pairs' alignments, made on first use
+  std::unique_ptr<cuda::GpuTraceback> traceback_;  // long pairs' scores and alignments, made on first use
   cuda::DeviceBuffer<int32_t> matrix_;
   // The launches' buffers, all on stream_: grown in its order.
   cuda::StreamBuffer<uint2> strip_;

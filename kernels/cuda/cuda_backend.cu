@@ -257,7 +257,7 @@ void CudaSearchBackend::prepare(const SearchSetup& setup) {
 
   db_ = cuda::device_database(db, device_);  // shared with the other workers on this GPU
   scorer_ = std::make_unique<cuda::PackedScorer>(setup.matrix, setup.gaps, stream_, props_);
-  traceback_ = std::make_unique<cuda::GpuTraceback>(setup.matrix, setup.gaps, stream_);
+  traceback_ = std::make_unique<cuda::GpuTraceback>(AlignMode::Local, setup.matrix, setup.gaps, stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "kernels/cpu/strip_align.hpp"
+#include "src/align/traceback_walk.hpp"
 #include "src/core/alphabet.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
@@ -13,30 +14,25 @@
 namespace hpc::cuda {
 namespace {
 
-// Ops come end to start from the walk; the CIGAR runs start to end (as reference.cpp).
-std::string cigar_from_reversed(const char* ops, uint32_t n) {
-  std::string cigar;
-  for (uint32_t k = n; k > 0;) {
-    const char op = ops[k - 1];
-    uint32_t run = 0;
-    while (k > 0 && ops[k - 1] == op) --k, ++run;
-    cigar += std::to_string(run);
-    cigar += op;
-  }
-  return cigar;
-}
-
 struct TraceItem {
   size_t pair;       // index in the caller's list
   TbPair locate;     // the whole pair
-  TbEnd end;
+  TbEnd end;         // end cell and rectangle (global: the whole pair)
   uint64_t bytes;    // device memory the trace of its rectangle needs
 };
 
 }  // namespace
 
-GpuTraceback::GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, uint64_t budget)
-    : matrix_(matrix), gaps_(gaps), stream_(stream), budget_(budget) {
+// The pairs the int32 kernels take, their residues on the device (de-duplicated by sequence).
+struct GpuTraceback::Placed {
+  std::vector<size_t> index;    // the caller's index of each pair in `whole`
+  std::vector<TbPair> whole;
+  std::vector<size_t> on_host;  // the caller's indices of the pairs the host takes
+};
+
+GpuTraceback::GpuTraceback(AlignMode mode, const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream,
+                           uint64_t budget)
+    : mode_(mode), matrix_(matrix), gaps_(gaps), stream_(stream), budget_(budget) {
   static_assert(kTbAlphabet == kAlphabetSize, "the kernels index the substitution table by alphabet code");
   std::vector<int32_t> flat(kTbAlphabet * kTbAlphabet);
   for (int a = 0; a < kTbAlphabet; ++a)
@@ -57,15 +53,11 @@ uint64_t GpuTraceback::budget_bytes() const {
   return (free_b + bits_.capacity() * sizeof(uint32_t)) / 2;
 }
 
-std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, SeqView>>& pairs) {
-  stats_ = {};
-  std::vector<Alignment> out(pairs.size());
-  std::vector<size_t> on_host;
-
-  // Every pair the int32 kernels can take; residues de-duplicated by sequence.
+GpuTraceback::Placed GpuTraceback::place(const Pairs& pairs) {
+  Placed pl;
   std::vector<uint8_t> residues;
   std::map<const uint8_t*, uint64_t> placed;
-  auto place = [&](SeqView v) {
+  auto place_seq = [&](SeqView v) {
     auto it = placed.find(v.data);
     if (it != placed.end()) return it->second;
     const uint64_t off = residues.size();
@@ -73,83 +65,119 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
     placed.emplace(v.data, off);
     return off;
   };
-  std::vector<TraceItem> items;
-  std::vector<TbPair> whole;
   for (size_t k = 0; k < pairs.size(); ++k) {
     const SeqView q = pairs[k].first, t = pairs[k].second;
-    if (q.length == 0 || t.length == 0) continue;  // score 0, nothing aligned
-    if (!int32_safe(q.length, t.length)) {
-      on_host.push_back(k);
+    if (q.length == 0 || t.length == 0) {
+      if (mode_ != AlignMode::Local) pl.on_host.push_back(k);  // an end gap; local: score 0, nothing aligned
       continue;
     }
-    TraceItem it{};
-    it.pair = k;
-    it.locate.q_off = place(q);
-    it.locate.t_off = place(t);
-    it.locate.m = q.length;
-    it.locate.n = t.length;
-    items.push_back(it);
-    whole.push_back(it.locate);
+    if (!int32_safe(q.length, t.length)) {
+      pl.on_host.push_back(k);
+      continue;
+    }
+    TbPair p;
+    p.q_off = place_seq(q);
+    p.t_off = place_seq(t);
+    p.m = q.length;
+    p.n = t.length;
+    pl.index.push_back(k);
+    pl.whole.push_back(p);
   }
-  if (!items.empty()) {
-    residues_.upload(residues.data(), residues.size(), stream_);
+  if (!residues.empty()) residues_.upload(residues.data(), residues.size(), stream_);
+  return pl;
+}
+
+// Pass 1: the end cells, in groups whose boundary columns fit the budget.
+std::vector<TbEnd> GpuTraceback::find_ends(const std::vector<TbPair>& whole, TbResidues res, uint64_t budget) {
+  const int oe = gaps_.open + gaps_.extend;
+  std::vector<TbEnd> ends(whole.size());
+  for_each_tb_group(whole, budget, [&](size_t begin, std::vector<TbPair>& group) {
+    const TbTickets tk = queue_.upload(group, stream_);
+    pairs_.upload(group.data(), group.size(), stream_);
+    colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
+    partial_.reserve(queue_.tickets());
+    ends_.reserve(group.size());
+    launch_tb_ends(stream_, mode_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(),
+                   partial_.get(), ends_.get());
+    CUDA_CHECK(cudaMemcpyAsync(ends.data() + begin, ends_.get(), group.size() * sizeof(TbEnd), cudaMemcpyDeviceToHost,
+                               stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  });
+  return ends;
+}
+
+// Pass 2 (local): each pair cut at its end cell, swept back from it; sets ends[k].rows and .cols.
+void GpuTraceback::find_start_bounds(const std::vector<TbPair>& whole, std::vector<TbEnd>& ends, TbResidues res,
+                                     uint64_t budget) {
+  const int oe = gaps_.open + gaps_.extend;
+  std::vector<TbPair> cut(whole);
+  for (size_t k = 0; k < cut.size(); ++k) cut[k].m = ends[k].i, cut[k].n = ends[k].j;
+  std::vector<uint32_t> bounds(2 * cut.size());
+  for_each_tb_group(cut, budget, [&](size_t begin, std::vector<TbPair>& group) {
+    const TbTickets tk = queue_.upload(group, stream_);
+    pairs_.upload(group.data(), group.size(), stream_);
+    ends_.upload(ends.data() + begin, group.size(), stream_);
+    colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
+    const std::vector<uint32_t> ones(2 * group.size(), 1);
+    bounds_.upload(ones.data(), ones.size(), stream_);
+    launch_tb_bounds(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(), ends_.get(),
+                     bounds_.get());
+    CUDA_CHECK(cudaMemcpyAsync(bounds.data() + 2 * begin, bounds_.get(), ones.size() * sizeof(uint32_t),
+                               cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  });
+  for (size_t k = 0; k < ends.size(); ++k) ends[k].rows = bounds[2 * k], ends[k].cols = bounds[2 * k + 1];
+}
+
+std::vector<int32_t> GpuTraceback::scores(const Pairs& pairs) {
+  stats_ = {};
+  std::vector<int32_t> out(pairs.size(), 0);
+  const Placed pl = place(pairs);
+  if (!pl.whole.empty()) {
+    const std::vector<TbEnd> ends = find_ends(pl.whole, TbResidues{residues_.get(), residues_.get()}, budget_bytes());
+    for (size_t k = 0; k < ends.size(); ++k) out[pl.index[k]] = ends[k].score;
+  }
+  stats_.gpu_pairs = pl.whole.size();
+  stats_.host_pairs = pl.on_host.size();
+  for (const size_t k : pl.on_host) out[k] = strip_score(mode_, pairs[k].first, pairs[k].second, matrix_, gaps_);
+  return out;
+}
+
+std::vector<Alignment> GpuTraceback::align(const Pairs& pairs) {
+  stats_ = {};
+  std::vector<Alignment> out(pairs.size());
+  const Placed pl = place(pairs);
+  std::vector<size_t> on_host = pl.on_host;
+  if (!pl.whole.empty()) {
     const TbResidues res{residues_.get(), residues_.get()};
     const int oe = gaps_.open + gaps_.extend;
-    // Pass 1: the end cells, in groups whose boundary columns fit the budget.
     const uint64_t budget = budget_bytes();
-    std::vector<TbEnd> ends(items.size());
-    for_each_tb_group(whole, budget, [&](size_t begin, std::vector<TbPair>& group) {
-      const TbTickets tk = queue_.upload(group, stream_);
-      pairs_.upload(group.data(), group.size(), stream_);
-      colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
-      partial_.reserve(queue_.tickets());
-      ends_.reserve(group.size());
-      launch_tb_ends(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(),
-                     partial_.get(), ends_.get());
-      CUDA_CHECK(cudaMemcpyAsync(ends.data() + begin, ends_.get(), group.size() * sizeof(TbEnd),
-                                 cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
-    });
-
-    // Pass 2: the start bounds of the pairs that align, each cut at its end cell.
-    std::vector<size_t> aligned;
-    std::vector<TbPair> cut;
-    std::vector<TbEnd> cut_scores;
-    for (size_t k = 0; k < items.size(); ++k) {
-      if (ends[k].score == 0) {
-        out[items[k].pair] = Alignment{};
-        continue;
+    // The rectangle of each pair that aligns: local, from its start bounds to its end cell;
+    // semiglobal, from (1, 1) to its end cell; global, the whole pair (its score from pass 3).
+    std::vector<size_t> aligned;  // places in pl.whole
+    std::vector<TbEnd> ends;
+    if (mode_ == AlignMode::Global) {
+      for (size_t k = 0; k < pl.whole.size(); ++k) {
+        const TbPair& p = pl.whole[k];
+        aligned.push_back(k);
+        ends.push_back(TbEnd{0, p.m, p.n, p.m, p.n});
       }
-      TbPair p = items[k].locate;
-      p.m = ends[k].i, p.n = ends[k].j;
-      aligned.push_back(k);
-      cut.push_back(p);
-      cut_scores.push_back(ends[k]);
-    }
-    std::vector<uint32_t> bounds(2 * cut.size());
-    for_each_tb_group(cut, budget, [&](size_t begin, std::vector<TbPair>& group) {
-      const TbTickets tk = queue_.upload(group, stream_);
-      pairs_.upload(group.data(), group.size(), stream_);
-      ends_.upload(cut_scores.data() + begin, group.size(), stream_);
-      colbuf_.reserve(std::max<uint64_t>(queue_.col_rows(), 1));
-      const std::vector<uint32_t> ones(2 * group.size(), 1);
-      bounds_.upload(ones.data(), ones.size(), stream_);
-      launch_tb_bounds(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(), ends_.get(),
-                       bounds_.get());
-      CUDA_CHECK(cudaMemcpyAsync(bounds.data() + 2 * begin, bounds_.get(), ones.size() * sizeof(uint32_t),
-                                 cudaMemcpyDeviceToHost, stream_));
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
-    });
-    for (size_t a = 0; a < aligned.size(); ++a) {
-      TbEnd& e = ends[aligned[a]];
-      e.rows = bounds[2 * a], e.cols = bounds[2 * a + 1];
+    } else {
+      const std::vector<TbEnd> all = find_ends(pl.whole, res, budget);
+      std::vector<TbPair> cut;
+      for (size_t k = 0; k < all.size(); ++k) {
+        if (all[k].score == 0) continue;  // nothing aligned: Alignment{} (score 0)
+        aligned.push_back(k);
+        ends.push_back(TbEnd{all[k].score, all[k].i, all[k].j, all[k].i, all[k].j});
+        cut.push_back(pl.whole[k]);
+      }
+      if (mode_ == AlignMode::Local) find_start_bounds(cut, ends, res, budget);
     }
 
     // Pass 3 and the walk: rectangles in batches within the budget, largest first.
     std::vector<TraceItem> todo;
-    for (const size_t k : aligned) {
-      TraceItem it = items[k];
-      it.end = ends[k];
+    for (size_t a = 0; a < aligned.size(); ++a) {
+      TraceItem it{pl.index[aligned[a]], pl.whole[aligned[a]], ends[a], 0};
       it.bytes = tb_bits_words(it.end.rows, it.end.cols) * sizeof(uint32_t) + it.end.rows + it.end.cols +
                  uint64_t(tb_stripes(it.end.cols)) * it.end.rows * sizeof(int2);
       if (it.bytes > budget) on_host.push_back(it.pair);
@@ -180,8 +208,8 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
       bits_.reserve(words);
       ops_.reserve(std::max<uint64_t>(ops, 1));
       walks_.reserve(batch.size());
-      launch_tb_trace(stream_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend,
-                      colbuf_.get(), bits_.get(), ops_.get(), walks_.get());
+      launch_tb_trace(stream_, mode_, res, pairs_.get(), tk, matrix_dev_.get(), oe, gaps_.extend, colbuf_.get(),
+                      bits_.get(), ops_.get(), walks_.get());
       std::vector<TbWalk> walks(batch.size());
       std::vector<char> op_bytes(ops);
       CUDA_CHECK(cudaMemcpyAsync(walks.data(), walks_.get(), walks.size() * sizeof(TbWalk), cudaMemcpyDeviceToHost,
@@ -191,16 +219,16 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
       for (size_t b = 0; b < batch.size(); ++b) {
         const TraceItem& it = todo[first + b];
         const TbWalk& w = walks[b];
-        if (w.end_h != it.end.score)
+        if (mode_ != AlignMode::Global && w.end_h != it.end.score)
           throw Error("internal error: GPU traceback pass disagrees with its score pass (" + std::to_string(w.end_h) +
                       " vs " + std::to_string(it.end.score) + ")");
+        // The host's walk finishes it (global's leading end gap, coordinates), as the reference's.
+        traceback::Walk walk;
+        walk.i = w.i, walk.j = w.j;
+        walk.ops.assign(op_bytes.data() + batch[b].ops_off, w.n_ops);
         Alignment& a = out[it.pair];
-        a.score = it.end.score;
-        a.cigar = cigar_from_reversed(op_bytes.data() + batch[b].ops_off, w.n_ops);
-        const uint32_t i0 = it.end.i - it.end.rows + 1, j0 = it.end.j - it.end.cols + 1;
-        const uint32_t qs = i0 + w.i, ts = j0 + w.j;  // first residue consumed, 1-based
-        if (it.end.i >= qs) a.qstart = qs, a.qend = it.end.i;
-        if (it.end.j >= ts) a.tstart = ts, a.tend = it.end.j;
+        a.score = w.end_h;
+        walk.finish(mode_, it.end.i - it.end.rows + 1, it.end.j - it.end.cols + 1, it.end.i, it.end.j, a);
       }
       stats_.gpu_pairs += batch.size();
       ++stats_.trace_batches;
@@ -208,9 +236,9 @@ std::vector<Alignment> GpuTraceback::align(const std::vector<std::pair<SeqView, 
     }
   }
   stats_.host_pairs = on_host.size();
-  std::vector<std::pair<SeqView, SeqView>> host;
+  Pairs host;
   for (const size_t k : on_host) host.push_back(pairs[k]);
-  std::vector<Alignment> aligned = strip_align_all(AlignMode::Local, host, matrix_, gaps_);
+  std::vector<Alignment> aligned = strip_align_all(mode_, host, matrix_, gaps_);
   for (size_t w = 0; w < on_host.size(); ++w) out[on_host[w]] = std::move(aligned[w]);
   return out;
 }

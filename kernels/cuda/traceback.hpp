@@ -1,16 +1,18 @@
 #pragma once
-// Batched local alignments (coordinates + CIGAR) on the GPU, identical to
-// reference_align(AlignMode::Local, ...): same end cell, same path under the tie rule.
+// Batched alignments (coordinates + CIGAR) and scores on the GPU, identical to
+// reference_align(mode, ...) and reference_score(mode, ...): same end cell, same path under the
+// tie rule, in local, global and semiglobal mode.
 //
-// Pairs go in three queues of stripe tickets (traceback_kernels.hpp): the end cells, the start
-// bounds (all pairs at once), then the direction nibbles of each rectangle and the walk, in
-// batches that fit the memory budget.
+// Pairs go in queues of stripe tickets (traceback_kernels.hpp): the end cells (local,
+// semiglobal: all pairs at once; global ends at (m, n)), the start bounds (local), then the
+// direction nibbles of each rectangle and the walk, in batches that fit the memory budget.
 // Host fallback (strip_align_all, kernels/cpu/strip_align.hpp: the same alignment in bounded
 // memory, on all cores) for the pairs the GPU cannot take exactly:
 //   - scores or lengths beyond the int32 arithmetic's safe range (see int32_safe), and
 //   - a rectangle whose nibbles alone exceed the budget (the constructor's, else half the free
 //     device memory; HPCALIGN_CUDA_TRACEBACK_BYTES when set: tests use it to force batching
-//     and fallback).
+//     and fallback);
+//   - global and semiglobal pairs with an empty sequence (their alignment is an end gap).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -32,16 +34,24 @@ struct TracebackStats {
 
 class GpuTraceback {
  public:
+  using Pairs = std::vector<std::pair<SeqView, SeqView>>;
   // budget: device bytes a batch may take; 0: half the free memory at each align().
-  GpuTraceback(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, uint64_t budget = 0);
+  GpuTraceback(AlignMode mode, const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, uint64_t budget = 0);
   // Alignments in the order of `pairs` (query, target).
-  std::vector<Alignment> align(const std::vector<std::pair<SeqView, SeqView>>& pairs);
+  std::vector<Alignment> align(const Pairs& pairs);
+  // Scores alone (pass 1), in the order of `pairs`.
+  std::vector<int32_t> scores(const Pairs& pairs);
   const TracebackStats& last_stats() const { return stats_; }
 
  private:
+  struct Placed;
   bool int32_safe(uint32_t m, uint32_t n) const;
   uint64_t budget_bytes() const;
+  Placed place(const Pairs& pairs);
+  std::vector<TbEnd> find_ends(const std::vector<TbPair>& whole, TbResidues res, uint64_t budget);
+  void find_start_bounds(const std::vector<TbPair>& whole, std::vector<TbEnd>& ends, TbResidues res, uint64_t budget);
 
+  AlignMode mode_;
   ScoreMatrix matrix_;
   GapCosts gaps_;
   cudaStream_t stream_;

@@ -1,6 +1,7 @@
-// GPU traceback: reference_align(Local, ...) of src/align/reference.cpp, pass for pass, in
+// GPU traceback: reference_align(mode, ...) of src/align/reference.cpp, pass for pass, in
 // int32 arithmetic (the host checks each pair fits; see traceback.cu), each pass a queue of
-// stripe tickets (traceback_kernels.hpp).
+// stripe tickets (traceback_kernels.hpp). Local, global and semiglobal alignment differ only
+// in the border, the clamp at 0 and which cells may end the alignment, as in the reference.
 //
 // A stripe is kTbStripe columns of a pair, thread t owning kTbCols consecutive columns in
 // registers; rows flow through the threads as a wavefront (thread t computes row s - t at step
@@ -8,8 +9,9 @@
 // memory. The last thread writes the stripe's right boundary column to global memory and
 // publishes how many rows of it are written; thread 0 of the next stripe reads them as they
 // come. The cell recurrence and its tie-breaking comparisons are the reference's, line for line.
-//   ends  : pass 1 (end cell, tie rule 1), a partial result a stripe, reduced a pair;
-//   bounds: pass 2 (anchored backward pass from the end cell: start bounds);
+//   ends  : pass 1 (end cell, tie rule 1), a partial result a stripe, reduced a pair (global:
+//           H(m, n));
+//   bounds: pass 2, local only (anchored backward pass from the end cell: start bounds);
 //   trace : pass 3 over the rectangle, 4 bits per cell stored diagonal-major (step x thread,
 //           so each warp's stores coalesce), then a thread a pair walks back (tie rules 2, 3).
 #include "kernels/cuda/traceback_kernels.hpp"
@@ -17,6 +19,7 @@
 #include <cuda/atomic>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/cuda/cuda_check.hpp"
 #include "kernels/cuda/gotoh_cell.cuh"
@@ -35,7 +38,16 @@ struct Seq {
   __device__ uint32_t at(uint32_t k) const { return reversed ? p[len - 1 - k] : p[k]; }
 };
 
-enum class Border { Zero, Anchored };  // as in reference.cpp: H = 0 on the border / only H(0,0) = 0
+// As in reference.cpp: H = 0 on the border (local, semiglobal) / only H(0,0) = 0 (the anchored
+// backward pass) / H(0, k) = H(k, 0) = -(open + k x extend) (global).
+enum class Border { Zero, Anchored, Charged };
+
+// H on the border, k cells from the corner (H(0,0) = 0 in every mode).
+template <Border B>
+__device__ __forceinline__ int border_h(uint32_t k, int oe, int ext) {
+  if (k == 0 || B == Border::Zero) return 0;
+  return B == Border::Anchored ? kTbNegInf : -(oe + int(k - 1) * ext);
+}
 
 using Rows = ::cuda::atomic_ref<uint32_t, ::cuda::thread_scope_device>;
 
@@ -56,18 +68,17 @@ __device__ void stripe_sweep(Seq q, Seq t, uint32_t stripe, const int* smat, int
   __shared__ int2 link[2][kTbThreads];
   const int tid = threadIdx.x;
   const uint32_t m = q.len, n = t.len;
-  const int border = B == Border::Zero ? 0 : kTbNegInf;  // H(i, 0) and H(0, j) for i, j >= 1
   const uint32_t c0 = stripe * kTbStripe;
   const uint32_t jbase = c0 + uint32_t(tid) * kTbCols;  // 0-based column of my first cell
   int hprev[kTbCols], f[kTbCols], tc[kTbCols];
 #pragma unroll
   for (int k = 0; k < kTbCols; ++k) {
     tc[k] = jbase + k < n ? int(t.at(jbase + k)) : 0;
-    hprev[k] = border;  // row 0
+    hprev[k] = border_h<B>(jbase + k + 1, oe, ext);  // row 0
     f[k] = kTbNegInf;
   }
   const bool first = links.in == nullptr;
-  int diag_in = jbase == 0 ? 0 : border;  // H(0, jbase)
+  int diag_in = border_h<B>(jbase, oe, ext);  // H(0, jbase)
   uint32_t published = 0;                 // thread 0: rows of links.in known to be written
   const uint32_t steps = m + kTbThreads - 1;
   for (uint32_t s = 0; s < steps; ++s) {
@@ -79,7 +90,7 @@ __device__ void stripe_sweep(Seq q, Seq t, uint32_t stripe, const int* smat, int
         const int2 v = link[(s - 1) & 1][tid - 1];
         hleft = v.x, e = v.y;
       } else if (first) {
-        hleft = border, e = kTbNegInf;
+        hleft = border_h<B>(r + 1, oe, ext), e = kTbNegInf;
       } else {
         while (published <= r) published = Rows(*links.in_ready).load(::cuda::memory_order_acquire);
         const int2 v = __ldcg(links.in + r);
@@ -146,12 +157,20 @@ __device__ Seq target_of(TbResidues res, const TbPair& p, bool reversed) { retur
 // Pass 1: the highest H, smallest i, then smallest j. A thread sees its cells row by row and,
 // within the stripe, left to right, so "higher, or equal on an earlier row" keeps the tie rule
 // per thread; the block reduction and the pair's reduction over stripes compare all three.
+// Semiglobal: only cells of the last row or column end an alignment, and the border cell (0, n)
+// (H = 0, nothing aligned) comes first, so only an H above 0 replaces it, as in the reference.
+// Global: H(m, n), kept by the thread that owns column n.
+template <AlignMode Mode>
 struct FindEnd {
-  uint32_t n;
+  uint32_t m, n;
   int best = 0;
   uint32_t bi = 0, bj = 0;
   __device__ void cell(uint32_t i, uint32_t j, int, int h, int, int, bool, bool, uint32_t&) {
-    if (j <= n && (h > best || (h == best && i < bi))) best = h, bi = i, bj = j;
+    if (Mode == AlignMode::Global) {
+      if (i == m && j == n) best = h, bi = i, bj = j;
+    } else if (j <= n && (Mode == AlignMode::Local || i == m || j == n) && (h > best || (h == best && i < bi))) {
+      best = h, bi = i, bj = j;
+    }
   }
   __device__ void row_done(uint32_t, uint32_t, uint32_t) {}
 };
@@ -169,12 +188,13 @@ struct StartBounds {
 };
 
 // Pass 3: 4 bits per cell as reference.cpp packs them (direction_bits).
+template <bool Local>
 struct TraceBits {
   uint32_t rows, cols;
   uint32_t* bits;
   int end_h = 0;
   __device__ void cell(uint32_t i, uint32_t j, int k, int h, int d, int f, bool eo, bool fo, uint32_t& word) {
-    word |= direction_bits(GotohCell{h, d, eo, fo}, f, true) << (4 * k);
+    word |= direction_bits(GotohCell{h, d, eo, fo}, f, Local) << (4 * k);
     if (i == rows && j == cols) end_h = h;
   }
   __device__ void row_done(uint32_t stripe, uint32_t s, uint32_t word) {
@@ -253,21 +273,42 @@ __device__ void sweep_tickets(TbResidues res, const TbPair* __restrict__ pairs, 
   });
 }
 
+// The sweep of each mode (reference.cpp's sweep arguments): local clamps at 0; global charges
+// the border.
+template <AlignMode Mode>
+inline constexpr bool kClamp = Mode == AlignMode::Local;
+template <AlignMode Mode>
+inline constexpr Border kBorder = Mode == AlignMode::Global ? Border::Charged : Border::Zero;
+
+template <AlignMode Mode>
 __global__ void __launch_bounds__(kTbThreads)
 tb_ends_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe, int ext,
                int2* colbuf, TbPartial* partial) {
-  sweep_tickets<true, Border::Zero>(
-      res, pairs, tk, matrix, oe, ext, colbuf, [](const TbPair& p, uint32_t) { return FindEnd{p.n}; },
-      [&](const FindEnd& fe, uint32_t t, uint32_t, uint32_t, const TbPair&) {
+  sweep_tickets<kClamp<Mode>, kBorder<Mode>>(
+      res, pairs, tk, matrix, oe, ext, colbuf, [](const TbPair& p, uint32_t) { return FindEnd<Mode>{p.m, p.n}; },
+      [&](const FindEnd<Mode>& fe, uint32_t t, uint32_t, uint32_t stripe, const TbPair& p) {
+        if (Mode == AlignMode::Global) {  // the corner's owner
+          const uint32_t corner = p.n - 1;
+          if (corner / kTbStripe == stripe && threadIdx.x == corner % kTbStripe / kTbCols)
+            partial[t] = TbPartial{fe.best, fe.bi, fe.bj};
+          return;
+        }
         const TbPartial best = block_best_end(fe.best, fe.bi, fe.bj);
         if (threadIdx.x == 0) partial[t] = best;
       });
 }
 
-// A thread a pair: its stripes' partial ends in stripe order.
+// A thread a pair: its stripes' partial ends in stripe order (global: the last stripe's, which
+// holds the corner).
+template <AlignMode Mode>
 __global__ void tb_reduce_ends_kernel(TbTickets tk, const TbPartial* __restrict__ partial, TbEnd* ends) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= tk.n_pairs) return;
+  if (Mode == AlignMode::Global) {
+    const TbPartial& c = partial[tk.first[k + 1] - 1];
+    ends[k] = TbEnd{c.score, c.i, c.j, 0, 0};
+    return;
+  }
   TbPartial best{0, 0, 0};
   for (uint32_t t = tk.first[k]; t < tk.first[k + 1]; ++t) {
     const TbPartial& c = partial[t];
@@ -288,25 +329,28 @@ tb_bounds_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk,
       });
 }
 
+template <AlignMode Mode>
 __global__ void __launch_bounds__(kTbThreads)
 tb_trace_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe,
                 int ext, int2* colbuf, uint32_t* bits, TbWalk* out) {
-  sweep_tickets<true, Border::Zero>(
+  constexpr bool local = Mode == AlignMode::Local;
+  sweep_tickets<kClamp<Mode>, kBorder<Mode>>(
       res, pairs, tk, matrix, oe, ext, colbuf,
-      [&](const TbPair& p, uint32_t) { return TraceBits{p.m, p.n, bits + p.bits_off}; },
-      [&](const TraceBits& tb, uint32_t, uint32_t k, uint32_t stripe, const TbPair& p) {
+      [&](const TbPair& p, uint32_t) { return TraceBits<local>{p.m, p.n, bits + p.bits_off}; },
+      [&](const TraceBits<local>& tb, uint32_t, uint32_t k, uint32_t stripe, const TbPair& p) {
         const uint32_t corner = p.n - 1;  // the corner's owner records H there
         if (corner / kTbStripe == stripe && threadIdx.x == corner % kTbStripe / kTbCols) out[k].end_h = tb.end_h;
       });
 }
 
-// The walk of reference_align, in rectangle coordinates, a thread a pair (after tb_trace_kernel).
+// The walk of reference_align, in rectangle coordinates, a thread a pair (after tb_trace_kernel):
+// to a local start or the border (global and semiglobal cells never say "start").
 __global__ void tb_walk_kernel(TbResidues res, const TbPair* __restrict__ pairs, uint32_t n, uint32_t* bits,
                                char* ops, TbWalk* out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const TbPair p = pairs[k];
-  const TraceBits tb{p.m, p.n, bits + p.bits_off};
+  const TraceBits<true> tb{p.m, p.n, bits + p.bits_off};  // get() is the same for every mode
   char* o = ops + p.ops_off;
   uint32_t n_ops = 0, i = p.m, j = p.n;
   gotoh_walk(i, j, res.q + p.q_off, res.t + p.t_off, [&](uint32_t ci, uint32_t cj) { return tb.get(ci, cj); },
@@ -393,13 +437,42 @@ void launch_per_pair(Kernel kernel, cudaStream_t stream, uint32_t n, Args... arg
   CUDA_CHECK_LAUNCH("per-pair kernel");
 }
 
+template <AlignMode Mode>
+void launch_tb_ends_mode(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk,
+                         const int32_t* matrix, int open_extend, int extend, int2* colbuf, TbPartial* partial,
+                         TbEnd* ends) {
+  launch_stripes(tb_ends_kernel<Mode>, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, partial);
+  launch_per_pair(tb_reduce_ends_kernel<Mode>, stream, tk.n_pairs, tk, static_cast<const TbPartial*>(partial), ends);
+}
+
+template <AlignMode Mode>
+void launch_tb_trace_mode(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk,
+                          const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops,
+                          TbWalk* out) {
+  launch_stripes(tb_trace_kernel<Mode>, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, bits, out);
+  launch_per_pair(tb_walk_kernel, stream, tk.n_pairs, res, pairs, tk.n_pairs, bits, ops, out);
+}
+
+// f(ModeTag<M>{}) for the mode's instantiation M.
+template <AlignMode M>
+using ModeTag = std::integral_constant<AlignMode, M>;
+template <class F>
+void with_mode(AlignMode mode, F f) {
+  switch (mode) {
+    case AlignMode::Local: return f(ModeTag<AlignMode::Local>{});
+    case AlignMode::Global: return f(ModeTag<AlignMode::Global>{});
+    case AlignMode::SemiGlobal: return f(ModeTag<AlignMode::SemiGlobal>{});
+  }
+}
+
 }  // namespace
 
-void launch_tb_ends(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
-                    int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends) {
+void launch_tb_ends(cudaStream_t stream, AlignMode mode, TbResidues res, const TbPair* pairs, TbTickets tk,
+                    const int32_t* matrix, int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends) {
   if (tk.total == 0) return;
-  launch_stripes(tb_ends_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, partial);
-  launch_per_pair(tb_reduce_ends_kernel, stream, tk.n_pairs, tk, static_cast<const TbPartial*>(partial), ends);
+  with_mode(mode, [&](auto m) {
+    launch_tb_ends_mode<decltype(m)::value>(stream, res, pairs, tk, matrix, open_extend, extend, colbuf, partial, ends);
+  });
 }
 
 void launch_tb_bounds(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
@@ -408,11 +481,13 @@ void launch_tb_bounds(cudaStream_t stream, TbResidues res, const TbPair* pairs, 
   launch_stripes(tb_bounds_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, score_of, bounds);
 }
 
-void launch_tb_trace(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
-                     int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops, TbWalk* out) {
+void launch_tb_trace(cudaStream_t stream, AlignMode mode, TbResidues res, const TbPair* pairs, TbTickets tk,
+                     const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops,
+                     TbWalk* out) {
   if (tk.total == 0) return;
-  launch_stripes(tb_trace_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, bits, out);
-  launch_per_pair(tb_walk_kernel, stream, tk.n_pairs, res, pairs, tk.n_pairs, bits, ops, out);
+  with_mode(mode, [&](auto m) {
+    launch_tb_trace_mode<decltype(m)::value>(stream, res, pairs, tk, matrix, open_extend, extend, colbuf, bits, ops, out);
+  });
 }
 
 void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,

@@ -1,7 +1,7 @@
 #pragma once
-// Host-side view of the GPU traceback kernels (kernels/cuda/traceback_kernels.cu): the three
-// passes of reference_align(Local, ...) (src/align/reference.cpp), each a sweep of a pair's
-// columns in stripes of kTbStripe, a thread block a stripe at a time.
+// Host-side view of the GPU traceback kernels (kernels/cuda/traceback_kernels.cu): the passes of
+// reference_align(mode, ...) (src/align/reference.cpp), each a sweep of a pair's columns in
+// stripes of kTbStripe, a thread block a stripe at a time.
 //
 // Stripes are tickets of one work queue: every pair's stripes in order (pair 0's stripes 0..S0-1,
 // then pair 1's ...), taken in that order by the blocks of a persistent grid. A stripe reads the
@@ -17,6 +17,7 @@
 
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/sw_kernels.hpp"
+#include "src/core/scoring.hpp"
 
 namespace hpc::cuda {
 
@@ -114,17 +115,21 @@ struct TbResidues {
 };
 
 // Pass 1 (end cell, tie rule 1): ends[k] = {score, i, j} of every pair; rows and cols unset.
+// Local and semiglobal: i = j = 0 where nothing aligns (score 0); global: {H(m, n), m, n}.
 // `partial` holds one TbPartial a ticket.
-void launch_tb_ends(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
-                    int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends);
-// Pass 2 (the anchored backward pass): pairs[k] is the pair cut at its end cell (m = i, n = j),
+void launch_tb_ends(cudaStream_t stream, AlignMode mode, TbResidues res, const TbPair* pairs, TbTickets tk,
+                    const int32_t* matrix, int open_extend, int extend, int2* colbuf, TbPartial* partial, TbEnd* ends);
+// Pass 2, local (the anchored backward pass): pairs[k] is the pair cut at its end cell (m = i, n = j),
 // swept reversed; bounds[2k], bounds[2k + 1] (1 at the launch) become the largest i and j at
 // which the alignment can start, counted back from the end cell, and score_of[k] its score.
 void launch_tb_bounds(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
                       int open_extend, int extend, int2* colbuf, const TbEnd* score_of, uint32_t* bounds);
-// Pass 3 over each rectangle (pairs describe the rectangles), then the walk, a thread a pair.
-void launch_tb_trace(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
-                     int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops, TbWalk* out);
+// Pass 3 over each rectangle (pairs describe the rectangles: local, from the start bounds to the
+// end cell; semiglobal, from (1, 1) to the end cell; global, the whole pair), then the walk, a
+// thread a pair, to a local start or the rectangle's border.
+void launch_tb_trace(cudaStream_t stream, AlignMode mode, TbResidues res, const TbPair* pairs, TbTickets tk,
+                     const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops,
+                     TbWalk* out);
 
 // Pass 1's best H alone: the exact rescoring of long pairs whose 16-bit lanes overflowed or that
 // the packed kernels left aside. scores[out_index[k]] (below every real score at the launch)
@@ -139,7 +144,8 @@ void launch_tb_places(cudaStream_t stream, DeviceDb db, Partition part, DeviceQu
 
 // Pairs of at least this many cells go to the stripe kernels rather than to one thread or one
 // warp: the packed score kernels leave them to launch_tb_best when their thread's work reaches
-// it (or they overflow), and all-vs-all aligns them through GpuTraceback. One thread's DP runs at
+// it (or they overflow), and all-vs-all scores (global, semiglobal) and aligns (every mode) them
+// through GpuTraceback. One thread's DP runs at
 // ~0.1-0.2 GCUPS (scalar) or a few tens of millions of cells a second (packed, at full
 // occupancy), a warp's fill at ~1 GCUPS: a 100,000-residue self-hit held one thread for minutes
 // and one warp for ~10 s. 2^24 (a thread's ~0.3 s alone); HPCALIGN_CUDA_LONG_PAIR_CELLS sets it (tests).
