@@ -25,21 +25,8 @@ namespace {
 
 using test::blosum62_setup;
 using test::make_set;
+using test::mutate;
 using test::random_protein;
-
-// Point mutations every `every` residues and a deletion/insertion now and then.
-std::string mutate(std::mt19937& rng, const std::string& s, int every) {
-  std::string out;
-  std::uniform_int_distribution<int> die(0, every - 1);
-  for (char c : s) {
-    const int r = die(rng);
-    if (r == 0) out += 'G';
-    else if (r == 1 && every > 8) continue;              // deletion
-    else if (r == 2 && every > 8) out += std::string(3, 'P') + c;  // insertion
-    else out += c;
-  }
-  return out;
-}
 
 // Reference alignments of the requests on every CPU of the job.
 std::vector<Alignment> reference_alignments(const SearchSetup& s, const std::vector<AlignRequest>& req) {
@@ -147,13 +134,7 @@ TEST(CudaAlign, AdversarialPairsMatchReference) {
 TEST(CudaAlign, RandomTiedPairsMatchReference) {
   REQUIRE_GPU();
   std::mt19937 rng(99);
-  const std::vector<size_t> lens = {1, 2, 5, 31, 127, 128, 129, 300, 1023, 1024, 1025, 2100};
-  std::vector<std::string> qs, ts;
-  for (size_t k = 0; k < 24; ++k) {
-    const std::string letters = k % 3 == 0 ? "AG" : k % 3 == 1 ? "WCP" : "ARNDCQEGHILKMFPSTWYV";
-    qs.push_back(random_protein(rng, lens[k % lens.size()], letters));
-    ts.push_back(random_protein(rng, lens[(k * 7 + 3) % lens.size()], letters));
-  }
+  const auto [qs, ts] = test::tied_pair_lists(rng, 24);
   const SequenceSet queries = make_set(qs);
   const Database db = make_database(make_set(ts));
   const SearchSetup s = blosum62_setup(queries, db, 10);

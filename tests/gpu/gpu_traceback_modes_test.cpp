@@ -18,26 +18,13 @@ namespace hpc {
 namespace {
 
 using test::make_set;
+using test::mutate;
 using test::random_protein;
 
 const AlignMode kModes[] = {AlignMode::Local, AlignMode::Global, AlignMode::SemiGlobal};
 
 std::string mode_name(AlignMode m) {
   return m == AlignMode::Local ? "local" : m == AlignMode::Global ? "global" : "semiglobal";
-}
-
-// Point changes every ~`every` residues and now and then a short insertion or deletion.
-std::string mutate(std::mt19937& rng, const std::string& s, int every) {
-  std::uniform_int_distribution<int> die(0, every - 1);
-  std::string out;
-  for (char c : s) {
-    const int r = die(rng);
-    if (r == 0) out += 'G';
-    else if (r == 1) continue;
-    else if (r == 2) out += std::string("PPP") + c;
-    else out += c;
-  }
-  return out;
 }
 
 // Pairs the GPU traced, and pairs that have something to trace (both sequences non-empty and,
@@ -80,24 +67,23 @@ Traced expect_equal_to_reference(AlignMode mode, const std::vector<std::string>&
   return traced;
 }
 
-// Two- and three-letter alphabets (ties for the end cell and the path everywhere), every shape
-// around the stripe width (1,024 columns) and the block's rows (128), the last row or the last
-// column ending the semiglobal alignments.
-TEST(GpuTracebackModes, TiedPairsAroundStripeWidthsEqualReference) {
-  REQUIRE_GPU();
-  std::mt19937 rng(7);
-  const std::vector<size_t> lens = {1, 2, 5, 31, 127, 128, 129, 300, 1023, 1024, 1025, 2100};
-  std::vector<std::string> qs, ts;
-  for (size_t k = 0; k < 12; ++k) {
-    const std::string letters = k % 3 == 0 ? "AG" : k % 3 == 1 ? "WCP" : "ARNDCQEGHILKMFPSTWYV";
-    qs.push_back(random_protein(rng, lens[k % lens.size()], letters));
-    ts.push_back(random_protein(rng, lens[(k * 7 + 3) % lens.size()], letters));
-  }
+// In every mode, every pair with something to trace traced on the GPU (most of them), each
+// equal to the reference.
+void expect_all_traced_on_gpu(const std::vector<std::string>& qs, const std::vector<std::string>& ts) {
   for (const AlignMode mode : kModes) {
     const Traced t = expect_equal_to_reference(mode, qs, ts);
     EXPECT_EQ(t.on_gpu, t.to_trace) << mode_name(mode);
     EXPECT_GT(t.on_gpu, qs.size() * ts.size() / 2) << mode_name(mode);
   }
+}
+
+// Ties everywhere, every shape around the stripe width and the block's rows, the last row or
+// the last column ending the semiglobal alignments.
+TEST(GpuTracebackModes, TiedPairsAroundStripeWidthsEqualReference) {
+  REQUIRE_GPU();
+  std::mt19937 rng(7);
+  const auto [qs, ts] = test::tied_pair_lists(rng, 12);
+  expect_all_traced_on_gpu(qs, ts);
 }
 
 // Homologs inside longer sequences and homopolymers: many stripes a pair run side by side, the
@@ -110,11 +96,7 @@ TEST(GpuTracebackModes, EmbeddedHomologsAcrossStripesEqualReference) {
                                        std::string(700, 'W')};
   const std::vector<std::string> ts = {random_protein(rng, 3100) + mutate(rng, core, 9) + random_protein(rng, 400),
                                        core, std::string(1500, 'W') + random_protein(rng, 200)};
-  for (const AlignMode mode : kModes) {
-    const Traced t = expect_equal_to_reference(mode, qs, ts);
-    EXPECT_EQ(t.on_gpu, t.to_trace) << mode_name(mode);
-    EXPECT_GT(t.on_gpu, qs.size() * ts.size() / 2) << mode_name(mode);
-  }
+  expect_all_traced_on_gpu(qs, ts);
 }
 
 // A budget too small for the larger rectangles: several trace batches, the rest on the host's
