@@ -1,5 +1,5 @@
-// The CUDA all-vs-all engine. Local scores of a whole tile: the search's packed 16-bit
-// kernel over the two windows, the tile's score matrix copied back and cut (--min-score) on
+// The CUDA all-vs-all engine. Local and global scores of a whole tile: the search's packed 16-bit
+// kernels over the two windows (global: the subject-pair kernel in global mode), the tile's score matrix copied back and cut (--min-score) on
 // the host: a device cut waited behind the other workers' persistent score kernels for SMs, a
 // copy does not. Two scorers, each on its own stream, so that a worker that looks ahead has
 // its next tile's kernel queued before it waits for the current one's: the GPU's queue of score
@@ -7,7 +7,7 @@
 // after the other scorer's (an event), not beside it: the worker's current tile finishes first
 // (one H100, 20,000 sequences with alignments: phase 1.419-1.451 s against 1.453-1.492 s
 // side by side and 1.472-1.524 s with one scorer).
-// Alignments (and global/semiglobal scores): pairs cut into launches that fit the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
+// Alignments (and semiglobal scores): pairs cut into launches that fit the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
 // direction cells (or, when the scores are known, byte heights), and a second walks the
 // traceback, on a stream of the highest priority, so that their blocks go before the queued
 // score kernels' blocks.
@@ -184,7 +184,7 @@ class CudaAllVsAll : public AllVsAllEngine {
 
   std::vector<ScoredPair> score_tile(const Tile& tile, const std::vector<uint32_t>& order, bool square,
                                      std::optional<int32_t> min_score) override {
-    if (setup_.mode != AlignMode::Local) return AllVsAllEngine::score_tile(tile, order, square, min_score);
+    if (!scores_ahead()) return AllVsAllEngine::score_tile(tile, order, square, min_score);
     const auto [width, diagonal] = checked_shape(tile, order, square);
     CUDA_CHECK(cudaSetDevice(device_));
     clock_.restart();
@@ -220,7 +220,8 @@ class CudaAllVsAll : public AllVsAllEngine {
     return out;
   }
 
-  bool scores_ahead() const override { return setup_.mode == AlignMode::Local; }
+  // Local and global tiles are scored whole by the packed kernels; semiglobal pairs by the fill.
+  bool scores_ahead() const override { return setup_.mode != AlignMode::SemiGlobal; }
 
   void score_tile_ahead(const Tile& tile, const std::vector<uint32_t>& order, bool square) override {
     if (!scores_ahead() || slot_of(ahead_key(tile))) return;
@@ -315,7 +316,8 @@ class CudaAllVsAll : public AllVsAllEngine {
 
   // The slot's scorer, made on its first use.
   cuda::PackedScorer& scorer_of(ScoreSlot& slot) {
-    if (!slot.scorer) slot.scorer = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, slot.stream, prop_);
+    if (!slot.scorer)
+      slot.scorer = std::make_unique<cuda::PackedScorer>(setup_.matrix, setup_.gaps, slot.stream, prop_, setup_.mode);
     return *slot.scorer;
   }
 

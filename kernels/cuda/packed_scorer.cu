@@ -12,8 +12,11 @@
 
 namespace hpc::cuda {
 
-PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props)
-    : stream_(stream), sm_count_(props.multiProcessorCount) {
+PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props,
+                           AlignMode mode)
+    : stream_(stream), sm_count_(props.multiProcessorCount), mode_(mode) {
+  if (mode != AlignMode::Local && mode != AlignMode::Global)
+    throw Error("PackedScorer: local or global scores only");
   // One occupancy for both kernels, so T_max (resident_per_sm) does not depend on the tile.
   blocks_per_sm_ = std::min({search16_blocks_per_sm(), search16q_blocks_per_sm(), search16p_blocks_per_sm()});
   if (blocks_per_sm_ < 1) throw Error("CUDA: the packed score kernel cannot run on " + std::string(props.name));
@@ -24,6 +27,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   packed_ok_ = gaps.open >= 0 && gaps.extend >= 0 && oe + gaps.extend <= 8000 && mx.max_score() <= 1000 &&
                mx.min_score() >= -1000;
   overflow_limit_ = 32767 - smax;
+  if (mode_ == AlignMode::Global) global_fit_ = global16_fit(gaps.open, gaps.extend, mx.max_score());
   std::vector<uint32_t> packed(kPackedTableBytes / 4);
   std::vector<int32_t> t32(24 * kCodes);
   auto s16 = [&](int q, int a) { return a == kPadCode ? Packed16::kPadScore : mx(q, a) + oe; };
@@ -54,7 +58,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   CUDA_CHECK(cudaGetDevice(&device));
   const auto on_stream = [&](auto&... buffers) { (buffers.use_stream(stream_, device), ...); };
   on_stream(pair_rows_, pair_offsets_, pair_lengths_, pair_slots_, pair_profiles_, q_residues_, q_offsets_, q_lengths_,
-            units_, temp_, scores_, overflow_, long_list_, long_columns_, long_tb_pairs_);
+            units_, temp_, scores_, overflow_, long_list_, long_columns_, long_tb_pairs_, long_partial_, long_ends_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host tables die here
 }
 
@@ -93,7 +97,7 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   if (packed_ok_) {
     // The query-pair kernels pair neighbours of this order.
     const std::vector<uint32_t> by_length = longest_first(queries);
-    switch (choose_lanes(queries, by_length)) {
+    switch (mode_ == AlignMode::Global ? Lanes::kSubjectPairs : choose_lanes(queries, by_length)) {
       case Lanes::kSubjectPairs: launch_packed(queries, length_at); break;
       case Lanes::kQueryPairTable: launch_query_pairs(queries, by_length, length_at); break;
       case Lanes::kQueryRowGroups: launch_row_groups(queries, by_length, length_at); break;
@@ -231,7 +235,7 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
   launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), n_units_, counters_.get(),
                   packed_table_.get(), gaps_, overflow_limit_, long_cells_, temp_.get(), scores_.get(),
-                  overflow_.get(), counters_.get() + 1);
+                  overflow_.get(), counters_.get() + 1, global_fit_);
 }
 
 uint32_t PackedScorer::QueryPair::code_a(uint32_t i) const { return i < a.length ? a.data[i] : uint32_t(kPadCode); }
@@ -323,7 +327,7 @@ void PackedScorer::rescore_exact(uint32_t n) {
     const size_t threads = (count + kBlockThreads - 1) / kBlockThreads * kBlockThreads;
     temp_.reserve(threads * max_len_);
     launch_rescore32(stream_, db_, part_, device_queries(), overflow_.get() + done, count, table32_.get(), gaps_,
-                     temp_.get(), scores_.get(), long_pairs);
+                     temp_.get(), scores_.get(), long_pairs, mode_ == AlignMode::Global);
   }
   rescore_long_pairs();
 }
@@ -351,8 +355,18 @@ void PackedScorer::rescore_long_pairs() {
                       const TbTickets tk = long_queue_.upload(group, stream_);
                       long_tb_pairs_.upload(group.data(), group.size());
                       long_columns_.reserve(std::max<uint64_t>(long_queue_.col_rows(), 1));
-                      launch_tb_best(stream_, res, long_tb_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
-                                     gaps_.extend, long_columns_.get(), long_list_.get() + first, scores_.get());
+                      if (mode_ == AlignMode::Global) {
+                        long_partial_.reserve(long_queue_.tickets());
+                        long_ends_.reserve(group.size());
+                        launch_tb_ends(stream_, mode_, res, long_tb_pairs_.get(), tk, matrix24_.get(),
+                                       gaps_.open_extend, gaps_.extend, long_columns_.get(), long_partial_.get(),
+                                       long_ends_.get());
+                        launch_tb_scatter_scores(stream_, long_ends_.get(), long_list_.get() + first,
+                                                 uint32_t(group.size()), scores_.get());
+                      } else {
+                        launch_tb_best(stream_, res, long_tb_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
+                                       gaps_.extend, long_columns_.get(), long_list_.get() + first, scores_.get());
+                      }
                       CUDA_CHECK(cudaStreamSynchronize(stream_));  // the queue's buffers serve the next group
                     });
 }

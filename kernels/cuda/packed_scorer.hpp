@@ -22,7 +22,10 @@ namespace hpc::cuda {
 
 class PackedScorer {
  public:
-  PackedScorer(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props);
+  // mode: Local (Smith-Waterman scores) or Global (H(m, n): the subject-pair kernel in global
+  // mode, its unfit lanes exact in 32 bits and, from 2^24 cells, by the stripes).
+  PackedScorer(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props,
+               AlignMode mode = AlignMode::Local);
 
   // Alignments resident per SM: blocks x threads x 2 lanes (the occupancy formula's T_max).
   int resident_per_sm() const { return blocks_per_sm_ * kBlockThreads * 2; }
@@ -74,6 +77,8 @@ class PackedScorer {
   int sm_count_ = 0;
   int blocks_per_sm_ = 0;
   GapConsts gaps_{};
+  AlignMode mode_ = AlignMode::Local;
+  GlobalFit global_fit_;    // global mode's exact 16-bit lanes (mode_ Global)
   bool packed_ok_ = false;  // scores and gaps fit the 16-bit lanes
   int overflow_limit_ = 0;
   // The launch in progress.
@@ -103,6 +108,8 @@ class PackedScorer {
   StreamBuffer<uint32_t> long_list_;
   StreamBuffer<int2> long_columns_;
   StreamBuffer<TbPair> long_tb_pairs_;
+  StreamBuffer<TbPartial> long_partial_;  // global mode's long pairs: pass 1 a ticket, then a pair
+  StreamBuffer<TbEnd> long_ends_;
   TbQueue long_queue_;
   PinnedBuffer<uint32_t> counters_host_;
 };

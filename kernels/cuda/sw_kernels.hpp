@@ -79,6 +79,16 @@ struct GapConsts {
   int extend;
 };
 
+// Global alignment in the packed 16-bit kernels (all-vs-all --mode global). A pair's lanes are
+// exact with no overflow check when m + n <= max_sum and min(m, n) <= max_min: every value then
+// lies between the F sentinel (Packed16::kNegInf) and 32767. Other pairs are set aside for the
+// exact kernel, as overflowing local lanes are. `on` false: local mode.
+struct GlobalFit {
+  bool on = false;
+  uint32_t max_sum = 0, max_min = 0;
+};
+GlobalFit global16_fit(int open, int extend, int max_score);
+
 // Persistent packed kernel: scores[q * part.size + p] for every query slot q and position p
 // of the partition. Lanes whose running maximum reached `overflow_limit` get score -1 and
 // their index is appended to overflow_list (never a saturated score). So do, without being
@@ -89,7 +99,8 @@ struct GapConsts {
 void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs,
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
                      const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint64_t long_cells,
-                     uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count);
+                     uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count,
+                     GlobalFit global = {});
 
 // The same scores from the query-pair kernel (two queries per thread, one subject).
 void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
@@ -126,7 +137,7 @@ struct LongPairs {
 // but for the pairs it sets aside as long. `temp` holds n x max_query_len uint2.
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
                       uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores,
-                      LongPairs long_pairs);
+                      LongPairs long_pairs, bool global = false);
 
 // keys[q * part.size + p] = key.encode(score, target) (top_hit_key.hpp): a descending sort
 // gives scored_target_order.

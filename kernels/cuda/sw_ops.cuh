@@ -18,6 +18,9 @@ constexpr int kChunk = 32;    // subject columns held in registers per thread (p
 struct Packed16 {
   static constexpr int kStride = kCodes * kCodes;  // table entries per query letter: (a, b) pairs
   static constexpr int kPadScore = -16384;
+  // Global mode's F at row 0: below every real value of a lane that fits (global16_fit), with
+  // room below it for an extension.
+  static constexpr int kNegInf = -28672;
   static __host__ __device__ uint32_t pack(int lo, int hi) {
     return uint32_t(uint16_t(int16_t(lo))) | (uint32_t(uint16_t(int16_t(hi))) << 16);
   }
@@ -52,8 +55,10 @@ struct Packed16 {
 struct Exact32 {
   static constexpr int kStride = kCodes;  // table entries per query letter
   static constexpr int kPadScore = -(1 << 28);
+  static constexpr int kNegInf = -(1 << 28);
   static __host__ __device__ uint32_t splat(int v) { return uint32_t(v); }
   static __device__ int s(uint32_t v) { return int(v); }
+  static __device__ int lane(uint32_t v, int) { return int(v); }
   static __device__ uint32_t add_max(uint32_t a, uint32_t b, uint32_t c) { return uint32_t(max(s(a) + s(b), s(c))); }
   static __device__ uint32_t add_max_relu(uint32_t a, uint32_t b, uint32_t c) {
     return uint32_t(max(max(s(a) + s(b), s(c)), 0));

@@ -369,6 +369,12 @@ tb_best_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, c
       });
 }
 
+__global__ void tb_scatter_scores_kernel(const TbEnd* __restrict__ ends, const uint32_t* __restrict__ out_index,
+                                         uint32_t n, int32_t* scores) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) scores[out_index[k]] = ends[k].score;
+}
+
 __global__ void tb_places_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list,
                                  uint32_t n, TbPair* out) {
   const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
@@ -494,6 +500,12 @@ void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, Tb
                     int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores) {
   if (tk.total == 0) return;
   launch_stripes(tb_best_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, out_index, scores);
+}
+
+void launch_tb_scatter_scores(cudaStream_t stream, const TbEnd* ends, const uint32_t* out_index, uint32_t n,
+                              int32_t* scores) {
+  if (n == 0) return;
+  launch_per_pair(tb_scatter_scores_kernel, stream, n, ends, out_index, n, scores);
 }
 
 void launch_tb_places(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
