@@ -1,5 +1,5 @@
-// The CUDA all-vs-all engine. Local and global scores of a whole tile: the search's packed 16-bit
-// kernels over the two windows (global: the subject-pair kernel in global mode), the tile's score matrix copied back and cut (--min-score) on
+// The CUDA all-vs-all engine. Scores of a whole tile: the search's packed 16-bit kernels over the
+// two windows (global and semiglobal: the subject-pair kernel in that mode), the tile's score matrix copied back and cut (--min-score) on
 // the host: a device cut waited behind the other workers' persistent score kernels for SMs, a
 // copy does not. Two scorers, each on its own stream, so that a worker that looks ahead has
 // its next tile's kernel queued before it waits for the current one's: the GPU's queue of score
@@ -7,7 +7,7 @@
 // after the other scorer's (an event), not beside it: the worker's current tile finishes first
 // (one H100, 20,000 sequences with alignments: phase 1.419-1.451 s against 1.453-1.492 s
 // side by side and 1.472-1.524 s with one scorer).
-// Alignments (and semiglobal scores): pairs cut into launches that fit the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
+// Alignments (and global/semiglobal scores of pair lists: the OOM fallback's halves): pairs cut into launches that fit the device memory; per launch one kernel fills the DP, a warp per pair, with 4-bit
 // direction cells (or, when the scores are known, byte heights), and a second walks the
 // traceback, on a stream of the highest priority, so that their blocks go before the queued
 // score kernels' blocks.
@@ -220,8 +220,8 @@ class CudaAllVsAll : public AllVsAllEngine {
     return out;
   }
 
-  // Local and global tiles are scored whole by the packed kernels; semiglobal pairs by the fill.
-  bool scores_ahead() const override { return setup_.mode != AlignMode::SemiGlobal; }
+  // Tiles are scored whole by the packed kernels, in every mode.
+  bool scores_ahead() const override { return true; }
 
   void score_tile_ahead(const Tile& tile, const std::vector<uint32_t>& order, bool square) override {
     if (!scores_ahead() || slot_of(ahead_key(tile))) return;

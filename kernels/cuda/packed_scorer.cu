@@ -15,8 +15,6 @@ namespace hpc::cuda {
 PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props,
                            AlignMode mode)
     : stream_(stream), sm_count_(props.multiProcessorCount), mode_(mode) {
-  if (mode != AlignMode::Local && mode != AlignMode::Global)
-    throw Error("PackedScorer: local or global scores only");
   // One occupancy for both kernels, so T_max (resident_per_sm) does not depend on the tile.
   blocks_per_sm_ = std::min({search16_blocks_per_sm(), search16q_blocks_per_sm(), search16p_blocks_per_sm()});
   if (blocks_per_sm_ < 1) throw Error("CUDA: the packed score kernel cannot run on " + std::string(props.name));
@@ -27,7 +25,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   packed_ok_ = gaps.open >= 0 && gaps.extend >= 0 && oe + gaps.extend <= 8000 && mx.max_score() <= 1000 &&
                mx.min_score() >= -1000;
   overflow_limit_ = 32767 - smax;
-  if (mode_ == AlignMode::Global) global_fit_ = global16_fit(gaps.open, gaps.extend, mx.max_score());
+  if (mode_ != AlignMode::Local) global_fit_ = global16_fit(mode_, gaps.open, gaps.extend, mx.max_score());
   std::vector<uint32_t> packed(kPackedTableBytes / 4);
   std::vector<int32_t> t32(24 * kCodes);
   auto s16 = [&](int q, int a) { return a == kPadCode ? Packed16::kPadScore : mx(q, a) + oe; };
@@ -97,7 +95,7 @@ void PackedScorer::launch(DeviceDb db, Partition part, const std::vector<SeqView
   if (packed_ok_) {
     // The query-pair kernels pair neighbours of this order.
     const std::vector<uint32_t> by_length = longest_first(queries);
-    switch (mode_ == AlignMode::Global ? Lanes::kSubjectPairs : choose_lanes(queries, by_length)) {
+    switch (mode_ != AlignMode::Local ? Lanes::kSubjectPairs : choose_lanes(queries, by_length)) {
       case Lanes::kSubjectPairs: launch_packed(queries, length_at); break;
       case Lanes::kQueryPairTable: launch_query_pairs(queries, by_length, length_at); break;
       case Lanes::kQueryRowGroups: launch_row_groups(queries, by_length, length_at); break;
@@ -327,7 +325,7 @@ void PackedScorer::rescore_exact(uint32_t n) {
     const size_t threads = (count + kBlockThreads - 1) / kBlockThreads * kBlockThreads;
     temp_.reserve(threads * max_len_);
     launch_rescore32(stream_, db_, part_, device_queries(), overflow_.get() + done, count, table32_.get(), gaps_,
-                     temp_.get(), scores_.get(), long_pairs, mode_ == AlignMode::Global);
+                     temp_.get(), scores_.get(), long_pairs, mode_);
   }
   rescore_long_pairs();
 }
@@ -355,7 +353,7 @@ void PackedScorer::rescore_long_pairs() {
                       const TbTickets tk = long_queue_.upload(group, stream_);
                       long_tb_pairs_.upload(group.data(), group.size());
                       long_columns_.reserve(std::max<uint64_t>(long_queue_.col_rows(), 1));
-                      if (mode_ == AlignMode::Global) {
+                      if (mode_ != AlignMode::Local) {
                         long_partial_.reserve(long_queue_.tickets());
                         long_ends_.reserve(group.size());
                         launch_tb_ends(stream_, mode_, res, long_tb_pairs_.get(), tk, matrix24_.get(),

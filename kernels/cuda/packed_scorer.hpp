@@ -22,7 +22,7 @@ namespace hpc::cuda {
 
 class PackedScorer {
  public:
-  // mode: Local (Smith-Waterman scores) or Global (H(m, n): the subject-pair kernel in global
+  // mode: Local (Smith-Waterman scores), Global or SemiGlobal (the subject-pair kernel in that
   // mode, its unfit lanes exact in 32 bits and, from 2^24 cells, by the stripes).
   PackedScorer(const ScoreMatrix& matrix, GapCosts gaps, cudaStream_t stream, const cudaDeviceProp& props,
                AlignMode mode = AlignMode::Local);
@@ -78,7 +78,7 @@ class PackedScorer {
   int blocks_per_sm_ = 0;
   GapConsts gaps_{};
   AlignMode mode_ = AlignMode::Local;
-  GlobalFit global_fit_;    // global mode's exact 16-bit lanes (mode_ Global)
+  GlobalFit global_fit_;    // global and semiglobal modes' exact 16-bit lanes
   bool packed_ok_ = false;  // scores and gaps fit the 16-bit lanes
   int overflow_limit_ = 0;
   // The launch in progress.

@@ -41,25 +41,27 @@ __device__ __forceinline__ uint32_t code_at(const uint8_t* s, uint32_t len, uint
 // an add and a 2-input max (one ALU cycle) moves work to the FMA pipe but costs issue slots
 // (ptxas fuses the pair back unless the add has a second use): splitting F's and xp's cost
 // pss 3% and search 5%, splitting H - oe's cost pss 1% and search 1.5% (H200, same machines).
-// Global mode (kGlobal) takes no relu: x = max(diagonal + s, F); the rest of the recurrence
+// Global and semiglobal modes take no relu: x = max(diagonal + s, F); the rest of the recurrence
 // holds as it is (E's step max(E - ext, x - oe) equals max(E - ext, H - oe) for any H = max(x, E)).
-template <class Ops, bool kGlobal = false>
+template <class Ops, AlignMode kMode = AlignMode::Local>
 __device__ __forceinline__ uint32_t packed_cell(uint32_t& f, uint32_t& diag, uint32_t& up, uint32_t& ee, uint32_t t,
                                                 uint32_t neg_oe, uint32_t neg_ext, uint32_t neg_2oe) {
   f = Ops::add_max(f, neg_ext, up);
-  const uint32_t x = kGlobal ? Ops::add_max(diag, t, f) : Ops::add_max_relu(diag, t, f);
+  const uint32_t x = kMode == AlignMode::Local ? Ops::add_max_relu(diag, t, f) : Ops::add_max(diag, t, f);
   diag = up;
   up = Ops::add_max(x, neg_oe, ee);
   ee = Ops::add_max(ee, neg_ext, Ops::add(x, neg_2oe));
   return x;
 }
 
-// Global mode's side of sw_pass: the border's charges (H(0, j) = -(open + j ext), H(i, 0) alike)
-// and each lane's corner H(m, n_k), read once the pass holding column n_k has seen the last row.
-struct GlobalCorner {
+// Global and semiglobal modes' side of sw_pass: the border (global: H(0, j) = -(open + j ext),
+// H(i, 0) alike; semiglobal: 0, as local) and each lane's score: global H(m, n_k), read once the
+// pass holding column n_k has seen the last row; semiglobal the best of 0 (the border cell
+// (0, n_k): nothing aligned), the last row's H up to column n_k and column n_k's H on every row.
+struct EndCells {
   int open, ext, oe;  // gap costs, oe = open + ext
   uint32_t n[2];      // each lane's subject length
-  int h[2] = {0, 0};  // H(m, n_k)
+  int h[2] = {0, 0};  // the lanes' scores
   __device__ int border(uint32_t k) const { return k == 0 ? 0 : -(open + int(k) * ext); }
 };
 
@@ -75,12 +77,13 @@ struct GlobalCorner {
 // some earlier H of its row, the row maximum of H is the maximum of xp and
 //   E(i,c+1) - oe = max(ee - ext, xp - 2 oe):
 // the serial dependency along the row is a single add-max per cell (packed_cell).
-template <class Ops, int W, bool kNarrow, bool kGlobal = false, class RowTable, class ColumnIndex>
+template <class Ops, int W, bool kNarrow, AlignMode kMode = AlignMode::Local, class RowTable, class ColumnIndex>
 __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIndex column_index, uint32_t c0,
                                         uint32_t width, bool first,
                                         bool last, uint2* temp, size_t tstride, uint32_t neg_oe, uint32_t neg_ext,
-                                        uint32_t neg_2oe, uint32_t& best, GlobalCorner* gc = nullptr) {
+                                        uint32_t neg_2oe, uint32_t& best, EndCells* gc = nullptr) {
   static_assert(W % 8 == 0, "passes are multiples of 8 columns");
+  constexpr bool kGlobal = kMode == AlignMode::Global, kSemi = kMode == AlignMode::SemiGlobal;
   uint32_t col[W], hoe[W], f[W];
 #pragma unroll
   for (int r = 0; r < W; ++r) {
@@ -90,9 +93,14 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
       f[r] = Ops::splat(Ops::kNegInf);
     } else {
       hoe[r] = neg_oe;  // row 0: H = 0
-      f[r] = neg_oe;    // acts as -infinity: H >= 0 keeps every real F >= -(open+extend)
+      f[r] = neg_oe;    // acts as -infinity: H(0, c) - oe >= F(0, c) - ext decides F(1, c)
     }
   }
+  // Semiglobal: each lane's last column in this pass (register index), or -1.
+  int last_col[2] = {-1, -1};
+  if (kSemi)
+    for (int k = 0; k < 2; ++k)
+      if (gc->n[k] > c0 && gc->n[k] <= c0 + width) last_col[k] = int(gc->n[k] - 1 - c0);
   uint32_t diag_next = kGlobal ? Ops::splat(gc->border(c0) - gc->oe) : neg_oe;
   // Row i + 1's substitution row and strip entry are loaded while row i computes: with ~3
   // warps per scheduler, waiting on these loads was the largest stall (ncu, H100).
@@ -118,19 +126,31 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
       // passes are compiled without it).
       if (kNarrow && r % 8 == 0 && r >= 8 && uint32_t(r) >= width) break;
       const uint32_t x0 =
-          packed_cell<Ops, kGlobal>(f[r], diag, hoe[r], ee, trow[col[r]], neg_oe, neg_ext, neg_2oe);
+          packed_cell<Ops, kMode>(f[r], diag, hoe[r], ee, trow[col[r]], neg_oe, neg_ext, neg_2oe);
       const uint32_t x1 =
-          packed_cell<Ops, kGlobal>(f[r + 1], diag, hoe[r + 1], ee, trow[col[r + 1]], neg_oe, neg_ext, neg_2oe);
-      if (!kGlobal) best = Ops::max3_relu(best, x0, x1);
+          packed_cell<Ops, kMode>(f[r + 1], diag, hoe[r + 1], ee, trow[col[r + 1]], neg_oe, neg_ext, neg_2oe);
+      if (kMode == AlignMode::Local) best = Ops::max3_relu(best, x0, x1);
     }
     if (!last) temp[i * tstride] = make_uint2(hoe[W - 1], ee);
+    if (kSemi) {  // column n_k's H on this row: a select chain over the registers (one pass a lane)
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        if (last_col[k] < 0) continue;
+        uint32_t v = hoe[0];
+#pragma unroll
+        for (int r = 1; r < W; ++r) v = r == last_col[k] ? hoe[r] : v;
+        gc->h[k] = max(gc->h[k], Ops::lane(v, k) + gc->oe);
+      }
+    }
   }
-  if (kGlobal) {  // the last row's H at each lane's last column, if it lies in this pass
+  if (kGlobal || kSemi) {  // the last row's H: global at each lane's last column, semiglobal up to it
 #pragma unroll
     for (int r = 0; r < W; ++r)
 #pragma unroll
-      for (int k = 0; k < 2; ++k)
-        if (gc->n[k] == c0 + r + 1) gc->h[k] = Ops::lane(hoe[r], k) + gc->oe;
+      for (int k = 0; k < 2; ++k) {
+        if (kGlobal && gc->n[k] == c0 + r + 1) gc->h[k] = Ops::lane(hoe[r], k) + gc->oe;
+        if (kSemi && m > 0 && c0 + r < gc->n[k]) gc->h[k] = max(gc->h[k], Ops::lane(hoe[r], k) + gc->oe);
+      }
   }
 }
 
@@ -150,15 +170,15 @@ __device__ __forceinline__ void for_each_pass(uint32_t ncols, Pass pass) {
 
 // The DP of one thread over ncols subject columns (columns past a subject's end score as
 // padding). Returns the per-lane maximum of H (>= 0).
-// With kGlobal, the lanes' H(m, n_k) into *gc instead (the return value is then 0).
-template <class Ops, int Chunk, bool kGlobal = false, class RowTable, class ColumnIndex>
+// Global and semiglobal modes: the lanes' scores into *gc instead (the return value is then 0).
+template <class Ops, int Chunk, AlignMode kMode = AlignMode::Local, class RowTable, class ColumnIndex>
 __device__ uint32_t sw_passes(RowTable row_table, uint32_t m, ColumnIndex column_index, uint32_t ncols, uint2* temp,
                               size_t tstride, uint32_t neg_oe, uint32_t neg_ext, uint32_t neg_2oe,
-                              GlobalCorner* gc = nullptr) {
+                              EndCells* gc = nullptr) {
   uint32_t best = 0;
   for_each_pass<Chunk>(ncols, [&](auto narrow, uint32_t c0, uint32_t width, bool first, bool last) {
-    sw_pass<Ops, Chunk, decltype(narrow)::value, kGlobal>(row_table, m, column_index, c0, width, first, last, temp,
-                                                          tstride, neg_oe, neg_ext, neg_2oe, best, gc);
+    sw_pass<Ops, Chunk, decltype(narrow)::value, kMode>(row_table, m, column_index, c0, width, first, last, temp,
+                                                        tstride, neg_oe, neg_ext, neg_2oe, best, gc);
   });
   return best;
 }
@@ -334,9 +354,9 @@ __device__ __forceinline__ bool global16_fits(const GlobalFit& fit, uint32_t m, 
   return uint64_t(m) + n <= fit.max_sum && min(m, n) <= fit.max_min;
 }
 
-// kGlobal: global alignment scores, H(m, n) of each lane; lanes that global16_fits rejects are
-// set aside with the long ones.
-template <int Chunk, int MinBlocks, bool kGlobal = false>
+// kMode Global or SemiGlobal: those modes' scores of each lane; lanes that global16_fits rejects
+// are set aside with the long ones.
+template <int Chunk, int MinBlocks, AlignMode kMode = AlignMode::Local>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
                 uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ packed_table,
@@ -356,32 +376,33 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     const uint8_t* q = qs.residues + qs.offsets[w.query];
     const uint32_t m = qs.lengths[w.query];
     const uint8_t* sa = db.residues + db.offsets[ga];
+    constexpr bool kLocal = kMode == AlignMode::Local;
     const bool aside_a =
-        long_lane(m, db.lengths[ga], long_cells) || (kGlobal && !global16_fits(fit, m, db.lengths[ga]));
+        long_lane(m, db.lengths[ga], long_cells) || (!kLocal && !global16_fits(fit, m, db.lengths[ga]));
     const uint32_t la = aside_a ? 0 : db.lengths[ga];
     const uint8_t* sb = has_b ? db.residues + db.offsets[ga + 1] : sa;
     const bool aside_b = has_b && (long_lane(m, db.lengths[ga + 1], long_cells) ||
-                                   (kGlobal && !global16_fits(fit, m, db.lengths[ga + 1])));
+                                   (!kLocal && !global16_fits(fit, m, db.lengths[ga + 1])));
     const uint32_t lb = has_b && !aside_b ? db.lengths[ga + 1] : 0;
 
     auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Packed16::kStride; };
     auto column_index = [=](uint32_t c) { return code_at(sa, la, c) * kCodes + code_at(sb, lb, c); };
     // The warp's longest subject: one pass structure for the warp (subjects are length-sorted).
     const uint32_t ncols = __reduce_max_sync(working, max(la, lb));
-    GlobalCorner gc{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {la, lb}};
-    const uint32_t best = sw_passes<Packed16, Chunk, kGlobal>(row_table, m, column_index, ncols, my_temp, tstride,
-                                                              neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend),
-                                                              &gc);
+    EndCells gc{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {la, lb}};
+    const uint32_t best = sw_passes<Packed16, Chunk, kMode>(row_table, m, column_index, ncols, my_temp, tstride,
+                                                            neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend),
+                                                            &gc);
     const size_t out = size_t(w.query) * part.size + pa;
     if (aside_a)
       set_aside(out, scores, overflow_list, overflow_count);
-    else if (kGlobal)
+    else if (!kLocal)
       scores[out] = gc.h[0];
     else
       store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
     if (aside_b)
       set_aside(out + 1, scores, overflow_list, overflow_count);
-    else if (has_b && kGlobal)
+    else if (has_b && !kLocal)
       scores[out + 1] = gc.h[1];
     else if (has_b)
       store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
@@ -491,7 +512,7 @@ search16p_kernel(DeviceDb db, Partition part, DeviceQueryPairProfiles pp, const 
   });
 }
 
-template <bool kGlobal>
+template <AlignMode kMode>
 __global__ void __launch_bounds__(kBlockThreads)
 rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* __restrict__ list, uint32_t n,
                  const int32_t* __restrict__ table32, GapConsts gaps, uint2* temp, int32_t* scores,
@@ -516,12 +537,12 @@ rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* 
   auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Exact32::kStride; };
   auto column_index = [=](uint32_t c) { return code_at(s, len, c); };
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
-  GlobalCorner gc{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {len, 0}};
-  const uint32_t best = sw_passes<Exact32, kChunk, kGlobal>(row_table, qlen, column_index, len, temp + t, tstride,
-                                                            Exact32::splat(-gaps.open_extend),
-                                                            Exact32::splat(-gaps.extend),
-                                                            Exact32::splat(-2 * gaps.open_extend), &gc);
-  scores[index] = kGlobal ? gc.h[0] : int32_t(best);
+  EndCells gc{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {len, 0}};
+  const uint32_t best = sw_passes<Exact32, kChunk, kMode>(row_table, qlen, column_index, len, temp + t, tstride,
+                                                          Exact32::splat(-gaps.open_extend),
+                                                          Exact32::splat(-gaps.extend),
+                                                          Exact32::splat(-2 * gaps.open_extend), &gc);
+  scores[index] = kMode == AlignMode::Local ? int32_t(best) : gc.h[0];
 }
 
 __global__ void build_row_groups_kernel(const uint16_t* __restrict__ rows, uint32_t n_rows,
@@ -559,9 +580,11 @@ constexpr Search16Variant kVariants[] = {{"c40", &search16_kernel<40, 3>},
 
 using Search16QFn = decltype(&search16q_kernel<40, 3>);
 
-// Global mode's subject-pair kernel (the default variant's shape).
-Search16Fn search16_global_kernel_fn() {
-  static const Search16Fn fn = &search16_kernel<40, 3, true>;
+// Global and semiglobal modes' subject-pair kernels (the default variant's shape).
+Search16Fn search16_mode_kernel_fn(AlignMode mode) {
+  static const Search16Fn global = &search16_kernel<40, 3, AlignMode::Global>;
+  static const Search16Fn semi = &search16_kernel<40, 3, AlignMode::SemiGlobal>;
+  const Search16Fn fn = mode == AlignMode::Global ? global : semi;
   CUDA_CHECK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kPackedTableBytes));
   return fn;
 }
@@ -622,19 +645,19 @@ void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partitio
                      const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint64_t long_cells,
                      uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count,
                      GlobalFit global) {
-  const Search16Fn fn = global.on ? search16_global_kernel_fn() : search16_variant();
+  const Search16Fn fn = global.mode == AlignMode::Local ? search16_variant() : search16_mode_kernel_fn(global.mode);
   fn<<<grid_blocks, kBlockThreads, kPackedTableBytes, stream>>>(db, part, qs, units, n_units, unit_counter,
                                                                 packed_table, gaps, overflow_limit, long_cells, temp,
                                                                 scores, overflow_list, overflow_count, global);
   CUDA_CHECK_LAUNCH("search16_kernel");
 }
 
-GlobalFit global16_fit(int open, int extend, int max_score) {
+GlobalFit global16_fit(AlignMode mode, int open, int extend, int max_score) {
   // Lowest value of a fitting lane: -(2 open + (m + n) ext) along the border, less 3 oe + ext in
   // E and F, less 1,000 for a substitution (packed_ok_ bounds them): above kNegInf, which itself
   // leaves room for one extension above -32768. Highest: max_score x min(m, n) + max_score + oe.
   GlobalFit fit;
-  fit.on = true;
+  fit.mode = mode;
   const int64_t oe = int64_t(open) + extend;
   const int64_t room = -int64_t(Packed16::kNegInf) - 1000 - 2 * int64_t(open) - 3 * oe - extend;
   if (extend + 1 > 32768 + Packed16::kNegInf || room <= 0) return fit;  // nothing fits: every lane exact
@@ -646,11 +669,13 @@ GlobalFit global16_fit(int open, int extend, int max_score) {
 
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
                       uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores,
-                      LongPairs long_pairs, bool global) {
+                      LongPairs long_pairs, AlignMode mode) {
   if (n == 0) return;
   const uint32_t blocks = (n + kBlockThreads - 1) / kBlockThreads;
-  (global ? rescore32_kernel<true> : rescore32_kernel<false>)<<<blocks, kBlockThreads, 0, stream>>>(
-      db, part, qs, list, n, table32, gaps, temp, scores, long_pairs);
+  const auto kernel = mode == AlignMode::Global       ? rescore32_kernel<AlignMode::Global>
+                      : mode == AlignMode::SemiGlobal ? rescore32_kernel<AlignMode::SemiGlobal>
+                                                      : rescore32_kernel<AlignMode::Local>;
+  kernel<<<blocks, kBlockThreads, 0, stream>>>(db, part, qs, list, n, table32, gaps, temp, scores, long_pairs);
   CUDA_CHECK_LAUNCH("rescore32_kernel");
 }
 

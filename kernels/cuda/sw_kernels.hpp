@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/top_hit_key.hpp"
+#include "src/core/scoring.hpp"
 
 namespace hpc::cuda {
 
@@ -79,15 +80,16 @@ struct GapConsts {
   int extend;
 };
 
-// Global alignment in the packed 16-bit kernels (all-vs-all --mode global). A pair's lanes are
-// exact with no overflow check when m + n <= max_sum and min(m, n) <= max_min: every value then
-// lies between the F sentinel (Packed16::kNegInf) and 32767. Other pairs are set aside for the
-// exact kernel, as overflowing local lanes are. `on` false: local mode.
+// Global and semiglobal alignment in the packed 16-bit subject-pair kernel (all-vs-all). A pair's
+// lanes are exact with no overflow check when m + n <= max_sum and min(m, n) <= max_min: every
+// value then lies between the F sentinel (Packed16::kNegInf) and 32767. Other pairs are set
+// aside for the exact kernel, as overflowing local lanes are. `mode` Local: local scores.
 struct GlobalFit {
-  bool on = false;
+  AlignMode mode = AlignMode::Local;
   uint32_t max_sum = 0, max_min = 0;
 };
-GlobalFit global16_fit(int open, int extend, int max_score);
+// The bounds for `mode` (global's lower bound, the border's charge, covers semiglobal's).
+GlobalFit global16_fit(AlignMode mode, int open, int extend, int max_score);
 
 // Persistent packed kernel: scores[q * part.size + p] for every query slot q and position p
 // of the partition. Lanes whose running maximum reached `overflow_limit` get score -1 and
@@ -137,7 +139,7 @@ struct LongPairs {
 // but for the pairs it sets aside as long. `temp` holds n x max_query_len uint2.
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,
                       uint32_t n, const int32_t* table32, GapConsts gaps, uint2* temp, int32_t* scores,
-                      LongPairs long_pairs, bool global = false);
+                      LongPairs long_pairs, AlignMode mode = AlignMode::Local);
 
 // keys[q * part.size + p] = key.encode(score, target) (top_hit_key.hpp): a descending sort
 // gives scored_target_order.
