@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "kernels/fault_injection.hpp"
+#include "mpi/large_message.hpp"
 #include "mpi/scheduler.hpp"
 #include "src/core/error.hpp"
 #include "src/core/tuning.hpp"
@@ -30,8 +31,7 @@ void send(int dest, int tag, Kind kind, const std::string& payload) {
   WireWriter w;
   w.put<uint8_t>(kind);
   w.put(payload);
-  const std::string bytes = w.take();
-  MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD);
+  send_message(w.take(), dest, tag);  // past INT_MAX bytes too (mpi/large_message.hpp)
 }
 
 struct Message {
@@ -41,17 +41,9 @@ struct Message {
 };
 
 Message receive(int source, int tag) {
-  // Matched probe: the probed message cannot be taken by another thread before we read it.
-  MPI_Message handle;
-  MPI_Status st;
-  MPI_Mprobe(source, tag, MPI_COMM_WORLD, &handle, &st);
-  int n = 0;
-  MPI_Get_count(&st, MPI_BYTE, &n);
-  std::string bytes(static_cast<size_t>(n), '\0');
-  MPI_Mrecv(bytes.data(), n, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
-  WireReader r(bytes);
   Message m;
-  m.from = st.MPI_SOURCE;
+  const std::string bytes = receive_message(source, tag, &m.from);
+  WireReader r(bytes);
   m.kind = static_cast<Kind>(r.get<uint8_t>());
   m.payload = r.get_string();
   return m;

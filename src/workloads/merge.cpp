@@ -68,6 +68,13 @@ void check_compatible(const Shard& first, const Shard& s) {
 
 }  // namespace
 
+uint32_t shard_query_base(uint64_t queries_before, uint64_t shard_queries) {
+  if (queries_before > UINT32_MAX || shard_queries > UINT32_MAX - queries_before)
+    throw Error("merge: the inputs hold " + std::to_string(queries_before + shard_queries) +
+                " queries or more; a result file numbers at most 2^32-1");
+  return uint32_t(queries_before);
+}
+
 int run_merge(const MergeOptions& opt) {
   if (opt.inputs.empty()) throw Error("merge: no input files");
   {
@@ -89,7 +96,7 @@ int run_merge(const MergeOptions& opt) {
   std::set<std::string> ids;
   size_t duplicates = 0;
   for (Shard& s : shards) {
-    const uint32_t base = static_cast<uint32_t>(queries.size());
+    const uint32_t base = shard_query_base(queries.size(), s.table.query_ids.size());
     for (size_t i = 0; i < s.table.query_ids.size(); ++i) {
       duplicates += !ids.insert(s.table.query_ids[i]).second;
       queries.ids.push_back(s.table.query_ids[i]);

@@ -4,6 +4,7 @@
 // in argument order and hit query indices re-based; targets must be identical. Runs with
 // other database, matrix, gap costs, max-hits, E-value cut-off or statistics are refused,
 // and so are unfinished runs.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,10 @@ struct MergeOptions {
 };
 
 int run_merge(const MergeOptions& opt);
+
+// The first query number of a shard of `shard_queries` queries after `queries_before` of the
+// shards before it. Query numbers are 32-bit in every table (/hits' query column): past
+// 2^32-1 queries in all the merge throws, where the cast had wrapped them onto other queries.
+uint32_t shard_query_base(uint64_t queries_before, uint64_t shard_queries);
 
 }  // namespace hpc
