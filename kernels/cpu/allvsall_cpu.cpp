@@ -42,15 +42,16 @@ std::vector<Run> query_runs(const std::vector<PairIndex>& pairs) {
 CpuAllVsAll::CpuAllVsAll(const AllVsAllSetup& setup, int threads, SimdIsa isa)
     : setup_(setup), threads_(resolve_threads(threads)), pool_(threads_) {
   if (!setup_.queries || !setup_.targets) throw Error("allvsall: the cpu engine needs query and target sets");
-  if (setup_.mode == AlignMode::Local) {
-    if (!simd_isa_supported(isa)) throw Error(std::string("allvsall: this CPU cannot run ") + to_string(isa));
+  if (!simd_isa_supported(isa)) throw Error(std::string("allvsall: this CPU cannot run ") + to_string(isa));
+  if (setup_.mode == AlignMode::Local)
     scorer_.emplace(setup_.matrix, setup_.gaps, isa);
-  }
+  else
+    end_scorer_.emplace(setup_.mode, setup_.matrix, setup_.gaps, isa);
   budget_ = setup_.traceback_budget ? setup_.traceback_budget : usable_memory() / uint64_t(threads_);
 }
 
 std::string CpuAllVsAll::name() const {
-  const std::string kernel = scorer_ ? scorer_->kernel_name() : "scalar 32-bit";
+  const std::string kernel = scorer_ ? scorer_->kernel_name() : end_scorer_->kernel_name();
   return "cpu (" + std::to_string(threads_) + (threads_ == 1 ? " thread, " : " threads, ") + kernel + ")";
 }
 
@@ -58,11 +59,9 @@ DeviceCapacity CpuAllVsAll::capacity() const {
   DeviceCapacity c;
   c.name = name();
   c.compute_units = threads_;
-  // Local: a query's run of targets is one SIMD batch and should fill many vectors (16 x the
-  // lanes) to amortise building it. Scalar modes: a thread runs one pair at a time, but a tile
-  // should still hold a few dozen pairs per thread so that its fixed costs (messages, one
-  // HDF5 flush) stay small against its work.
-  c.resident_per_unit = scorer_ ? 16 * scorer_->batch_lanes() : 32;
+  // A query's run of targets is one SIMD batch (every mode) and should fill many vectors (16 x
+  // the lanes) to amortise building it.
+  c.resident_per_unit = 16 * (scorer_ ? scorer_->batch_lanes() : end_scorer_->batch_lanes());
   c.memory_bytes = usable_memory();
   return c;
 }
@@ -80,16 +79,12 @@ std::vector<int32_t> CpuAllVsAll::score(const std::vector<PairIndex>& pairs) {
   pool_.run(runs.size(), [&](size_t r) {
     const Run& run = runs[r];
     const SeqView q = setup_.queries->view(pairs[run.first].query);
-    if (scorer_) {
-      std::vector<SeqView> targets(run.count);
-      for (size_t k = 0; k < run.count; ++k) targets[k] = setup_.targets->view(pairs[run.first + k].target);
+    std::vector<SeqView> targets(run.count);
+    for (size_t k = 0; k < run.count; ++k) targets[k] = setup_.targets->view(pairs[run.first + k].target);
+    if (scorer_)
       scorer_->score(q, targets.data(), targets.size(), scores.data() + run.first);
-    } else {
-      // Global and semiglobal: the strip kernel's vector sweeps, whatever the size (balifam1000
-      // pairs: 2.4-3x the scalar Gotoh's speed; scores identical).
-      for (size_t k = run.first; k < run.first + run.count; ++k)
-        scores[k] = strip_score(setup_.mode, q, setup_.targets->view(pairs[k].target), setup_.matrix, setup_.gaps);
-    }
+    else
+      end_scorer_->score(q, targets.data(), targets.size(), scores.data() + run.first);
   });
   return scores;
 }

@@ -48,7 +48,8 @@ class CpuAllVsAll : public AllVsAllEngine {
   AllVsAllSetup setup_;
   int threads_;
   ThreadPool pool_;
-  std::optional<SwScorer> scorer_;  // local mode only
+  std::optional<SwScorer> scorer_;         // local mode
+  std::optional<SwEndScorer> end_scorer_;  // global and semiglobal modes
   uint64_t budget_ = 0;
   std::atomic<uint64_t> reduced_pairs_{0};
 };

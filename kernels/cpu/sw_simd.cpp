@@ -16,9 +16,11 @@ namespace {
 #if defined(__x86_64__) || defined(__i386__)
 constexpr bool kX86 = true;
 constexpr sw_detail::GroupKernel avx2_16 = sw_detail::group_scores_avx2_16, avx2_8 = sw_detail::group_scores_avx2_8;
+constexpr sw_detail::EndKernel avx2_end = sw_detail::group_end_scores_avx2_16;
 #else
 constexpr bool kX86 = false;  // the 128-bit kernel runs on NEON through SIMDe; AVX2 is x86's only
 constexpr sw_detail::GroupKernel avx2_16 = nullptr, avx2_8 = nullptr;
+constexpr sw_detail::EndKernel avx2_end = nullptr;
 #endif
 
 // A vector group holding at most 1/kSparseGroup real targets (the last of a short batch, a
@@ -261,6 +263,55 @@ int32_t SwScorer::score(SeqView query, SeqView target) const {
   int32_t s = 0;
   score(query, &target, 1, &s);
   return s;
+}
+
+SwEndScorer::SwEndScorer(AlignMode mode, const ScoreMatrix& m, GapCosts g, SimdIsa isa)
+    : mode_(mode), words_(m, g, isa, /*byte_pass=*/false) {
+  if (mode == AlignMode::Local) throw Error("sw kernel: SwEndScorer scores global and semiglobal alignments");
+  // The lanes saturate at -32768; substitutions within +-1,000 as the GPU's packed kernel bounds them.
+  if (words_.vector_ok_ && m.max_score() <= 1000 && m.min_score() >= -1000)
+    fit_ = end_score_fit(mode, g.open, g.extend, m.max_score(), -32768);
+  fit_.max_sum = std::min<uint32_t>(fit_.max_sum, 32767);  // lane lengths are int16
+}
+
+std::string SwEndScorer::kernel_name() const {
+  return fit_.max_sum > 0 ? std::string(to_string(words_.isa_)) + " 16-bit " + (mode_ == AlignMode::Global ? "global" : "semiglobal")
+                          : "strip 32-bit";
+}
+
+void SwEndScorer::score(SeqView query, const SeqView* targets, size_t n, int32_t* scores) const {
+  check_codes(query, "query");
+  std::vector<SeqView> lanes;
+  std::vector<uint32_t> index;  // lanes[k] is targets[index[k]]
+  for (size_t k = 0; k < n; ++k) {
+    const SeqView& t = targets[k];
+    if (query.length > 0 && t.length > 0 && fit_.max_sum > 0 && fit_.fits(query.length, t.length)) {
+      lanes.push_back(t);
+      index.push_back(uint32_t(k));
+    } else {
+      scores[k] = strip_score(mode_, query, t, words_.matrix_, words_.gaps_);
+    }
+  }
+  if (lanes.empty()) return;
+  const SwTargetBatch batch(lanes.data(), lanes.size(), simd_lanes(words_.isa_));
+  const sw_detail::EndKernel kernel =
+      kX86 && words_.isa_ == SimdIsa::Avx2 ? avx2_end : sw_detail::group_end_scores_sse2_16;
+  std::vector<VectorBlock> work(2 * size_t(query.length));
+  int32_t out[sw_detail::kVectorBytes];
+  int16_t lane_len[sw_detail::kVectorBytes];
+  for (const SwTargetBatch::Group& group : batch.groups_) {
+    const uint32_t* slots = batch.order_.data() + group.first;
+    if (group.count * kSparseGroup <= uint32_t(batch.lanes())) {  // mostly padding: cheaper one by one
+      for (uint32_t lane = 0; lane < group.count; ++lane)
+        scores[index[slots[lane]]] = strip_score(mode_, query, lanes[slots[lane]], words_.matrix_, words_.gaps_);
+      continue;
+    }
+    for (int lane = 0; lane < batch.lanes(); ++lane)
+      lane_len[lane] = uint32_t(lane) < group.count ? int16_t(lanes[slots[lane]].length) : 0;
+    kernel(words_.tables_, query.data, int(query.length), batch.codes_.data() + group.offset, int(group.ncols), lane_len,
+           mode_ == AlignMode::SemiGlobal, work.data(), out);
+    for (uint32_t lane = 0; lane < group.count; ++lane) scores[index[slots[lane]]] = out[lane];
+  }
 }
 
 }  // namespace hpc

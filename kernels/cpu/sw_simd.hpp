@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/end_score_fit.hpp"
 #include "src/core/scoring.hpp"
 #include "src/core/sequence.hpp"
 
@@ -70,6 +71,7 @@ class SwTargetBatch {
 
  private:
   friend class SwScorer;
+  friend class SwEndScorer;
   struct Group {
     uint64_t offset;  // first code in codes_
     uint32_t ncols;   // columns, each `lanes` codes
@@ -108,12 +110,31 @@ class SwScorer {
   void run_pass(const Pass& pass, SeqView query, const SwTargetBatch& batch, const uint32_t* index,
                 int32_t* scores, std::vector<uint32_t>& saturated) const;
 
+  friend class SwEndScorer;  // its 16-bit tables
   ScoreMatrix matrix_;
   GapCosts gaps_;
   SimdIsa isa_;
   bool vector_ok_ = false;  // gaps and scores fit 16-bit lanes
   bool byte_pass_ = false;
   SwTables tables_{};
+};
+
+// Global and semiglobal scores: the inter-sequence kernel in signed 16-bit lanes without the
+// floor at 0 (sw_simd_kernel.hpp's group_end_scores_generic), each lane's score read where its
+// target's last column passes; pairs outside its exact range (kernels/end_score_fit.hpp), of
+// sparse groups or with an empty sequence by the strip kernel's exact 32 bits.
+class SwEndScorer {
+ public:
+  SwEndScorer(AlignMode mode, const ScoreMatrix& m, GapCosts g, SimdIsa isa = detect_simd_isa());
+  // scores[k] = the mode's exact score of `query` against targets[k].
+  void score(SeqView query, const SeqView* targets, size_t n, int32_t* scores) const;
+  std::string kernel_name() const;
+  int batch_lanes() const { return words_.batch_lanes(); }
+
+ private:
+  AlignMode mode_;
+  SwScorer words_;  // the 16-bit tables, ISA and range (no byte pass)
+  EndScoreFit fit_;
 };
 
 }  // namespace hpc

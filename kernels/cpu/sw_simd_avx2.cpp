@@ -40,6 +40,14 @@ struct Avx2Words {
   static Reg add_score(Reg h, Reg s) { return _mm256_adds_epi16(h, s); }
   static Reg subs_floor0(Reg a, Reg b) { return _mm256_subs_epu16(a, b); }
   static Reg max(Reg a, Reg b) { return _mm256_max_epi16(a, b); }
+  // The end-score kernel's (signed, no floor).
+  static Reg splat(int v) { return _mm256_set1_epi16(int16_t(v < -32768 ? -32768 : v > 32767 ? 32767 : v)); }
+  static Reg subs(Reg a, Reg b) { return _mm256_subs_epi16(a, b); }
+  static Reg eq(Reg a, Reg b) { return _mm256_cmpeq_epi16(a, b); }
+  static Reg gt(Reg a, Reg b) { return _mm256_cmpgt_epi16(a, b); }
+  static bool any(Reg mask) { return _mm256_movemask_epi8(mask) != 0; }
+  static Reg select(Reg mask, Reg a, Reg b) { return _mm256_blendv_epi8(b, a, mask); }
+  static Reg load_lanes(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const Reg*>(p)); }
   static void store_best(int32_t* out, Reg v) {
     alignas(32) int16_t lane[kLanes];
     _mm256_store_si256(reinterpret_cast<Reg*>(lane), v);
@@ -100,6 +108,14 @@ void group_scores_avx2_16(const SwTables& t, const uint8_t* query, int m, const 
 void group_scores_avx2_8(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
                          void* work, int32_t* best) {
   group_scores_generic<Avx2Bytes, kColumnsPerPass>(t, query, m, columns, ncols, work, best);
+}
+
+void group_end_scores_avx2_16(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
+                              const int16_t* lane_len, bool semi, void* work, int32_t* out) {
+  if (semi)
+    group_end_scores_generic<Avx2Words, kColumnsPerPass, true>(t, query, m, columns, ncols, lane_len, work, out);
+  else
+    group_end_scores_generic<Avx2Words, kColumnsPerPass, false>(t, query, m, columns, ncols, lane_len, work, out);
 }
 
 }  // namespace hpc::sw_detail

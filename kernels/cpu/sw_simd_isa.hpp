@@ -28,4 +28,14 @@ void group_scores_avx2_8(const SwTables&, const uint8_t*, int, const uint8_t*, i
 void group_scores_sse2_16(const SwTables&, const uint8_t*, int, const uint8_t*, int, void*, int32_t*);
 void group_scores_sse2_8(const SwTables&, const uint8_t*, int, const uint8_t*, int, void*, int32_t*);
 
+// Global (semi false) or semiglobal scores of the lanes, signed 16-bit lanes
+// (sw_simd_kernel.hpp's group_end_scores_generic): lane l's target has lane_len[l] columns (0:
+// none); out[l] its score, exact where the caller's EndScoreFit holds.
+using EndKernel = void (*)(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
+                           const int16_t* lane_len, bool semi, void* work, int32_t* out);
+void group_end_scores_avx2_16(const SwTables&, const uint8_t*, int, const uint8_t*, int, const int16_t*, bool, void*,
+                              int32_t*);
+void group_end_scores_sse2_16(const SwTables&, const uint8_t*, int, const uint8_t*, int, const int16_t*, bool, void*,
+                              int32_t*);
+
 }  // namespace hpc::sw_detail

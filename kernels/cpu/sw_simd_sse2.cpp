@@ -19,6 +19,14 @@ struct Sse2Words {
   static Reg add_score(Reg h, Reg s) { return _mm_adds_epi16(h, s); }
   static Reg subs_floor0(Reg a, Reg b) { return _mm_subs_epu16(a, b); }
   static Reg max(Reg a, Reg b) { return _mm_max_epi16(a, b); }
+  // The end-score kernel's (signed, no floor).
+  static Reg splat(int v) { return _mm_set1_epi16(int16_t(v < -32768 ? -32768 : v > 32767 ? 32767 : v)); }
+  static Reg subs(Reg a, Reg b) { return _mm_subs_epi16(a, b); }
+  static Reg eq(Reg a, Reg b) { return _mm_cmpeq_epi16(a, b); }
+  static Reg gt(Reg a, Reg b) { return _mm_cmpgt_epi16(a, b); }
+  static bool any(Reg mask) { return _mm_movemask_epi8(mask) != 0; }
+  static Reg select(Reg mask, Reg a, Reg b) { return _mm_or_si128(_mm_and_si128(mask, a), _mm_andnot_si128(mask, b)); }
+  static Reg load_lanes(const int16_t* p) { return _mm_loadu_si128(reinterpret_cast<const Reg*>(p)); }
   static void store_best(int32_t* out, Reg v) {
     alignas(16) int16_t lane[kLanes];
     _mm_store_si128(reinterpret_cast<Reg*>(lane), v);
@@ -69,6 +77,14 @@ void group_scores_sse2_16(const SwTables& t, const uint8_t* query, int m, const 
 void group_scores_sse2_8(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
                          void* work, int32_t* best) {
   group_scores_generic<Sse2Bytes, kColumnsPerPass>(t, query, m, columns, ncols, work, best);
+}
+
+void group_end_scores_sse2_16(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
+                              const int16_t* lane_len, bool semi, void* work, int32_t* out) {
+  if (semi)
+    group_end_scores_generic<Sse2Words, kColumnsPerPass, true>(t, query, m, columns, ncols, lane_len, work, out);
+  else
+    group_end_scores_generic<Sse2Words, kColumnsPerPass, false>(t, query, m, columns, ncols, lane_len, work, out);
 }
 
 }  // namespace hpc::sw_detail

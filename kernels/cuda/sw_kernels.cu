@@ -349,13 +349,8 @@ __device__ __forceinline__ void query_pair_unit(const DeviceDb& db, Partition pa
   }
 }
 
-// Whether a global pair's 16-bit lane is exact (GlobalFit).
-__device__ __forceinline__ bool global16_fits(const GlobalFit& fit, uint32_t m, uint32_t n) {
-  return uint64_t(m) + n <= fit.max_sum && min(m, n) <= fit.max_min;
-}
-
-// kMode Global or SemiGlobal: those modes' scores of each lane; lanes that global16_fits rejects
-// are set aside with the long ones.
+// kMode Global or SemiGlobal: those modes' scores of each lane; lanes that `fit` rejects are set
+// aside with the long ones.
 template <int Chunk, int MinBlocks, AlignMode kMode = AlignMode::Local>
 __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
@@ -378,11 +373,11 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     const uint8_t* sa = db.residues + db.offsets[ga];
     constexpr bool kLocal = kMode == AlignMode::Local;
     const bool aside_a =
-        long_lane(m, db.lengths[ga], long_cells) || (!kLocal && !global16_fits(fit, m, db.lengths[ga]));
+        long_lane(m, db.lengths[ga], long_cells) || (!kLocal && !fit.fits(m, db.lengths[ga]));
     const uint32_t la = aside_a ? 0 : db.lengths[ga];
     const uint8_t* sb = has_b ? db.residues + db.offsets[ga + 1] : sa;
     const bool aside_b = has_b && (long_lane(m, db.lengths[ga + 1], long_cells) ||
-                                   (!kLocal && !global16_fits(fit, m, db.lengths[ga + 1])));
+                                   (!kLocal && !fit.fits(m, db.lengths[ga + 1])));
     const uint32_t lb = has_b && !aside_b ? db.lengths[ga + 1] : 0;
 
     auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Packed16::kStride; };
@@ -653,18 +648,8 @@ void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partitio
 }
 
 GlobalFit global16_fit(AlignMode mode, int open, int extend, int max_score) {
-  // Lowest value of a fitting lane: -(2 open + (m + n) ext) along the border, less 3 oe + ext in
-  // E and F, less 1,000 for a substitution (packed_ok_ bounds them): above kNegInf, which itself
-  // leaves room for one extension above -32768. Highest: max_score x min(m, n) + max_score + oe.
-  GlobalFit fit;
-  fit.mode = mode;
-  const int64_t oe = int64_t(open) + extend;
-  const int64_t room = -int64_t(Packed16::kNegInf) - 1000 - 2 * int64_t(open) - 3 * oe - extend;
-  if (extend + 1 > 32768 + Packed16::kNegInf || room <= 0) return fit;  // nothing fits: every lane exact
-  fit.max_sum = extend > 0 ? uint32_t(std::min<int64_t>(room / extend, UINT32_MAX)) : UINT32_MAX;
-  fit.max_min = max_score > 0 ? uint32_t(std::max<int64_t>(0, (32767 - int64_t(max_score) - oe) / max_score))
-                              : UINT32_MAX;
-  return fit;
+  // Above the F sentinel, which leaves room for an extension above -32768 (packed_ok_: extend < 4,096).
+  return end_score_fit(mode, open, extend, max_score, Packed16::kNegInf);
 }
 
 void launch_rescore32(cudaStream_t stream, DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* list,

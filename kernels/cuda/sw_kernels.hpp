@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/top_hit_key.hpp"
+#include "kernels/end_score_fit.hpp"
 #include "src/core/scoring.hpp"
 
 namespace hpc::cuda {
@@ -80,14 +81,10 @@ struct GapConsts {
   int extend;
 };
 
-// Global and semiglobal alignment in the packed 16-bit subject-pair kernel (all-vs-all). A pair's
-// lanes are exact with no overflow check when m + n <= max_sum and min(m, n) <= max_min: every
-// value then lies between the F sentinel (Packed16::kNegInf) and 32767. Other pairs are set
-// aside for the exact kernel, as overflowing local lanes are. `mode` Local: local scores.
-struct GlobalFit {
-  AlignMode mode = AlignMode::Local;
-  uint32_t max_sum = 0, max_min = 0;
-};
+// Global and semiglobal alignment in the packed 16-bit subject-pair kernel (all-vs-all): the lanes
+// that `fit` rejects (kernels/end_score_fit.hpp, its floor the F sentinel Packed16::kNegInf) are
+// set aside for the exact kernel, as overflowing local lanes are. `mode` Local: local scores.
+using GlobalFit = EndScoreFit;
 // The bounds for `mode` (global's lower bound, the border's charge, covers semiglobal's).
 GlobalFit global16_fit(AlignMode mode, int open, int extend, int max_score);
 

@@ -52,6 +52,17 @@ void compare(const ScoreMatrix& m, GapCosts g, std::mt19937& rng, const std::str
       check(got[k] == expected[k], what + " " + scorer.kernel_name() + " target " + std::to_string(k) + ": " +
                                        std::to_string(got[k]) + " vs " + std::to_string(expected[k]));
   }
+  // Global and semiglobal scores: the 128-bit end-score kernel (SwEndScorer).
+  for (AlignMode mode : {AlignMode::Global, AlignMode::SemiGlobal}) {
+    const SwEndScorer ends(mode, m, g, SimdIsa::Sse2);
+    std::vector<int32_t> got(views.size(), -1);
+    ends.score(view(query), views.data(), views.size(), got.data());
+    for (size_t k = 0; k < views.size(); ++k) {
+      const int32_t want = reference_score(mode, view(query), views[k], m, g);
+      check(got[k] == want, what + " " + ends.kernel_name() + " target " + std::to_string(k) + ": " +
+                                std::to_string(got[k]) + " vs " + std::to_string(want));
+    }
+  }
   const QueryProfile profile = QueryProfile::from_matrix(view(query), m);
   const SwProfileScorer profiled(profile, g);
   for (size_t k = 0; k < views.size(); ++k)

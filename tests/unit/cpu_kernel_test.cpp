@@ -233,6 +233,65 @@ TEST(CpuKernel, IdenticalLongSequencesOverflowSixteenBitsAndStayExact) {
   expect_matches_reference(s, targets, m, {11, 1}, "5000-aa identical");
 }
 
+// Global and semiglobal scores (SwEndScorer) against reference_score, every ISA this CPU runs:
+// many lengths in one call (lanes of different lengths share vectors, their last columns in
+// different passes), homologs and random pairs, ties over two letters, several gap costs and
+// wide scores (the 16-bit profile path); pairs past the 16-bit range (long and near-identical:
+// the strip kernel) and empty sequences beside them.
+void expect_end_scores_match_reference(AlignMode mode, const std::vector<uint8_t>& query,
+                                       const std::vector<std::vector<uint8_t>>& targets, const ScoreMatrix& m,
+                                       GapCosts g, const std::string& what) {
+  std::vector<SeqView> views;
+  std::vector<int32_t> expected;
+  for (const auto& t : targets) views.push_back(view(t)), expected.push_back(reference_score(mode, view(query), view(t), m, g));
+  for (SimdIsa isa : runnable_isas()) {
+    const SwEndScorer scorer(mode, m, g, isa);
+    std::vector<int32_t> got(views.size(), -1);
+    scorer.score(view(query), views.data(), views.size(), got.data());
+    for (size_t k = 0; k < views.size(); ++k)
+      ASSERT_EQ(got[k], expected[k])
+          << what << " " << (mode == AlignMode::Global ? "global" : "semiglobal") << " kernel "
+          << scorer.kernel_name() << " target " << k << " (|q| " << query.size() << ", |t| " << views[k].length << ")";
+  }
+}
+
+TEST(CpuKernel, GlobalAndSemiglobalScoresMatchReference) {
+  const ScoreMatrix m = load_matrix("BLOSUM62");
+  ScoreMatrix wide = m;
+  for (auto& row : wide.score)
+    for (int& s : row) s *= 25;
+  std::mt19937 rng(2611);
+  std::uniform_int_distribution<int> len(1, 600);
+  for (const AlignMode mode : {AlignMode::Global, AlignMode::SemiGlobal}) {
+    for (GapCosts g : {GapCosts{11, 1}, GapCosts{5, 2}, GapCosts{0, 3}}) {
+      for (int round = 0; round < 4; ++round) {
+        const auto query = random_seq(rng, size_t(len(rng)), kAlphabetSize);
+        std::vector<std::vector<uint8_t>> targets;
+        for (int k = 0; k < 48; ++k)
+          targets.push_back(k % 3 == 0 ? mutate(rng, query, 0.05 * (k % 9 + 1)) : random_seq(rng, size_t(len(rng))));
+        expect_end_scores_match_reference(mode, query, targets, m, g,
+                                          "gaps " + std::to_string(g.open) + "/" + std::to_string(g.extend));
+      }
+    }
+    // Two letters: ties everywhere; lengths 1..70 in one call.
+    const auto two = random_seq(rng, 37, 2);
+    std::vector<std::vector<uint8_t>> ties;
+    for (size_t n = 1; n <= 70; ++n) ties.push_back(random_seq(rng, n, 2));
+    expect_end_scores_match_reference(mode, two, ties, m, GapCosts{11, 1}, "two letters");
+    // Wide scores, and pairs past the 16-bit range: a 3,100-residue query against itself and
+    // its mutants (over 32,767 at 11 a residue) and a 40,000-residue target; empty sequences.
+    const auto q400 = random_seq(rng, 400);
+    std::vector<std::vector<uint8_t>> wide_targets;
+    for (int k = 0; k < 20; ++k) wide_targets.push_back(k % 2 ? mutate(rng, q400, 0.4) : random_seq(rng, 50 + 10 * k));
+    expect_end_scores_match_reference(mode, q400, wide_targets, wide, GapCosts{250, 25}, "BLOSUM62 x 25");
+    const auto big = random_seq(rng, 3100);
+    expect_end_scores_match_reference(mode, big, {big, mutate(rng, big, 0.02), random_seq(rng, 40000), {}, q400}, m,
+                                      GapCosts{11, 1}, "past 16 bits");
+    expect_end_scores_match_reference(mode, {}, {q400, {}}, m, GapCosts{11, 1}, "empty query");
+  }
+  EXPECT_THROW(SwEndScorer(AlignMode::Local, m, GapCosts{11, 1}), Error);
+}
+
 TEST(CpuKernel, RejectsCodesOutsideTheAlphabet) {
   const ScoreMatrix m = load_matrix("BLOSUM62");
   const std::vector<uint8_t> good{1, 2, 3}, bad{1, kInvalidCode, 3};
