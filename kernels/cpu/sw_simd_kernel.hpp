@@ -19,6 +19,45 @@
 namespace hpc::sw_detail {
 namespace {
 
+// The gap steps' subtraction: local floors at 0, the end scores saturate (functors rather than
+// lambdas: a captureless lambda's function-pointer conversion falls outside the ISA's target
+// pragma and returns its vectors under another ABI).
+struct FloorSub {
+  template <class R, class V>
+  static R apply(R a, R b, const V*) { return V::subs_floor0(a, b); }
+};
+struct SaturatingSub {
+  template <class R, class V>
+  static R apply(R a, R b, const V*) { return V::subs(a, b); }
+};
+
+// One query row over a block of C columns: H from the diagonal, F and E, then E and F for the
+// next cell and row through Sub; seen(c, h) takes each cell's H. state: the row's H(i, j0) and
+// the E entering column j0 + 1 (both left at the block's last column); diag_next: H(i - 1, j0),
+// left at H(i, j0).
+template <class V, int C, class Sub, class Seen>
+__attribute__((always_inline)) inline void sweep_row(const V& v, const typename V::Reg* p, typename V::Reg& diag_next,
+                                                     typename V::Reg* state, typename V::Reg* f, typename V::Reg* up,
+                                                     Seen&& seen) {
+  using R = typename V::Reg;
+  R diag = diag_next;
+  R h = state[0];
+  R e = state[1];
+  diag_next = h;
+#pragma GCC unroll 8
+  for (int c = 0; c < C; ++c) {
+    h = v.max(v.max(v.add_score(diag, p[c]), f[c]), e);
+    seen(c, h);
+    diag = up[c];
+    up[c] = h;
+    const R h_open = Sub::apply(h, v.open_extend, &v);
+    e = v.max(Sub::apply(e, v.extend, &v), h_open);
+    f[c] = v.max(Sub::apply(f[c], v.extend, &v), h_open);
+  }
+  state[0] = h;
+  state[1] = e;
+}
+
 template <class V, int C>
 void group_scores_generic(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns,
                           int ncols, void* work, int32_t* best_out) {
@@ -38,25 +77,9 @@ void group_scores_generic(const SwTables& t, const uint8_t* query, int m, const 
 #pragma GCC unroll 8
     for (int c = 0; c < C; ++c) f[c] = up[c] = zero;
     R diag_next = zero;  // H(i-1, j0-1): row 0 is the zero boundary
-    for (int i = 0; i < m; ++i) {
-      const R* p = profile + query[i] * C;
-      R diag = diag_next;
-      R h = row_state[2 * i];
-      R e = row_state[2 * i + 1];
-      diag_next = h;
-#pragma GCC unroll 8
-      for (int c = 0; c < C; ++c) {
-        h = v.max(v.max(v.add_score(diag, p[c]), f[c]), e);
-        best = v.max(best, h);
-        diag = up[c];
-        up[c] = h;
-        const R h_open = v.subs_floor0(h, v.open_extend);
-        e = v.max(v.subs_floor0(e, v.extend), h_open);
-        f[c] = v.max(v.subs_floor0(f[c], v.extend), h_open);
-      }
-      row_state[2 * i] = h;
-      row_state[2 * i + 1] = e;
-    }
+    for (int i = 0; i < m; ++i)
+      sweep_row<V, C, FloorSub>(v, profile + query[i] * C, diag_next, row_state + 2 * i, f, up,
+                                [&](int, const R& h) { best = v.max(best, h); });
   }
   v.store_best(best_out, best);
 }
@@ -100,29 +123,16 @@ void group_end_scores_generic(const SwTables& t, const uint8_t* query, int m, co
     R diag_next = V::splat(border(j0));
     // One row; `last`: the query's last row, `column_ends`: a lane's last column in this block.
     const auto row = [&](int i, auto last, auto column_ends) {
-      const R* p = profile + query[i] * C;
-      R diag = diag_next;
-      R h = row_state[2 * i];
-      R e = row_state[2 * i + 1];
-      diag_next = h;
-#pragma GCC unroll 8
-      for (int c = 0; c < C; ++c) {
-        h = v.max(v.max(v.add_score(diag, p[c]), f[c]), e);
-        if (decltype(column_ends)::value) score = v.max(score, V::select(ends[c], h, low));
-        if (decltype(last)::value) {
-          if (kSemi)  // the last row, columns 1..n of each lane
-            score = v.max(score, V::select(V::gt(lens, V::splat(j0 + c)), h, low));
-          else
-            score = V::select(ends[c], h, score);
-        }
-        diag = up[c];
-        up[c] = h;
-        const R h_open = V::subs(h, v.open_extend);
-        e = v.max(V::subs(e, v.extend), h_open);
-        f[c] = v.max(V::subs(f[c], v.extend), h_open);
-      }
-      row_state[2 * i] = h;
-      row_state[2 * i + 1] = e;
+      sweep_row<V, C, SaturatingSub>(v, profile + query[i] * C, diag_next, row_state + 2 * i, f, up,
+                                     [&](int c, const R& h) {
+                        if (decltype(column_ends)::value) score = v.max(score, V::select(ends[c], h, low));
+                        if (decltype(last)::value) {
+                          if (kSemi)  // the last row, columns 1..n of each lane
+                            score = v.max(score, V::select(V::gt(lens, V::splat(j0 + c)), h, low));
+                          else
+                            score = V::select(ends[c], h, score);
+                        }
+                      });
     };
     using No = std::false_type;
     using Yes = std::true_type;
