@@ -108,7 +108,7 @@ class PackedScorer {
   StreamBuffer<uint32_t> long_list_;
   StreamBuffer<int2> long_columns_;
   StreamBuffer<TbPair> long_tb_pairs_;
-  StreamBuffer<TbPartial> long_partial_;  // global mode's long pairs: pass 1 a ticket, then a pair
+  StreamBuffer<TbPartial> long_partial_;  // global and semiglobal long pairs: pass 1 a ticket, then a pair
   StreamBuffer<TbEnd> long_ends_;
   TbQueue long_queue_;
   PinnedBuffer<uint32_t> counters_host_;

@@ -137,8 +137,8 @@ void launch_tb_trace(cudaStream_t stream, AlignMode mode, TbResidues res, const 
 void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
                     int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores);
 
-// scores[out_index[k]] = ends[k].score for k < n (pass 1's scores into a score tile: global
-// mode's long pairs, whose scores may lie below any initial value an atomicMax could start from).
+// scores[out_index[k]] = ends[k].score for k < n (pass 1's scores into a score tile: global and
+// semiglobal long pairs, whose scores may lie below any value an atomicMax could start from).
 void launch_tb_scatter_scores(cudaStream_t stream, const TbEnd* ends, const uint32_t* out_index, uint32_t n,
                               int32_t* scores);
 
