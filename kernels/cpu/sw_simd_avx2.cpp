@@ -112,10 +112,7 @@ void group_scores_avx2_8(const SwTables& t, const uint8_t* query, int m, const u
 
 void group_end_scores_avx2_16(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
                               const int16_t* lane_len, bool semi, void* work, int32_t* out) {
-  if (semi)
-    group_end_scores_generic<Avx2Words, kColumnsPerPass, true>(t, query, m, columns, ncols, lane_len, work, out);
-  else
-    group_end_scores_generic<Avx2Words, kColumnsPerPass, false>(t, query, m, columns, ncols, lane_len, work, out);
+  group_end_scores<Avx2Words>(t, query, m, columns, ncols, lane_len, semi, work, out);
 }
 
 }  // namespace hpc::sw_detail

@@ -148,5 +148,13 @@ void group_end_scores_generic(const SwTables& t, const uint8_t* query, int m, co
   v.store_best(out, score);
 }
 
+// An ISA's end-score entry point (sw_simd_isa.hpp's EndKernel) over its Words traits.
+template <class V>
+void group_end_scores(const SwTables& t, const uint8_t* query, int m, const uint8_t* columns, int ncols,
+                      const int16_t* lane_len, bool semi, void* work, int32_t* out) {
+  (semi ? group_end_scores_generic<V, kColumnsPerPass, true> : group_end_scores_generic<V, kColumnsPerPass, false>)(
+      t, query, m, columns, ncols, lane_len, work, out);
+}
+
 }  // namespace
 }  // namespace hpc::sw_detail
