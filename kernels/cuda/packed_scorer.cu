@@ -25,7 +25,7 @@ PackedScorer::PackedScorer(const ScoreMatrix& mx, GapCosts gaps, cudaStream_t st
   packed_ok_ = gaps.open >= 0 && gaps.extend >= 0 && oe + gaps.extend <= 8000 && mx.max_score() <= 1000 &&
                mx.min_score() >= -1000;
   overflow_limit_ = 32767 - smax;
-  if (mode_ != AlignMode::Local) global_fit_ = global16_fit(mode_, gaps.open, gaps.extend, mx.max_score());
+  if (mode_ != AlignMode::Local) end_fit_ = packed_end_score_fit(mode_, gaps.open, gaps.extend, mx.max_score());
   std::vector<uint32_t> packed(kPackedTableBytes / 4);
   std::vector<int32_t> t32(24 * kCodes);
   auto s16 = [&](int q, int a) { return a == kPadCode ? Packed16::kPadScore : mx(q, a) + oe; };
@@ -233,7 +233,7 @@ void PackedScorer::launch_packed(const std::vector<SeqView>& queries,
   const int blocks = grid_blocks();  // before temp_.get(): it may reallocate the strips
   launch_search16(blocks, stream_, db_, part_, device_queries(), units_.get(), n_units_, counters_.get(),
                   packed_table_.get(), gaps_, overflow_limit_, long_cells_, temp_.get(), scores_.get(),
-                  overflow_.get(), counters_.get() + 1, global_fit_);
+                  overflow_.get(), counters_.get() + 1, end_fit_);
 }
 
 uint32_t PackedScorer::QueryPair::code_a(uint32_t i) const { return i < a.length ? a.data[i] : uint32_t(kPadCode); }
@@ -353,18 +353,12 @@ void PackedScorer::rescore_long_pairs() {
                       const TbTickets tk = long_queue_.upload(group, stream_);
                       long_tb_pairs_.upload(group.data(), group.size());
                       long_columns_.reserve(std::max<uint64_t>(long_queue_.col_rows(), 1));
-                      if (mode_ != AlignMode::Local) {
-                        long_partial_.reserve(long_queue_.tickets());
-                        long_ends_.reserve(group.size());
-                        launch_tb_ends(stream_, mode_, res, long_tb_pairs_.get(), tk, matrix24_.get(),
-                                       gaps_.open_extend, gaps_.extend, long_columns_.get(), long_partial_.get(),
-                                       long_ends_.get());
-                        launch_tb_scatter_scores(stream_, long_ends_.get(), long_list_.get() + first,
-                                                 uint32_t(group.size()), scores_.get());
-                      } else {
-                        launch_tb_best(stream_, res, long_tb_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
-                                       gaps_.extend, long_columns_.get(), long_list_.get() + first, scores_.get());
-                      }
+                      long_partial_.reserve(long_queue_.tickets());
+                      long_ends_.reserve(group.size());
+                      launch_tb_ends(stream_, mode_, res, long_tb_pairs_.get(), tk, matrix24_.get(), gaps_.open_extend,
+                                     gaps_.extend, long_columns_.get(), long_partial_.get(), long_ends_.get());
+                      launch_tb_scatter_scores(stream_, long_ends_.get(), long_list_.get() + first,
+                                               uint32_t(group.size()), scores_.get());
                       CUDA_CHECK(cudaStreamSynchronize(stream_));  // the queue's buffers serve the next group
                     });
 }

@@ -78,7 +78,7 @@ class PackedScorer {
   int blocks_per_sm_ = 0;
   GapConsts gaps_{};
   AlignMode mode_ = AlignMode::Local;
-  GlobalFit global_fit_;    // global and semiglobal modes' exact 16-bit lanes
+  EndScoreFit end_fit_;    // global and semiglobal modes' exact 16-bit lanes
   bool packed_ok_ = false;  // scores and gaps fit the 16-bit lanes
   int overflow_limit_ = 0;
   // The launch in progress.
@@ -108,7 +108,7 @@ class PackedScorer {
   StreamBuffer<uint32_t> long_list_;
   StreamBuffer<int2> long_columns_;
   StreamBuffer<TbPair> long_tb_pairs_;
-  StreamBuffer<TbPartial> long_partial_;  // global and semiglobal long pairs: pass 1 a ticket, then a pair
+  StreamBuffer<TbPartial> long_partial_;  // the long pairs' pass 1: a result a ticket, then a pair
   StreamBuffer<TbEnd> long_ends_;
   TbQueue long_queue_;
   PinnedBuffer<uint32_t> counters_host_;

@@ -81,7 +81,7 @@ template <class Ops, int W, bool kNarrow, AlignMode kMode = AlignMode::Local, cl
 __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIndex column_index, uint32_t c0,
                                         uint32_t width, bool first,
                                         bool last, uint2* temp, size_t tstride, uint32_t neg_oe, uint32_t neg_ext,
-                                        uint32_t neg_2oe, uint32_t& best, EndCells* gc = nullptr) {
+                                        uint32_t neg_2oe, uint32_t& best, EndCells* ends = nullptr) {
   static_assert(W % 8 == 0, "passes are multiples of 8 columns");
   constexpr bool kGlobal = kMode == AlignMode::Global, kSemi = kMode == AlignMode::SemiGlobal;
   uint32_t col[W], hoe[W], f[W];
@@ -89,7 +89,7 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
   for (int r = 0; r < W; ++r) {
     col[r] = column_index(c0 + r);
     if (kGlobal) {
-      hoe[r] = Ops::splat(gc->border(c0 + r + 1) - gc->oe);  // row 0
+      hoe[r] = Ops::splat(ends->border(c0 + r + 1) - ends->oe);  // row 0
       f[r] = Ops::splat(Ops::kNegInf);
     } else {
       hoe[r] = neg_oe;  // row 0: H = 0
@@ -100,8 +100,8 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
   int last_col[2] = {-1, -1};
   if (kSemi)
     for (int k = 0; k < 2; ++k)
-      if (gc->n[k] > c0 && gc->n[k] <= c0 + width) last_col[k] = int(gc->n[k] - 1 - c0);
-  uint32_t diag_next = kGlobal ? Ops::splat(gc->border(c0) - gc->oe) : neg_oe;
+      if (ends->n[k] > c0 && ends->n[k] <= c0 + width) last_col[k] = int(ends->n[k] - 1 - c0);
+  uint32_t diag_next = kGlobal ? Ops::splat(ends->border(c0) - ends->oe) : neg_oe;
   // Row i + 1's substitution row and strip entry are loaded while row i computes: with ~3
   // warps per scheduler, waiting on these loads was the largest stall (ncu, H100).
   const uint32_t* next_row = m > 0 ? row_table(0) : nullptr;
@@ -111,8 +111,8 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
     // column 0: H = 0, so E(i,1) = -oe (first pass); else the previous pass's last column
     uint32_t left = next_strip.x, ee = next_strip.y;
     if (kGlobal && first) {  // column 0: H(i + 1, 0) charged, E(i + 1, 1) = H(i + 1, 0) - oe
-      const int h0 = gc->border(i + 1);
-      left = Ops::splat(h0 - gc->oe), ee = Ops::splat(h0 - 2 * gc->oe);
+      const int h0 = ends->border(i + 1);
+      left = Ops::splat(h0 - ends->oe), ee = Ops::splat(h0 - 2 * ends->oe);
     }
     if (i + 1 < m) {
       next_row = row_table(i + 1);
@@ -139,7 +139,7 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
         uint32_t v = hoe[0];
 #pragma unroll
         for (int r = 1; r < W; ++r) v = r == last_col[k] ? hoe[r] : v;
-        gc->h[k] = max(gc->h[k], Ops::lane(v, k) + gc->oe);
+        ends->h[k] = max(ends->h[k], Ops::lane(v, k) + ends->oe);
       }
     }
   }
@@ -148,8 +148,8 @@ __device__ __forceinline__ void sw_pass(RowTable row_table, uint32_t m, ColumnIn
     for (int r = 0; r < W; ++r)
 #pragma unroll
       for (int k = 0; k < 2; ++k) {
-        if (kGlobal && gc->n[k] == c0 + r + 1) gc->h[k] = Ops::lane(hoe[r], k) + gc->oe;
-        if (kSemi && m > 0 && c0 + r < gc->n[k]) gc->h[k] = max(gc->h[k], Ops::lane(hoe[r], k) + gc->oe);
+        if (kGlobal && ends->n[k] == c0 + r + 1) ends->h[k] = Ops::lane(hoe[r], k) + ends->oe;
+        if (kSemi && m > 0 && c0 + r < ends->n[k]) ends->h[k] = max(ends->h[k], Ops::lane(hoe[r], k) + ends->oe);
       }
   }
 }
@@ -170,15 +170,15 @@ __device__ __forceinline__ void for_each_pass(uint32_t ncols, Pass pass) {
 
 // The DP of one thread over ncols subject columns (columns past a subject's end score as
 // padding). Returns the per-lane maximum of H (>= 0).
-// Global and semiglobal modes: the lanes' scores into *gc instead (the return value is then 0).
+// Global and semiglobal modes: the lanes' scores into *ends instead (the return value is then 0).
 template <class Ops, int Chunk, AlignMode kMode = AlignMode::Local, class RowTable, class ColumnIndex>
 __device__ uint32_t sw_passes(RowTable row_table, uint32_t m, ColumnIndex column_index, uint32_t ncols, uint2* temp,
                               size_t tstride, uint32_t neg_oe, uint32_t neg_ext, uint32_t neg_2oe,
-                              EndCells* gc = nullptr) {
+                              EndCells* ends = nullptr) {
   uint32_t best = 0;
   for_each_pass<Chunk>(ncols, [&](auto narrow, uint32_t c0, uint32_t width, bool first, bool last) {
     sw_pass<Ops, Chunk, decltype(narrow)::value, kMode>(row_table, m, column_index, c0, width, first, last, temp,
-                                                        tstride, neg_oe, neg_ext, neg_2oe, best, gc);
+                                                        tstride, neg_oe, neg_ext, neg_2oe, best, ends);
   });
   return best;
 }
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(kBlockThreads, MinBlocks)
 search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* __restrict__ units,
                 uint32_t n_units, uint32_t* unit_counter, const uint32_t* __restrict__ packed_table,
                 GapConsts gaps, int overflow_limit, uint64_t long_cells, uint2* temp, int32_t* scores,
-                uint32_t* overflow_list, uint32_t* overflow_count, GlobalFit fit) {
+                uint32_t* overflow_list, uint32_t* overflow_count, EndScoreFit fit) {
   extern __shared__ uint32_t table[];
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
   uint2* my_temp = temp + size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -384,21 +384,21 @@ search16_kernel(DeviceDb db, Partition part, DeviceQueries qs, const WorkUnit* _
     auto column_index = [=](uint32_t c) { return code_at(sa, la, c) * kCodes + code_at(sb, lb, c); };
     // The warp's longest subject: one pass structure for the warp (subjects are length-sorted).
     const uint32_t ncols = __reduce_max_sync(working, max(la, lb));
-    EndCells gc{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {la, lb}};
+    EndCells ends{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {la, lb}};
     const uint32_t best = sw_passes<Packed16, Chunk, kMode>(row_table, m, column_index, ncols, my_temp, tstride,
                                                             neg_oe, neg_ext, Packed16::splat(-2 * gaps.open_extend),
-                                                            &gc);
+                                                            &ends);
     const size_t out = size_t(w.query) * part.size + pa;
     if (aside_a)
       set_aside(out, scores, overflow_list, overflow_count);
     else if (!kLocal)
-      scores[out] = gc.h[0];
+      scores[out] = ends.h[0];
     else
       store_lane(best, 0, out, overflow_limit, scores, overflow_list, overflow_count);
     if (aside_b)
       set_aside(out + 1, scores, overflow_list, overflow_count);
     else if (has_b && !kLocal)
-      scores[out + 1] = gc.h[1];
+      scores[out + 1] = ends.h[1];
     else if (has_b)
       store_lane(best, 1, out + 1, overflow_limit, scores, overflow_list, overflow_count);
   });
@@ -532,12 +532,12 @@ rescore32_kernel(DeviceDb db, Partition part, DeviceQueries qs, const uint32_t* 
   auto row_table = [=](uint32_t i) { return table + uint32_t(q[i]) * Exact32::kStride; };
   auto column_index = [=](uint32_t c) { return code_at(s, len, c); };
   const size_t tstride = size_t(gridDim.x) * blockDim.x;
-  EndCells gc{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {len, 0}};
+  EndCells ends{gaps.open_extend - gaps.extend, gaps.extend, gaps.open_extend, {len, 0}};
   const uint32_t best = sw_passes<Exact32, kChunk, kMode>(row_table, qlen, column_index, len, temp + t, tstride,
                                                           Exact32::splat(-gaps.open_extend),
                                                           Exact32::splat(-gaps.extend),
-                                                          Exact32::splat(-2 * gaps.open_extend), &gc);
-  scores[index] = kMode == AlignMode::Local ? int32_t(best) : gc.h[0];
+                                                          Exact32::splat(-2 * gaps.open_extend), &ends);
+  scores[index] = kMode == AlignMode::Local ? int32_t(best) : ends.h[0];
 }
 
 __global__ void build_row_groups_kernel(const uint16_t* __restrict__ rows, uint32_t n_rows,
@@ -639,15 +639,15 @@ void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partitio
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
                      const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint64_t long_cells,
                      uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count,
-                     GlobalFit global) {
-  const Search16Fn fn = global.mode == AlignMode::Local ? search16_variant() : search16_mode_kernel_fn(global.mode);
+                     EndScoreFit end_fit) {
+  const Search16Fn fn = end_fit.mode == AlignMode::Local ? search16_variant() : search16_mode_kernel_fn(end_fit.mode);
   fn<<<grid_blocks, kBlockThreads, kPackedTableBytes, stream>>>(db, part, qs, units, n_units, unit_counter,
                                                                 packed_table, gaps, overflow_limit, long_cells, temp,
-                                                                scores, overflow_list, overflow_count, global);
+                                                                scores, overflow_list, overflow_count, end_fit);
   CUDA_CHECK_LAUNCH("search16_kernel");
 }
 
-GlobalFit global16_fit(AlignMode mode, int open, int extend, int max_score) {
+EndScoreFit packed_end_score_fit(AlignMode mode, int open, int extend, int max_score) {
   // Above the F sentinel, which leaves room for an extension above -32768 (packed_ok_: extend < 4,096).
   return end_score_fit(mode, open, extend, max_score, Packed16::kNegInf);
 }

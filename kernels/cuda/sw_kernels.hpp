@@ -82,11 +82,10 @@ struct GapConsts {
 };
 
 // Global and semiglobal alignment in the packed 16-bit subject-pair kernel (all-vs-all): the lanes
-// that `fit` rejects (kernels/end_score_fit.hpp, its floor the F sentinel Packed16::kNegInf) are
-// set aside for the exact kernel, as overflowing local lanes are. `mode` Local: local scores.
-using GlobalFit = EndScoreFit;
-// The bounds for `mode` (global's lower bound, the border's charge, covers semiglobal's).
-GlobalFit global16_fit(AlignMode mode, int open, int extend, int max_score);
+// that this fit rejects (kernels/end_score_fit.hpp, its floor the F sentinel Packed16::kNegInf)
+// are set aside for the exact kernel, as overflowing local lanes are. Global's lower bound, the
+// border's charge, covers semiglobal's.
+EndScoreFit packed_end_score_fit(AlignMode mode, int open, int extend, int max_score);
 
 // Persistent packed kernel: scores[q * part.size + p] for every query slot q and position p
 // of the partition. Lanes whose running maximum reached `overflow_limit` get score -1 and
@@ -99,7 +98,7 @@ void launch_search16(int grid_blocks, cudaStream_t stream, DeviceDb db, Partitio
                      const WorkUnit* units, uint32_t n_units, uint32_t* unit_counter,
                      const uint32_t* packed_table, GapConsts gaps, int overflow_limit, uint64_t long_cells,
                      uint2* temp, int32_t* scores, uint32_t* overflow_list, uint32_t* overflow_count,
-                     GlobalFit global = {});
+                     EndScoreFit end_fit = {});  // mode Local: local scores
 
 // The same scores from the query-pair kernel (two queries per thread, one subject).
 void launch_search16q(int grid_blocks, cudaStream_t stream, DeviceDb db, Partition part, DeviceQueryPairs qp,
@@ -121,7 +120,7 @@ void launch_search16p(int grid_blocks, cudaStream_t stream, DeviceDb db, Partiti
 void launch_build_row_groups(cudaStream_t stream, const uint16_t* rows, uint32_t n_rows, const uint32_t* pair_table,
                              uint32_t* profile);
 
-// Pairs the exact kernel leaves to the stripe tickets (traceback_kernels.hpp's launch_tb_best):
+// Pairs the exact kernel leaves to the stripe tickets (traceback_kernels.hpp's launch_tb_ends):
 // at least min_cells cells within the stripe kernels' int32 range (tb_fits_int32 of the gap
 // costs and the matrix's largest |score|); their indices are appended to list at (*count)++.
 // min_cells = UINT64_MAX: none.

@@ -207,16 +207,6 @@ struct TraceBits {
   }
 };
 
-// Pass 1's best H alone.
-struct BestH {
-  uint32_t n;
-  int best = 0;
-  __device__ void cell(uint32_t, uint32_t j, int, int h, int, int, bool, bool, uint32_t&) {
-    if (j <= n) best = max(best, h);
-  }
-  __device__ void row_done(uint32_t, uint32_t, uint32_t) {}
-};
-
 __device__ void load_matrix(int* smat, const int32_t* matrix) {
   for (int k = threadIdx.x; k < kTbAlphabet * kTbAlphabet; k += blockDim.x) smat[k] = matrix[k];
   __syncthreads();
@@ -242,18 +232,6 @@ __device__ TbPartial block_best_end(int s, uint32_t i, uint32_t j) {
   return TbPartial{red_s[0], red_i[0], red_j[0]};
 }
 
-// The block's maximum of v, in thread 0.
-__device__ int block_max(int v) {
-  __shared__ int red[kTbThreads];
-  const int tid = threadIdx.x;
-  red[tid] = v;
-  __syncthreads();
-  for (int w = kTbThreads / 2; w > 0; w /= 2) {
-    if (tid < w) red[tid] = max(red[tid], red[tid + w]);
-    __syncthreads();
-  }
-  return red[0];
-}
 
 // What every pass kernel does: the substitution table into shared memory, then, ticket by
 // ticket, the stripe swept with the pass start(p, k) makes (pass 2, Anchored, sweeps the pair
@@ -356,17 +334,6 @@ __global__ void tb_walk_kernel(TbResidues res, const TbPair* __restrict__ pairs,
   gotoh_walk(i, j, res.q + p.q_off, res.t + p.t_off, [&](uint32_t ci, uint32_t cj) { return tb.get(ci, cj); },
              [&](char op) { o[n_ops++] = op; });
   out[k].i = i, out[k].j = j, out[k].n_ops = n_ops;
-}
-
-__global__ void __launch_bounds__(kTbThreads)
-tb_best_kernel(TbResidues res, const TbPair* __restrict__ pairs, TbTickets tk, const int32_t* matrix, int oe, int ext,
-               int2* colbuf, const uint32_t* __restrict__ out_index, int32_t* scores) {
-  sweep_tickets<true, Border::Zero>(
-      res, pairs, tk, matrix, oe, ext, colbuf, [](const TbPair& p, uint32_t) { return BestH{p.n}; },
-      [&](const BestH& best, uint32_t, uint32_t k, uint32_t, const TbPair&) {
-        const int v = block_max(best.best);
-        if (threadIdx.x == 0) atomicMax(scores + out_index[k], v);
-      });
 }
 
 __global__ void tb_scatter_scores_kernel(const TbEnd* __restrict__ ends, const uint32_t* __restrict__ out_index,
@@ -494,12 +461,6 @@ void launch_tb_trace(cudaStream_t stream, AlignMode mode, TbResidues res, const 
   with_mode(mode, [&](auto m) {
     launch_tb_trace_mode<decltype(m)::value>(stream, res, pairs, tk, matrix, open_extend, extend, colbuf, bits, ops, out);
   });
-}
-
-void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
-                    int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores) {
-  if (tk.total == 0) return;
-  launch_stripes(tb_best_kernel, stream, res, pairs, tk, matrix, open_extend, extend, colbuf, out_index, scores);
 }
 
 void launch_tb_scatter_scores(cudaStream_t stream, const TbEnd* ends, const uint32_t* out_index, uint32_t n,

@@ -131,14 +131,9 @@ void launch_tb_trace(cudaStream_t stream, AlignMode mode, TbResidues res, const 
                      const int32_t* matrix, int open_extend, int extend, int2* colbuf, uint32_t* bits, char* ops,
                      TbWalk* out);
 
-// Pass 1's best H alone: the exact rescoring of long pairs whose 16-bit lanes overflowed or that
-// the packed kernels left aside. scores[out_index[k]] (below every real score at the launch)
-// becomes pair k's score.
-void launch_tb_best(cudaStream_t stream, TbResidues res, const TbPair* pairs, TbTickets tk, const int32_t* matrix,
-                    int open_extend, int extend, int2* colbuf, const uint32_t* out_index, int32_t* scores);
-
-// scores[out_index[k]] = ends[k].score for k < n (pass 1's scores into a score tile: global and
-// semiglobal long pairs, whose scores may lie below any value an atomicMax could start from).
+// scores[out_index[k]] = ends[k].score for k < n: pass 1's scores (launch_tb_ends) into a score
+// tile, the exact rescoring of long pairs whose 16-bit lanes overflowed or that the packed
+// kernels left aside, in every mode.
 void launch_tb_scatter_scores(cudaStream_t stream, const TbEnd* ends, const uint32_t* out_index, uint32_t n,
                               int32_t* scores);
 
@@ -148,7 +143,7 @@ void launch_tb_places(cudaStream_t stream, DeviceDb db, Partition part, DeviceQu
                       uint32_t n, TbPair* out);
 
 // Pairs of at least this many cells go to the stripe kernels rather than to one thread or one
-// warp: the packed score kernels leave them to launch_tb_best when their thread's work reaches
+// warp: the packed score kernels leave them to pass 1 (launch_tb_ends) when their thread's work reaches
 // it (or they overflow), and all-vs-all scores (global, semiglobal) and aligns (every mode) them
 // through GpuTraceback. One thread's DP runs at
 // ~0.1-0.2 GCUPS (scalar) or a few tens of millions of cells a second (packed, at full
